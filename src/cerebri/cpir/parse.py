@@ -1,0 +1,195 @@
+"""Reading CPIR documents: strict JSON, then strict models (cpir-0.2.md section 1).
+
+The JSON layer rejects what Python's ``json`` would otherwise let through: duplicate keys,
+``NaN``/``Infinity`` and nesting deeper than :data:`MAX_NESTING`. The model layer rejects
+unknown keys, missing required keys, wrong enum spellings and out-of-range values. Every
+failure is a :class:`~cerebri.errors.ParseError` with a stable code and a JSON pointer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from cerebri.cpir.request import PlanningRequest
+from cerebri.errors import ParseError
+
+__all__ = ["MAX_NESTING", "load_json", "parse_model", "parse_request"]
+
+MAX_NESTING = 128
+"""Deepest allowed nesting of arrays and objects; the outermost object is level 1."""
+
+M = TypeVar("M", bound=BaseModel)
+
+_CODE_BY_PYDANTIC_TYPE = {
+    "extra_forbidden": "cpir.unknown_field",
+    "missing": "cpir.missing_field",
+    "union_tag_not_found": "cpir.missing_field",
+    "enum": "cpir.invalid_enum",
+    "literal_error": "cpir.invalid_enum",
+    "union_tag_invalid": "cpir.invalid_enum",
+}
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _no_constants(name: str) -> Any:
+    raise ParseError(
+        f"non-standard JSON number {name} is not allowed", code="json.non_finite_number"
+    )
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ParseError(
+            f"number {text} is out of the range of a double", code="json.non_finite_number"
+        )
+    return value
+
+
+def _pointer(parts: list[str | int]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _check_depth(document: Any) -> None:
+    stack: list[tuple[Any, int, list[str | int]]] = [(document, 1, [])]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_NESTING:
+                raise ParseError(
+                    f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep",
+                    path=_pointer(path),
+                )
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend((child, depth + 1, [*path, key]) for key, child in items)
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse strict JSON text into Python values.
+
+    Raises:
+        ParseError: ``json.syntax`` (malformed, or not UTF-8), ``json.duplicate_key``,
+            ``json.non_finite_number`` (``NaN``, ``Infinity``, ``-Infinity``),
+            ``json.too_deep`` (more than :data:`MAX_NESTING` levels).
+    """
+    try:
+        return_value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constants,
+            parse_float=_finite_float,
+        )
+    except _DuplicateKeyError as exc:
+        raise ParseError(f"duplicate key {exc.key!r}", code="json.duplicate_key") from None
+    except RecursionError:
+        raise ParseError(
+            f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"input is not UTF-8: {exc.reason}", code="json.syntax") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"{exc.msg} (line {exc.lineno}, column {exc.colno})", code="json.syntax"
+        ) from None
+    _check_depth(return_value)
+    return return_value
+
+
+def _locate(document: Any, loc: tuple[str | int, ...]) -> list[str | int]:
+    # pydantic's location also names union tags (e.g. "EVENT", "RESOLVED"); keep only the
+    # steps that exist in the document, so the pointer addresses the input itself.
+    parts: list[str | int] = []
+    node = document
+    for step in loc:
+        if isinstance(node, dict) and isinstance(step, str) and step in node:
+            node = node[step]
+            parts.append(step)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+            parts.append(step)
+        elif isinstance(node, dict) and isinstance(step, str) and not _is_tag(step):
+            parts.append(step)  # a missing or unknown key: the pointer names it
+            node = None
+    return parts
+
+
+def _is_tag(step: str) -> bool:
+    # Union tags are the wire's tag values (CREATE_EVENT, RESOLVED, Existing, ...) or
+    # pydantic's generic model names (Known[int]); field names are lower_snake_case.
+    return not step.islower() or "[" in step
+
+
+def _translate(exc: ValidationError, document: Any) -> ParseError:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    code = _CODE_BY_PYDANTIC_TYPE.get(first["type"], "cpir.invalid_value")
+    path = _pointer(_locate(document, tuple(first["loc"])))
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif first["type"] == "missing":
+        message = "required field is missing"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ParseError(f"{message}{more}", code=code, path=path)
+
+
+def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
+    """Parse ``source`` (JSON text, UTF-8 bytes, or already-decoded JSON values) as ``model``.
+
+    Raises:
+        ParseError: see :func:`load_json`; ``json.not_object`` when the document is not a
+            JSON object; ``cpir.unknown_field``, ``cpir.missing_field``,
+            ``cpir.invalid_enum``, ``cpir.invalid_value`` from the model, with ``path``
+            pointing at the offending input.
+    """
+    if isinstance(source, str | bytes):
+        document = load_json(source)
+    else:
+        try:
+            text = json.dumps(source, allow_nan=False, ensure_ascii=False)
+        except ValueError:
+            raise ParseError(
+                "non-finite number in input", code="json.non_finite_number"
+            ) from None
+        except TypeError as exc:
+            raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
+        document = load_json(text)
+    if not isinstance(document, dict):
+        raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
+    try:
+        return model.model_validate_json(json.dumps(document, ensure_ascii=False))
+    except ValidationError as exc:
+        raise _translate(exc, document) from None
+
+
+def parse_request(source: str | bytes | Mapping[str, Any] | PlanningRequest) -> PlanningRequest:
+    """Parse a CPIR 0.1/0.2 planning request.
+
+    Accepts JSON text, UTF-8 bytes, a mapping of JSON values, or an existing
+    :class:`PlanningRequest` (returned unchanged). Unsupported schema versions and
+    operations parse; they become validation issues, not errors (cpir-0.2.md 4, 5).
+
+    Raises:
+        ParseError: the input is not a well-formed CPIR request (see :func:`parse_model`).
+    """
+    if isinstance(source, PlanningRequest):
+        return source
+    return parse_model(PlanningRequest, source)

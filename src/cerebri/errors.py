@@ -1,0 +1,74 @@
+"""The cerebri exception tree. Every error carries a stable ``code``.
+
+::
+
+    CerebriError                      code, message, path (JSON pointer or None)
+     ├── ParseError (ValueError)      input is not a well-formed CPIR document
+     │     codes: json.syntax, json.duplicate_key, json.non_finite_number,
+     │            json.too_deep, json.not_object,
+     │            cpir.unknown_field, cpir.missing_field, cpir.invalid_enum,
+     │            cpir.invalid_value
+     ├── InputTooLargeError (ValueError)
+     │     codes: input.too_large    (raw text over a transport limit, before parsing)
+     └── UnsupportedFeatureError (NotImplementedError)
+           codes: planner.temporal_unsupported
+
+``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and
+may change between releases. A request that parses but is not plannable is *not* an error: it
+yields a ``ValidationReport`` with issues (planner.md section 2).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CerebriError", "InputTooLargeError", "ParseError", "UnsupportedFeatureError"]
+
+
+class CerebriError(Exception):
+    """Base of every error raised by cerebri.
+
+    Attributes:
+        code: stable machine-readable identifier, e.g. ``"cpir.unknown_field"``.
+        message: human-readable explanation.
+        path: RFC 6901 JSON pointer into the input (``""`` is the whole document), or
+            ``None`` when no position applies.
+    """
+
+    code: str = "cerebri.error"
+
+    def __init__(self, message: str, *, code: str | None = None, path: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.path = path
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.path is not None else ""
+        return f"{self.code}{where}: {self.message}"
+
+    def to_wire(self) -> dict[str, str | None]:
+        """``{"code": …, "path": …, "message": …}``, the form printed by the CLI."""
+        return {"code": self.code, "path": self.path, "message": self.message}
+
+
+class ParseError(CerebriError, ValueError):
+    """The input is not a CPIR document this version can read (HTTP 422 class).
+
+    Raised for malformed JSON, duplicate keys, ``NaN``/``Infinity``, nesting deeper than
+    128 levels, unknown fields, missing required fields, wrong enum spellings and values out
+    of range (cpir-0.2.md section 1).
+    """
+
+    code = "cpir.invalid_value"
+
+
+class InputTooLargeError(CerebriError, ValueError):
+    """The raw input is larger than the configured byte limit (HTTP 413 class)."""
+
+    code = "input.too_large"
+
+
+class UnsupportedFeatureError(CerebriError, NotImplementedError):
+    """The input uses a feature this version does not implement; nothing was computed."""
+
+    code = "planner.unsupported_feature"

@@ -1,0 +1,397 @@
+"""Hard checks of placements against the resulting world (planner.md section 6).
+
+A :class:`PlacementChecker` is built once per request and set of placed object ids; it
+precomputes everything that does not depend on where the placed objects land. Checking a
+placement then costs ``O(log n)`` plus the size of the answer for each overlap or buffer
+rule on a placed object, and ``O(1)`` for rules on unmoved objects.
+
+All instants are integer nanoseconds since the Unix epoch; ranges are half-open.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from cerebri._json import JSONValue, compact
+from cerebri.cpir import (
+    AvailabilityWindow,
+    ConstraintViolation,
+    Deadline,
+    DependencyOrder,
+    EarliestStart,
+    ExplicitDate,
+    ExplicitTime,
+    ExternalLock,
+    FactDeadline,
+    FactExternalLock,
+    FixedDuration,
+    LatestEnd,
+    MinDuration,
+    NoOverlap,
+    PlanningObject,
+    PlanningRequest,
+    RecurrenceRule,
+    RequiredBuffer,
+    Tagged,
+    TimezoneIntegrity,
+    ViolationReason,
+)
+from cerebri.planner.capability import target_permissions
+from cerebri.planner.validate import known_time
+from cerebri.planner._sweep import OverlapIndex
+from cerebri.temporal import Instant, local_date_of
+
+__all__ = ["BusyOccurrence", "PlacementChecker"]
+
+NS = 1_000_000_000
+Span = tuple[int, int]
+INVALID_TARGETS = Tagged("InvalidTargets")
+NO_OVERLAP_WIRE: JSONValue = {"kind": "NO_OVERLAP"}
+
+
+@dataclass(frozen=True, slots=True)
+class BusyOccurrence:
+    """A compiled series occurrence that blocks time: full range in nanoseconds."""
+
+    id: str
+    start: int
+    end: int
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Constraint:
+    object_id: str
+    rule_wire: JSONValue
+    rule: object
+    facts: tuple[str, ...]
+
+
+def _constraint_set(request: PlanningRequest) -> list[_Constraint]:
+    """Request constraints plus fact-derived ones, sorted by compact JSON (step 6)."""
+    entries: list[tuple[str, _Constraint]] = []
+
+    def add(object_id: str, rule: object, rule_wire: JSONValue, evidence: Sequence[str]) -> None:
+        facts = tuple(sorted(set(evidence)))
+        text = compact({"object_id": object_id, "rule": rule_wire, "evidence": list(facts)})
+        entries.append((text, _Constraint(object_id, rule_wire, rule, facts)))
+
+    for spec in request.constraints:
+        add(spec.object_id, spec.rule, spec.rule.model_dump(mode="json"), spec.evidence)
+    for fact in request.context.facts:
+        if isinstance(fact.value, FactDeadline):
+            rule_wire: JSONValue = {"kind": "DEADLINE", "value": fact.value.value.format()}
+            add(fact.object_id, Deadline(kind="DEADLINE", value=fact.value.value), rule_wire,
+                [fact.id])
+        elif isinstance(fact.value, FactExternalLock):
+            details = {"provenance": fact.provenance.value, "reason": "source fact"}
+            lock = ExternalLock.model_validate_json(
+                compact({"kind": "EXTERNAL_LOCK", "value": details})
+            )
+            add(fact.object_id, lock, {"kind": "EXTERNAL_LOCK", "value": details}, [fact.id])
+    entries.sort(key=lambda entry: entry[0])
+    return [constraint for _, constraint in entries]
+
+
+class PlacementChecker:
+    """Checks placements of the objects ``placed_ids`` (planner.md 6, steps 2-8).
+
+    Args:
+        request: a request that passed validation.
+        duration_seconds: the required request duration.
+        placed_ids: ids of the objects being placed (for the search: the single target).
+        occurrences: compiled series occurrences (CPIR 0.2), or ``()``.
+        horizon: the compiled horizon in nanoseconds when temporal input was compiled;
+            enables the horizon rule of ``REQUIRED_BUFFER``.
+    """
+
+    def __init__(
+        self,
+        request: PlanningRequest,
+        duration_seconds: int,
+        placed_ids: Sequence[str],
+        occurrences: Sequence[BusyOccurrence] = (),
+        horizon: Span | None = None,
+    ) -> None:
+        self._request = request
+        self._duration_ns = duration_seconds * NS
+        self._placed = tuple(sorted(placed_ids))
+        self._horizon = horizon
+        objects: dict[str, PlanningObject] = {}
+        for obj in request.context.objects:
+            objects.setdefault(obj.id, obj)
+        self._objects = objects
+        scope = request.scope
+        self._scope_span = (scope.time_range.start.ns, scope.time_range.end.ns)
+        mutating = not request.analysis_only
+        self._static_reasons: list[Tagged] = []
+        if mutating and (
+            len(self._placed) > scope.max_mutations
+            or len(self._placed) > request.policy.snapshot.mutation.max_mutations
+        ):
+            self._static_reasons.append(Tagged("MutationLimit"))
+        moved = sum(1 for i in self._placed if i in objects and objects[i].is_existing)
+        if moved > request.budget.max_moved_objects:
+            self._static_reasons.append(Tagged("MovedObjectLimit"))
+
+        # Unmoved part of the resulting world.
+        self._fixed: dict[str, Span] = {}
+        for obj in objects.values():
+            time = known_time(obj)
+            if obj.id not in self._placed and time is not None:
+                self._fixed[obj.id] = (time.start.ns, time.end.ns)
+        static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = [
+            (span[0], span[1], oid, None)
+            for oid, span in self._fixed.items()
+            if objects[oid].blocks_time
+        ]
+        static_busy.extend((o.start, o.end, o.id, o.evidence) for o in occurrences)
+        self._busy = static_busy
+        self._base_index = OverlapIndex([(s, e) for s, e, _, _ in static_busy])
+        self._index_by_key: dict[tuple[str, int], OverlapIndex] = {}
+        self._placement_rules = {oid: self._placement_rule(oid) for oid in self._placed}
+        self._constraints = [self._compile(c) for c in _constraint_set(request)]
+
+    # --- blockers -------------------------------------------------------------------------
+
+    def _static_blockers(self, a: int, b: int, key: tuple[str, int]) -> list[int]:
+        # One sweep per (checked object, padding): its windows only move forward during a
+        # grid search, so each sweep stays amortised O(log n) per query.
+        index = self._index_by_key.get(key)
+        if index is None:
+            index = self._base_index.fork()
+            self._index_by_key[key] = index
+        return index.overlapping(a, b)
+
+    def _violation(
+        self,
+        constraint_wire: JSONValue,
+        object_id: str,
+        reason: ViolationReason,
+        facts: tuple[str, ...],
+        blockers: Sequence[int] = (),
+        placed_blockers: Sequence[str] = (),
+    ) -> Tagged:
+        objects: list[str] = list(placed_blockers)
+        occurrences: list[str] = []
+        evidence = set(facts)
+        for position in blockers:
+            _, _, item_id, occ_evidence = self._busy[position]
+            if item_id == object_id:
+                continue
+            if occ_evidence is None:
+                objects.append(item_id)
+            else:
+                occurrences.append(item_id)
+                evidence.update(occ_evidence)
+        return ConstraintViolation(
+            constraint=constraint_wire,
+            object_id=object_id,
+            reason=reason,
+            facts=tuple(sorted(evidence)),
+            blocking_objects=tuple(sorted(objects)),
+            blocking_occurrences=tuple(sorted(occurrences)),
+        ).as_reason()
+
+    def _placed_blockers(
+        self, spans: Mapping[str, Span], object_id: str, a: int, b: int
+    ) -> list[str]:
+        return [
+            oid
+            for oid in self._placed
+            if oid != object_id and self._objects[oid].blocks_time
+            and spans[oid][0] < b and a < spans[oid][1]
+        ]
+
+    # --- per-placement checks (step 5) ---------------------------------------------------
+
+    def _placement_rule(self, object_id: str) -> Callable[[Span], list[Tagged]] | None:
+        obj = self._objects.get(object_id)
+        if obj is None:
+            return None
+        request = self._request
+        scope = request.scope
+        in_scope = scope.selects(obj) and scope.may_move(obj)
+        original = known_time(obj)
+        original_len = None if original is None or not obj.is_existing else original.length_ns
+        static: list[Tagged] = []
+        if not request.analysis_only:
+            capability, policy = target_permissions(request, obj)
+            if not capability:
+                static.append(Tagged("Capability", object_id))
+            if not policy:
+                static.append(Tagged("Policy", object_id))
+        lo, hi = self._scope_span
+        duration = self._duration_ns
+
+        def rule(span: Span) -> list[Tagged]:
+            reasons: list[Tagged] = []
+            length = span[1] - span[0]
+            if not (in_scope and lo <= span[0] and span[1] <= hi):
+                reasons.append(Tagged("Scope", object_id))
+            if original_len is not None and length != original_len:
+                reasons.append(Tagged("InvalidDuration", object_id))
+            if length != duration:
+                reasons.append(Tagged("InvalidDuration", object_id))
+            reasons.extend(static)
+            return reasons
+
+        return rule
+
+    # --- constraints (step 7) ------------------------------------------------------------
+
+    def _compile(self, c: _Constraint) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
+        oid, wire, rule, facts = c.object_id, c.rule_wire, c.rule, c.facts
+        obj = self._objects.get(oid)
+        placed = oid in self._placed
+        fixed = self._fixed.get(oid)
+        if obj is None or (not placed and fixed is None):
+            return lambda spans: (INVALID_TARGETS,)
+
+        def span_of(spans: Mapping[str, Span]) -> Span:
+            if placed:
+                return spans[oid]
+            assert fixed is not None
+            return fixed
+
+        if isinstance(rule, NoOverlap | RequiredBuffer):
+            return self._window_rule(oid, wire, rule, facts, span_of)
+
+        if isinstance(rule, DependencyOrder):
+            pred = rule.value
+
+            def dependency_rule(spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
+                if pred in self._placed:
+                    pred_end = spans[pred][1]
+                elif pred in self._fixed:
+                    pred_end = self._fixed[pred][1]
+                else:
+                    return (self._violation(wire, oid, ViolationReason.DEPENDENCY_MISSING, facts),)
+                if pred_end > span_of(spans)[0]:
+                    violation = ConstraintViolation(
+                        wire, oid, ViolationReason.DEPENDENCY_ORDER, facts, (pred,)
+                    )
+                    return (violation.as_reason(),)
+                return ()
+
+            return dependency_rule
+
+        test = self._simple_test(rule, obj)
+
+        def simple_rule(spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
+            verdict = test(span_of(spans))
+            return () if verdict is None else (self._violation(wire, oid, verdict, facts),)
+
+        if not placed:
+            constant = simple_rule({})
+            return lambda spans: constant
+        return simple_rule
+
+    def _window_rule(
+        self,
+        oid: str,
+        wire: JSONValue,
+        rule: NoOverlap | RequiredBuffer,
+        facts: tuple[str, ...],
+        span_of: Callable[[Mapping[str, Span]], Span],
+    ) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
+        """NO_OVERLAP (pad 0) and REQUIRED_BUFFER (pad b): a blocker is any other busy item
+        overlapping ``[start - pad, end + pad)``, which is the same as "overlaps, or the gap
+        is smaller than b" (planner.md 6)."""
+        is_buffer = isinstance(rule, RequiredBuffer)
+        pad = rule.value * NS if isinstance(rule, RequiredBuffer) else 0
+        reason = ViolationReason.INSUFFICIENT_BUFFER if is_buffer else ViolationReason.OVERLAP
+        key = (oid, pad)
+        horizon = self._horizon if is_buffer else None
+
+        def window_rule(spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
+            s, e = span_of(spans)
+            blockers = self._static_blockers(s - pad, e + pad, key)
+            placed_hits = self._placed_blockers(spans, oid, s - pad, e + pad)
+            found: list[Tagged] = []
+            if any(self._busy[b][2] != oid for b in blockers) or placed_hits:
+                found.append(self._violation(wire, oid, reason, facts, blockers, placed_hits))
+            if horizon is not None and not (horizon[0] <= s - pad and e + pad <= horizon[1]):
+                found.append(self._violation(wire, oid, ViolationReason.OUTSIDE_BOUNDS, facts))
+            return tuple(found)
+
+        return window_rule
+
+    def _simple_test(
+        self, rule: object, obj: PlanningObject
+    ) -> Callable[[Span], ViolationReason | None]:
+        bounds = ViolationReason.OUTSIDE_BOUNDS
+        if isinstance(rule, ExplicitTime):
+            want = (rule.value.start.ns, rule.value.end.ns)
+            return lambda span: None if span == want else bounds
+        if isinstance(rule, ExplicitDate):
+            date, zone_name = rule.value, obj.timezone
+
+            def on_date(span: Span) -> ViolationReason | None:
+                local = local_date_of(Instant(span[0]), zone_name)
+                return None if local is not None and local == date else bounds
+
+            return on_date
+        if isinstance(rule, EarliestStart):
+            earliest = rule.value.ns
+            return lambda span: bounds if span[0] < earliest else None
+        if isinstance(rule, LatestEnd | Deadline):
+            latest = rule.value.ns
+            return lambda span: bounds if span[1] > latest else None
+        if isinstance(rule, MinDuration):
+            minimum = rule.value * NS
+            return lambda span: (
+                ViolationReason.WRONG_DURATION if span[1] - span[0] < minimum else None
+            )
+        if isinstance(rule, FixedDuration):
+            exact = rule.value * NS
+            return lambda span: (
+                ViolationReason.WRONG_DURATION if span[1] - span[0] != exact else None
+            )
+        if isinstance(rule, AvailabilityWindow):
+            w0, w1 = rule.value.start.ns, rule.value.end.ns
+            return lambda span: None if w0 <= span[0] and span[1] <= w1 else bounds
+        if isinstance(rule, RecurrenceRule):
+            return lambda span: ViolationReason.UNSUPPORTED_RECURRENCE
+        if isinstance(rule, TimezoneIntegrity):
+            verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
+            return lambda span: verdict
+        if isinstance(rule, ExternalLock):
+            original = known_time(obj)
+            kept = None if original is None else (original.start.ns, original.end.ns)
+            return lambda span: None if kept is not None and span == kept else (
+                ViolationReason.LOCKED
+            )
+        raise TypeError(f"unhandled constraint {rule!r}")  # pragma: no cover - exhaustive
+
+    # --- entry point ---------------------------------------------------------------------
+
+    def check(self, spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
+        """Every reason the placements ``spans`` (object id → ``(start_ns, end_ns)``) fail,
+        in the reference's check order; ``()`` means feasible.
+
+        ``spans`` must hold exactly the ``placed_ids`` given at construction.
+        """
+        if tuple(sorted(spans)) != tuple(sorted(self._request.target_ids)):
+            return (INVALID_TARGETS,)
+        reasons = list(self._static_reasons)
+        for oid in self._placed:
+            rule = self._placement_rules[oid]
+            if rule is None:
+                return (INVALID_TARGETS,)
+            span = spans[oid]
+            reasons.extend(rule(span))
+            s, e = span
+            blockers = self._static_blockers(s, e, (oid, -1))
+            placed_hits = self._placed_blockers(spans, oid, s, e)
+            if any(self._busy[b][2] != oid for b in blockers) or placed_hits:
+                reasons.append(
+                    self._violation(
+                        NO_OVERLAP_WIRE, oid, ViolationReason.OVERLAP, (), blockers, placed_hits
+                    )
+                )
+        for constraint in self._constraints:
+            reasons.extend(constraint(spans))
+        return tuple(reasons)

@@ -1,0 +1,101 @@
+"""The planning pipeline: validate, build the graph, search, rank (planner.md section 1).
+
+Pure and deterministic: no clock, no I/O, no randomness. The result depends on the
+request's content only, never on the order of its lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cerebri.cpir import (
+    Assessment,
+    Outcome,
+    PlanningRequest,
+    PlanningResult,
+    SearchSpace,
+    Tagged,
+    ValidationReport,
+    ValidationState,
+    parse_request,
+)
+from cerebri.errors import UnsupportedFeatureError
+from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.search import grid_search, outcome_of
+from cerebri.planner.validate import validate_request
+
+__all__ = ["plan", "validate"]
+
+RequestInput = str | bytes | Mapping[str, Any] | PlanningRequest
+
+
+def validate(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> ValidationReport:
+    """Validate a CPIR request (the ``/v1/validate`` semantics, planner.md 2).
+
+    Accepts JSON text, bytes, decoded JSON values or a :class:`PlanningRequest`.
+    A two-target request is ``Valid`` here but not plannable (see :func:`plan`).
+
+    Raises:
+        ParseError: the input is not a well-formed CPIR request.
+        UnsupportedFeatureError: ``context.temporal`` is present (series compilation is not
+            available in this version).
+    """
+    parsed = parse_request(request)
+    _refuse_temporal(parsed)
+    return validate_request(parsed, limits).report
+
+
+def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> PlanningResult:
+    """Plan a CPIR request: ranked, explained candidates and an honest assessment.
+
+    Returns a :class:`PlanningResult` for every parseable request; a request that cannot be
+    planned yields outcome ``InsufficientInformation`` with the issues that block it.
+
+    Raises:
+        ParseError: the input is not a well-formed CPIR request.
+        UnsupportedFeatureError: ``context.temporal`` is present (see :func:`validate`).
+    """
+    parsed = parse_request(request)
+    _refuse_temporal(parsed)
+    validation = validate_request(parsed, limits)
+    report = validation.report
+    if len(parsed.target_ids) != 1 and report.state is not ValidationState.INSUFFICIENT_INFORMATION:
+        report = ValidationReport(
+            ValidationState.INSUFFICIENT_INFORMATION,
+            (*report.issues, Tagged("UnsupportedTargetCount")),
+        )
+    graph = validation.graph.to_wire()
+    horizon = parsed.scope.time_range
+    if report.state is ValidationState.INSUFFICIENT_INFORMATION or validation.duration_seconds is None:
+        return PlanningResult(
+            outcome=Outcome.INSUFFICIENT_INFORMATION,
+            assessment=Assessment.BEST_FOUND,
+            validation=report,
+            candidates=(),
+            rejections=(),
+            search_space=SearchSpace(horizon, parsed.granularity, 0, False),
+            compilation=None,
+            dependency_graph=graph,
+        )
+    found = grid_search(parsed, validation.duration_seconds, validation.duration_uncertain)
+    outcome, assessment = outcome_of(len(found.candidates), found.exhausted)
+    return PlanningResult(
+        outcome=outcome,
+        assessment=assessment,
+        validation=report,
+        candidates=found.candidates,
+        rejections=found.rejections,
+        search_space=SearchSpace(horizon, parsed.granularity, found.evaluated, found.exhausted),
+        compilation=None,
+        dependency_graph=graph,
+    )
+
+
+def _refuse_temporal(request: PlanningRequest) -> None:
+    if request.context.temporal is not None and request.schema_version.minor == 2:
+        raise UnsupportedFeatureError(
+            "context.temporal (recurring series) is not supported by this version yet",
+            code="planner.temporal_unsupported",
+            path="/context/temporal",
+        )

@@ -1,0 +1,83 @@
+"""Ranking of feasible starts: cost, ordering key, explanation (planner.md section 7).
+
+The order is total: ``(preference distance, mutation count, shift, start, object id)``
+ascending. Distances and shifts are whole seconds, truncated toward zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cerebri.cpir import (
+    PlanningRequest,
+    PreferenceSource,
+    RankingFeatures,
+    ScoreComponent,
+    Tagged,
+)
+from cerebri.planner.validate import known_time
+
+__all__ = ["Ranker", "whole_seconds"]
+
+NS = 1_000_000_000
+
+
+def whole_seconds(delta_ns: int) -> int:
+    """``|delta|`` in whole seconds, truncated toward zero (±0.8 s → 0, −12.345 s → 12)."""
+    return abs(delta_ns) // NS
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """The ranking values of one feasible start."""
+
+    cost: int
+    mutation_count: int
+    shift: int
+    explanation: tuple[ScoreComponent, ...]
+    features: RankingFeatures
+
+
+class Ranker:
+    """Scores starts of the single target of ``request``.
+
+    Args:
+        request: a validated request with exactly one target.
+        duration_uncertain: whether an uncertain duration was accepted.
+    """
+
+    def __init__(self, request: PlanningRequest, duration_uncertain: bool) -> None:
+        preference = request.preferences.effective()
+        self._preferred_ns = None if preference is None else preference.preferred_start.ns
+        self._source: PreferenceSource | None = None if preference is None else preference.source
+        self._mutations = 0 if request.analysis_only else 1
+        target = request.object(request.target_ids[0])
+        original = None if target is None else known_time(target)
+        self._original_ns = None if original is None else original.start.ns
+        tail: list[ScoreComponent] = []
+        if request.analysis_only:
+            tail.append(ScoreComponent(Tagged("AnalysisOnly"), 0))
+        if duration_uncertain:
+            tail.append(ScoreComponent(Tagged("DurationUncertain"), 0))
+        self._tail = tuple(tail)
+        self._feasible = ScoreComponent(Tagged("FeasibleWithinScope"), 0)
+        self._tie_break = ScoreComponent(Tagged("EarliestTieBreak"), 0)
+
+    def score(self, start_ns: int) -> Scored:
+        """Cost, mutation count, shift, explanation and features of a start (UTC ns)."""
+        shift = 0 if self._original_ns is None else whole_seconds(self._original_ns - start_ns)
+        if self._preferred_ns is None or self._source is None:
+            distance = None
+            middle = self._tie_break
+        else:
+            distance = whole_seconds(start_ns - self._preferred_ns)
+            middle = ScoreComponent(Tagged("PreferredStart", self._source.value), distance)
+        cost = 0 if distance is None else distance
+        features = RankingFeatures(
+            preferred_start_distance_seconds=distance,
+            preferred_start_source=None if distance is None else self._source,
+            mutation_count=self._mutations,
+            shift_seconds=shift,
+        )
+        explanation = (self._feasible, middle, *self._tail)
+        return Scored(cost, self._mutations, shift, explanation, features)

@@ -1,0 +1,254 @@
+"""Request validation: what is known, missing or uncertain (planner.md section 2).
+
+The checks run in the reference's order; the issues are then sorted by their compact JSON
+text and de-duplicated, so the report does not depend on input order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cerebri.cpir import (
+    FACT_SOURCES,
+    SUPPORTED_OPERATIONS,
+    DependencyOrder,
+    EventKind,
+    FactAvailability,
+    FactScheduledTime,
+    Known,
+    Missing,
+    Operation,
+    PlanningObject,
+    PlanningRequest,
+    RequiredFieldError,
+    Resolved,
+    Tagged,
+    TimeRange,
+    ValidationReport,
+    ValidationState,
+    require,
+)
+from cerebri.planner.capability import target_permissions
+from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
+from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+
+__all__ = ["Validation", "dependency_graph_of", "known_time", "validate_request"]
+
+SUPPORTED_SCHEMAS = frozenset({(0, 1), (0, 2)})
+INPUT_LIMIT = Tagged("InputLimit")
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """Validation output used by the search.
+
+    Attributes:
+        report: the wire ``ValidationReport``.
+        duration_seconds: the required duration, or None when it could not be required.
+        duration_uncertain: True when an ``UNCERTAIN`` duration was accepted.
+        graph: the dependency graph (always built, even when validation failed early, so the
+            result can report it).
+    """
+
+    report: ValidationReport
+    duration_seconds: int | None
+    duration_uncertain: bool
+    graph: DependencyGraph
+
+
+def known_time(obj: PlanningObject) -> TimeRange | None:
+    """The object's ``RESOLVED/KNOWN`` time, or None for any other state."""
+    state = obj.time.value
+    if isinstance(state, Resolved) and isinstance(state.knowledge, Known):
+        return state.knowledge.data
+    return None
+
+
+def dependency_graph_of(request: PlanningRequest, limits: PlannerLimits) -> DependencyGraph:
+    """The graph over all objects and ``DEPENDENCY_ORDER`` constraints (planner.md 4)."""
+    edges = [
+        Edge(predecessor=c.rule.value, dependent=c.object_id)
+        for c in request.constraints
+        if isinstance(c.rule, DependencyOrder)
+    ]
+    return build_dependency_graph(
+        [o.id for o in request.context.objects],
+        edges,
+        constraint_count=len(request.constraints),
+        max_objects=limits.max_objects,
+        max_constraints=limits.max_constraints,
+    )
+
+
+def request_size_bytes(request: PlanningRequest) -> int:
+    """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12)."""
+    return len(request.model_dump_json().encode("utf-8"))
+
+
+def _is_prospective_missing(obj: PlanningObject) -> bool:
+    state = obj.time.value
+    return isinstance(state, Resolved) and isinstance(state.knowledge, Missing)
+
+
+def _input_limit_only(graph: DependencyGraph) -> Validation:
+    report = ValidationReport(ValidationState.INSUFFICIENT_INFORMATION, (INPUT_LIMIT,))
+    return Validation(report, None, False, graph)
+
+
+def _admits_work(request: PlanningRequest, limits: PlannerLimits) -> bool:
+    objects = len(request.context.objects)
+    facts = len(request.context.facts)
+    constraints = len(request.constraints)
+    candidates = request.budget.max_candidates
+    work = candidates * (objects + 1) * (constraints + facts + objects + 1)
+    return (
+        objects <= limits.max_objects
+        and facts <= limits.max_facts
+        and constraints <= limits.max_constraints
+        and candidates <= limits.max_candidates
+        and work <= limits.max_work_units
+    )
+
+
+def validate_request(
+    request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS
+) -> Validation:
+    """Validate a parsed request (planner.md 2.3, without the plan-only target count rule).
+
+    Never raises for well-typed input: every problem is an issue in the report.
+    """
+    graph = dependency_graph_of(request, limits)
+    size = request_size_bytes(request)
+    if (
+        size > limits.max_request_bytes
+        or size * request.budget.max_candidates > limits.max_request_work_bytes
+    ):
+        return _input_limit_only(graph)
+
+    issues: list[Tagged] = []
+    version = (request.schema_version.major, request.schema_version.minor)
+    if version not in SUPPORTED_SCHEMAS or (
+        version == (0, 1) and request.context.temporal is not None
+    ):
+        issues.append(Tagged("UnsupportedSchema"))
+    if request.operation not in SUPPORTED_OPERATIONS:
+        issues.append(Tagged("UnsupportedOperation", request.operation.value))
+    capability = request.planning_capability
+    if not (capability.read and capability.plan):
+        issues.append(Tagged("PlanningPermissionDenied"))
+    if not _admits_work(request, limits):
+        return _input_limit_only(graph)
+    budget = request.budget
+    if budget.max_depth != 0 or budget.max_repairs != 0:
+        issues.append(Tagged("UnsupportedSearchBudget"))
+
+    analysis_only = request.analysis_only
+    allow_uncertain = analysis_only and request.policy.snapshot.allow_uncertain_duration
+    required = require(request.duration, allow_uncertain=allow_uncertain)
+    duration: int | None = None
+    uncertain = False
+    if isinstance(required, RequiredFieldError):
+        issues.append(Tagged("RequiredDuration", required.value))
+    else:
+        duration, uncertain = required
+
+    issues.extend(_object_issues(request))
+    issues.extend(_target_issues(request))
+    issues.extend(_fact_issues(request))
+    object_ids = {o.id for o in request.context.objects}
+    issues.extend(
+        Tagged("UnknownObject", c.object_id)
+        for c in request.constraints
+        if c.object_id not in object_ids
+    )
+    # Snapshot compilation (planner.md 2.3 step 13) arrives with CPIR 0.2 temporal support.
+    issues.extend(Tagged("Dependency", issue.to_wire()) for issue in graph.issues)
+
+    unique = {issue.sort_text: issue for issue in issues}
+    ordered = tuple(unique[text] for text in sorted(unique))
+    if ordered:
+        state = ValidationState.INSUFFICIENT_INFORMATION
+    elif uncertain:
+        state = ValidationState.VALID_WITH_UNCERTAINTY
+    else:
+        state = ValidationState.VALID
+    return Validation(ValidationReport(state, ordered), duration, uncertain, graph)
+
+
+def _object_issues(request: PlanningRequest) -> list[Tagged]:
+    issues: list[Tagged] = []
+    seen: set[str] = set()
+    targets = set(request.target_ids)
+    for obj in request.context.objects:
+        if obj.id in seen:
+            issues.append(Tagged("DuplicateObject", obj.id))
+        seen.add(obj.id)
+        if obj.is_existing and obj.time.provenance not in FACT_SOURCES:
+            issues.append(Tagged("InvalidTargetState", obj.id))
+        needs_time = obj.blocks_time or obj.kind.kind == "AVAILABILITY"
+        if needs_time and (obj.is_existing or obj.id not in targets):
+            required = require(obj.time, allow_uncertain=False)
+            if isinstance(required, RequiredFieldError):
+                issues.append(
+                    Tagged("RequiredTime", {"object_id": obj.id, "reason": required.value})
+                )
+    return issues
+
+
+def _target_issues(request: PlanningRequest) -> list[Tagged]:
+    issues: list[Tagged] = []
+    if not request.target_ids:
+        issues.append(Tagged("NoTargets"))
+    objects: dict[str, PlanningObject] = {}
+    for obj in request.context.objects:
+        objects.setdefault(obj.id, obj)
+    seen: set[str] = set()
+    mutating = not request.analysis_only
+    for target_id in request.target_ids:
+        if target_id in seen:
+            issues.append(Tagged("DuplicateTarget", target_id))
+            continue
+        seen.add(target_id)
+        obj = objects.get(target_id)
+        if obj is None:
+            issues.append(Tagged("UnknownObject", target_id))
+            continue
+        if not isinstance(obj.kind, EventKind):
+            issues.append(Tagged("UnsupportedObject", target_id))
+        if not request.scope.selects(obj):
+            issues.append(Tagged("ScopeViolation", target_id))
+        op = request.operation
+        if (op is Operation.CREATE and obj.is_existing) or (
+            op is Operation.MOVE and not obj.is_existing
+        ):
+            issues.append(Tagged("InvalidTargetState", target_id))
+        if not obj.is_existing and not _is_prospective_missing(obj):
+            issues.append(Tagged("InvalidTargetState", target_id))
+        if mutating:
+            capability, policy = target_permissions(request, obj)
+            if not capability:
+                issues.append(Tagged("MissingPlanningCapability", target_id))
+            if not policy:
+                issues.append(Tagged("PolicyDenied", target_id))
+    return issues
+
+
+def _fact_issues(request: PlanningRequest) -> list[Tagged]:
+    issues: list[Tagged] = []
+    objects: dict[str, PlanningObject] = {}
+    for obj in request.context.objects:
+        objects.setdefault(obj.id, obj)
+    seen: set[str] = set()
+    for fact in request.context.facts:
+        if fact.id in seen:
+            issues.append(Tagged("DuplicateFact", fact.id))
+        seen.add(fact.id)
+        if fact.provenance not in FACT_SOURCES:
+            issues.append(Tagged("InvalidFactSource", fact.id))
+        obj = objects.get(fact.object_id)
+        if obj is None:
+            issues.append(Tagged("UnknownObject", fact.object_id))
+        elif isinstance(fact.value, FactScheduledTime | FactAvailability):
+            if known_time(obj) != fact.value.value:
+                issues.append(Tagged("ContradictoryFact", fact.id))
+    return issues

@@ -1,0 +1,82 @@
+"""IANA time zones (cpir-0.2.md section 1.6, temporal.md sections 3.5-3.6).
+
+Zone names and zone data both come from the ``tzdata`` package, never from the operating
+system, so results do not depend on the machine: the accepted names are exactly those listed
+in tzdata's ``zones`` file (``zoneinfo.available_timezones()`` minus system-only entries such
+as ``localtime``). Names are case-sensitive. Transition results can still differ from the
+reference near changes in the tz database between tzdata and chrono-tz releases.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import cache
+from importlib import resources
+from typing import Annotated, Final
+from zoneinfo import ZoneInfo
+
+from pydantic import AfterValidator
+
+from cerebri.temporal.calendar import NS_PER_DAY, LocalDate
+from cerebri.temporal.instant import Instant
+
+__all__ = ["TimeZoneId", "known_zone_names", "local_date_of", "zone"]
+
+_NS_PER_MICROSECOND: Final = 1_000
+_ONE_MICROSECOND: Final = timedelta(microseconds=1)
+_EPOCH_ORDINAL: Final = LocalDate(1970, 1, 1).ordinal()
+
+
+@cache
+def known_zone_names() -> frozenset[str]:
+    """Every zone name this build accepts (from the ``tzdata`` package, case-sensitive)."""
+    text = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
+
+
+def check_zone_name(name: str) -> str:
+    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``."""
+    if name not in known_zone_names():
+        raise ValueError(
+            f"unknown time zone {name!r}: expected an exact IANA name such as "
+            "'Europe/Berlin' or 'UTC' (names are case-sensitive)"
+        )
+    return name
+
+
+TimeZoneId = Annotated[str, AfterValidator(check_zone_name)]
+"""Pydantic field type: a string that must be an exact known IANA zone name."""
+
+
+@cache
+def zone(name: str) -> ZoneInfo:
+    """The ``ZoneInfo`` for an exact IANA name, loaded from ``tzdata`` and cached.
+
+    Raises ``ValueError`` for an unknown name (see :func:`check_zone_name`).
+    """
+    check_zone_name(name)
+    data = resources.files("tzdata.zoneinfo").joinpath(*name.split("/"))
+    with data.open("rb") as handle:
+        return ZoneInfo.from_file(handle, key=name)
+
+
+def local_date_of(instant: Instant, zone_name: str) -> LocalDate | None:
+    """Calendar date on the wall clock of ``zone_name`` at ``instant``.
+
+    Uses the zone's UTC offset in force at that instant. Returns ``None`` when Python's
+    ``datetime`` cannot carry the computation (the instant or its local wall time falls
+    outside years 1..9999); callers must treat ``None`` as an overflow. Raises ``ValueError``
+    for an unknown zone name.
+    """
+    tz = zone(zone_name)
+    moment = instant.to_datetime()
+    if moment is None:
+        return None
+    try:
+        offset = moment.astimezone(tz).utcoffset()
+    except OverflowError:
+        return None
+    if offset is None:  # pragma: no cover - ZoneInfo always reports an offset
+        return None
+    local_ns = instant.ns + offset // _ONE_MICROSECOND * _NS_PER_MICROSECOND
+    return LocalDate.from_ordinal(local_ns // NS_PER_DAY + _EPOCH_ORDINAL)
