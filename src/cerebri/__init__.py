@@ -1,0 +1,38 @@
+"""cerebri: a deterministic planning kernel.
+
+The public API::
+
+    cerebri.plan(request) -> PlanningResult        ranked, explained candidate slots
+    cerebri.validate(request) -> ValidationReport  what is known, missing or uncertain
+    cerebri.parse_request(source) -> PlanningRequest
+
+``request`` is CPIR 0.1/0.2 as JSON text, UTF-8 bytes, decoded JSON values or a parsed
+:class:`PlanningRequest`. Errors are :class:`CerebriError` subclasses with a stable ``code``.
+"""
+
+from cerebri.cpir import (
+    PlanningRequest,
+    PlanningResult,
+    ValidationReport,
+    parse_request,
+)
+from cerebri.errors import CerebriError, InputTooLargeError, ParseError, UnsupportedFeatureError
+from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "CerebriError",
+    "InputTooLargeError",
+    "ParseError",
+    "PlannerLimits",
+    "PlanningRequest",
+    "PlanningResult",
+    "UnsupportedFeatureError",
+    "ValidationReport",
+    "__version__",
+    "parse_request",
+    "plan",
+    "validate",
+]

@@ -6,6 +6,8 @@ with chrono's published bounds (-8_334_601_228_800 s and 8_210_266_876_799 s) ot
 
 from __future__ import annotations
 
+import copy
+import pickle
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -161,6 +163,13 @@ def test_constructor_type_checks_and_immutability() -> None:
     with pytest.raises(AttributeError):
         value.ns = 5
     assert not hasattr(value, "__dict__")
+
+
+def test_pickle_and_copy() -> None:
+    value = Instant.parse("2026-10-01T10:00:00.000000001Z")
+    assert pickle.loads(pickle.dumps(value)) == value
+    assert copy.deepcopy(value) == value
+    assert copy.copy(Instant.MAX) == Instant.MAX
 
 
 # ----------------------------------------------------------------------------- arithmetic

@@ -43,14 +43,8 @@ MAX_NS: Final = (ordinal_of(MAX_YEAR, 12, 31) + 1 - _EPOCH_ORDINAL) * NS_PER_DAY
 
 _NS_PER_MICROSECOND: Final = 1_000
 _DATETIME_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_DATETIME_MIN_NS: Final = (
-    (datetime.min.replace(tzinfo=UTC) - _DATETIME_EPOCH)
-    // timedelta(microseconds=1)
-    * _NS_PER_MICROSECOND
-)
-_DATETIME_MAX_NS: Final = (datetime.max.replace(tzinfo=UTC) - _DATETIME_EPOCH) // timedelta(
-    microseconds=1
-) * _NS_PER_MICROSECOND + (_NS_PER_MICROSECOND - 1)
+_DATETIME_MIN_NS: Final = (ordinal_of(1, 1, 1) - _EPOCH_ORDINAL) * NS_PER_DAY
+_DATETIME_MAX_NS: Final = (ordinal_of(9999, 12, 31) + 1 - _EPOCH_ORDINAL) * NS_PER_DAY - 1
 
 _RFC3339_RE: Final = re.compile(
     rf"({YEAR_PATTERN})-(\d{{2}})-(\d{{2}})[Tt ](\d{{2}}):(\d{{2}}):(\d{{2}}){FRACTION_PATTERN}"
@@ -92,6 +86,9 @@ class Instant:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"Instant is immutable; cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[type[Instant], tuple[int]]:
+        return (Instant, (self.ns,))
 
     # ----------------------------------------------------------------- construction
 
