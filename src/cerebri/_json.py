@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 from typing import TypeAlias
 
-JSONValue: TypeAlias = (
-    None | bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"]
-)
+JSONValue: TypeAlias = bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
 
 __all__ = ["JSONValue", "canonical", "compact", "pretty"]
 

@@ -94,5 +94,7 @@ def render_result(result: PlanningResult, console: Console) -> None:
         console.print(table)
     if result.rejections:
         console.print(f"{len(result.rejections)} rejected start(s):")
-        for text, count in sorted(_summary(result.rejections).items(), key=lambda kv: (-kv[1], kv[0])):
+        for text, count in sorted(
+            _summary(result.rejections).items(), key=lambda kv: (-kv[1], kv[0])
+        ):
             console.print(f"  {count} × {text}")

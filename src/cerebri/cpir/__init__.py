@@ -100,6 +100,7 @@ from cerebri.cpir.result import (
     ValidationReport,
     ValidationState,
     ViolationReason,
+    range_wire,
 )
 from cerebri.cpir.scalars import (
     MAX_DURATION_SECONDS,
@@ -221,9 +222,11 @@ __all__ = [
     "ValidationReport",
     "ValidationState",
     "ViolationReason",
+    "Weekday",
     "WeeklyPattern",
     "load_json",
     "parse_model",
     "parse_request",
+    "range_wire",
     "require",
 ]

@@ -138,7 +138,7 @@ class Weekday(StrEnum):
     SUN = "Sun"
 
     @property
-    def index(self) -> int:
+    def number(self) -> int:
         """0 for Monday … 6 for Sunday (ISO weekday minus one)."""
         return _WEEKDAY_INDEX[self]
 

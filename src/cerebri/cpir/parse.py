@@ -75,7 +75,8 @@ def _check_depth(document: Any) -> None:
         if isinstance(node, dict | list):
             if depth > MAX_NESTING:
                 raise ParseError(
-                    f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep",
+                    f"nesting deeper than {MAX_NESTING} levels",
+                    code="json.too_deep",
                     path=_pointer(path),
                 )
             items = node.items() if isinstance(node, dict) else enumerate(node)
@@ -117,7 +118,7 @@ def _locate(document: Any, loc: tuple[str | int, ...]) -> list[str | int]:
     # pydantic's location also names union tags (e.g. "EVENT", "RESOLVED"); keep only the
     # steps that exist in the document, so the pointer addresses the input itself.
     parts: list[str | int] = []
-    node = document
+    node: Any = document
     for step in loc:
         if isinstance(node, dict) and isinstance(step, str) and step in node:
             node = node[step]
@@ -166,9 +167,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         try:
             text = json.dumps(source, allow_nan=False, ensure_ascii=False)
         except ValueError:
-            raise ParseError(
-                "non-finite number in input", code="json.non_finite_number"
-            ) from None
+            raise ParseError("non-finite number in input", code="json.non_finite_number") from None
         except TypeError as exc:
             raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
         document = load_json(text)

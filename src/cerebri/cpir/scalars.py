@@ -15,14 +15,14 @@ from cerebri.temporal.instant import Instant
 
 __all__ = [
     "MAX_DURATION_SECONDS",
+    "U16",
+    "U32",
     "Confidence",
     "DurationSeconds",
     "Identifier",
     "Revision",
     "SchemaVersion",
     "TimeRange",
-    "U16",
-    "U32",
 ]
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,128}$")]

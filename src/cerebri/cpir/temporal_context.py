@@ -73,7 +73,7 @@ class WeeklyPattern(WireModel):
             raise ValueError("weekdays must not be empty")
         if len(set(days)) != len(days):
             raise ValueError("weekdays must not repeat a day")
-        return tuple(sorted(days, key=lambda day: day.index))
+        return tuple(sorted(days, key=lambda day: day.number))
 
 
 RecurrencePattern = Annotated[DailyPattern | WeeklyPattern, Field(discriminator="frequency")]
@@ -147,4 +147,3 @@ class TemporalContext(WireModel):
     coverage: Coverage
     limits: ExpansionLimits
     series: tuple[TemporalSeries, ...]
-

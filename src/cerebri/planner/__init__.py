@@ -4,16 +4,30 @@ Use :func:`plan` and :func:`validate`; both accept JSON text, bytes, decoded JSO
 a parsed :class:`cerebri.cpir.PlanningRequest`.
 """
 
+from cerebri.planner.actions import (
+    Action,
+    ActionPlan,
+    PlanError,
+    ValidatedPlan,
+    to_action_plan,
+    validate_proposal,
+)
 from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.plan import plan, validate
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "Action",
+    "ActionPlan",
     "DependencyGraph",
     "Edge",
+    "PlanError",
     "PlannerLimits",
+    "ValidatedPlan",
     "build_dependency_graph",
     "plan",
+    "to_action_plan",
     "validate",
+    "validate_proposal",
 ]

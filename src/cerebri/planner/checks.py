@@ -10,7 +10,6 @@ All instants are integer nanoseconds since the Unix epoch; ranges are half-open.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -38,9 +37,9 @@ from cerebri.cpir import (
     TimezoneIntegrity,
     ViolationReason,
 )
+from cerebri.planner._sweep import OverlapIndex
 from cerebri.planner.capability import target_permissions
 from cerebri.planner.validate import known_time
-from cerebri.planner._sweep import OverlapIndex
 from cerebri.temporal import Instant, local_date_of
 
 __all__ = ["BusyOccurrence", "PlacementChecker"]
@@ -83,10 +82,17 @@ def _constraint_set(request: PlanningRequest) -> list[_Constraint]:
     for fact in request.context.facts:
         if isinstance(fact.value, FactDeadline):
             rule_wire: JSONValue = {"kind": "DEADLINE", "value": fact.value.value.format()}
-            add(fact.object_id, Deadline(kind="DEADLINE", value=fact.value.value), rule_wire,
-                [fact.id])
+            add(
+                fact.object_id,
+                Deadline(kind="DEADLINE", value=fact.value.value),
+                rule_wire,
+                [fact.id],
+            )
         elif isinstance(fact.value, FactExternalLock):
-            details = {"provenance": fact.provenance.value, "reason": "source fact"}
+            details: dict[str, JSONValue] = {
+                "provenance": fact.provenance.value,
+                "reason": "source fact",
+            }
             lock = ExternalLock.model_validate_json(
                 compact({"kind": "EXTERNAL_LOCK", "value": details})
             )
@@ -171,6 +177,7 @@ class PlacementChecker:
         object_id: str,
         reason: ViolationReason,
         facts: tuple[str, ...],
+        *,
         blockers: Sequence[int] = (),
         placed_blockers: Sequence[str] = (),
     ) -> Tagged:
@@ -201,8 +208,10 @@ class PlacementChecker:
         return [
             oid
             for oid in self._placed
-            if oid != object_id and self._objects[oid].blocks_time
-            and spans[oid][0] < b and a < spans[oid][1]
+            if oid != object_id
+            and self._objects[oid].blocks_time
+            and spans[oid][0] < b
+            and a < spans[oid][1]
         ]
 
     # --- per-placement checks (step 5) ---------------------------------------------------
@@ -312,7 +321,11 @@ class PlacementChecker:
             placed_hits = self._placed_blockers(spans, oid, s - pad, e + pad)
             found: list[Tagged] = []
             if any(self._busy[b][2] != oid for b in blockers) or placed_hits:
-                found.append(self._violation(wire, oid, reason, facts, blockers, placed_hits))
+                found.append(
+                    self._violation(
+                        wire, oid, reason, facts, blockers=blockers, placed_blockers=placed_hits
+                    )
+                )
             if horizon is not None and not (horizon[0] <= s - pad and e + pad <= horizon[1]):
                 found.append(self._violation(wire, oid, ViolationReason.OUTSIDE_BOUNDS, facts))
             return tuple(found)
@@ -361,8 +374,8 @@ class PlacementChecker:
         if isinstance(rule, ExternalLock):
             original = known_time(obj)
             kept = None if original is None else (original.start.ns, original.end.ns)
-            return lambda span: None if kept is not None and span == kept else (
-                ViolationReason.LOCKED
+            return lambda span: (
+                None if kept is not None and span == kept else (ViolationReason.LOCKED)
             )
         raise TypeError(f"unhandled constraint {rule!r}")  # pragma: no cover - exhaustive
 
@@ -389,7 +402,12 @@ class PlacementChecker:
             if any(self._busy[b][2] != oid for b in blockers) or placed_hits:
                 reasons.append(
                     self._violation(
-                        NO_OVERLAP_WIRE, oid, ViolationReason.OVERLAP, (), blockers, placed_hits
+                        NO_OVERLAP_WIRE,
+                        oid,
+                        ViolationReason.OVERLAP,
+                        (),
+                        blockers=blockers,
+                        placed_blockers=placed_hits,
                     )
                 )
         for constraint in self._constraints:

@@ -67,7 +67,10 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
         )
     graph = validation.graph.to_wire()
     horizon = parsed.scope.time_range
-    if report.state is ValidationState.INSUFFICIENT_INFORMATION or validation.duration_seconds is None:
+    if (
+        report.state is ValidationState.INSUFFICIENT_INFORMATION
+        or validation.duration_seconds is None
+    ):
         return PlanningResult(
             outcome=Outcome.INSUFFICIENT_INFORMATION,
             assessment=Assessment.BEST_FOUND,

@@ -104,17 +104,13 @@ def grid_search(
             exhausted = True
             break
     scored.sort(key=lambda pair: pair[0])
-    return SearchOutcome(
-        tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted
-    )
+    return SearchOutcome(tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted)
 
 
 def outcome_of(candidates: int, exhausted: bool) -> tuple[Outcome, Assessment]:
     """The outcome/assessment table of planner.md 8 for a search that ran."""
     if candidates:
-        return Outcome.SOLUTION, (
-            Assessment.PROVEN_OPTIMAL if exhausted else Assessment.BEST_FOUND
-        )
+        return Outcome.SOLUTION, (Assessment.PROVEN_OPTIMAL if exhausted else Assessment.BEST_FOUND)
     if exhausted:
         return Outcome.NO_SOLUTION, Assessment.COMPLETE
     return Outcome.NEEDS_RELAXATION, Assessment.BEST_FOUND

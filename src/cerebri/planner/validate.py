@@ -209,10 +209,11 @@ def _target_issues(request: PlanningRequest) -> list[Tagged]:
             issues.append(Tagged("DuplicateTarget", target_id))
             continue
         seen.add(target_id)
-        obj = objects.get(target_id)
-        if obj is None:
+        found = objects.get(target_id)
+        if found is None:
             issues.append(Tagged("UnknownObject", target_id))
             continue
+        obj = found
         if not isinstance(obj.kind, EventKind):
             issues.append(Tagged("UnsupportedObject", target_id))
         if not request.scope.selects(obj):
@@ -245,10 +246,11 @@ def _fact_issues(request: PlanningRequest) -> list[Tagged]:
         seen.add(fact.id)
         if fact.provenance not in FACT_SOURCES:
             issues.append(Tagged("InvalidFactSource", fact.id))
-        obj = objects.get(fact.object_id)
-        if obj is None:
+        subject = objects.get(fact.object_id)
+        if subject is None:
             issues.append(Tagged("UnknownObject", fact.object_id))
-        elif isinstance(fact.value, FactScheduledTime | FactAvailability):
-            if known_time(obj) != fact.value.value:
-                issues.append(Tagged("ContradictoryFact", fact.id))
+        elif isinstance(fact.value, FactScheduledTime | FactAvailability) and (
+            known_time(subject) != fact.value.value
+        ):
+            issues.append(Tagged("ContradictoryFact", fact.id))
     return issues
