@@ -99,7 +99,10 @@ def validate(file: FileArg) -> None:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of a CPIR planning request."""
-    document = PlanningRequest.model_json_schema(mode="validation")
+    document = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **PlanningRequest.model_json_schema(mode="validation"),
+    }
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 

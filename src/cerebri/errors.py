@@ -5,7 +5,7 @@
     CerebriError                      code, message, path (JSON pointer or None)
      ├── ParseError (ValueError)      input is not a well-formed CPIR document
      │     codes: json.syntax, json.duplicate_key, json.non_finite_number,
-     │            json.too_deep, json.not_object,
+     │            json.number_out_of_range, json.too_deep, json.not_object,
      │            cpir.unknown_field, cpir.missing_field, cpir.invalid_enum,
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)

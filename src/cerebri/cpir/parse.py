@@ -64,21 +64,51 @@ def _finite_float(text: str) -> float:
     return value
 
 
+MAX_INTEGER_DIGITS = 64
+"""Longest integer literal accepted; no CPIR number needs more than 20 digits."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ParseError(
+            f"integer literal longer than {MAX_INTEGER_DIGITS} digits",
+            code="json.number_out_of_range",
+        )
+    return int(text)
+
+
 def _pointer(parts: list[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def _check_depth(document: Any) -> None:
+def _check_text(text: str, path: list[str | int]) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ParseError(
+            "string contains a lone UTF-16 surrogate escape",
+            code="json.syntax",
+            path=_pointer(path),
+        ) from None
+
+
+def _check_structure(document: Any) -> None:
+    """Nesting depth and well-formed Unicode in every key and string value."""
     stack: list[tuple[Any, int, list[str | int]]] = [(document, 1, [])]
     while stack:
         node, depth, path = stack.pop()
-        if isinstance(node, dict | list):
+        if isinstance(node, str):
+            _check_text(node, path)
+        elif isinstance(node, dict | list):
             if depth > MAX_NESTING:
                 raise ParseError(
                     f"nesting deeper than {MAX_NESTING} levels",
                     code="json.too_deep",
                     path=_pointer(path),
                 )
+            if isinstance(node, dict):
+                for key in node:
+                    _check_text(key, [*path, key])
             items = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend((child, depth + 1, [*path, key]) for key, child in items)
 
@@ -86,14 +116,24 @@ def _check_depth(document: Any) -> None:
 def load_json(text: str | bytes) -> Any:
     """Parse strict JSON text into Python values.
 
+    Bytes must be UTF-8 without a byte order mark (cpir-0.2.md 1.1).
+
     Raises:
-        ParseError: ``json.syntax`` (malformed, or not UTF-8), ``json.duplicate_key``,
-            ``json.non_finite_number`` (``NaN``, ``Infinity``, ``-Infinity``),
+        ParseError: ``json.syntax`` (malformed, not UTF-8, a byte order mark, a lone
+            surrogate), ``json.duplicate_key``, ``json.non_finite_number`` (``NaN``,
+            ``Infinity``, ``-Infinity``, a double overflow such as ``1e400``),
+            ``json.number_out_of_range`` (an integer of more than 64 digits),
             ``json.too_deep`` (more than :data:`MAX_NESTING` levels).
     """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"input is not UTF-8: {exc.reason}", code="json.syntax") from None
     try:
         return_value = json.loads(
             text,
+            parse_int=_bounded_int,
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constants,
             parse_float=_finite_float,
@@ -104,13 +144,11 @@ def load_json(text: str | bytes) -> Any:
         raise ParseError(
             f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep"
         ) from None
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"input is not UTF-8: {exc.reason}", code="json.syntax") from None
     except json.JSONDecodeError as exc:
         raise ParseError(
             f"{exc.msg} (line {exc.lineno}, column {exc.colno})", code="json.syntax"
         ) from None
-    _check_depth(return_value)
+    _check_structure(return_value)
     return return_value
 
 
@@ -166,7 +204,11 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     else:
         try:
             text = json.dumps(source, allow_nan=False, ensure_ascii=False)
-        except ValueError:
+        except ValueError as exc:
+            if "integer" in str(exc):
+                raise ParseError(
+                    "integer too large to convert", code="json.number_out_of_range"
+                ) from None
             raise ParseError("non-finite number in input", code="json.non_finite_number") from None
         except TypeError as exc:
             raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
