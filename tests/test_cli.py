@@ -24,7 +24,9 @@ import cerebri
 from cerebri.cli import app
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
-ERROR_LINE = re.compile(r"error (?P<code>[a-z]+\.[a-z_]+)(?: at (?P<path>\S*))?: (?P<message>.+)\n")
+ERROR_LINE = re.compile(
+    r"error (?P<code>[a-z]+\.[a-z_]+)(?: at (?P<path>\(document root\)|/\S*))?: (?P<message>.+)\n"
+)
 
 
 def example_doc() -> dict[str, Any]:
@@ -51,7 +53,8 @@ def assert_one_error_line(stderr: str, code: str, path: str | None) -> None:
     assert stderr.count("\n") == 1, stderr
     match = ERROR_LINE.fullmatch(stderr)
     assert match is not None, stderr
-    assert (match["code"], match["path"]) == (code, path)
+    shown = "(document root)" if path == "" else path
+    assert (match["code"], match["path"]) == (code, shown)
 
 
 def write_json(folder: Path, name: str, doc: dict[str, Any]) -> Path:

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from cerebri import __version__
 from cerebri._json import pretty
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError, InputTooLargeError
@@ -34,11 +35,29 @@ app = typer.Typer(
     help="cerebri: deterministic, explained calendar planning over CPIR requests.",
 )
 
-FileArg = Annotated[str, typer.Argument(help="CPIR request JSON file, or - for stdin.")]
+FileArg = Annotated[
+    str, typer.Argument(metavar="FILE", help="CPIR request JSON file, or - for stdin.")
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"cerebri {__version__}\n")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """cerebri: deterministic, explained calendar planning over CPIR requests."""
 
 
 def _fail(error: CerebriError) -> typer.Exit:
-    where = f" at {error.path}" if error.path is not None else ""
+    where = "" if error.path is None else " at " + (error.path or "(document root)")
     message = error.message.replace("\n", " ")
     sys.stderr.write(f"error {error.code}{where}: {message}\n")
     return typer.Exit(EXIT_INPUT)
@@ -71,17 +90,21 @@ def plan(
     table: Annotated[
         bool, typer.Option("--table", help="Print a readable ranked table instead of JSON.")
     ] = False,
+    top: Annotated[
+        int, typer.Option("--top", min=0, help="With --table: show at most N candidates (0 = all).")
+    ] = 20,
 ) -> None:
     """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
     try:
-        result = plan_request(_load(file))
+        request = _load(file)
+        result = plan_request(request)
     except CerebriError as error:
         raise _fail(error) from None
     if table:
         console = Console(highlight=False)
         if not console.is_terminal:
-            console = Console(highlight=False, width=120)
-        render_result(result, console)
+            console = Console(highlight=False, width=140)
+        render_result(result, request, console, top=top or None)
     else:
         sys.stdout.write(pretty(result.to_wire()))
 

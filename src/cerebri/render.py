@@ -1,42 +1,24 @@
-"""Human-readable rendering of a PlanningResult (``cerebri plan --table``)."""
+"""Human-readable rendering of a PlanningResult (``cerebri plan --table``).
+
+Times are shown in UTC and in the target's own zone; costs and shifts in whole seconds.
+Rejected starts are grouped by reason, with the starts of each group folded into ranges.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
+from zoneinfo import ZoneInfo
 
 from rich.console import Console
 from rich.table import Table
 
-from cerebri.cpir import PlanningResult, Rejection, Tagged
+from cerebri._json import compact
+from cerebri.cpir import Outcome, PlanningRequest, PlanningResult, Tagged
+from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.validate import limit_breaches
+from cerebri.temporal import Instant
 
 __all__ = ["render_result"]
-
-
-def _reason_text(reason: Tagged) -> str:
-    payload = reason.payload
-    if reason.name == "HardConstraint" and isinstance(payload, dict):
-        constraint = payload.get("constraint")
-        kind = constraint.get("kind") if isinstance(constraint, dict) else "?"
-        why = payload.get("reason")
-        evidence = payload.get("evidence")
-        blockers: list[str] = []
-        if isinstance(evidence, dict):
-            for key in ("blocking_objects", "blocking_occurrences"):
-                value = evidence.get(key)
-                if isinstance(value, list):
-                    blockers.extend(str(v) for v in value)
-        by = f" by {', '.join(blockers)}" if blockers else ""
-        return f"{kind} on {payload.get('object_id')}: {why}{by}"
-    if payload is None:
-        return reason.name
-    return f"{reason.name}: {payload}"
-
-
-def _explain(reason: Tagged, cost: int) -> str:
-    if reason.name == "PreferredStart":
-        return f"{cost} s from the preferred start ({reason.payload})"
-    return _PLAN_REASONS.get(reason.name, reason.name)
-
 
 _PLAN_REASONS = {
     "FeasibleWithinScope": "passes every hard rule",
@@ -46,55 +28,159 @@ _PLAN_REASONS = {
 }
 
 
-def _when(text: str) -> str:
-    # 2026-10-05T12:00:00Z -> 2026-10-05 12:00:00Z
-    return text.replace("T", " ")
+def _reason_text(reason: Tagged) -> str:
+    payload = reason.payload
+    if reason.name == "HardConstraint" and isinstance(payload, dict):
+        constraint = payload.get("constraint")
+        kind = constraint.get("kind") if isinstance(constraint, dict) else "?"
+        evidence = payload.get("evidence")
+        blockers: list[str] = []
+        if isinstance(evidence, dict):
+            for key in ("blocking_objects", "blocking_occurrences"):
+                value = evidence.get(key)
+                if isinstance(value, list):
+                    blockers.extend(str(v) for v in value)
+        by = f", blocked by {', '.join(blockers)}" if blockers else ""
+        return f"{kind} on {payload.get('object_id')}: {payload.get('reason')}{by}"
+    if payload is None:
+        return reason.name
+    return f"{reason.name} {compact(payload)}"
 
 
-def _summary(rejections: tuple[Rejection, ...]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for rejection in rejections:
-        for reason in rejection.reasons:
-            counts[_reason_text(reason)] += 1
-    return counts
+def _hint(reason: Tagged, request: PlanningRequest) -> str | None:
+    if reason.name == "MovedObjectLimit":
+        return (
+            f"budget.max_moved_objects is {request.budget.max_moved_objects}; "
+            "moving an existing event needs at least 1"
+        )
+    if reason.name == "MutationLimit":
+        return (
+            f"scope.max_mutations ({request.scope.max_mutations}) and "
+            f"policy.snapshot.mutation.max_mutations "
+            f"({request.policy.snapshot.mutation.max_mutations}) must both allow 1 placement"
+        )
+    if reason.name == "InvalidDuration":
+        return "a placement must last the request's duration, and a move keeps the event's length"
+    if reason.name == "Scope":
+        return "the target is outside the scope filters, or not in scope.movable_object_ids"
+    return None
 
 
-def render_result(result: PlanningResult, console: Console) -> None:
-    """Print the outcome, a ranked candidate table with reasons and a rejection summary."""
+def _explain(reason: Tagged, cost: int) -> str:
+    if reason.name == "PreferredStart":
+        return f"{cost} s from the preferred start ({reason.payload})"
+    return _PLAN_REASONS.get(reason.name, reason.name)
+
+
+def _utc(instant: Instant) -> str:
+    return instant.format().replace("T", " ")
+
+
+def _local(instant: Instant, zone: ZoneInfo | None) -> str:
+    moment = instant.to_datetime()
+    if zone is None or moment is None:
+        return "-"
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+
+
+def _fold(starts: list[Instant], step_ns: int) -> str:
+    """Starts as compact UTC ranges: ``09:00-09:45, 11:15``."""
+    runs: list[tuple[Instant, Instant]] = []
+    for start in starts:
+        if runs and start.ns - runs[-1][1].ns == step_ns:
+            runs[-1] = (runs[-1][0], start)
+        else:
+            runs.append((start, start))
+
+    def hm(i: Instant) -> str:
+        return i.format()[11:16]
+
+    shown = [hm(a) if a == b else f"{hm(a)}-{hm(b)}" for a, b in runs[:6]]
+    more = f", … (+{len(runs) - 6} runs)" if len(runs) > 6 else ""
+    return ", ".join(shown) + more
+
+
+def render_result(
+    result: PlanningResult,
+    request: PlanningRequest,
+    console: Console,
+    *,
+    top: int | None = None,
+    limits: PlannerLimits = DEFAULT_LIMITS,
+) -> None:
+    """Print the outcome, the ranked candidates with reasons, and the rejected starts.
+
+    ``top`` caps the candidate rows (None = all).
+    """
     space = result.search_space
-    if result.candidates:
-        console.print(f"target: {result.candidates[0].object_id}")
+    target = request.object(request.target_ids[0]) if request.target_ids else None
+    zone = ZoneInfo(target.timezone) if target is not None else None
+    if target is not None:
+        console.print(f"target: {target.id} ({target.timezone})")
     console.print(
         f"[bold]{result.outcome.value}[/bold] ({result.assessment.value}); "
         f"validation {result.validation.state.value}; "
-        f"{space.evaluated} grid positions evaluated, "
+        f"{space.evaluated} grid position(s) evaluated, "
         f"grid {'exhausted' if space.exhausted else 'not exhausted'}"
     )
     for issue in result.validation.issues:
         console.print(f"  issue: {_reason_text(issue)}")
+        if issue.name == "InputLimit":
+            for breach in limit_breaches(request, limits):
+                console.print(f"    {breach}")
+    if result.outcome is Outcome.NO_SOLUTION and space.evaluated == 0:
+        console.print("  hint: the window is shorter than the duration; no start fits in it")
+    if result.outcome is Outcome.NEEDS_RELAXATION or (
+        result.outcome is Outcome.SOLUTION and not space.exhausted
+    ):
+        console.print(
+            f"  hint: the search stopped after budget.max_candidates = "
+            f"{request.budget.max_candidates} grid positions; raise it to search the rest"
+        )
     if result.candidates:
-        table = Table(title="Ranked candidates (UTC)")
+        shown = result.candidates if top is None else result.candidates[:top]
+        table = Table(title=f"Ranked candidates ({len(result.candidates)})")
         table.add_column("#", justify="right")
-        table.add_column("start", no_wrap=True)
-        table.add_column("end", no_wrap=True)
+        table.add_column("start (UTC)", no_wrap=True)
+        table.add_column("end (UTC)", no_wrap=True)
+        table.add_column("local start", no_wrap=True)
         table.add_column("cost s", justify="right")
         table.add_column("shift s", justify="right")
         table.add_column("why")
-        for rank, candidate in enumerate(result.candidates, start=1):
+        for rank, candidate in enumerate(shown, start=1):
             placement = candidate.proposed.placements[0]
             reasons = "; ".join(_explain(c.reason, c.cost) for c in candidate.explanation)
             table.add_row(
                 str(rank),
-                _when(placement.range.start.format()),
-                _when(placement.range.end.format()),
+                _utc(placement.range.start),
+                _utc(placement.range.end),
+                _local(placement.range.start, zone),
                 str(candidate.cost),
                 str(candidate.shifted_seconds),
                 reasons,
             )
         console.print(table)
+        if len(shown) < len(result.candidates):
+            console.print(f"… {len(result.candidates) - len(shown)} more candidate(s)")
+        console.print(
+            "cost = seconds from the preferred start; shift = seconds an existing event moves"
+        )
     if result.rejections:
-        console.print(f"{len(result.rejections)} rejected start(s):")
-        for text, count in sorted(
-            _summary(result.rejections).items(), key=lambda kv: (-kv[1], kv[0])
-        ):
-            console.print(f"  {count} × {text}")
+        groups: dict[str, list[Instant]] = defaultdict(list)
+        hints: dict[str, str] = {}
+        for rejection in result.rejections:
+            for reason in rejection.reasons:
+                text = _reason_text(reason)
+                groups[text].append(rejection.start)
+                hint = _hint(reason, request)
+                if hint is not None:
+                    hints[text] = hint
+        console.print(
+            f"{len(result.rejections)} rejected start(s); by reason "
+            "(a start can fail several rules; starts in UTC):"
+        )
+        step = space.granularity * 1_000_000_000
+        for text, starts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            console.print(f"  {len(starts)} × {text}: {_fold(starts, step)}")
+            if text in hints:
+                console.print(f"      hint: {hints[text]}")

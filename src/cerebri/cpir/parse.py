@@ -145,11 +145,23 @@ def load_json(text: str | bytes) -> Any:
             f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep"
         ) from None
     except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"{exc.msg} (line {exc.lineno}, column {exc.colno})", code="json.syntax"
-        ) from None
+        raise ParseError(_syntax_message(text, exc), code="json.syntax") from None
     _check_structure(return_value)
     return return_value
+
+
+def _syntax_message(text: str, exc: json.JSONDecodeError) -> str:
+    stripped = text.lstrip()
+    if not stripped:
+        return "input is empty; a CPIR request is a JSON object"
+    if text.startswith("\ufeff"):
+        return "input starts with a byte order mark; save the file as UTF-8 without BOM"
+    if exc.pos == len(text) - len(stripped) and stripped[0] not in "{[":
+        return (
+            f"input is not JSON (it starts with {stripped[:20]!r}); pass the request's text, "
+            "not a file name"
+        )
+    return f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
 
 
 def _locate(document: Any, loc: tuple[str | int, ...]) -> list[str | int]:
@@ -176,18 +188,28 @@ def _is_tag(step: str) -> bool:
     return not step.islower() or "[" in step
 
 
-def _translate(exc: ValidationError, document: Any) -> ParseError:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    code = _CODE_BY_PYDANTIC_TYPE.get(first["type"], "cpir.invalid_value")
-    path = _pointer(_locate(document, tuple(first["loc"])))
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
+def _describe(error: Any, document: Any) -> tuple[str, str, str]:
+    code = _CODE_BY_PYDANTIC_TYPE.get(error["type"], "cpir.invalid_value")
+    path = _pointer(_locate(document, tuple(error["loc"])))
+    message = str(error["msg"])
+    if error["type"] == "extra_forbidden":
         message = "unknown field"
-    elif first["type"] == "missing":
+    elif error["type"] == "missing":
         message = "required field is missing"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ParseError(f"{message}{more}", code=code, path=path)
+    return code, path, message
+
+
+def _translate(exc: ValidationError, document: Any) -> ParseError:
+    # An unknown key is usually the typo behind a "missing" one, so it is reported first;
+    # the message also names up to three further problems with their paths.
+    errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
+    code, path, message = _describe(errors[0], document)
+    others = [_describe(e, document) for e in errors[1:]]
+    if others:
+        listed = "; ".join(f"{m} at {p or '/'}" for _, p, m in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        message = f"{message} (also: {listed}{more})"
+    return ParseError(message, code=code, path=path)
 
 
 def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:

@@ -32,7 +32,14 @@ from cerebri.planner.capability import target_permissions
 from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 
-__all__ = ["Validation", "dependency_graph_of", "known_time", "validate_request"]
+__all__ = [
+    "Validation",
+    "dependency_graph_of",
+    "known_time",
+    "limit_breaches",
+    "request_size_bytes",
+    "validate_request",
+]
 
 SUPPORTED_SCHEMAS = frozenset({(0, 1), (0, 2)})
 INPUT_LIMIT = Tagged("InputLimit")
@@ -88,6 +95,45 @@ def request_size_bytes(request: PlanningRequest) -> int:
 def _is_prospective_missing(obj: PlanningObject) -> bool:
     state = obj.time.value
     return isinstance(state, Resolved) and isinstance(state.knowledge, Missing)
+
+
+def limit_breaches(request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS) -> list[str]:
+    """Human-readable descriptions of every admission limit the request exceeds.
+
+    The wire issue is a bare ``InputLimit`` (as in the reference); this says which limit,
+    with the measured value and the cap, e.g.
+    ``"budget.max_candidates is 5000, more than max_candidates 4096"``.
+    """
+    size = request_size_bytes(request)
+    objects = len(request.context.objects)
+    facts = len(request.context.facts)
+    constraints = len(request.constraints)
+    candidates = request.budget.max_candidates
+    work = candidates * (objects + 1) * (constraints + facts + objects + 1)
+    checks = [
+        ("request size (bytes, compact JSON)", size, "max_request_bytes", limits.max_request_bytes),
+        (
+            "request size × budget.max_candidates",
+            size * candidates,
+            "max_request_work_bytes",
+            limits.max_request_work_bytes,
+        ),
+        ("context.objects", objects, "max_objects", limits.max_objects),
+        ("context.facts", facts, "max_facts", limits.max_facts),
+        ("constraints", constraints, "max_constraints", limits.max_constraints),
+        ("budget.max_candidates", candidates, "max_candidates", limits.max_candidates),
+        (
+            "work units max_candidates × (objects + 1) × (constraints + facts + objects + 1)",
+            work,
+            "max_work_units",
+            limits.max_work_units,
+        ),
+    ]
+    return [
+        f"{what} is {value}, more than {name} {cap}"
+        for what, value, name, cap in checks
+        if value > cap
+    ]
 
 
 def _input_limit_only(graph: DependencyGraph) -> Validation:
