@@ -17,6 +17,7 @@ from rich.console import Console
 from cerebri import __version__
 from cerebri._json import pretty
 from cerebri.cpir import PlanningRequest, parse_request
+from cerebri.cpir.schema import request_json_schema
 from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
@@ -122,10 +123,7 @@ def validate(file: FileArg) -> None:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of a CPIR planning request."""
-    document = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        **PlanningRequest.model_json_schema(mode="validation"),
-    }
+    document = request_json_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -111,6 +111,7 @@ from cerebri.cpir.scalars import (
     SchemaVersion,
     TimeRange,
 )
+from cerebri.cpir.schema import request_json_schema
 from cerebri.cpir.temporal_context import (
     DailyPattern,
     ExistingSeries,
@@ -228,5 +229,6 @@ __all__ = [
     "parse_model",
     "parse_request",
     "range_wire",
+    "request_json_schema",
     "require",
 ]

@@ -128,8 +128,9 @@ class SearchBudget(WireModel):
 
 
 class PlanningRequest(WireModel):
-    """A CPIR 0.1/0.2 planning request; every key is required (absent optionals may be
-    omitted or ``null``). Build one with :func:`cerebri.cpir.parse_request`.
+    """A CPIR 0.1/0.2 planning request. Keys of nullable fields may be omitted or null;
+    every other key is required, arrays included. Build one with
+    :func:`cerebri.cpir.parse_request`.
     """
 
     schema_version: SchemaVersion

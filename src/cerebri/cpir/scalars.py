@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import Field, StringConstraints, model_validator
+from typing_extensions import TypeAliasType
 
 from cerebri.cpir._base import WireModel
 from cerebri.temporal.instant import Instant
@@ -37,7 +38,9 @@ Revision = Annotated[int, Field(ge=0, le=0xFFFF_FFFF_FFFF_FFFF)]
 MAX_DURATION_SECONDS = 9_223_372_036_854_775
 """Largest duration whose milliseconds still fit a signed 64-bit integer (the reference's)."""
 
-DurationSeconds = Annotated[int, Field(gt=0, le=MAX_DURATION_SECONDS)]
+DurationSeconds = TypeAliasType(
+    "DurationSeconds", Annotated[int, Field(gt=0, le=MAX_DURATION_SECONDS)]
+)
 """A positive whole number of seconds, at most ``MAX_DURATION_SECONDS``."""
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
