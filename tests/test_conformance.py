@@ -215,15 +215,44 @@ PLANNER_CASES = [
     ),
 ]
 
-# Scenarios that need CPIR 0.2 recurrence compilation (issue #3). They must refuse with a
-# typed error today; the test fails loudly the day they start to plan, so they get real
-# expectations then.
+OCCURRENCE = "occ-46584fc6779fc9410ad8b175056c06a8da7462a1bb34d7584b3cd1420d31bcfa"
+
+# CPIR 0.2 scenarios with recurring series (conformance README section 2).
 SERIES_CASES = [
-    "planner/recurrence-busy.json",
-    "planner/incomplete-coverage.json",
-    "planner/duplicate-series.json",
-    "planner/dst-skipped-planning.json",
+    Expected(
+        "planner/recurrence-busy.json",
+        "Valid",
+        "Solution",
+        "ProvenOptimal",
+        ("11:00", "11:15", "11:30"),
+        11,
+        True,
+        rejected=8,
+    ),
+    Expected(
+        "planner/incomplete-coverage.json",
+        "InsufficientInformation",
+        "InsufficientInformation",
+        "BestFound",
+        (),
+        0,
+        False,
+        issues=("IncompleteCoverage",),
+        rejected=0,
+    ),
+    Expected(
+        "planner/duplicate-series.json",
+        "InsufficientInformation",
+        "InsufficientInformation",
+        "BestFound",
+        (),
+        0,
+        False,
+        issues=({"Compilation": {"DuplicateSeries": "standup"}},),
+        rejected=0,
+    ),
 ]
+DST_PLANNING = "planner/dst-skipped-planning.json"
 
 
 def _golden_name(file: str) -> str:
@@ -231,7 +260,7 @@ def _golden_name(file: str) -> str:
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize("case", PLANNER_CASES, ids=lambda c: c.file)
+@pytest.mark.parametrize("case", PLANNER_CASES + SERIES_CASES, ids=lambda c: c.file)
 def test_planner_conformance(conformance: Path, case: Expected) -> None:
     text = (conformance / "cerebri" / case.file).read_text(encoding="utf-8")
     result = cerebri.plan(text).to_wire()
@@ -262,11 +291,11 @@ def test_planner_conformance(conformance: Path, case: Expected) -> None:
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize("case", PLANNER_CASES, ids=lambda c: c.file)
-def test_planner_golden(conformance: Path, case: Expected) -> None:
-    text = (conformance / "cerebri" / case.file).read_text(encoding="utf-8")
+@pytest.mark.parametrize("file", [c.file for c in PLANNER_CASES + SERIES_CASES] + [DST_PLANNING])
+def test_planner_golden(conformance: Path, file: str) -> None:
+    text = (conformance / "cerebri" / file).read_text(encoding="utf-8")
     produced = pretty(cerebri.plan(text).to_wire())
-    golden = GOLDEN / _golden_name(case.file)
+    golden = GOLDEN / _golden_name(file)
     if os.environ.get("CEREBRI_UPDATE_GOLDENS") == "1":
         golden.write_text(produced, encoding="utf-8")
     assert golden.exists(), f"missing golden {golden.name}; run with CEREBRI_UPDATE_GOLDENS=1"
@@ -274,13 +303,58 @@ def test_planner_golden(conformance: Path, case: Expected) -> None:
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize("file", SERIES_CASES)
-def test_series_scenarios_wait_for_temporal_issue(conformance: Path, file: str) -> None:
-    text = (conformance / "cerebri" / file).read_text(encoding="utf-8")
-    with pytest.raises(cerebri.UnsupportedFeatureError) as caught:
-        cerebri.plan(text)
-    assert caught.value.code == "planner.temporal_unsupported"
-    assert caught.value.path == "/context/temporal"
+def test_recurrence_busy_compilation(conformance: Path) -> None:
+    text = (conformance / "cerebri" / "planner/recurrence-busy.json").read_text("utf-8")
+    result = cerebri.plan(text).to_wire()
+    compilation = result["compilation"]
+    assert [o["id"] for o in compilation["occurrences"]] == [OCCURRENCE]
+    occurrence = compilation["occurrences"][0]
+    assert occurrence["provenance"] == "INTEGRATION_FACT"
+    assert occurrence["source_revision"] == 7
+    assert occurrence["occurrence"]["range"] == {
+        "start": f"{DAY}10:00:00Z",
+        "end": f"{DAY}11:00:00Z",
+    }
+    assert compilation["series"][0]["series"]["state"]["kind"] == "Existing"
+    blocked = [
+        reason["HardConstraint"]["evidence"]
+        for rejection in result["conflicts"]["rejections"]
+        for reason in rejection["reasons"]
+        if OCCURRENCE in reason["HardConstraint"]["evidence"]["blocking_occurrences"]
+    ]
+    assert blocked
+    assert all("series-source" in evidence["facts"] for evidence in blocked)
+
+
+@pytest.mark.conformance
+def test_incomplete_coverage_reports_unknown_not_free(conformance: Path) -> None:
+    text = (conformance / "cerebri" / "planner/incomplete-coverage.json").read_text("utf-8")
+    compilation = cerebri.plan(text).to_wire()["compilation"]
+    assert len(compilation["occurrences"]) == 1
+    assert compilation["availability"]["free"] == []
+    assert len(compilation["availability"]["unknown"]) == 1
+
+
+@pytest.mark.conformance
+def test_duplicate_series_has_no_compilation(conformance: Path) -> None:
+    text = (conformance / "cerebri" / "planner/duplicate-series.json").read_text("utf-8")
+    assert cerebri.plan(text).to_wire()["compilation"] is None
+
+
+@pytest.mark.conformance
+def test_dst_skipped_occurrence_frees_the_night(conformance: Path) -> None:
+    text = (conformance / "cerebri" / DST_PLANNING).read_text("utf-8")
+    result = cerebri.plan(text).to_wire()
+    assert (result["outcome"], result["assessment"]) == ("Solution", "ProvenOptimal")
+    assert len(result["candidates"]) == 15
+    assert result["candidates"][0]["start"] == "2026-03-29T00:00:00Z"
+    assert result["search_space"]["evaluated"] == 15
+    assert result["conflicts"]["rejections"] == []
+    compilation = result["compilation"]
+    assert compilation["occurrences"] == []
+    assert compilation["series"][0]["expansion"]["skipped"] == [
+        {"sequence": 1, "date": "2026-03-29", "reason": "NonexistentLocalTime"}
+    ]
 
 
 @pytest.mark.conformance

@@ -5,6 +5,7 @@ The public API::
     cerebri.plan(request) -> PlanningResult        ranked, explained candidate slots
     cerebri.validate(request) -> ValidationReport  what is known, missing or uncertain
     cerebri.parse_request(source) -> PlanningRequest
+    cerebri.temporal_report(request) -> TemporalResult  recurrence expansion and free/busy
 
 ``request`` is CPIR 0.1/0.2 as JSON text, UTF-8 bytes, decoded JSON values or a parsed
 :class:`PlanningRequest`. Errors are :class:`CerebriError` subclasses with a stable ``code``.
@@ -16,8 +17,9 @@ from cerebri.cpir import (
     ValidationReport,
     parse_request,
 )
-from cerebri.errors import CerebriError, InputTooLargeError, ParseError, UnsupportedFeatureError
+from cerebri.errors import CerebriError, InputTooLargeError, ParseError
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
+from cerebri.temporal import TemporalResult, temporal_report
 
 __version__ = "0.1.0"
 
@@ -29,10 +31,11 @@ __all__ = [
     "PlannerLimits",
     "PlanningRequest",
     "PlanningResult",
-    "UnsupportedFeatureError",
+    "TemporalResult",
     "ValidationReport",
     "__version__",
     "parse_request",
     "plan",
+    "temporal_report",
     "validate",
 ]

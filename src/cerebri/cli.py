@@ -22,6 +22,7 @@ from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 from cerebri.render import render_result
+from cerebri.temporal import temporal_report
 
 __all__ = ["MAX_INPUT_BYTES", "app", "main"]
 
@@ -118,6 +119,20 @@ def validate(file: FileArg) -> None:
     except CerebriError as error:
         raise _fail(error) from None
     sys.stdout.write(pretty(report.to_wire()))
+
+
+@app.command()
+def temporal(file: FileArg) -> None:
+    """Expand recurrences and compute free/busy for a /v1/temporal request (TemporalResult JSON).
+
+    A rejected expansion (limits, DST policy, overflow) is an answer: exit 0 with status
+    Rejected.
+    """
+    try:
+        result = temporal_report(_read(file))
+    except CerebriError as error:
+        raise _fail(error) from None
+    sys.stdout.write(pretty(result.to_wire()))
 
 
 @app.command()

@@ -10,8 +10,9 @@
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)
      │     codes: input.too_large    (raw text over a transport limit, before parsing)
-     └── UnsupportedFeatureError (NotImplementedError)
-           codes: planner.temporal_unsupported
+     ├── TemporalRejected             (cerebri.temporal) temporal.* codes
+     ├── PlanError                    (cerebri.planner)  plan.* codes
+     └── CalendarError                (cerebri.ics)      ics.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and
 may change between releases. A request that parses but is not plannable is *not* an error: it
@@ -20,7 +21,7 @@ yields a ``ValidationReport`` with issues (planner.md section 2).
 
 from __future__ import annotations
 
-__all__ = ["CerebriError", "InputTooLargeError", "ParseError", "UnsupportedFeatureError"]
+__all__ = ["CerebriError", "InputTooLargeError", "ParseError"]
 
 
 class CerebriError(Exception):
@@ -66,9 +67,3 @@ class InputTooLargeError(CerebriError, ValueError):
     """The raw input is larger than the configured byte limit (HTTP 413 class)."""
 
     code = "input.too_large"
-
-
-class UnsupportedFeatureError(CerebriError, NotImplementedError):
-    """The input uses a feature this version does not implement; nothing was computed."""
-
-    code = "planner.unsupported_feature"

@@ -124,6 +124,7 @@ from cerebri.cpir.temporal_context import (
     TemporalSeries,
     WeeklyPattern,
 )
+from cerebri.cpir.temporal_request import Buffers, BusyEntry, DiagnosticLimits, TemporalRequest
 
 __all__ = [
     "ANALYSIS_OPERATIONS",
@@ -136,6 +137,8 @@ __all__ = [
     "Assessment",
     "AvailabilityKind",
     "AvailabilityWindow",
+    "Buffers",
+    "BusyEntry",
     "Confidence",
     "ConfirmationRequirements",
     "ConstraintSpec",
@@ -147,6 +150,7 @@ __all__ = [
     "DeadlineKind",
     "DependencyOrder",
     "DeploymentMode",
+    "DiagnosticLimits",
     "DurationSeconds",
     "EarliestStart",
     "EventKind",
@@ -214,6 +218,7 @@ __all__ = [
     "TaskDetails",
     "TaskKind",
     "TemporalContext",
+    "TemporalRequest",
     "TemporalSeries",
     "TimeRange",
     "TimezoneIntegrity",

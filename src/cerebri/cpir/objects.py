@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from cerebri.cpir._base import WireModel
-from cerebri.cpir.knowledge import EvidenceField
+from cerebri.cpir.knowledge import EvidenceField, Known, Missing, Resolved
 from cerebri.cpir.scalars import U32, DurationSeconds, Identifier, Revision, TimeRange
 from cerebri.temporal.instant import Instant
 from cerebri.temporal.zones import TimeZoneId
@@ -116,6 +116,21 @@ class PlanningObject(WireModel):
     def is_existing(self) -> bool:
         """True when the object exists externally (``revision`` is not null)."""
         return self.revision is not None
+
+    @property
+    def known_time(self) -> TimeRange | None:
+        """The ``RESOLVED/KNOWN`` time range, or None for any other state."""
+        state = self.time.value
+        if isinstance(state, Resolved) and isinstance(state.knowledge, Known):
+            data: TimeRange = state.knowledge.data
+            return data
+        return None
+
+    @property
+    def time_missing(self) -> bool:
+        """True when the time is exactly ``RESOLVED/MISSING`` (a prospective event's time)."""
+        state = self.time.value
+        return isinstance(state, Resolved) and isinstance(state.knowledge, Missing)
 
     @property
     def blocks_time(self) -> bool:

@@ -39,7 +39,6 @@ from cerebri.cpir import (
 )
 from cerebri.planner._sweep import OverlapIndex
 from cerebri.planner.capability import target_permissions
-from cerebri.planner.validate import known_time
 from cerebri.temporal import Instant, local_date_of
 
 __all__ = ["BusyOccurrence", "PlacementChecker"]
@@ -145,7 +144,7 @@ class PlacementChecker:
         # Unmoved part of the resulting world.
         self._fixed: dict[str, Span] = {}
         for obj in objects.values():
-            time = known_time(obj)
+            time = obj.known_time
             if obj.id not in self._placed and time is not None:
                 self._fixed[obj.id] = (time.start.ns, time.end.ns)
         static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = [
@@ -223,7 +222,7 @@ class PlacementChecker:
         request = self._request
         scope = request.scope
         in_scope = scope.selects(obj) and scope.may_move(obj)
-        original = known_time(obj)
+        original = obj.known_time
         original_len = None if original is None or not obj.is_existing else original.length_ns
         static: list[Tagged] = []
         if not request.analysis_only:
@@ -372,7 +371,7 @@ class PlacementChecker:
             verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
             return lambda span: verdict
         if isinstance(rule, ExternalLock):
-            original = known_time(obj)
+            original = obj.known_time
             kept = None if original is None else (original.start.ns, original.end.ns)
             return lambda span: (
                 None if kept is not None and span == kept else (ViolationReason.LOCKED)

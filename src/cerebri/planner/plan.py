@@ -20,7 +20,6 @@ from cerebri.cpir import (
     ValidationState,
     parse_request,
 )
-from cerebri.errors import UnsupportedFeatureError
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.search import grid_search, outcome_of
 from cerebri.planner.validate import validate_request
@@ -38,11 +37,8 @@ def validate(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -
 
     Raises:
         ParseError: the input is not a well-formed CPIR request.
-        UnsupportedFeatureError: ``context.temporal`` is present (series compilation is not
-            available in this version).
     """
     parsed = parse_request(request)
-    _refuse_temporal(parsed)
     return validate_request(parsed, limits).report
 
 
@@ -54,10 +50,8 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
 
     Raises:
         ParseError: the input is not a well-formed CPIR request.
-        UnsupportedFeatureError: ``context.temporal`` is present (see :func:`validate`).
     """
     parsed = parse_request(request)
-    _refuse_temporal(parsed)
     validation = validate_request(parsed, limits)
     report = validation.report
     if len(parsed.target_ids) != 1 and report.state is not ValidationState.INSUFFICIENT_INFORMATION:
@@ -66,6 +60,8 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
             (*report.issues, Tagged("UnsupportedTargetCount")),
         )
     graph = validation.graph.to_wire()
+    compiled = validation.compiled
+    compilation = None if compiled is None else compiled.to_wire()
     horizon = parsed.scope.time_range
     if (
         report.state is ValidationState.INSUFFICIENT_INFORMATION
@@ -78,10 +74,18 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
             candidates=(),
             rejections=(),
             search_space=SearchSpace(horizon, parsed.granularity, 0, False),
-            compilation=None,
+            compilation=compilation,
             dependency_graph=graph,
         )
-    found = grid_search(parsed, validation.duration_seconds, validation.duration_uncertain)
+    occurrences = () if compiled is None else compiled.busy()
+    window = None if compiled is None else (compiled.horizon.start.ns, compiled.horizon.end.ns)
+    found = grid_search(
+        parsed,
+        validation.duration_seconds,
+        validation.duration_uncertain,
+        occurrences,
+        window,
+    )
     outcome, assessment = outcome_of(len(found.candidates), found.exhausted)
     return PlanningResult(
         outcome=outcome,
@@ -90,15 +94,6 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
         candidates=found.candidates,
         rejections=found.rejections,
         search_space=SearchSpace(horizon, parsed.granularity, found.evaluated, found.exhausted),
-        compilation=None,
+        compilation=compilation,
         dependency_graph=graph,
     )
-
-
-def _refuse_temporal(request: PlanningRequest) -> None:
-    if request.context.temporal is not None and request.schema_version.minor == 2:
-        raise UnsupportedFeatureError(
-            "context.temporal (recurring series) is not supported by this version yet",
-            code="planner.temporal_unsupported",
-            path="/context/temporal",
-        )

@@ -15,7 +15,6 @@ from cerebri.cpir import (
     ScoreComponent,
     Tagged,
 )
-from cerebri.planner.validate import known_time
 
 __all__ = ["Ranker", "whole_seconds"]
 
@@ -52,7 +51,7 @@ class Ranker:
         self._source: PreferenceSource | None = None if preference is None else preference.source
         self._mutations = 0 if request.analysis_only else 1
         target = request.object(request.target_ids[0])
-        original = None if target is None else known_time(target)
+        original = None if target is None else target.known_time
         self._original_ns = None if original is None else original.start.ns
         tail: list[ScoreComponent] = []
         if request.analysis_only:

@@ -11,31 +11,28 @@ from dataclasses import dataclass
 from cerebri.cpir import (
     FACT_SOURCES,
     SUPPORTED_OPERATIONS,
+    Coverage,
     DependencyOrder,
     EventKind,
     FactAvailability,
     FactScheduledTime,
-    Known,
-    Missing,
     Operation,
     PlanningObject,
     PlanningRequest,
     RequiredFieldError,
-    Resolved,
     Tagged,
-    TimeRange,
     ValidationReport,
     ValidationState,
     require,
 )
 from cerebri.planner.capability import target_permissions
+from cerebri.planner.compile import CompilationError, CompiledSnapshot, compile_snapshot
 from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 
 __all__ = [
     "Validation",
     "dependency_graph_of",
-    "known_time",
     "limit_breaches",
     "request_size_bytes",
     "validate_request",
@@ -55,20 +52,15 @@ class Validation:
         duration_uncertain: True when an ``UNCERTAIN`` duration was accepted.
         graph: the dependency graph (always built, even when validation failed early, so the
             result can report it).
+        compiled: the compiled CPIR 0.2 snapshot, or None (no temporal input, a compilation
+            error, or an early admission failure).
     """
 
     report: ValidationReport
     duration_seconds: int | None
     duration_uncertain: bool
     graph: DependencyGraph
-
-
-def known_time(obj: PlanningObject) -> TimeRange | None:
-    """The object's ``RESOLVED/KNOWN`` time, or None for any other state."""
-    state = obj.time.value
-    if isinstance(state, Resolved) and isinstance(state.knowledge, Known):
-        return state.knowledge.data
-    return None
+    compiled: CompiledSnapshot | None = None
 
 
 def dependency_graph_of(request: PlanningRequest, limits: PlannerLimits) -> DependencyGraph:
@@ -90,11 +82,6 @@ def dependency_graph_of(request: PlanningRequest, limits: PlannerLimits) -> Depe
 def request_size_bytes(request: PlanningRequest) -> int:
     """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12)."""
     return len(request.model_dump_json().encode("utf-8"))
-
-
-def _is_prospective_missing(obj: PlanningObject) -> bool:
-    state = obj.time.value
-    return isinstance(state, Resolved) and isinstance(state.knowledge, Missing)
 
 
 def limit_breaches(request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS) -> list[str]:
@@ -207,7 +194,7 @@ def validate_request(
         for c in request.constraints
         if c.object_id not in object_ids
     )
-    # Snapshot compilation (planner.md 2.3 step 13) arrives with CPIR 0.2 temporal support.
+    compiled = _compile(request, limits, issues)
     issues.extend(Tagged("Dependency", issue.to_wire()) for issue in graph.issues)
 
     unique = {issue.sort_text: issue for issue in issues}
@@ -218,7 +205,27 @@ def validate_request(
         state = ValidationState.VALID_WITH_UNCERTAINTY
     else:
         state = ValidationState.VALID
-    return Validation(ValidationReport(state, ordered), duration, uncertain, graph)
+    return Validation(ValidationReport(state, ordered), duration, uncertain, graph, compiled)
+
+
+def _compile(
+    request: PlanningRequest, limits: PlannerLimits, issues: list[Tagged]
+) -> CompiledSnapshot | None:
+    """Step 13: compile the temporal input; failures and coverage become issues."""
+    try:
+        compiled = compile_snapshot(request.context, request.scope.time_range)
+    except CompilationError as failed:
+        issues.append(Tagged("Compilation", failed.variant.to_wire()))
+        return None
+    if compiled is None:
+        return None
+    if compiled.availability.coverage is Coverage.INCOMPLETE:
+        issues.append(Tagged("IncompleteCoverage"))
+    n = len(request.context.objects) + len(compiled.occurrences) + 1
+    checks = len(request.constraints) + len(request.context.facts) + n
+    if request.budget.max_candidates * n * checks > limits.max_work_units:
+        issues.append(INPUT_LIMIT)
+    return compiled
 
 
 def _object_issues(request: PlanningRequest) -> list[Tagged]:
@@ -269,7 +276,7 @@ def _target_issues(request: PlanningRequest) -> list[Tagged]:
             op is Operation.MOVE and not obj.is_existing
         ):
             issues.append(Tagged("InvalidTargetState", target_id))
-        if not obj.is_existing and not _is_prospective_missing(obj):
+        if not obj.is_existing and not obj.time_missing:
             issues.append(Tagged("InvalidTargetState", target_id))
         if mutating:
             capability, policy = target_permissions(request, obj)
@@ -296,7 +303,7 @@ def _fact_issues(request: PlanningRequest) -> list[Tagged]:
         if subject is None:
             issues.append(Tagged("UnknownObject", fact.object_id))
         elif isinstance(fact.value, FactScheduledTime | FactAvailability) and (
-            known_time(subject) != fact.value.value
+            subject.known_time != fact.value.value
         ):
             issues.append(Tagged("ContradictoryFact", fact.id))
     return issues

@@ -1,24 +1,54 @@
-"""Temporal scalars and the half-open interval algebra.
+"""Temporal scalars, the half-open interval algebra and the temporal core.
 
 ``Instant`` (UTC, nanoseconds), ``LocalDate``/``LocalTime`` (calendar fields), IANA zone
-helpers and :class:`Interval` over integer nanoseconds. See cpir-0.2.md section 1.6 and
-temporal.md sections 1 and 3.5-3.6.
+helpers and :class:`Interval` over integer nanoseconds (cpir-0.2.md section 1.6,
+temporal.md sections 1 and 3.5-3.6); recurrence expansion with DST policies and budgets
+(:func:`expand`, temporal.md 3), free/busy (:func:`free_busy`, 2.3 step 4) and the
+``/v1/temporal`` diagnostics (:func:`temporal_report`, 2.3). Failures are
+:class:`TemporalRejected` carrying a :class:`TemporalError`.
 """
 
 from cerebri.temporal.calendar import LocalDate, LocalTime
+from cerebri.temporal.errors import TemporalError, TemporalRejected
+from cerebri.temporal.freebusy import BusyInput, FreeBusyReport, TraceEntry, free_busy
 from cerebri.temporal.instant import Instant
 from cerebri.temporal.interval import Interval, complement, merge
+from cerebri.temporal.recurrence import (
+    Expansion,
+    Occurrence,
+    Resolution,
+    SkippedDate,
+    expand,
+    resolve_local,
+    sequence_of,
+)
+from cerebri.temporal.report import TemporalResult, temporal_report
 from cerebri.temporal.zones import TimeZoneId, known_zone_names, local_date_of, zone
 
 __all__ = [
+    "BusyInput",
+    "Expansion",
+    "FreeBusyReport",
     "Instant",
     "Interval",
     "LocalDate",
     "LocalTime",
+    "Occurrence",
+    "Resolution",
+    "SkippedDate",
+    "TemporalError",
+    "TemporalRejected",
+    "TemporalResult",
     "TimeZoneId",
+    "TraceEntry",
     "complement",
+    "expand",
+    "free_busy",
     "known_zone_names",
     "local_date_of",
     "merge",
+    "resolve_local",
+    "sequence_of",
+    "temporal_report",
     "zone",
 ]
