@@ -29,7 +29,8 @@ _PLAN_REASONS = {
 
 
 def _reason_text(reason: Tagged) -> str:
-    payload = reason.payload
+    wire = reason.to_wire()
+    payload = wire.get(reason.name) if isinstance(wire, dict) else None
     if reason.name == "HardConstraint" and isinstance(payload, dict):
         constraint = payload.get("constraint")
         kind = constraint.get("kind") if isinstance(constraint, dict) else "?"

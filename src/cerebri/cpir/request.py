@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -148,6 +149,11 @@ class PlanningRequest(WireModel):
     planning_capability: PlanningCapability
     granularity: DurationSeconds
     budget: SearchBudget
+
+    @cached_property
+    def canonical_size(self) -> int:
+        """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12); computed once."""
+        return len(self.model_dump_json().encode("utf-8"))
 
     @property
     def analysis_only(self) -> bool:

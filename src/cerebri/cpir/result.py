@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from typing import Protocol
 
 from cerebri._json import JSONValue, compact
 from cerebri.cpir.enums import PreferenceSource
@@ -51,16 +52,31 @@ def range_wire(start: Instant, end: Instant) -> dict[str, JSONValue]:
     return {"start": start.format(), "end": end.format()}
 
 
+class WireValue(Protocol):
+    """A record that writes itself as JSON (``to_wire``)."""
+
+    def to_wire(self) -> JSONValue: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Tagged:
-    """An externally tagged variant: ``name`` alone, or ``{name: payload}``."""
+    """An externally tagged variant: ``name`` alone, or ``{name: payload}``.
+
+    ``payload`` is a JSON value, or a record with ``to_wire()`` that is encoded only when the
+    variant is written (a search may build hundreds of thousands of rejections).
+    """
 
     name: str
-    payload: JSONValue = None
+    payload: JSONValue | WireValue = None
 
     def to_wire(self) -> JSONValue:
         """The bare name for a unit variant, else a one-key object."""
-        return self.name if self.payload is None else {self.name: self.payload}
+        payload = self.payload
+        if payload is None:
+            return self.name
+        if hasattr(payload, "to_wire"):
+            return {self.name: payload.to_wire()}
+        return {self.name: payload}
 
     @property
     def sort_text(self) -> str:
@@ -145,7 +161,7 @@ class ConstraintViolation:
 
     def as_reason(self) -> Tagged:
         """This violation as the rejection reason ``{"HardConstraint": …}``."""
-        return Tagged("HardConstraint", self.to_wire())
+        return Tagged("HardConstraint", self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,7 @@ class PlacementChecker:
         self._request = request
         self._duration_ns = duration_seconds * NS
         self._placed = tuple(sorted(placed_ids))
+        self._targets = tuple(sorted(request.target_ids))
         self._horizon = horizon
         objects: dict[str, PlanningObject] = {}
         for obj in request.context.objects:
@@ -386,7 +387,7 @@ class PlacementChecker:
 
         ``spans`` must hold exactly the ``placed_ids`` given at construction.
         """
-        if tuple(sorted(spans)) != tuple(sorted(self._request.target_ids)):
+        if len(spans) != len(self._targets) or tuple(sorted(spans)) != self._targets:
             return (INVALID_TARGETS,)
         reasons = list(self._static_reasons)
         for oid in self._placed:
@@ -396,9 +397,10 @@ class PlacementChecker:
             span = spans[oid]
             reasons.extend(rule(span))
             s, e = span
+            # The static busy set never holds a placed object, so no self-filter is needed.
             blockers = self._static_blockers(s, e, (oid, -1))
-            placed_hits = self._placed_blockers(spans, oid, s, e)
-            if any(self._busy[b][2] != oid for b in blockers) or placed_hits:
+            placed_hits = self._placed_blockers(spans, oid, s, e) if len(spans) > 1 else ()
+            if blockers or placed_hits:
                 reasons.append(
                     self._violation(
                         NO_OVERLAP_WIRE,

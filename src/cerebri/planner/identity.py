@@ -28,15 +28,23 @@ def canonicalise(value: JSONValue) -> JSONValue:
 
 
 class PlanIdentity:
-    """Computes plan ids for one request; the request is canonicalised once."""
+    """Computes plan ids for one request.
 
-    __slots__ = ("_request_text",)
+    The request is canonicalised once, on the first id asked for: a search whose caller
+    reads no id never pays for it.
+    """
+
+    __slots__ = ("_request", "_request_text")
 
     def __init__(self, request: PlanningRequest) -> None:
-        self._request_text = canonical(canonicalise(request.model_dump(mode="json")))
+        self._request = request
+        self._request_text: str | None = None
 
     def plan_id(self, placements: Sequence[Placement]) -> str:
         """``"p-"`` + 64 lowercase hex digits for ``placements`` of this request."""
+        if self._request_text is None:
+            wire_request = self._request.model_dump(mode="json")
+            self._request_text = canonical(canonicalise(wire_request))
         wire = canonical(canonicalise([p.to_wire() for p in placements]))
         # Keys sort as "placements" < "request", so this is canonical(V) without
         # re-encoding the request for every candidate.

@@ -16,8 +16,10 @@ class PlannerLimits:
     """Admission limits checked by validation before any search.
 
     Attributes:
-        max_request_bytes: compact canonical re-serialisation of the request, in bytes.
-        max_request_work_bytes: that size multiplied by ``budget.max_candidates``.
+        max_request_bytes: compact canonical re-serialisation of the request, in bytes;
+            None switches the check off (and saves one serialisation of the request).
+        max_request_work_bytes: that size multiplied by ``budget.max_candidates``; None
+            switches it off.
         max_objects: ``context.objects`` entries.
         max_facts: ``context.facts`` entries.
         max_constraints: ``constraints`` entries (all kinds).
@@ -25,8 +27,8 @@ class PlannerLimits:
         max_work_units: ``max_candidates × (objects + 1) × (constraints + facts + objects + 1)``.
     """
 
-    max_request_bytes: int = 262_144
-    max_request_work_bytes: int = 16_777_216
+    max_request_bytes: int | None = 262_144
+    max_request_work_bytes: int | None = 16_777_216
     max_objects: int = 256
     max_facts: int = 1024
     max_constraints: int = 1024
@@ -36,6 +38,8 @@ class PlannerLimits:
     def __post_init__(self) -> None:
         for name in self.__slots__:
             value = getattr(self, name)
+            if value is None and name in {"max_request_bytes", "max_request_work_bytes"}:
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"limit {name} must be a non-negative integer, got {value!r}")
 

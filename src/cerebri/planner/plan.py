@@ -20,6 +20,7 @@ from cerebri.cpir import (
     ValidationState,
     parse_request,
 )
+from cerebri.planner._collector import collector_paused
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.search import grid_search, outcome_of
 from cerebri.planner.validate import validate_request
@@ -52,6 +53,11 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
         ParseError: the input is not a well-formed CPIR request.
     """
     parsed = parse_request(request)
+    with collector_paused():
+        return _plan(parsed, limits)
+
+
+def _plan(parsed: PlanningRequest, limits: PlannerLimits) -> PlanningResult:
     validation = validate_request(parsed, limits)
     report = validation.report
     if len(parsed.target_ids) != 1 and report.state is not ValidationState.INSUFFICIENT_INFORMATION:

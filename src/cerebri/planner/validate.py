@@ -81,7 +81,7 @@ def dependency_graph_of(request: PlanningRequest, limits: PlannerLimits) -> Depe
 
 def request_size_bytes(request: PlanningRequest) -> int:
     """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12)."""
-    return len(request.model_dump_json().encode("utf-8"))
+    return request.canonical_size
 
 
 def limit_breaches(request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS) -> list[str]:
@@ -91,20 +91,29 @@ def limit_breaches(request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIM
     with the measured value and the cap, e.g.
     ``"budget.max_candidates is 5000, more than max_candidates 4096"``.
     """
-    size = request_size_bytes(request)
     objects = len(request.context.objects)
     facts = len(request.context.facts)
     constraints = len(request.constraints)
     candidates = request.budget.max_candidates
     work = candidates * (objects + 1) * (constraints + facts + objects + 1)
-    checks = [
-        ("request size (bytes, compact JSON)", size, "max_request_bytes", limits.max_request_bytes),
-        (
-            "request size × budget.max_candidates",
-            size * candidates,
-            "max_request_work_bytes",
-            limits.max_request_work_bytes,
-        ),
+    checks: list[tuple[str, int, str, int | None]] = []
+    if limits.max_request_bytes is not None or limits.max_request_work_bytes is not None:
+        size = request_size_bytes(request)
+        checks += [
+            (
+                "request size (bytes, compact JSON)",
+                size,
+                "max_request_bytes",
+                limits.max_request_bytes,
+            ),
+            (
+                "request size × budget.max_candidates",
+                size * candidates,
+                "max_request_work_bytes",
+                limits.max_request_work_bytes,
+            ),
+        ]
+    checks += [
         ("context.objects", objects, "max_objects", limits.max_objects),
         ("context.facts", facts, "max_facts", limits.max_facts),
         ("constraints", constraints, "max_constraints", limits.max_constraints),
@@ -119,13 +128,22 @@ def limit_breaches(request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIM
     return [
         f"{what} is {value}, more than {name} {cap}"
         for what, value, name, cap in checks
-        if value > cap
+        if cap is not None and value > cap
     ]
 
 
 def _input_limit_only(graph: DependencyGraph) -> Validation:
     report = ValidationReport(ValidationState.INSUFFICIENT_INFORMATION, (INPUT_LIMIT,))
     return Validation(report, None, False, graph)
+
+
+def _breaks_size_limits(request: PlanningRequest, limits: PlannerLimits) -> bool:
+    if limits.max_request_bytes is None and limits.max_request_work_bytes is None:
+        return False
+    size = request_size_bytes(request)
+    too_big = limits.max_request_bytes is not None and size > limits.max_request_bytes
+    work = limits.max_request_work_bytes
+    return too_big or (work is not None and size * request.budget.max_candidates > work)
 
 
 def _admits_work(request: PlanningRequest, limits: PlannerLimits) -> bool:
@@ -151,11 +169,7 @@ def validate_request(
     Never raises for well-typed input: every problem is an issue in the report.
     """
     graph = dependency_graph_of(request, limits)
-    size = request_size_bytes(request)
-    if (
-        size > limits.max_request_bytes
-        or size * request.budget.max_candidates > limits.max_request_work_bytes
-    ):
+    if _breaks_size_limits(request, limits):
         return _input_limit_only(graph)
 
     issues: list[Tagged] = []

@@ -45,6 +45,7 @@ _NS_PER_MICROSECOND: Final = 1_000
 _DATETIME_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _DATETIME_MIN_NS: Final = (ordinal_of(1, 1, 1) - _EPOCH_ORDINAL) * NS_PER_DAY
 _DATETIME_MAX_NS: Final = (ordinal_of(9999, 12, 31) + 1 - _EPOCH_ORDINAL) * NS_PER_DAY - 1
+_NAIVE_EPOCH: Final = datetime(1970, 1, 1)  # noqa: DTZ001 - only used to format UTC fields
 
 _RFC3339_RE: Final = re.compile(
     rf"({YEAR_PATTERN})-(\d{{2}})-(\d{{2}})[Tt ](\d{{2}}):(\d{{2}}):(\d{{2}}){FRACTION_PATTERN}"
@@ -190,6 +191,11 @@ class Instant:
 
     def format(self) -> str:
         """RFC 3339 text in UTC with ``Z``, e.g. ``2026-10-01T10:00:00.500Z`` (see class doc)."""
+        if _DATETIME_MIN_NS <= self.ns <= _DATETIME_MAX_NS:
+            # Years 1-9999: the C implementation of isoformat is several times faster.
+            seconds, nanos = divmod(self.ns, NS_PER_SECOND)
+            fields = (_NAIVE_EPOCH + timedelta(seconds=seconds)).isoformat()
+            return f"{fields}{format_fraction(nanos)}Z"
         days, day_ns = divmod(self.ns, NS_PER_DAY)
         year, month, day = civil_of(days + _EPOCH_ORDINAL)
         seconds, nanos = divmod(day_ns, NS_PER_SECOND)
