@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-FACADES = ["cerebri", "cerebri.cpir", "cerebri.planner", "cerebri.temporal"]
+FACADES = ["cerebri", "cerebri.cpir", "cerebri.planner", "cerebri.temporal", "cerebri.ics"]
 
 
 @pytest.mark.parametrize("name", FACADES)

@@ -1,0 +1,36 @@
+"""Read ``.ics`` calendars into busy time, working hours and CPIR context objects.
+
+``icalendar`` parses, ``recurring-ical-events`` expands recurrences; this package adds what
+a planner needs on top and corrects the libraries where they depart from RFC 5545 (see
+:mod:`cerebri.ics.expand`, :mod:`cerebri.ics.zones` and :mod:`cerebri.ics.source`)::
+
+    calendar = parse_calendar(text, source="work.ics")
+    busy = busy_periods([calendar], start, end, floating_zone="Europe/Berlin")
+    hours = working_periods([calendar], start, end, floating_zone="Europe/Berlin")
+    objects = context_objects(busy, calendar_id="work", integration_id="ics",
+                              zone="Europe/Berlin")
+
+Malformed input raises :class:`CalendarError` (codes ``ics.syntax``, ``ics.invalid_rrule``,
+``ics.unknown_timezone``, ``ics.invalid_range``, ``ics.expansion_limit``) naming the UID and
+line where known. Expansion is bounded by a count (``max_occurrences``), never by time.
+"""
+
+from cerebri.ics.availability import working_periods
+from cerebri.ics.busy import DEFAULT_MAX_OCCURRENCES, BusyKind, BusyPeriod, busy_periods
+from cerebri.ics.errors import CODES, CalendarError, CalendarErrorCode
+from cerebri.ics.load import parse_calendar
+from cerebri.ics.objects import context_objects, object_id
+
+__all__ = [
+    "CODES",
+    "DEFAULT_MAX_OCCURRENCES",
+    "BusyKind",
+    "BusyPeriod",
+    "CalendarError",
+    "CalendarErrorCode",
+    "busy_periods",
+    "context_objects",
+    "object_id",
+    "parse_calendar",
+    "working_periods",
+]

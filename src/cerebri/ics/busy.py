@@ -1,0 +1,177 @@
+"""Busy time of calendars over a window: :func:`busy_periods` and :class:`BusyPeriod`.
+
+What is busy:
+
+* every instance of a ``VEVENT`` (recurrences expanded, see :mod:`cerebri.ics.expand`)
+  overlapping the window, **except** instances with ``TRANSP:TRANSPARENT`` or
+  ``STATUS:CANCELLED`` (judged per instance, so an override can cancel one instance or make
+  it transparent) and every event of a calendar whose ``METHOD`` is ``CANCEL``;
+* every ``FREEBUSY`` period of a ``VFREEBUSY`` whose ``FBTYPE`` is not ``FREE``
+  (:mod:`cerebri.ics.freebusy`).
+
+All-day events cover whole local days of the floating zone, ``DTEND`` exclusive (RFC 5545
+section 3.6.1). Floating times are read in the floating zone (default ``"UTC"``);
+``X-WR-TIMEZONE`` is ignored. Periods are reported whole (not cut at the window edges) when
+they overlap the window; a zero-length period (a ``DATE-TIME`` event with neither ``DTEND``
+nor ``DURATION``, RFC 5545 section 3.6.1) is reported when it lies inside the window.
+``VTODO``, ``VJOURNAL`` and ``VAVAILABILITY`` never make busy time here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from icalendar import Component
+
+from cerebri.ics.expand import Budget, expand
+from cerebri.ics.freebusy import freebusy_periods
+from cerebri.ics.source import calendar_source
+from cerebri.ics.validate import check_calendar, check_read_errors
+from cerebri.ics.zones import check_zones, floating_tz
+from cerebri.temporal.instant import Instant
+
+__all__ = [
+    "DEFAULT_MAX_OCCURRENCES",
+    "BusyKind",
+    "BusyPeriod",
+    "busy_periods",
+    "calendars_of",
+    "check_query",
+]
+
+DEFAULT_MAX_OCCURRENCES = 100_000
+"""Default counted limit on generated recurrence instances per query."""
+
+BusyKind = Literal["event", "freebusy"]
+
+
+@dataclass(frozen=True, slots=True)
+class BusyPeriod:
+    """One busy period ``[start, end)`` in UTC (``start <= end``).
+
+    Attributes:
+        start, end: the instants; ``end`` is exclusive.
+        uid: the component's UID (``nouid-<hash>`` when it has none).
+        recurrence_id: the original start of a recurrence instance (``YYYYMMDD`` or
+            ``YYYYMMDDTHHMMSSZ``), ``None`` for a non-recurring event or a free/busy period.
+        summary: the instance's ``SUMMARY``, if any.
+        source: the name given to :func:`cerebri.ics.parse_calendar`.
+        kind: ``"event"`` (a ``VEVENT`` instance) or ``"freebusy"`` (a ``FREEBUSY`` period).
+        sequence: the defining component's ``SEQUENCE`` (0 when absent).
+    """
+
+    start: Instant
+    end: Instant
+    uid: str
+    recurrence_id: str | None
+    summary: str | None
+    source: str
+    kind: BusyKind
+    sequence: int = 0
+
+    def sort_key(self) -> tuple[int, int, str, str, str, str, str, int]:
+        """``(start, end, uid, recurrence_id)``, then the remaining fields as tie-breakers."""
+        return (
+            self.start.ns,
+            self.end.ns,
+            self.uid,
+            self.recurrence_id or "",
+            self.kind,
+            self.source,
+            self.summary or "",
+            self.sequence,
+        )
+
+
+def calendars_of(calendars: Iterable[Component] | Component) -> tuple[Component, ...]:
+    """One calendar or an iterable of them, as a tuple."""
+    if isinstance(calendars, Component):
+        return (calendars,)
+    found = tuple(calendars)
+    for item in found:
+        if not isinstance(item, Component):
+            raise TypeError(f"expected icalendar components, got {type(item).__name__}")
+    return found
+
+
+def check_query(window_start: Instant, window_end: Instant, max_occurrences: int) -> None:
+    """``ValueError``/``TypeError`` for a malformed query (these are caller errors)."""
+    if not isinstance(window_start, Instant) or not isinstance(window_end, Instant):
+        raise TypeError("the window bounds must be Instants")
+    if not window_start < window_end:
+        raise ValueError("the window must satisfy window_start < window_end")
+    if type(max_occurrences) is not int or max_occurrences < 0:
+        raise ValueError("max_occurrences must be a non-negative int")
+
+
+def busy_periods(
+    calendars: Iterable[Component] | Component,
+    window_start: Instant,
+    window_end: Instant,
+    *,
+    floating_zone: str = "UTC",
+    max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
+) -> tuple[BusyPeriod, ...]:
+    """The busy periods of ``calendars`` that overlap ``[window_start, window_end)``.
+
+    Sorted by ``(start, end, uid, recurrence_id)`` (then kind, source, summary, sequence).
+    The result does not depend on the order of components in a file.
+
+    Raises:
+        CalendarError: a malformed component (codes in :mod:`cerebri.ics.errors`), or more
+            than ``max_occurrences`` generated instances (``ics.expansion_limit``).
+        ValueError: an empty or reversed window, a negative limit, or a floating zone that
+            is not an exact IANA name.
+    """
+    check_query(window_start, window_end, max_occurrences)
+    floating = floating_tz(floating_zone)
+    budget = Budget(max_occurrences)
+    found: list[BusyPeriod] = []
+    for calendar in calendars_of(calendars):
+        source = calendar_source(calendar)
+        check_read_errors(calendar)
+        check_zones(calendar)
+        check_calendar(calendar, floating)
+        cancel_all = str(calendar.get("METHOD", "")).upper() == "CANCEL"
+        for instance in expand(
+            calendar,
+            "VEVENT",
+            window_start,
+            window_end,
+            floating=floating,
+            budget=budget,
+            source=source,
+            cancel_all=cancel_all,
+        ):
+            if instance.transparent or instance.cancelled:
+                continue
+            found.append(
+                BusyPeriod(
+                    instance.start,
+                    instance.end,
+                    instance.uid,
+                    instance.recurrence_id,
+                    instance.summary,
+                    source,
+                    "event",
+                    instance.sequence,
+                )
+            )
+        for period in freebusy_periods(
+            calendar, window_start, window_end, floating=floating, budget=budget, source=source
+        ):
+            found.append(
+                BusyPeriod(
+                    period.start,
+                    period.end,
+                    period.uid,
+                    None,
+                    None,
+                    source,
+                    "freebusy",
+                    period.sequence,
+                )
+            )
+    return tuple(sorted(found, key=BusyPeriod.sort_key))

@@ -1,0 +1,445 @@
+"""Recurring components as instances: ``recurring-ical-events`` plus RFC 5545 corrections.
+
+``recurring-ical-events`` decides *which* instances exist: ``RRULE``, ``RDATE`` (also with
+``PERIOD`` values), ``EXDATE``, ``RECURRENCE-ID`` overrides matched in any value form, the
+``SEQUENCE`` order between duplicates, ``RANGE=THISANDFUTURE`` shifts. This module keeps
+that and corrects the library where it departs from RFC 5545:
+
+* **Instance ends** are recomputed here. The library adds ``DTEND - DTSTART`` (or the
+  ``DURATION``) on the wall clock, so ``DURATION:PT1H`` starting 02:30 CEST on the night
+  clocks go back ends 03:30 CET, two elapsed hours. RFC 5545 section 3.3.6 makes hours,
+  minutes and seconds exact and only days and weeks nominal, and section 3.8.5.3 gives every
+  instance of a ``DTEND``-defined event "the same exact duration". See
+  :mod:`cerebri.ics.times`.
+* **``DTEND`` before ``DTSTART``** is refused (:mod:`cerebri.ics.validate`); the library
+  swaps the two.
+* **Recurrence ids** of instances moved by a ``RANGE=THISANDFUTURE`` override are their
+  original start; the library reports the override's own ``RECURRENCE-ID`` for all of them.
+* **Order**: components are handed to the library grouped by UID and in a canonical order
+  (UID, recurrence id, ``SEQUENCE``, ``DTSTAMP``, text), so the library's "first of equal
+  ``SEQUENCE`` wins" rule no longer depends on the order of the file.
+
+Counted limit: before a series is expanded, every instance its rules generate from the
+series start up to the end of the (padded) query window is charged to a :class:`Budget`,
+plus one per ``DTSTART``, ``RDATE`` value and override. When the total passes the limit,
+``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
+UID order, so the named UID does not depend on the file's order either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any, Final
+
+from icalendar import Calendar, Component
+from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
+    BadRuleStringFormat,
+    CalendarQuery,
+    EventAdapter,
+    PeriodEndBeforeStart,
+)
+
+from cerebri.ics.errors import CalendarError, CalendarErrorCode
+from cerebri.ics.rules import count_instances, is_empty_rule
+from cerebri.ics.source import component_line, component_uid, property_line
+from cerebri.ics.times import Duration, add_duration, date_text, to_instant, utc_text
+from cerebri.ics.validate import component_duration, time_of
+from cerebri.ics.zones import property_values
+from cerebri.temporal.instant import Instant
+
+__all__ = ["QUERY_PADDING", "Budget", "Instance", "expand", "overlaps"]
+
+QUERY_PADDING: Final = timedelta(days=2)
+"""The library is asked for a window this much wider on both sides; instances are then cut
+to the exact window by instant. Covers floating-zone offsets, all-day days and the
+difference between the library's ends and the corrected ones."""
+
+_EARLIEST: Final = datetime(100, 1, 1, tzinfo=UTC)
+_LATEST: Final = datetime(9900, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """One instance of a recurring (or single) component, in UTC.
+
+    ``recurrence_id`` is ``None`` for a component that is not part of a recurrence set,
+    else the original start: ``YYYYMMDD`` for dates, ``YYYYMMDDTHHMMSSZ`` otherwise.
+    ``start <= end``; equal for a ``DATE-TIME`` event without ``DTEND`` or ``DURATION``.
+    """
+
+    start: Instant
+    end: Instant
+    uid: str
+    recurrence_id: str | None
+    summary: str | None
+    sequence: int
+    transparent: bool
+    cancelled: bool
+
+
+class Budget:
+    """A counted limit shared by one query (``busy_periods`` or ``working_periods``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def spend(self, *, uid: str, line: int | None, source: str) -> None:
+        """Charge one instance; raise ``ics.expansion_limit`` once the limit is passed."""
+        self.used += 1
+        if self.used > self.limit:
+            raise CalendarError(
+                "ics.expansion_limit",
+                f"expanding the recurrences would generate more than {self.limit} instances",
+                uid=uid,
+                line=line,
+                source=source,
+            )
+
+
+class _AvailableAdapter(EventAdapter):  # type: ignore[misc]  # the base class is untyped
+    """``AVAILABLE`` (RFC 7953) has the ``DTSTART``/``DTEND``/``DURATION`` of a ``VEVENT``."""
+
+    @staticmethod
+    def component_name() -> str:
+        return "AVAILABLE"
+
+
+_ADAPTERS: Final[dict[str, object]] = {"VEVENT": "VEVENT", "AVAILABLE": _AvailableAdapter}
+
+
+def overlaps(start: Instant, end: Instant, window_start: Instant, window_end: Instant) -> bool:
+    """Half-open overlap; a zero-length instance counts when it lies inside the window."""
+    if start == end:
+        return window_start <= start < window_end
+    return start < window_end and end > window_start
+
+
+def _clamped(instant: Instant, delta: timedelta) -> datetime:
+    moment = instant.to_datetime()
+    if moment is None:
+        return _EARLIEST if instant.ns < 0 else _LATEST
+    try:
+        moved = moment + delta
+    except OverflowError:
+        return _EARLIEST if delta < timedelta(0) else _LATEST
+    return min(max(moved, _EARLIEST), _LATEST)
+
+
+def _sequence(component: Component) -> int:
+    value = component.get("SEQUENCE")
+    try:
+        return int(value) if value is not None else -1
+    except (TypeError, ValueError):
+        return -1
+
+
+def _text(value: object) -> str:
+    to_ical = getattr(value, "to_ical", None)
+    if to_ical is None:
+        return "" if value is None else str(value)
+    try:
+        raw = to_ical()
+    except Exception:  # a value icalendar cannot write back; its repr still orders it
+        return repr(value)
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+def _canonical(component: Component) -> tuple[int, str, int, str, str]:
+    return (
+        1 if "RECURRENCE-ID" in component else 0,
+        _text(component.get("RECURRENCE-ID")),
+        _sequence(component),
+        _text(component.get("DTSTAMP")),
+        _text(component),
+    )
+
+
+def _is_this_and_future(component: Component) -> bool:
+    rid = component.get("RECURRENCE-ID")
+    params = getattr(rid, "params", None)
+    return params is not None and str(params.get("RANGE", "")).upper() == "THISANDFUTURE"
+
+
+def _comparable(value: date, other: date) -> tuple[datetime, datetime]:
+    """The library's ``make_comparable`` for two values (dates become naive midnights)."""
+    first, second = (
+        item if isinstance(item, datetime) else datetime(item.year, item.month, item.day)  # noqa: DTZ001
+        for item in (value, other)
+    )
+    zone = first.tzinfo or second.tzinfo
+    if zone is not None:
+        first = first if first.tzinfo is not None else first.replace(tzinfo=zone)
+        second = second if second.tzinfo is not None else second.replace(tzinfo=zone)
+    return first, second
+
+
+def _same_time(first: date, second: date) -> bool:
+    if isinstance(first, datetime) != isinstance(second, datetime):
+        return False
+    if (
+        isinstance(first, datetime)
+        and isinstance(second, datetime)
+        and (first.tzinfo is None) != (second.tzinfo is None)
+    ):
+        return False
+    return first == second
+
+
+def _rule_values(component: Component) -> list[Any]:
+    return [rule for rule in property_values(component, "RRULE") if not is_empty_rule(rule)]
+
+
+def _rdate_leaves(component: Component) -> Iterator[Any]:
+    for value in property_values(component, "RDATE"):
+        leaves = getattr(value, "dts", None)
+        yield from (leaf.dt for leaf in (leaves if isinstance(leaves, list) else [value]))
+
+
+class _Series:
+    """All components of one UID, and how to turn the library's copies into instances."""
+
+    def __init__(
+        self, uid: str, components: list[Component], floating: tzinfo, cancel_all: bool
+    ) -> None:
+        self.uid = uid
+        self.components = components
+        self.floating = floating
+        self.cancel_all = cancel_all
+        self.master: Component | None = None
+        for component in components:
+            if "RECURRENCE-ID" in component:
+                continue
+            if self.master is None or _sequence(component) > _sequence(self.master):
+                self.master = component
+        self.overrides = [c for c in components if "RECURRENCE-ID" in c]
+        self.owner_of_rid = {id(c.get("RECURRENCE-ID")): c for c in self.overrides}
+        self.recurring = bool(self.overrides) or (
+            self.master is not None and (bool(_rule_values(self.master)) or "RDATE" in self.master)
+        )
+        self.periods: dict[int, tuple[date, object]] = {}
+        if self.master is not None:
+            for leaf in _rdate_leaves(self.master):
+                if isinstance(leaf, tuple):
+                    self.periods[to_instant(leaf[0], floating).ns] = (leaf[0], leaf[1])
+
+    @property
+    def line(self) -> int | None:
+        first = self.master if self.master is not None else self.components[0]
+        return component_line(first)
+
+    def charge(self, stop: datetime, budget: Budget, source: str) -> int:
+        """Charge every instance the series can generate up to ``stop``; return the count."""
+        before = budget.used
+
+        def spend() -> None:
+            budget.spend(uid=self.uid, line=self.line, source=source)
+
+        def spend_rule() -> None:
+            line = None if self.master is None else property_line(self.master, "RRULE")
+            budget.spend(uid=self.uid, line=line, source=source)
+
+        for _ in self.overrides:
+            spend()
+        if self.master is not None:
+            spend()
+            for _ in _rdate_leaves(self.master):
+                spend()
+            start = time_of(self.master, "DTSTART")
+            for rule in _rule_values(self.master):
+                count_instances(rule, start, stop + self._later_shift(), spend_rule)
+        return budget.used - before
+
+    def _later_shift(self) -> timedelta:
+        """How far a ``THISANDFUTURE`` override pulls instances earlier (the library queries
+        that much later)."""
+        shift = timedelta(0)
+        for override in self.overrides:
+            if _is_this_and_future(override):
+                rid = to_instant(time_of(override, "RECURRENCE-ID"), self.floating)
+                start = to_instant(time_of(override, "DTSTART"), self.floating)
+                shift = max(shift, timedelta(microseconds=(rid - start) // 1000))
+        return shift
+
+    def instance(self, copy: Component) -> Instance:
+        """Turn one occurrence copy made by the library into an :class:`Instance`."""
+        start_value = time_of(copy, "DTSTART")
+        owner = self.owner_of_rid.get(id(copy.get("RECURRENCE-ID")))
+        is_override = False
+        if owner is None:
+            source = self.master
+            original = start_value
+        elif _is_this_and_future(owner) and not _same_time(start_value, time_of(owner, "DTSTART")):
+            source = owner  # an instance moved along by a THISANDFUTURE override
+            moved_to, moved_from = _comparable(
+                time_of(owner, "DTSTART"), time_of(owner, "RECURRENCE-ID")
+            )
+            original = start_value - (moved_to - moved_from)
+        else:
+            source = owner
+            original = time_of(owner, "RECURRENCE-ID")
+            is_override = True
+        if source is None:  # pragma: no cover - the library only yields known components
+            raise CalendarError("ics.syntax", "occurrence without a defining component")
+        start = to_instant(start_value, self.floating)
+        original_instant = to_instant(original, self.floating)
+        end = self._end(source, start_value, start, None if is_override else original_instant)
+        recurrence_id: str | None = None
+        if self.recurring:
+            recurrence_id = self._recurrence_text(original, original_instant)
+        summary = copy.get("SUMMARY")
+        return Instance(
+            start=start,
+            end=end,
+            uid=self.uid,
+            recurrence_id=recurrence_id,
+            summary=None if summary is None else str(summary),
+            sequence=max(_sequence(source), 0),
+            transparent=str(copy.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
+            cancelled=self.cancel_all or str(copy.get("STATUS", "")).upper() == "CANCELLED",
+        )
+
+    def _recurrence_text(self, original: date, original_instant: Instant) -> str:
+        """The original start as text, in the value type of the series' ``DTSTART``.
+
+        An override of an all-day series may name its instance with a date-time
+        (``issue_36``: ``RECURRENCE-ID:20200921T000000Z``); it is reported as the date.
+        """
+        dates_only = (
+            not isinstance(time_of(self.master, "DTSTART"), datetime)
+            if self.master is not None
+            else not isinstance(original, datetime)
+        )
+        if dates_only:
+            return date_text(original.date() if isinstance(original, datetime) else original)
+        return utc_text(original_instant)
+
+    def _end(
+        self, source: Component, start_value: date, start: Instant, original: Instant | None
+    ) -> Instant:
+        """The corrected end of one instance (RFC 5545 sections 3.3.6, 3.6.1, 3.8.5.3)."""
+        if original is not None and original.ns in self.periods:
+            period_start, period_end = self.periods[original.ns]
+            if isinstance(period_end, timedelta):
+                return add_duration(start_value, Duration.from_timedelta(period_end), self.floating)
+            assert isinstance(period_end, date)
+            exact = to_instant(period_end, self.floating) - to_instant(period_start, self.floating)
+            return _plus(start, exact)
+        defined_start = time_of(source, "DTSTART")
+        defined_end = time_of(source, "DTEND") if "DTEND" in source else None
+        duration = component_duration(source)
+        if not isinstance(defined_start, datetime):  # all-day: nominal days
+            day = start_value.date() if isinstance(start_value, datetime) else start_value
+            if defined_end is not None:
+                days = max((defined_end - defined_start).days, 1)
+                return to_instant(day + timedelta(days=days), self.floating)
+            if duration is not None:
+                return add_duration(day, duration, self.floating)
+            return to_instant(day + timedelta(days=1), self.floating)
+        if defined_end is not None:  # the same exact duration for every instance
+            exact = to_instant(defined_end, self.floating) - to_instant(
+                defined_start, self.floating
+            )
+            return _plus(start, exact)
+        if duration is not None:  # nominal days, exact time
+            return add_duration(start_value, duration, self.floating)
+        return start  # DATE-TIME without DTEND or DURATION: a point in time
+
+
+def _plus(start: Instant, nanoseconds: int) -> Instant:
+    moved = start.plus_ns(nanoseconds)
+    if moved is None:
+        raise OverflowError("instance end is outside the supported range")
+    return moved
+
+
+def _library_error(exc: Exception) -> tuple[CalendarErrorCode, str]:
+    if isinstance(exc, BadRuleStringFormat):
+        return "ics.invalid_rrule", f"the recurrence rule could not be used: {exc}"
+    if isinstance(exc, PeriodEndBeforeStart):
+        return "ics.invalid_range", f"an instance ends before it starts: {exc}"
+    if isinstance(exc, OverflowError):
+        return "ics.invalid_range", f"a time is outside the supported range: {exc}"
+    return "ics.syntax", f"the component could not be expanded: {exc}"
+
+
+def expand(
+    container: Component,
+    name: str,
+    window_start: Instant,
+    window_end: Instant,
+    *,
+    floating: tzinfo,
+    budget: Budget,
+    source: str,
+    cancel_all: bool = False,
+) -> list[Instance]:
+    """Every instance of the ``name`` components (``VEVENT`` or ``AVAILABLE``) of
+    ``container`` that overlaps ``[window_start, window_end)``.
+
+    ``cancel_all`` marks every instance cancelled (a calendar with ``METHOD:CANCEL``).
+    Components must have passed :func:`cerebri.ics.validate.check_component`.
+    """
+    groups: dict[str, list[Component]] = {}
+    for component in container.walk(name):
+        groups.setdefault(component_uid(component), []).append(component)
+    low = _clamped(window_start, -QUERY_PADDING)
+    high = _clamped(window_end, QUERY_PADDING)
+    found: list[Instance] = []
+    for uid in sorted(groups):
+        components = sorted(groups[uid], key=_canonical)
+        line = component_line(components[0])
+        try:
+            series = _Series(uid, components, floating, cancel_all)
+            line = series.line
+            charged = series.charge(high, budget, source)
+            found.extend(
+                _run(
+                    series,
+                    name,
+                    low=low,
+                    high=high,
+                    charged=charged,
+                    window=(window_start, window_end),
+                    source=source,
+                )
+            )
+        except CalendarError:
+            raise
+        except Exception as exc:  # the library and the zone rules raise many types
+            code, message = _library_error(exc)
+            raise CalendarError(code, message, uid=uid, line=line, source=source) from None
+    return found
+
+
+def _run(
+    series: _Series,
+    name: str,
+    *,
+    low: datetime,
+    high: datetime,
+    charged: int,
+    window: tuple[Instant, Instant],
+    source: str,
+) -> Iterator[Instance]:
+    container = Calendar()
+    for component in series.components:
+        container.add_component(component)
+    query = CalendarQuery(container, components=(_ADAPTERS[name],))
+    produced = 0
+    for library_series in query.series:
+        for occurrence in library_series.between(low, high):
+            produced += 1
+            if produced > charged:  # defensive: the count above must bound the library
+                raise CalendarError(
+                    "ics.expansion_limit",
+                    "the recurrence engine generated more instances than were counted",
+                    uid=series.uid,
+                    line=series.line,
+                    source=source,
+                )
+            instance = series.instance(occurrence.as_component(False))
+            if overlaps(instance.start, instance.end, *window):
+                yield instance

@@ -1,0 +1,97 @@
+"""Busy periods as CPIR context objects: :func:`context_objects`.
+
+Each :class:`~cerebri.ics.BusyPeriod` with ``start < end`` becomes an existing ``EVENT``
+:class:`~cerebri.cpir.PlanningObject` (cpir-0.2.md section 7) with a ``KNOWN`` time of
+provenance ``INTEGRATION_FACT``, ``revision`` = the defining component's ``SEQUENCE``
+(0 when absent), no resources and no semantics. Free/busy periods become ``EVENT`` objects
+too: they block time the same way.
+
+Ids are ``ics-`` plus the first 32 hex digits of SHA-256 over
+``uid NUL recurrence_id NUL start`` (start in RFC 3339 UTC), so the same instance gets the
+same id in every run and on every machine. Zero-length periods are left out (a CPIR time
+range needs ``start < end``); periods that map to the same id (the same instance read
+twice) are kept once, with the latest end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from cerebri.cpir.objects import PlanningObject
+from cerebri.ics.busy import BusyPeriod
+from cerebri.temporal.zones import check_zone_name
+
+__all__ = ["ID_PREFIX", "context_objects", "object_id"]
+
+ID_PREFIX: Final = "ics-"
+_IDENTIFIER_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,128}", re.ASCII)
+_HEX_DIGITS: Final = 32
+
+
+def object_id(period: BusyPeriod) -> str:
+    """The deterministic CPIR id of a busy period (see the module doc)."""
+    key = "\x00".join((period.uid, period.recurrence_id or "", period.start.format()))
+    return ID_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:_HEX_DIGITS]
+
+
+def _check_identifier(name: str, value: str) -> None:
+    if not isinstance(value, str) or _IDENTIFIER_RE.fullmatch(value) is None:
+        raise ValueError(f"{name} must be 1-128 characters of [A-Za-z0-9._-], got {value!r}")
+
+
+def context_objects(
+    periods: Iterable[BusyPeriod], *, calendar_id: str, integration_id: str, zone: str
+) -> tuple[PlanningObject, ...]:
+    """CPIR ``EVENT`` objects for the busy periods, in the order of the periods.
+
+    ``zone`` (an exact IANA name) is written as every object's ``timezone``.
+    Raises ``ValueError`` for an invalid ``calendar_id``, ``integration_id`` or ``zone``.
+    """
+    _check_identifier("calendar_id", calendar_id)
+    _check_identifier("integration_id", integration_id)
+    check_zone_name(zone)
+    chosen: dict[str, BusyPeriod] = {}
+    for period in periods:
+        if not period.start < period.end:
+            continue
+        key = object_id(period)
+        known = chosen.get(key)
+        if known is None or period.end > known.end:
+            chosen[key] = period
+    return tuple(
+        PlanningObject.model_validate_json(
+            json.dumps(_wire(key, period, calendar_id, integration_id, zone))
+        )
+        for key, period in chosen.items()
+    )
+
+
+def _wire(
+    key: str, period: BusyPeriod, calendar_id: str, integration_id: str, zone: str
+) -> dict[str, object]:
+    return {
+        "id": key,
+        "revision": period.sequence,
+        "kind": {"kind": "EVENT"},
+        "calendar_id": calendar_id,
+        "integration_id": integration_id,
+        "resource_ids": [],
+        "time": {
+            "value": {
+                "processing": "RESOLVED",
+                "knowledge": {
+                    "state": "KNOWN",
+                    "data": {"start": period.start.format(), "end": period.end.format()},
+                },
+            },
+            "provenance": "INTEGRATION_FACT",
+            "confidence": None,
+            "evidence": [],
+        },
+        "timezone": zone,
+        "semantics": None,
+    }

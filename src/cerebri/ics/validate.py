@@ -1,0 +1,252 @@
+"""Refuse malformed components before anything is expanded.
+
+Checked for ``VEVENT``, ``AVAILABLE``, ``VAVAILABILITY`` and ``VFREEBUSY`` (the components
+cerebri reads); other components (``VTODO``, ``VJOURNAL``, ``VALARM``, unknown ``X-``
+components) are not read and not checked:
+
+* a property value ``icalendar`` could not read, when the property matters for time
+  (``DTSTART``, ``DTEND``, ``DURATION``, ``RRULE``, ``RDATE``, ``EXDATE``,
+  ``RECURRENCE-ID``, ``FREEBUSY``, ``SEQUENCE``, ``PRIORITY``) -> ``ics.syntax``
+  (``ics.invalid_rrule`` for ``RRULE``);
+  unreadable values of other properties (``DESCRIPTION``, ``GEO``, ``X-...``) are skipped;
+* a missing, repeated or non-date ``DTSTART`` (required in ``VEVENT`` and ``AVAILABLE``),
+  ``DTSTART``/``DTEND`` of different value types -> ``ics.syntax``;
+* ``DTEND`` before ``DTSTART``, a negative ``DURATION``, a period ending before it starts
+  -> ``ics.invalid_range`` (``recurring-ical-events`` silently swaps such ends);
+* an ``RRULE`` that cannot be evaluated -> ``ics.invalid_rrule``.
+
+Tolerated on purpose (documented skips): ``RRULE:`` with an empty value is no rule; when
+both ``DTEND`` and ``DURATION`` are present ``DTEND`` wins; an all-day ``DTEND`` equal to
+its ``DTSTART`` is read as one day (RFC 5545 section 3.6.1's default for all-day events).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any, Final
+
+from icalendar import Component
+
+from cerebri.ics.errors import CalendarError, CalendarErrorCode
+from cerebri.ics.rules import check_rule, is_empty_rule
+from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
+from cerebri.ics.times import Duration, parse_duration, to_instant
+from cerebri.ics.zones import property_values
+
+__all__ = [
+    "TIME_PROPERTIES",
+    "check_calendar",
+    "check_read_errors",
+    "component_duration",
+    "single",
+    "time_of",
+]
+
+TIME_PROPERTIES: Final = frozenset(
+    {
+        "DTSTART",
+        "DTEND",
+        "DURATION",
+        "RRULE",
+        "RDATE",
+        "EXDATE",
+        "RECURRENCE-ID",
+        "FREEBUSY",
+        "SEQUENCE",
+        "PRIORITY",
+    }
+)
+"""Properties whose unreadable values are refused: they decide when, whether or which."""
+_TIMED: Final = frozenset({"VEVENT", "AVAILABLE"})
+_READ: Final = frozenset({*_TIMED, "VAVAILABILITY", "VFREEBUSY"})
+
+
+class _Checker:
+    def __init__(self, component: Component, source: str) -> None:
+        self.component = component
+        self.source = source
+        self.uid = component_uid(component)
+
+    def fail(self, code: CalendarErrorCode, prop: str | None, message: str) -> CalendarError:
+        line = property_line(self.component, prop or "BEGIN")
+        return CalendarError(code, message, uid=self.uid, line=line, source=self.source)
+
+
+def single(component: Component, name: str) -> Any:
+    """The one value of property ``name``, ``None`` if absent (repeats are refused earlier)."""
+    values = list(property_values(component, name))
+    return values[0] if values else None
+
+
+def time_of(component: Component, name: str) -> date:
+    """The date or date-time value of property ``name`` (checked to exist by validation)."""
+    value = getattr(single(component, name), "dt", None)
+    if not isinstance(value, date):
+        raise CalendarError(
+            "ics.syntax",
+            f"{name} is missing or not a date or date-time",
+            uid=component_uid(component),
+            line=property_line(component, name),
+        )
+    return value
+
+
+def component_duration(component: Component) -> Duration | None:
+    """The component's ``DURATION`` as nominal days plus exact seconds, if it has one.
+
+    Read from the raw text when the scanner kept it (``PT24H`` stays 24 exact hours),
+    else from ``icalendar``'s ``timedelta``.
+    """
+    raws = raw_durations(component)
+    if raws:
+        return parse_duration(raws[0])
+    value = single(component, "DURATION")
+    if value is None:
+        return None
+    delta = getattr(value, "dt", None)
+    return Duration.from_timedelta(delta) if isinstance(delta, timedelta) else None
+
+
+def _is_time(value: object) -> bool:
+    return isinstance(value, date)
+
+
+def _check_read_errors(check: _Checker) -> None:
+    for prop, message in getattr(check.component, "errors", []) or []:
+        name = str(prop).upper() if prop is not None else None
+        if name is not None and name not in TIME_PROPERTIES:
+            continue  # documented skip: an unreadable DESCRIPTION does not change time
+        code: CalendarErrorCode = "ics.invalid_rrule" if name == "RRULE" else "ics.syntax"
+        raise check.fail(code, name, f"{name or 'a line'} could not be read: {message}")
+
+
+def _one(check: _Checker, name: str, *, required: bool) -> Any:
+    values = list(property_values(check.component, name))
+    if len(values) > 1:
+        raise check.fail("ics.syntax", name, f"{name} occurs {len(values)} times")
+    if not values:
+        if required:
+            raise check.fail("ics.syntax", None, f"{check.component.name} without {name}")
+        return None
+    value = values[0]
+    if not _is_time(getattr(value, "dt", None)):
+        raise check.fail("ics.syntax", name, f"{name} is not a date or date-time")
+    return value.dt
+
+
+def _kind(value: date) -> str:
+    if not isinstance(value, datetime):
+        return "date"
+    return "floating" if value.tzinfo is None else "zoned"
+
+
+def _check_span(check: _Checker, floating: tzinfo | None, *, required_start: bool) -> None:
+    start = _one(check, "DTSTART", required=required_start)
+    end = _one(check, "DTEND", required=False)
+    if start is not None and end is not None:
+        if (_kind(start) == "date") != (_kind(end) == "date"):
+            raise check.fail("ics.syntax", "DTEND", "DTSTART and DTEND differ in value type")
+        comparable = floating is not None or _kind(start) == _kind(end)
+        zone = floating if floating is not None else UTC
+        if comparable and to_instant(end, zone) < to_instant(start, zone):
+            raise check.fail("ics.invalid_range", "DTEND", "DTEND is before DTSTART")
+    durations = list(property_values(check.component, "DURATION"))
+    if len(durations) > 1:
+        raise check.fail("ics.syntax", "DURATION", f"DURATION occurs {len(durations)} times")
+    if durations:
+        duration = component_duration(check.component)
+        if duration is None:
+            raise check.fail("ics.syntax", "DURATION", "DURATION is not a duration value")
+        if duration.negative and not duration.is_zero:
+            raise check.fail("ics.invalid_range", "DURATION", "DURATION is negative")
+
+
+def _check_rules(check: _Checker) -> None:
+    rules = list(property_values(check.component, "RRULE"))
+    if not rules:
+        return
+    start = _one(check, "DTSTART", required=True)
+    for rule in rules:
+        if is_empty_rule(rule):
+            continue
+        problem = check_rule(rule, start)
+        if problem is not None:
+            raise check.fail("ics.invalid_rrule", "RRULE", f"RRULE cannot be used: {problem}")
+
+
+def _check_dates(check: _Checker, name: str, floating: tzinfo | None) -> None:
+    for value in property_values(check.component, name):
+        leaves = getattr(value, "dts", None)
+        for leaf in leaves if isinstance(leaves, list) else [value]:
+            _check_period_or_time(check, name, getattr(leaf, "dt", None), floating)
+
+
+def _check_period_or_time(
+    check: _Checker, name: str, value: object, floating: tzinfo | None
+) -> None:
+    if _is_time(value):
+        return
+    if not isinstance(value, tuple) or len(value) != 2 or not _is_time(value[0]):
+        raise check.fail("ics.syntax", name, f"{name} holds a value that is not a time")
+    first, second = value
+    if isinstance(second, timedelta):
+        if second < timedelta(0):
+            raise check.fail("ics.invalid_range", name, f"{name} period has a negative length")
+        return
+    if not _is_time(second):
+        raise check.fail("ics.syntax", name, f"{name} period end is not a time")
+    zone = floating if floating is not None else UTC
+    if to_instant(second, zone) < to_instant(first, zone):
+        raise check.fail("ics.invalid_range", name, f"{name} period ends before it starts")
+
+
+def _check_recurrence_id(check: _Checker) -> None:
+    _one(check, "RECURRENCE-ID", required=False)
+
+
+def check_component(component: Component, source: str, floating: tzinfo | None) -> None:
+    """Raise ``CalendarError`` when a component cerebri reads is malformed (module doc).
+
+    ``floating`` is the zone for floating times; ``None`` (while parsing, before the caller
+    chose one) skips comparisons between floating and zoned values.
+    """
+    name = (component.name or "").upper()
+    if name not in _READ:
+        return
+    check = _Checker(component, source)
+    _check_read_errors(check)  # again, for components checked on their own
+    if name == "VFREEBUSY":
+        _check_dates(check, "FREEBUSY", floating)
+        return
+    _check_span(check, floating, required_start=name in _TIMED)
+    if name in _TIMED:
+        _check_recurrence_id(check)
+        _check_rules(check)
+        _check_dates(check, "RDATE", floating)
+        _check_dates(check, "EXDATE", floating)
+
+
+def check_read_errors(calendar: Component) -> None:
+    """Refuse values ``icalendar`` could not read in properties that matter (module doc).
+
+    Runs before anything else reads values (zone binding included).
+    """
+    source = calendar_source(calendar)
+    for component in calendar.walk():
+        if (component.name or "").upper() in _READ:
+            _check_read_errors(_Checker(component, source))
+
+
+def check_calendar(calendar: Component, floating: tzinfo | None) -> None:
+    """Check every component of ``calendar`` that cerebri reads (see the module doc)."""
+    source = calendar_source(calendar)
+    scale = calendar.get("CALSCALE")
+    if scale is not None and str(scale).upper() != "GREGORIAN":
+        raise CalendarError(
+            "ics.syntax",
+            f"CALSCALE {scale} is not supported (only GREGORIAN)",
+            line=property_line(calendar, "CALSCALE"),
+            source=source,
+        )
+    for component in calendar.walk():
+        check_component(component, source, floating)
