@@ -6,7 +6,15 @@ import importlib
 
 import pytest
 
-FACADES = ["cerebri", "cerebri.cpir", "cerebri.planner", "cerebri.temporal", "cerebri.ics"]
+FACADES = [
+    "cerebri",
+    "cerebri.cpir",
+    "cerebri.planner",
+    "cerebri.temporal",
+    "cerebri.ics",
+    "cerebri.integrations",
+    "cerebri.calendars",
+]
 
 
 @pytest.mark.parametrize("name", FACADES)

@@ -22,7 +22,8 @@ def _render(document: dict[str, Any], top: int | None = None) -> str:
 def test_rejections_are_grouped_with_folded_ranges() -> None:
     text = _render(example())
     assert "30 rejected start(s)" in text
-    assert "6 × NO_OVERLAP on design-review: Overlap, blocked by customer-call: 08:30-09:45" in text
+    # Starts are shown in the target's zone: 08:30-09:45Z is 10:30-11:45 in Berlin.
+    assert "6 × NO_OVERLAP on design-review: Overlap, blocked by customer-call: 10:30-11:45" in text
     assert "2026-10-05 14:00" in text  # 12:00Z is 14:00 in Berlin
 
 

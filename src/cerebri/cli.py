@@ -8,21 +8,37 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
+from icalendar import Component
 from rich.console import Console
+from rich.progress import Progress
 
 from cerebri import __version__
 from cerebri._json import pretty
+from cerebri.calendars import FIND_SLOT_LIMITS, SlotQuery
+from cerebri.calendars import find_slot as find_slot_over
+from cerebri.calendars import freebusy as freebusy_view
+from cerebri.calendars.options import (
+    parse_duration,
+    parse_time_of_day,
+    parse_window,
+    parse_working_hours,
+)
+from cerebri.calendars.sources import load_sources
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.cpir.schema import request_json_schema
 from cerebri.errors import CerebriError, InputTooLargeError
+from cerebri.ics import busy_periods, object_id
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 from cerebri.render import render_result
-from cerebri.temporal import temporal_report
+from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
+from cerebri.temporal import Instant, temporal_report
+from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["MAX_INPUT_BYTES", "app", "main"]
 
@@ -30,6 +46,7 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Largest input the CLI reads, in bytes; larger files fail with ``input.too_large``."""
 
 EXIT_INPUT = 2
+T = TypeVar("T")
 
 app = typer.Typer(
     add_completion=False,
@@ -103,10 +120,7 @@ def plan(
     except CerebriError as error:
         raise _fail(error) from None
     if table:
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=140)
-        render_result(result, request, console, top=top or None)
+        render_result(result, request, _table_console(), top=top or None)
     else:
         sys.stdout.write(pretty(result.to_wire()))
 
@@ -133,6 +147,165 @@ def temporal(file: FileArg) -> None:
     except CerebriError as error:
         raise _fail(error) from None
     sys.stdout.write(pretty(result.to_wire()))
+
+
+IcsOption = Annotated[
+    list[Path] | None,
+    typer.Option("--ics", help="An .ics file (repeat for several calendars/attendees)."),
+]
+CalDAVOption = Annotated[
+    list[str] | None,
+    typer.Option("--caldav", help="A CalDAV calendar or principal URL (repeatable)."),
+]
+ZoneOption = Annotated[
+    str, typer.Option("--tz", help="IANA zone for local times, working hours and floating times.")
+]
+BetweenOption = Annotated[
+    str,
+    typer.Option(
+        "--between",
+        help="Window START/END, e.g. 2026-10-05T08:00/2026-10-09T18:00 (local in --tz).",
+    ),
+]
+UserOption = Annotated[
+    str | None, typer.Option("--caldav-user", envvar="CEREBRI_CALDAV_USER", help="CalDAV user.")
+]
+PasswordOption = Annotated[
+    str | None,
+    typer.Option(
+        "--caldav-password",
+        envvar="CEREBRI_CALDAV_PASSWORD",
+        help="CalDAV password (prefer the CEREBRI_CALDAV_PASSWORD variable).",
+    ),
+]
+
+
+def _sources(
+    ics: list[Path] | None,
+    caldav: list[str] | None,
+    window: tuple[Instant, Instant],
+    user: str | None,
+    password: str | None,
+) -> list[tuple[str, Component]]:
+    ics_paths, urls = ics or [], caldav or []
+    if not ics_paths and not urls:
+        raise CerebriError(
+            "name at least one calendar with --ics or --caldav", code="input.missing"
+        )
+    total = len(ics_paths) + len(urls)
+    err = Console(stderr=True)
+    if err.is_terminal and total > 1:
+        with Progress(transient=True, console=err) as progress:
+            task = progress.add_task("reading calendars", total=total)
+
+            def step(label: str) -> None:
+                progress.update(task, advance=1, description=f"reading {label}")
+
+            return load_sources(
+                ics_paths, urls, window, caldav_username=user, caldav_password=password, step=step
+            )
+    return load_sources(ics_paths, urls, window, caldav_username=user, caldav_password=password)
+
+
+def _value(reader: Callable[..., T], *args: str) -> T:
+    try:
+        return reader(*args)
+    except ValueError as exc:
+        raise CerebriError(str(exc), code="input.invalid_option") from None
+
+
+@app.command("find-slot")
+def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
+    duration: Annotated[
+        str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s).")
+    ],
+    between: BetweenOption,
+    ics: IcsOption = None,
+    caldav: CalDAVOption = None,
+    granularity: Annotated[str, typer.Option("--granularity", help="Grid step.")] = "15m",
+    tz: ZoneOption = "UTC",
+    working_hours: Annotated[
+        str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
+    ] = None,
+    buffer: Annotated[
+        str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
+    ] = None,
+    prefer: Annotated[
+        str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", min=0, help="Show at most N candidates (0 = all).")
+    ] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the PlanningResult JSON.")] = False,
+    emit_request: Annotated[
+        bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
+    ] = False,
+    caldav_user: UserOption = None,
+    caldav_password: PasswordOption = None,
+) -> None:
+    """Find free slots for a meeting across calendars (every attendee's busy time)."""
+    try:
+        _value(check_zone_name, tz)
+        window = _value(parse_window, between, tz)
+        query = SlotQuery(
+            window_start=window[0],
+            window_end=window[1],
+            duration_seconds=_value(parse_duration, duration),
+            granularity_seconds=_value(parse_duration, granularity),
+            zone=tz,
+            working_hours=None
+            if working_hours is None
+            else _value(parse_working_hours, working_hours),
+            buffer_seconds=0 if buffer is None else _value(parse_duration, buffer),
+            prefer=None if prefer is None else _value(parse_time_of_day, prefer),
+        )
+        calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
+        request, result = find_slot_over(calendars, query)
+    except CerebriError as error:
+        raise _fail(error) from None
+    if emit_request:
+        sys.stdout.write(pretty(request))
+        return
+    if as_json:
+        sys.stdout.write(pretty(result.to_wire()))
+        return
+    parsed = parse_request(request)
+    labels = {o.id: o.id for o in parsed.context.objects}
+    for _, calendar in calendars:
+        for period in busy_periods(calendar, window[0], window[1], floating_zone=tz):
+            labels[object_id(period)] = busy_label(period)
+    render_result(
+        result, parsed, _table_console(), top=top or None, limits=FIND_SLOT_LIMITS, labels=labels
+    )
+
+
+@app.command()
+def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
+    between: BetweenOption,
+    ics: IcsOption = None,
+    caldav: CalDAVOption = None,
+    tz: ZoneOption = "UTC",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    caldav_user: UserOption = None,
+    caldav_password: PasswordOption = None,
+) -> None:
+    """Print busy (with UID and RECURRENCE-ID), free and unknown time, in UTC and in --tz."""
+    try:
+        _value(check_zone_name, tz)
+        window = _value(parse_window, between, tz)
+        calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
+        view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
+    except CerebriError as error:
+        raise _fail(error) from None
+    if as_json:
+        sys.stdout.write(pretty(freebusy_wire(view, tz)))
+    else:
+        render_freebusy(view, tz, _table_console())
+
+
+def _table_console() -> Console:
+    console = Console(highlight=False)
+    return console if console.is_terminal else Console(highlight=False, width=140)
 
 
 @app.command()

@@ -12,7 +12,8 @@
      │     codes: input.too_large    (raw text over a transport limit, before parsing)
      ├── TemporalRejected             (cerebri.temporal) temporal.* codes
      ├── PlanError                    (cerebri.planner)  plan.* codes
-     └── CalendarError                (cerebri.ics)      ics.* codes
+     ├── CalendarError                (cerebri.ics)      ics.* codes
+     └── CalDAVError                  (cerebri.integrations) caldav.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and
 may change between releases. A request that parses but is not plannable is *not* an error: it

@@ -7,6 +7,7 @@ Rejected starts are grouped by reason, with the starts of each group folded into
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -28,7 +29,7 @@ _PLAN_REASONS = {
 }
 
 
-def _reason_text(reason: Tagged) -> str:
+def _reason_text(reason: Tagged, labels: Mapping[str, str] | None = None) -> str:
     wire = reason.to_wire()
     payload = wire.get(reason.name) if isinstance(wire, dict) else None
     if reason.name == "HardConstraint" and isinstance(payload, dict):
@@ -41,6 +42,8 @@ def _reason_text(reason: Tagged) -> str:
                 value = evidence.get(key)
                 if isinstance(value, list):
                     blockers.extend(str(v) for v in value)
+        if labels:
+            blockers = [labels.get(b, b) for b in blockers]
         by = f", blocked by {', '.join(blockers)}" if blockers else ""
         return f"{kind} on {payload.get('object_id')}: {payload.get('reason')}{by}"
     if payload is None:
@@ -84,8 +87,9 @@ def _local(instant: Instant, zone: ZoneInfo | None) -> str:
     return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
 
 
-def _fold(starts: list[Instant], step_ns: int) -> str:
-    """Starts as compact UTC ranges: ``09:00-09:45, 11:15``."""
+def _fold(starts: list[Instant], step_ns: int, zone: ZoneInfo | None, dated: bool) -> str:
+    """Starts as compact local ranges: ``09:00-09:45, 11:15`` (``10-05 09:00`` when the
+    search spans several days)."""
     runs: list[tuple[Instant, Instant]] = []
     for start in starts:
         if runs and start.ns - runs[-1][1].ns == step_ns:
@@ -93,10 +97,18 @@ def _fold(starts: list[Instant], step_ns: int) -> str:
         else:
             runs.append((start, start))
 
-    def hm(i: Instant) -> str:
-        return i.format()[11:16]
+    def hm(i: Instant, *, same_day_as: Instant | None = None) -> str:
+        moment = i.to_datetime()
+        if moment is None:
+            return i.format()
+        local = moment.astimezone(zone) if zone is not None else moment
+        if dated and same_day_as is not None:
+            other = same_day_as.to_datetime()
+            if other is not None and other.astimezone(local.tzinfo).date() == local.date():
+                return local.strftime("%H:%M")
+        return local.strftime("%m-%d %H:%M" if dated else "%H:%M")
 
-    shown = [hm(a) if a == b else f"{hm(a)}-{hm(b)}" for a, b in runs[:6]]
+    shown = [hm(a) if a == b else f"{hm(a)}-{hm(b, same_day_as=a)}" for a, b in runs[:6]]
     more = f", … (+{len(runs) - 6} runs)" if len(runs) > 6 else ""
     return ", ".join(shown) + more
 
@@ -108,10 +120,12 @@ def render_result(
     *,
     top: int | None = None,
     limits: PlannerLimits = DEFAULT_LIMITS,
+    labels: Mapping[str, str] | None = None,
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
-    ``top`` caps the candidate rows (None = all).
+    ``top`` caps the candidate rows (None = all); ``labels`` maps object ids to readable
+    names for the rejection summary (e.g. an event's summary).
     """
     space = result.search_space
     target = request.object(request.target_ids[0]) if request.target_ids else None
@@ -171,17 +185,19 @@ def render_result(
         hints: dict[str, str] = {}
         for rejection in result.rejections:
             for reason in rejection.reasons:
-                text = _reason_text(reason)
+                text = _reason_text(reason, labels)
                 groups[text].append(rejection.start)
                 hint = _hint(reason, request)
                 if hint is not None:
                     hints[text] = hint
+        where = target.timezone if target is not None else "UTC"
         console.print(
             f"{len(result.rejections)} rejected start(s); by reason "
-            "(a start can fail several rules; starts in UTC):"
+            f"(a start can fail several rules; starts in {where}):"
         )
         step = space.granularity * 1_000_000_000
+        dated = space.horizon.end.ns - space.horizon.start.ns > 86_400 * 1_000_000_000
         for text, starts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            console.print(f"  {len(starts)} × {text}: {_fold(starts, step)}")
+            console.print(f"  {len(starts)} × {text}: {_fold(starts, step, zone, dated)}")
             if text in hints:
                 console.print(f"      hint: {hints[text]}")

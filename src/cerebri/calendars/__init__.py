@@ -1,0 +1,27 @@
+"""Calendars in, answers out: free/busy views and slot finding over real calendars.
+
+::
+
+    view = freebusy(calendars, start, end, floating_zone="Europe/Berlin")
+    request, result = find_slot(named_calendars, SlotQuery(start, end, 1800, zone="Europe/Berlin"))
+
+``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
+with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
+"""
+
+from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
+from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
+from cerebri.calendars.query import TARGET_ID, SlotQuery, build_request
+from cerebri.calendars.view import FreeBusyView, freebusy
+
+__all__ = [
+    "FIND_SLOT_LIMITS",
+    "TARGET_ID",
+    "FreeBusyView",
+    "SlotQuery",
+    "build_request",
+    "find_slot",
+    "freebusy",
+    "observed_ranges",
+    "unobserved_ranges",
+]

@@ -1,0 +1,88 @@
+"""Reading the everyday command-line values: durations, windows and local times.
+
+* durations: ``90`` (seconds), ``45s``, ``30m``, ``1h``, ``1h30m``, ``2d``; or ISO 8601
+  ``PT1H30M`` (only its D, H, M and S parts);
+* windows: ``START/END`` with ISO 8601 date-times (``datetime.fromisoformat``); a bound
+  without an offset is local time in the given zone;
+* times of day: ``HH:MM`` or ``HH:MM:SS`` (``time.fromisoformat``).
+
+Every failure is a ``ValueError`` whose message names the value and shows an example.
+The duration grammar is four unit letters; no library covers the ``1h30m`` form users type,
+see docs/decisions/0008-find-slot-mapping.md.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time
+
+from cerebri.temporal import Instant, zone
+
+__all__ = ["parse_duration", "parse_time_of_day", "parse_window", "parse_working_hours"]
+
+_UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+_HUMAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+_ISO = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?")
+
+
+def parse_duration(text: str) -> int:
+    """Whole seconds (> 0) from ``90``, ``30m``, ``1h30m``, ``2d`` or ``PT1H30M``."""
+    value = text.strip()
+    if value.isdigit():
+        seconds = int(value)
+    else:
+        match = _HUMAN.fullmatch(value.lower()) or _ISO.fullmatch(value.upper())
+        if match is None or not any(match.groups()):
+            raise ValueError(f"cannot read duration {text!r}; write e.g. 30m, 1h30m or 90 (s)")
+        seconds = sum(
+            int(part) * unit
+            for part, unit in zip(match.groups(), _UNITS.values(), strict=True)
+            if part
+        )
+    if seconds <= 0:
+        raise ValueError(f"duration {text!r} must be longer than zero")
+    return seconds
+
+
+def _instant(text: str, zone_name: str) -> Instant:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"cannot read date-time {text!r}; write e.g. 2026-10-05T08:00 or 2026-10-05T08:00Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone(zone_name))
+    return Instant.from_datetime(moment)
+
+
+def parse_window(text: str, zone_name: str) -> tuple[Instant, Instant]:
+    """``START/END`` → two UTC instants; bounds without an offset are local in the zone."""
+    parts = text.split("/")
+    if len(parts) != 2:
+        raise ValueError(
+            f"cannot read window {text!r}; write START/END, e.g. 2026-10-05T08:00/2026-10-09T18:00"
+        )
+    start, end = (_instant(part, zone_name) for part in parts)
+    if not start < end:
+        raise ValueError(f"window {text!r} must start before it ends")
+    return start, end
+
+
+def parse_time_of_day(text: str) -> time:
+    """``HH:MM`` or ``HH:MM:SS``."""
+    try:
+        return time.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"cannot read time of day {text!r}; write e.g. 10:30") from None
+
+
+def parse_working_hours(text: str) -> tuple[time, time]:
+    """``HH:MM-HH:MM`` (same day, start before end)."""
+    parts = text.split("-")
+    if len(parts) != 2:
+        raise ValueError(f"cannot read working hours {text!r}; write e.g. 09:00-17:00")
+    opens, closes = (parse_time_of_day(part) for part in parts)
+    if not opens < closes:
+        raise ValueError(f"working hours {text!r} must start before they end")
+    return opens, closes

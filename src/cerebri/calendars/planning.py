@@ -1,0 +1,61 @@
+"""Slot finding over named calendars with limits fit for a user's own machine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from icalendar import Component
+
+from cerebri._json import JSONValue
+from cerebri.calendars.coverage import unobserved_ranges
+from cerebri.calendars.query import SlotQuery, build_request
+from cerebri.cpir import PlanningResult
+from cerebri.ics import busy_periods
+from cerebri.planner import PlannerLimits, plan
+from cerebri.temporal import Interval
+
+__all__ = ["FIND_SLOT_LIMITS", "find_slot"]
+
+FIND_SLOT_LIMITS = PlannerLimits(
+    max_request_bytes=None,
+    max_request_work_bytes=None,
+    max_objects=100_000,
+    max_facts=1024,
+    max_constraints=1024,
+    max_candidates=100_000,
+    max_work_units=10**12,
+)
+"""Limits for planning over local calendars: up to 100 000 events and grid positions.
+
+The reference limits (256 objects, 4096 positions) guard a shared service against large
+requests; a user's own calendars on their own machine routinely exceed them.
+"""
+
+
+def find_slot(
+    calendars: Sequence[tuple[str, Component]],
+    query: SlotQuery,
+    *,
+    floating_zone: str | None = None,
+    limits: PlannerLimits = FIND_SLOT_LIMITS,
+) -> tuple[dict[str, JSONValue], PlanningResult]:
+    """Plan ``query`` over named calendars; returns the CPIR request built and its result.
+
+    ``calendars`` pairs a calendar id (``[A-Za-z0-9._-]``, 1-128 characters) with a parsed
+    calendar. Floating times are read in ``floating_zone`` (default: ``query.zone``).
+
+    Raises:
+        CalendarError: a malformed calendar.
+    """
+    zone_name = floating_zone or query.zone
+    window = Interval(query.window_start.ns, query.window_end.ns)
+    named = [
+        (
+            name,
+            busy_periods(calendar, query.window_start, query.window_end, floating_zone=zone_name),
+        )
+        for name, calendar in calendars
+    ]
+    unknown = unobserved_ranges([calendar for _, calendar in calendars], window)
+    request = build_request(named, unknown, query)
+    return request, plan(request, limits=limits)

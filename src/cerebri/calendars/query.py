@@ -1,0 +1,259 @@
+"""From calendars to a CPIR request: the everyday "find me a slot" question.
+
+The request is an ordinary CPIR 0.2 request (no hidden inputs), so every answer can be
+replayed with ``cerebri plan``. How the question maps onto CPIR
+(docs/decisions/0008-find-slot-mapping.md):
+
+* every busy period of every calendar becomes an existing ``EVENT`` (``INTEGRATION_FACT``);
+* time no calendar describes becomes a blocking ``unobserved-<n>`` event, so it is never
+  offered as free;
+* working hours become blocking ``outside-working-hours-<local close>-<local reopen>``
+  events covering the rest of each local day; they are shrunk by the buffer on both sides,
+  so that the buffer keeps its distance from real events only while the meeting still has
+  to lie inside working hours;
+* the buffer is one ``REQUIRED_BUFFER`` constraint on the new event;
+* ``prefer`` (a local time of day) becomes one ``ExplicitCurrentRequest`` preference at that
+  time on the first day of the window at or after its start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from cerebri._json import JSONValue
+from cerebri.ics import BusyPeriod, context_objects
+from cerebri.temporal import Instant, Interval, zone
+
+__all__ = ["TARGET_ID", "SlotQuery", "build_request"]
+
+TARGET_ID = "new-event"
+NS = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SlotQuery:
+    """What the user asks for.
+
+    Attributes:
+        window_start, window_end: the half-open search window (UTC instants).
+        duration_seconds: length of the meeting, seconds (> 0).
+        granularity_seconds: distance between candidate starts, seconds (> 0).
+        zone: IANA zone for working hours, the preferred time and local display.
+        working_hours: ``(start, end)`` local times of day, or None for all day.
+        buffer_seconds: minimum gap to every other event, seconds (0 = none).
+        prefer: preferred local time of day, or None.
+        max_candidates: grid positions the planner may evaluate.
+    """
+
+    window_start: Instant
+    window_end: Instant
+    duration_seconds: int
+    granularity_seconds: int = 900
+    zone: str = "UTC"
+    working_hours: tuple[time, time] | None = None
+    buffer_seconds: int = 0
+    prefer: time | None = None
+    max_candidates: int = 4096
+
+    def __post_init__(self) -> None:
+        if not self.window_start < self.window_end:
+            raise ValueError("the window must start before it ends")
+        if self.duration_seconds <= 0 or self.granularity_seconds <= 0:
+            raise ValueError("duration and granularity must be positive numbers of seconds")
+        if self.buffer_seconds < 0:
+            raise ValueError("the buffer must not be negative")
+        if self.working_hours is not None and not self.working_hours[0] < self.working_hours[1]:
+            raise ValueError("working hours must start before they end (same day)")
+
+
+def _known(start: Instant, end: Instant, provenance: str) -> dict[str, JSONValue]:
+    return {
+        "value": {
+            "processing": "RESOLVED",
+            "knowledge": {"state": "KNOWN", "data": {"start": start.format(), "end": end.format()}},
+        },
+        "provenance": provenance,
+        "confidence": None,
+        "evidence": [],
+    }
+
+
+def _blocker(object_id: str, span: Interval, zone_name: str) -> dict[str, JSONValue]:
+    return {
+        "id": object_id,
+        "revision": 0,
+        "kind": {"kind": "EVENT"},
+        "calendar_id": "cerebri",
+        "integration_id": "find-slot",
+        "resource_ids": [],
+        "time": _known(Instant(span.start), Instant(span.end), "USER_EXPLICIT"),
+        "timezone": zone_name,
+        "semantics": None,
+    }
+
+
+def _local_midnights(query: SlotQuery) -> list[datetime]:
+    tz = zone(query.zone)
+    first = query.window_start.to_datetime()
+    last = query.window_end.to_datetime()
+    if first is None or last is None:
+        raise ValueError("the window must lie within the years 1-9999")
+    day = first.astimezone(tz).date() - timedelta(days=1)
+    end_day = last.astimezone(tz).date() + timedelta(days=1)
+    days: list[datetime] = []
+    while day <= end_day:
+        days.append(datetime.combine(day, time(0), tz))
+        day += timedelta(days=1)
+    return days
+
+
+def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
+    """Blocks outside working hours, each local day, shrunk by the buffer; clipped to the
+    window. Local times are resolved with the zone's rules (a DST change moves them)."""
+    if query.working_hours is None:
+        return []
+    window = Interval(query.window_start.ns, query.window_end.ns)
+    pad = query.buffer_seconds * NS
+    opens, closes = query.working_hours
+    blocks: list[tuple[str, Interval]] = []
+    midnights = _local_midnights(query)
+    for today, tomorrow in itertools.pairwise(midnights):
+        close = datetime.combine(today.date(), closes, today.tzinfo)
+        reopen = datetime.combine(tomorrow.date(), opens, tomorrow.tzinfo)
+        start = Instant.from_datetime(close).ns + pad
+        end = Instant.from_datetime(reopen).ns - pad
+        if start < end:
+            piece = Interval(start, end).intersection(window)
+            if piece is not None:
+                name = f"outside-working-hours-{close:%Y-%m-%dT%H%M}-{reopen:%Y-%m-%dT%H%M}"
+                blocks.append((name, piece))
+    return blocks
+
+
+def _preferred_start(query: SlotQuery) -> Instant | None:
+    if query.prefer is None:
+        return None
+    for midnight in _local_midnights(query):
+        moment = Instant.from_datetime(
+            datetime.combine(midnight.date(), query.prefer, midnight.tzinfo)
+        )
+        if moment >= query.window_start:
+            return moment
+    return None
+
+
+def build_request(
+    calendars: Sequence[tuple[str, Sequence[BusyPeriod]]],
+    unobserved: Sequence[Interval],
+    query: SlotQuery,
+) -> dict[str, JSONValue]:
+    """The CPIR 0.2 request (JSON values) for ``query`` over the named calendars' busy time.
+
+    ``calendars`` pairs a calendar id (1-128 of ``[A-Za-z0-9._-]``) with its busy periods.
+    """
+    objects: list[JSONValue] = [
+        {
+            "id": TARGET_ID,
+            "revision": None,
+            "kind": {"kind": "EVENT"},
+            "calendar_id": "cerebri",
+            "integration_id": "find-slot",
+            "resource_ids": [],
+            "time": {
+                "value": {"processing": "RESOLVED", "knowledge": {"state": "MISSING"}},
+                "provenance": "USER_EXPLICIT",
+                "confidence": None,
+                "evidence": [],
+            },
+            "timezone": query.zone,
+            "semantics": None,
+        }
+    ]
+    seen: set[str] = set()
+    for calendar_id, periods in calendars:
+        for obj in context_objects(
+            periods, calendar_id=calendar_id, integration_id="ics", zone=query.zone
+        ):
+            if obj.id not in seen:  # the same event in two attendees' calendars
+                seen.add(obj.id)
+                objects.append(obj.model_dump(mode="json"))
+    for index, span in enumerate(unobserved, start=1):
+        objects.append(_blocker(f"unobserved-{index}", span, query.zone))
+    for name, span in off_hours(query):
+        objects.append(_blocker(name, span, query.zone))
+    constraints: list[JSONValue] = []
+    if query.buffer_seconds:
+        constraints.append(
+            {
+                "object_id": TARGET_ID,
+                "rule": {"kind": "REQUIRED_BUFFER", "value": query.buffer_seconds},
+                "evidence": [],
+            }
+        )
+    preferred = _preferred_start(query)
+    preferences: list[JSONValue] = []
+    if preferred is not None:
+        preferences.append(
+            {
+                "source": "ExplicitCurrentRequest",
+                "preferred_start": preferred.format(),
+                "evidence": [],
+            }
+        )
+    fingerprint = hashlib.sha256(repr(query).encode()).hexdigest()[:16]
+    return {
+        "schema_version": {"major": 0, "minor": 2},
+        "request_id": f"find-slot-{fingerprint}",
+        "trace_id": f"find-slot-{fingerprint}",
+        "principal_id": "cli-user",
+        "operation": "FIND_SLOT",
+        "scope": {
+            "time_range": {"start": query.window_start.format(), "end": query.window_end.format()},
+            "calendar_ids": None,
+            "object_ids": None,
+            "resource_ids": None,
+            "integration_ids": None,
+            "movable_object_ids": None,
+            "max_mutations": 0,
+        },
+        "context": {
+            "revision": 0,
+            "captured_at": query.window_start.format(),
+            "objects": objects,
+            "facts": [],
+        },
+        "target_ids": [TARGET_ID],
+        "duration": {
+            "value": {
+                "processing": "RESOLVED",
+                "knowledge": {"state": "KNOWN", "data": query.duration_seconds},
+            },
+            "provenance": "USER_EXPLICIT",
+            "confidence": None,
+            "evidence": [],
+        },
+        "constraints": constraints,
+        "preferences": {"preferences": preferences},
+        "policy": {
+            "policy_set_id": "find-slot",
+            "policy_version": 1,
+            "snapshot": {
+                "allow_uncertain_duration": False,
+                "confirmation": {"all_mutations": True, "deletion": True},
+                "mutation": {"max_mutations": 0, "allowed_actions": []},
+                "mode": "Suggestion",
+            },
+        },
+        "planning_capability": {"read": True, "plan": True, "mutations": []},
+        "granularity": query.granularity_seconds,
+        "budget": {
+            "max_candidates": query.max_candidates,
+            "max_repairs": 0,
+            "max_moved_objects": 0,
+            "max_depth": 0,
+        },
+    }

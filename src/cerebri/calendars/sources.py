@@ -1,0 +1,90 @@
+"""Loading calendars named on the command line: .ics files and CalDAV collections.
+
+This is the I/O edge of the calendar commands; everything after it is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from icalendar import Component
+
+from cerebri.errors import CerebriError
+from cerebri.ics import parse_calendar
+from cerebri.temporal import Instant
+
+__all__ = ["MAX_CALENDAR_BYTES", "calendar_id_for", "load_sources"]
+
+MAX_CALENDAR_BYTES = 256 * 1024 * 1024
+"""Largest .ics file read, in bytes (``input.too_large`` beyond)."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def calendar_id_for(name: str, taken: set[str]) -> str:
+    """A CPIR calendar id (1-128 of ``[A-Za-z0-9._-]``) from a file or URL name, unique
+    among ``taken`` (a ``-2``, ``-3`` … suffix is added), and added to ``taken``."""
+    base = _UNSAFE.sub("-", name).strip("-")[:100] or "calendar"
+    candidate, counter = base, 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{base}-{counter}"
+    taken.add(candidate)
+    return candidate
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CALENDAR_BYTES + 1)
+    except OSError as exc:
+        raise CerebriError(
+            f"cannot read {path}: {exc.strerror or exc}", code="input.unreadable"
+        ) from None
+    if len(data) > MAX_CALENDAR_BYTES:
+        raise CerebriError(
+            f"{path} is larger than {MAX_CALENDAR_BYTES} bytes", code="input.too_large"
+        )
+    return data
+
+
+def load_sources(
+    ics_paths: Sequence[Path],
+    caldav_urls: Sequence[str],
+    window: tuple[Instant, Instant],
+    *,
+    caldav_username: str | None = None,
+    caldav_password: str | None = None,
+    step: Callable[[str], None] | None = None,
+) -> list[tuple[str, Component]]:
+    """Parsed calendars paired with unique calendar ids, in the order given.
+
+    ``step`` is called with a label before each source is read (for a progress display).
+
+    Raises:
+        CalendarError: a malformed .ics file.
+        CalDAVError: a CalDAV server could not be read.
+        CerebriError: ``input.unreadable`` / ``input.too_large`` for files.
+    """
+    taken: set[str] = set()
+    loaded: list[tuple[str, Component]] = []
+    for path in ics_paths:
+        if step is not None:
+            step(str(path))
+        calendar = parse_calendar(_read(path), source=str(path))
+        loaded.append((calendar_id_for(path.stem, taken), calendar))
+    if caldav_urls:
+        from cerebri.integrations import fetch_calendars  # noqa: PLC0415 - optional network edge
+
+        for url in caldav_urls:
+            if step is not None:
+                step(url)
+            # Every resource fetched from one URL belongs to the same calendar id.
+            name = calendar_id_for(url.rstrip("/").rsplit("/", 1)[-1] or "caldav", taken)
+            fetched = fetch_calendars(
+                url, window[0], window[1], username=caldav_username, password=caldav_password
+            )
+            loaded.extend((name, calendar) for calendar in fetched)
+    return loaded

@@ -1,0 +1,59 @@
+"""Busy, free and unobserved time of a window over several calendars."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from icalendar import Component
+
+from cerebri.calendars.coverage import unobserved_ranges
+from cerebri.ics import BusyPeriod, busy_periods
+from cerebri.temporal import Instant, Interval, complement, merge
+
+__all__ = ["FreeBusyView", "freebusy"]
+
+
+@dataclass(frozen=True, slots=True)
+class FreeBusyView:
+    """Busy periods, free time and unobserved time of a window (UTC nanosecond intervals
+    for ``free`` and ``unknown``). ``busy``, ``free`` and ``unknown`` cover the window."""
+
+    window: Interval
+    busy: tuple[BusyPeriod, ...]
+    free: tuple[Interval, ...]
+    unknown: tuple[Interval, ...]
+
+
+def freebusy(
+    calendars: Sequence[Component],
+    window_start: Instant,
+    window_end: Instant,
+    *,
+    floating_zone: str = "UTC",
+    max_occurrences: int = 100_000,
+) -> FreeBusyView:
+    """Busy, free and unknown time of ``calendars`` in ``[window_start, window_end)``.
+
+    Free time is only time every calendar describes and none marks busy.
+
+    Raises:
+        CalendarError: a malformed calendar (see :mod:`cerebri.ics`).
+    """
+    window = Interval(window_start.ns, window_end.ns)
+    busy = busy_periods(
+        calendars,
+        window_start,
+        window_end,
+        floating_zone=floating_zone,
+        max_occurrences=max_occurrences,
+    )
+    unknown = unobserved_ranges(calendars, window)
+    taken = [
+        piece
+        for p in busy
+        if p.start < p.end
+        and (piece := Interval(p.start.ns, p.end.ns).intersection(window)) is not None
+    ]
+    free = complement(window, merge([*taken, *unknown]))
+    return FreeBusyView(window, busy, free, unknown)

@@ -1,0 +1,90 @@
+"""Human-readable free/busy tables (``cerebri freebusy``) and their JSON form."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from rich.console import Console
+from rich.table import Table
+
+from cerebri._json import JSONValue
+from cerebri.calendars import FreeBusyView
+from cerebri.ics import BusyPeriod
+from cerebri.temporal import Instant, Interval
+
+__all__ = ["busy_label", "freebusy_wire", "render_freebusy"]
+
+
+def busy_label(period: BusyPeriod) -> str:
+    """``summary (uid @ recurrence-id)``, or the UID alone."""
+    where = period.uid + (f" @ {period.recurrence_id}" if period.recurrence_id else "")
+    return f"{period.summary} ({where})" if period.summary else where
+
+
+def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:
+    def local(instant: Instant) -> str | None:
+        moment = instant.to_datetime()
+        return None if moment is None else moment.astimezone(zone).isoformat()
+
+    return {
+        "start": start.format(),
+        "end": end.format(),
+        "local_start": local(start),
+        "local_end": local(end),
+    }
+
+
+def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
+    """JSON form: window, zone, busy (with uid/recurrence_id/summary/source), free, unknown."""
+    zone = ZoneInfo(zone_name)
+
+    def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
+        return [_pair(Instant(i.start), Instant(i.end), zone) for i in items]
+
+    return {
+        "window": _pair(Instant(view.window.start), Instant(view.window.end), zone),
+        "zone": zone_name,
+        "busy": [
+            {
+                **_pair(p.start, p.end, zone),
+                "uid": p.uid,
+                "recurrence_id": p.recurrence_id,
+                "summary": p.summary,
+                "source": p.source,
+                "kind": p.kind,
+            }
+            for p in view.busy
+        ],
+        "free": spans(view.free),
+        "unknown": spans(view.unknown),
+    }
+
+
+def render_freebusy(view: FreeBusyView, zone_name: str, console: Console) -> None:
+    """Print busy, free and unknown time in UTC and in ``zone_name``."""
+    zone = ZoneInfo(zone_name)
+
+    def local(ns: int) -> str:
+        moment = Instant(ns).to_datetime()
+        return "-" if moment is None else moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+
+    def utc(ns: int) -> str:
+        return Instant(ns).format().replace("T", " ")
+
+    table = Table(title=f"Busy ({len(view.busy)})")
+    for column in ("start (UTC)", "end (UTC)", f"local start ({zone_name})", "event"):
+        table.add_column(column, no_wrap=column != "event")
+    for period in view.busy:
+        table.add_row(
+            utc(period.start.ns), utc(period.end.ns), local(period.start.ns), busy_label(period)
+        )
+    console.print(table)
+    for title, items in (("Free", view.free), ("Unknown (not observed)", view.unknown)):
+        listing = Table(title=f"{title} ({len(items)})")
+        for column in ("start (UTC)", "end (UTC)", f"local ({zone_name})"):
+            listing.add_column(column, no_wrap=True)
+        for item in items:
+            listing.add_row(
+                utc(item.start), utc(item.end), f"{local(item.start)} – {local(item.end)}"
+            )
+        console.print(listing)
