@@ -19,8 +19,7 @@ from rich.progress import Progress
 
 from cerebri import __version__
 from cerebri._json import pretty
-from cerebri.calendars import FIND_SLOT_LIMITS, SlotQuery
-from cerebri.calendars import find_slot as find_slot_over
+from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
 from cerebri.calendars.options import (
     parse_duration,
@@ -32,7 +31,7 @@ from cerebri.calendars.sources import load_sources
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.cpir.schema import request_json_schema
 from cerebri.errors import CerebriError, InputTooLargeError
-from cerebri.ics import busy_periods, object_id
+from cerebri.ics import object_id
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 from cerebri.render import render_result
@@ -259,8 +258,11 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             buffer_seconds=0 if buffer is None else _value(parse_duration, buffer),
             prefer=None if prefer is None else _value(parse_time_of_day, prefer),
         )
-        calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
-        request, result = find_slot_over(calendars, query)
+        calendars = ImportedCalendars(
+            _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz
+        )
+        request, result = calendars.find_slot(query)
+        busy = calendars.busy(window[0], window[1])
     except CerebriError as error:
         raise _fail(error) from None
     if emit_request:
@@ -271,8 +273,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         return
     parsed = parse_request(request)
     labels = {o.id: o.id for o in parsed.context.objects}
-    for _, calendar in calendars:
-        for period in busy_periods(calendar, window[0], window[1], floating_zone=tz):
+    for _, periods in busy:
+        for period in periods:
             labels[object_id(period)] = busy_label(period)
     render_result(
         result, parsed, _table_console(), top=top or None, limits=FIND_SLOT_LIMITS, labels=labels

@@ -10,6 +10,7 @@ with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can 
 """
 
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
+from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
 from cerebri.calendars.query import TARGET_ID, SlotQuery, build_request
 from cerebri.calendars.view import FreeBusyView, freebusy
@@ -18,6 +19,8 @@ __all__ = [
     "FIND_SLOT_LIMITS",
     "TARGET_ID",
     "FreeBusyView",
+    "ImportedCalendars",
+    "NamedBusy",
     "SlotQuery",
     "build_request",
     "find_slot",

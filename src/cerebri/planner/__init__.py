@@ -4,6 +4,7 @@ Use :func:`plan` and :func:`validate`; both accept JSON text, bytes, decoded JSO
 a parsed :class:`cerebri.cpir.PlanningRequest`.
 """
 
+from cerebri.planner._collector import collector_paused
 from cerebri.planner.actions import (
     Action,
     ActionPlan,
@@ -26,6 +27,7 @@ __all__ = [
     "PlannerLimits",
     "ValidatedPlan",
     "build_dependency_graph",
+    "collector_paused",
     "plan",
     "to_action_plan",
     "validate",

@@ -52,9 +52,8 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
     Raises:
         ParseError: the input is not a well-formed CPIR request.
     """
-    parsed = parse_request(request)
     with collector_paused():
-        return _plan(parsed, limits)
+        return _plan(parse_request(request), limits)
 
 
 def _plan(parsed: PlanningRequest, limits: PlannerLimits) -> PlanningResult:
