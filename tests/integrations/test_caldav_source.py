@@ -97,6 +97,11 @@ GYM = _vcalendar(
     "DTSTART:20250403T180000Z\nDTEND:20250403T190000Z\nSUMMARY:Gym\nEND:VEVENT\n"
 )
 
+BOB_EVENT = (
+    "BEGIN:VEVENT\nUID:bob@cerebri.test\nDTSTAMP:20250301T000000Z\n"
+    "DTSTART:20250326T090000Z\nDTEND:20250326T094500Z\nSUMMARY:Bob's review\nEND:VEVENT\n"
+)
+
 WORK_EVENTS = (SINGLE, WEEKLY, ALL_DAY, TRANSPARENT, CANCELLED, BERLIN, HOLIDAY, OLD)
 HOME_EVENTS = (GYM,)
 
@@ -230,6 +235,21 @@ def test_principal_url_reads_every_calendar_in_url_order(seeded: Seeded) -> None
         uids = _uids(calendars)
         assert uids[0] == "gym@cerebri.test"  # /alice/home/ sorts before /alice/work/
         assert len(uids) == len(WORK_EVENTS) - 1 + len(HOME_EVENTS)
+
+
+def test_another_users_principal_url_reads_their_calendars(seeded: Seeded) -> None:
+    # Bob's calendar on the same server (auth "none" lets Alice reach it). Reading Bob's
+    # principal URL as Alice must give Bob's busy time, never Alice's own calendars.
+    server = seeded.server.url
+    with caldav.DAVClient(server, username="bob", password=PASSWORD, timeout=10) as client:
+        bob = client.principal().make_calendar(name="Bob", cal_id="bob-work")
+        bob.save_event(_vcalendar(BOB_EVENT))
+    calendars = fetch_calendars(
+        f"{server}bob/", WINDOW_START, WINDOW_END, username=USER, password=PASSWORD
+    )
+    assert _rows(busy_periods(calendars, WINDOW_START, WINDOW_END)) == [
+        ("2025-03-26T09:00:00Z", "2025-03-26T09:45:00Z", "bob@cerebri.test", None)
+    ]
 
 
 @pytest.mark.parametrize(

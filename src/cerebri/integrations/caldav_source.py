@@ -60,6 +60,7 @@ from typing import Final, Literal, NoReturn
 from urllib.parse import unquote, urlsplit
 
 from caldav.collection import Calendar as DAVCalendar
+from caldav.collection import CalendarSet, Principal
 from caldav.davclient import DAVClient
 from caldav.lib import error as dav_error
 from caldav.lib.http_sync import requests as http
@@ -149,8 +150,12 @@ class _Target:
     secrets: tuple[str, ...]
 
     def fail(self, code: CalDAVErrorCode, message: str) -> NoReturn:
+        # Short secrets are not searched for: replacing every "x" in a message garbles it
+        # and tells a reader which letters the password holds. Messages never quote the
+        # password themselves; this only guards library text that echoes a URL.
         for secret in self.secrets:
-            message = message.replace(secret, "***")
+            if len(secret) >= 6:
+                message = message.replace(secret, "***")
         raise CalDAVError(code, message, url=self.shown)
 
 
@@ -294,13 +299,18 @@ def _matches(collection: DAVCalendar, wanted: str) -> bool:
 
 
 def _collections(client: DAVClient, target: _Target, wanted: str | None) -> list[DAVCalendar]:
-    """The calendars to read: the URL itself if it is one, else the principal's calendars."""
+    """The calendars to read: the URL itself if it is a calendar; else the calendars of the
+    principal or calendar home *at that URL* (never silently the logged-in user's own, which
+    a shared server would return for someone else's principal URL); the server root means
+    the logged-in user's calendars."""
     probe = _probe(client, target)
     if probe.is_calendar:
         props = {} if probe.display_name is None else {_DISPLAY_NAME: probe.display_name}
         found = [DAVCalendar(client=client, url=client.url, props=props)]
-    else:
+    elif urlsplit(str(client.url)).path.strip("/") == "":
         found = list(client.get_calendars())
+    else:
+        found = _calendars_at(client, target)
     if wanted is not None:
         found = [collection for collection in found if _matches(collection, wanted)]
         if not found:
@@ -309,6 +319,21 @@ def _collections(client: DAVClient, target: _Target, wanted: str | None) -> list
                 f"no calendar named {wanted!r} (display name or URL segment) at {target.shown}",
             )
     return sorted(found, key=lambda collection: _shown(collection.url))
+
+
+def _calendars_at(client: DAVClient, target: _Target) -> list[DAVCalendar]:
+    """Calendars of the principal at the URL (its calendar-home-set, RFC 4791 6.2.1), or,
+    when the URL is no principal, the calendar collections directly below it."""
+    listed: object
+    try:
+        listed = Principal(client=client, url=client.url).get_calendars()
+    except dav_error.DAVError:
+        listed = CalendarSet(client=client, url=client.url).calendars()
+    # The synchronous client returns lists; the async variant shares these signatures.
+    found = [c for c in listed if isinstance(c, DAVCalendar)] if isinstance(listed, list) else []
+    if not found:
+        target.fail("caldav.not_found", f"no calendar at or below {target.shown}")
+    return found
 
 
 def _objects(
