@@ -41,7 +41,7 @@ def test_window_shorter_than_duration_is_explained() -> None:
 def test_budget_stop_is_explained() -> None:
     document = example()
     document["budget"]["max_candidates"] = 3
-    assert "raise it to search the rest" in _render(document)
+    assert "raise it (or the granularity) to search the rest" in _render(document)
 
 
 def test_input_limit_names_the_limit() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -29,9 +30,10 @@ from cerebri.calendars.options import (
 )
 from cerebri.calendars.sources import load_sources
 from cerebri.cpir import PlanningRequest, parse_request
-from cerebri.cpir.schema import request_json_schema
+from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.ics import object_id
+from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 from cerebri.render import render_result
@@ -52,6 +54,28 @@ app = typer.Typer(
     no_args_is_help=True,
     help="cerebri: deterministic, explained calendar planning over CPIR requests.",
 )
+
+
+class LimitSet(StrEnum):
+    """Which admission limits ``plan``/``validate`` apply."""
+
+    REFERENCE = "reference"
+    LOCAL = "local"
+
+
+LimitsOption = Annotated[
+    LimitSet,
+    typer.Option(
+        "--limits",
+        help="reference: the CPIR service limits (256 objects, 4096 positions); local: the "
+        "find-slot limits (100 000 objects and positions), e.g. to replay --emit-request.",
+    ),
+]
+
+
+def _limits(choice: LimitSet) -> PlannerLimits:
+    return FIND_SLOT_LIMITS if choice is LimitSet.LOCAL else DEFAULT_LIMITS
+
 
 FileArg = Annotated[
     str, typer.Argument(metavar="FILE", help="CPIR request JSON file, or - for stdin.")
@@ -111,24 +135,25 @@ def plan(
     top: Annotated[
         int, typer.Option("--top", min=0, help="With --table: show at most N candidates (0 = all).")
     ] = 20,
+    limits: LimitsOption = LimitSet.REFERENCE,
 ) -> None:
     """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
     try:
         request = _load(file)
-        result = plan_request(request)
+        result = plan_request(request, limits=_limits(limits))
     except CerebriError as error:
         raise _fail(error) from None
     if table:
-        render_result(result, request, _table_console(), top=top or None)
+        render_result(result, request, _table_console(), top=top or None, limits=_limits(limits))
     else:
         sys.stdout.write(pretty(result.to_wire()))
 
 
 @app.command()
-def validate(file: FileArg) -> None:
+def validate(file: FileArg, limits: LimitsOption = LimitSet.REFERENCE) -> None:
     """Validate a CPIR request and print the ValidationReport JSON."""
     try:
-        report = validate_request(_load(file))
+        report = validate_request(_load(file), limits=_limits(limits))
     except CerebriError as error:
         raise _fail(error) from None
     sys.stdout.write(pretty(report.to_wire()))
@@ -136,11 +161,9 @@ def validate(file: FileArg) -> None:
 
 @app.command()
 def temporal(file: FileArg) -> None:
-    """Expand recurrences and compute free/busy for a /v1/temporal request (TemporalResult JSON).
-
-    A rejected expansion (limits, DST policy, overflow) is an answer: exit 0 with status
-    Rejected.
-    """
+    """Expand recurrences and compute free/busy (the /v1/temporal report; input format:
+    `cerebri schema --temporal`). A rejected expansion (limits, DST policy, overflow) is an
+    answer: exit 0 with status Rejected."""
     try:
         result = temporal_report(_read(file))
     except CerebriError as error:
@@ -235,6 +258,12 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     top: Annotated[
         int, typer.Option("--top", min=0, help="Show at most N candidates (0 = all).")
     ] = 10,
+    max_candidates: Annotated[
+        int,
+        typer.Option(
+            "--max-candidates", min=0, max=100_000, help="Grid positions to evaluate at most."
+        ),
+    ] = 100_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the PlanningResult JSON.")] = False,
     emit_request: Annotated[
         bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
@@ -257,6 +286,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             else _value(parse_working_hours, working_hours),
             buffer_seconds=0 if buffer is None else _value(parse_duration, buffer),
             prefer=None if prefer is None else _value(parse_time_of_day, prefer),
+            max_candidates=max_candidates,
         )
         calendars = ImportedCalendars(
             _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz
@@ -277,7 +307,13 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         for period in periods:
             labels[object_id(period)] = busy_label(period)
     render_result(
-        result, parsed, _table_console(), top=top or None, limits=FIND_SLOT_LIMITS, labels=labels
+        result,
+        parsed,
+        _table_console(),
+        top=top or None,
+        limits=FIND_SLOT_LIMITS,
+        labels=labels,
+        budget_option="--max-candidates",
     )
 
 
@@ -311,9 +347,14 @@ def _table_console() -> Console:
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of a CPIR planning request."""
-    document = request_json_schema()
+def schema(
+    temporal_request: Annotated[
+        bool, typer.Option("--temporal", help="The schema of a `cerebri temporal` request.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of a CPIR planning request (or, with --temporal, of a
+    recurrence/free-busy request)."""
+    document = temporal_json_schema() if temporal_request else request_json_schema()
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -121,11 +121,13 @@ def render_result(
     top: int | None = None,
     limits: PlannerLimits = DEFAULT_LIMITS,
     labels: Mapping[str, str] | None = None,
+    budget_option: str = "budget.max_candidates",
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
     ``top`` caps the candidate rows (None = all); ``labels`` maps object ids to readable
-    names for the rejection summary (e.g. an event's summary).
+    names for the rejection summary (e.g. an event's summary); ``budget_option`` names the
+    setting that raises the search budget in the hint.
     """
     space = result.search_space
     target = request.object(request.target_ids[0]) if request.target_ids else None
@@ -149,8 +151,9 @@ def render_result(
         result.outcome is Outcome.SOLUTION and not space.exhausted
     ):
         console.print(
-            f"  hint: the search stopped after budget.max_candidates = "
-            f"{request.budget.max_candidates} grid positions; raise it to search the rest"
+            f"  hint: the search stopped after {budget_option} = "
+            f"{request.budget.max_candidates} grid positions; raise it (or the granularity) "
+            "to search the rest"
         )
     if result.candidates:
         shown = result.candidates if top is None else result.candidates[:top]

@@ -35,7 +35,8 @@ def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:
 
 
 def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
-    """JSON form: window, zone, busy (with uid/recurrence_id/summary/source), free, unknown."""
+    """JSON form: window, zone, busy (with uid/recurrence_id/summary/source), free, unknown,
+    unavailable."""
     zone = ZoneInfo(zone_name)
 
     def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
@@ -57,6 +58,7 @@ def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
         ],
         "free": spans(view.free),
         "unknown": spans(view.unknown),
+        "unavailable": spans(view.unavailable),
     }
 
 
@@ -79,7 +81,10 @@ def render_freebusy(view: FreeBusyView, zone_name: str, console: Console) -> Non
             utc(period.start.ns), utc(period.end.ns), local(period.start.ns), busy_label(period)
         )
     console.print(table)
-    for title, items in (("Free", view.free), ("Unknown (not observed)", view.unknown)):
+    sections = [("Free", view.free), ("Unknown (not observed)", view.unknown)]
+    if view.unavailable:
+        sections.append(("Unavailable (published availability)", view.unavailable))
+    for title, items in sections:
         listing = Table(title=f"{title} ({len(items)})")
         for column in ("start (UTC)", "end (UTC)", f"local ({zone_name})"):
             listing.add_column(column, no_wrap=True)

@@ -255,3 +255,154 @@ def test_cli_freebusy_json(tmp_path: Path) -> None:
     ]
     assert data["busy"][0]["local_start"] == "2026-10-06T09:30:00+02:00"
     assert data["unknown"] == []
+
+
+def _one_event(uid: str, start: str, end: str, sequence: int = 0) -> str:
+    return (
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//cerebri tests//EN\nBEGIN:VEVENT\n"
+        f"UID:{uid}\nDTSTAMP:20261001T000000Z\nSEQUENCE:{sequence}\n"
+        f"DTSTART:{start}\nDTEND:{end}\nEND:VEVENT\nEND:VCALENDAR\n"
+    )
+
+
+def _starts(result: cerebri.PlanningResult) -> list[str]:
+    return [c["start"][11:16] for c in result.to_wire()["candidates"]]
+
+
+def _utc_query(start: str, end: str, **changes: object) -> SlotQuery:
+    fields: dict[str, object] = {
+        "window_start": Instant.parse(f"{Z}{start}:00Z"),
+        "window_end": Instant.parse(f"{Z}{end}:00Z"),
+        "duration_seconds": 1800,
+        "granularity_seconds": 900,
+    }
+    fields.update(changes)
+    return SlotQuery(**fields)  # type: ignore[arg-type]
+
+
+def test_same_event_in_two_calendars_blocks_the_union_in_any_order() -> None:
+    short = _one_event("same@x", "20261005T100000Z", "20261005T110000Z", 0)
+    long = _one_event("same@x", "20261005T100000Z", "20261005T120000Z", 1)
+    query = _utc_query("10:00", "13:00")
+    forward = find_slot(_calendars(("a", short), ("b", long)), query)[1]
+    backward = find_slot(_calendars(("b", long), ("a", short)), query)[1]
+    assert _starts(forward) == _starts(backward) == ["12:00", "12:15", "12:30"]
+
+
+def test_buffer_sees_events_just_outside_the_window() -> None:
+    # An event ends at 12:55Z, five minutes before the window; with a 10-minute buffer the
+    # first acceptable start is 13:05, so on a 15-minute grid 13:15.
+    edge = _one_event("edge@x", "20261005T120000Z", "20261005T125500Z")
+    _, result = find_slot(_calendars(("a", edge)), _utc_query("13:00", "14:00", buffer_seconds=600))
+    assert _starts(result) == ["13:15", "13:30"]
+
+
+def test_published_availability_closes_the_rest_of_its_range() -> None:
+    # Available only 08:00-10:00Z on 2026-10-05 inside a VAVAILABILITY for 10-05..10-07.
+    text = (
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//cerebri tests//EN\nBEGIN:VAVAILABILITY\n"
+        "UID:av@x\nDTSTAMP:20261001T000000Z\nDTSTART:20261005T000000Z\nDTEND:20261007T000000Z\n"
+        "BUSYTYPE:BUSY-UNAVAILABLE\nBEGIN:AVAILABLE\nUID:av-1@x\nDTSTAMP:20261001T000000Z\n"
+        "DTSTART:20261005T080000Z\nDTEND:20261005T100000Z\nEND:AVAILABLE\nEND:VAVAILABILITY\n"
+        "END:VCALENDAR\n"
+    )
+    calendars = _calendars(("a", text))
+    _, result = find_slot(calendars, _utc_query("06:00", "12:00"))
+    assert _starts(result) == ["08:00", "08:15", "08:30", "08:45", "09:00", "09:15", "09:30"]
+    view = freebusy(
+        [c for _, c in calendars], Instant.parse(f"{Z}06:00:00Z"), Instant.parse(f"{Z}12:00:00Z")
+    )
+    assert [
+        (Instant(i.start).format()[11:16], Instant(i.end).format()[11:16]) for i in view.free
+    ] == [("08:00", "10:00")]
+
+
+def test_working_hours_hold_even_when_the_buffer_swallows_the_night() -> None:
+    # Working 01:00-23:00 UTC with a 2 h buffer: the 2 h night would shrink to nothing, so it
+    # blocks whole and no start before 01:00 or ending after 23:00 is offered.
+    empty = _one_event("far@x", "20261010T100000Z", "20261010T110000Z")
+    query = _utc_query(
+        "00:00",
+        "23:59",
+        working_hours=(time(1), time(23)),
+        buffer_seconds=7200,
+        granularity_seconds=1800,
+        zone="UTC",
+    )
+    starts = _starts(find_slot(_calendars(("a", empty)), query)[1])
+    assert starts[0] >= "01:00"
+    assert starts[-1] <= "22:30"
+    assert "00:00" not in starts and "23:00" not in starts
+
+
+def test_default_budget_covers_a_quarter_on_a_quarter_hour_grid() -> None:
+    # An all-day absence until 2026-11-25 in a window to 2026-12-31: slots after it exist.
+    away = _one_event("away@x", "20261005T000000Z", "20261125T000000Z")
+    query = SlotQuery(Instant.parse(f"{Z}00:00:00Z"), Instant.parse("2026-12-31T00:00:00Z"), 3600)
+    _, result = find_slot(_calendars(("a", away)), query)
+    wire = result.to_wire()
+    assert wire["outcome"] == "Solution"
+    assert wire["candidates"][0]["start"] == "2026-11-25T00:00:00Z"
+    assert wire["search_space"]["exhausted"] is True
+
+
+def test_emitted_request_replays_with_local_limits(tmp_path: Path) -> None:
+    (tmp_path / "alice.ics").write_text(ALICE, encoding="utf-8")
+    runner = CliRunner()
+    common = [
+        "find-slot",
+        "--ics",
+        str(tmp_path / "alice.ics"),
+        "--duration",
+        "30m",
+        "--between",
+        "2026-10-05T00:00/2026-10-08T00:00",
+        "--tz",
+        "Europe/Berlin",
+    ]
+    request = tmp_path / "request.json"
+    request.write_text(runner.invoke(app, [*common, "--emit-request"]).stdout, encoding="utf-8")
+    direct = runner.invoke(app, [*common, "--json"]).stdout
+    replay = runner.invoke(app, ["plan", "--limits", "local", str(request)])
+    assert replay.exit_code == 0
+    assert replay.stdout == direct
+    # The emitted request asks for 100 000 positions, beyond the reference service limits.
+    refused = json.loads(runner.invoke(app, ["plan", str(request)]).stdout)
+    assert refused["validation"]["issues"] == ["InputLimit"]
+
+
+def test_temporal_schema_describes_the_temporal_command(tmp_path: Path) -> None:
+    import jsonschema
+
+    runner = CliRunner()
+    schema = json.loads(runner.invoke(app, ["schema", "--temporal"]).stdout)
+    request = {
+        "horizon": {"start": "2026-03-28T00:00:00Z", "end": "2026-03-31T00:00:00Z"},
+        "busy": [],
+        "coverage": "Complete",
+        "recurrences": [
+            {
+                "start_date": "2026-03-28",
+                "local_time": "02:30:00",
+                "timezone": "Europe/Berlin",
+                "duration": 1800,
+                "pattern": {"frequency": "DAILY", "every": 1},
+                "gap_policy": "Skip",
+                "fold_policy": "Earlier",
+            }
+        ],
+        "limits": {"max_occurrences": 10, "max_dates": 10},
+    }
+    jsonschema.Draft202012Validator(schema).validate(request)
+    path = tmp_path / "temporal.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    out = json.loads(runner.invoke(app, ["temporal", str(path)]).stdout)
+    # 02:30 Berlin: 03-28 is 01:30Z, 03-29 does not exist (skipped), 03-30 is 00:30Z.
+    expansion = out["data"]["expansions"][0]
+    assert [o["range"]["start"] for o in expansion["occurrences"]] == [
+        "2026-03-28T01:30:00Z",
+        "2026-03-30T00:30:00Z",
+    ]
+    assert expansion["skipped"] == [
+        {"sequence": 2, "date": "2026-03-29", "reason": "NonexistentLocalTime"}
+    ]

@@ -14,6 +14,7 @@ from icalendar import Component
 import cerebri.calendars.imported as imported_module
 from cerebri.calendars import SlotQuery, find_slot, unobserved_ranges
 from cerebri.calendars.imported import ImportedCalendars
+from cerebri.calendars.query import expansion_window
 from cerebri.ics import BusyPeriod, CalendarError, busy_periods, parse_calendar
 from cerebri.temporal import Instant, Interval
 
@@ -146,6 +147,11 @@ END:VCALENDAR
 """
 
 OCTOBER = (Instant.parse("2026-10-01T00:00:00Z"), Instant.parse("2026-11-01T00:00:00Z"))
+# October widened by a day: find-slot reads busy time over its window widened by the buffer.
+WIDE_OCTOBER = (
+    Instant.parse("2026-09-30T00:00:00Z"),
+    Instant.parse("2026-11-02T00:00:00Z"),
+)
 
 
 def _named() -> list[tuple[str, Component]]:
@@ -216,7 +222,7 @@ def test_same_bytes_as_find_slot_from_a_wider_expansion(
     query = QUERIES[name]
     named = _named()
     imported = ImportedCalendars(named, floating_zone=floating_zone)
-    imported.expand(*OCTOBER, floating_zone=floating_zone or query.zone)
+    imported.expand(*WIDE_OCTOBER, floating_zone=floating_zone or query.zone)
     expected = _bytes(find_slot(named, query, floating_zone=floating_zone))
     assert _bytes(imported.find_slot(query)) == expected
     zone_name = floating_zone or query.zone
@@ -264,15 +270,16 @@ def test_reuse_expands_nothing_inside_the_expanded_window(
     expansion_calls: list[tuple[Instant, Instant]],
 ) -> None:
     imported = ImportedCalendars(_named(), floating_zone="Europe/Berlin")
-    imported.expand(*OCTOBER)
-    assert expansion_calls == [OCTOBER] * 3  # one call per calendar
+    imported.expand(*WIDE_OCTOBER)
+    assert expansion_calls == [WIDE_OCTOBER] * 3  # one call per calendar
     for name in ("week", "inside-offsite", "starts-at-reminder", "whole-window"):
         imported.find_slot(QUERIES[name])
     imported.busy(Instant.parse("2026-10-10T00:00:00Z"), Instant.parse("2026-10-11T00:00:00Z"))
     imported.expand(Instant.parse("2026-10-02T00:00:00Z"), Instant.parse("2026-10-03T00:00:00Z"))
     assert len(expansion_calls) == 3
     assert imported.expansions == 1
-    assert imported.expanded_windows == (("Europe/Berlin", Interval(OCTOBER[0].ns, OCTOBER[1].ns)),)
+    wide = Interval(WIDE_OCTOBER[0].ns, WIDE_OCTOBER[1].ns)
+    assert imported.expanded_windows == (("Europe/Berlin", wide),)
 
 
 def test_windows_outside_the_cached_one_re_expand(
@@ -281,10 +288,11 @@ def test_windows_outside_the_cached_one_re_expand(
     imported = ImportedCalendars(_named(), floating_zone="Europe/Berlin")
     week = QUERIES["week"]
     imported.find_slot(week)
-    assert expansion_calls == [(week.window_start, week.window_end)] * 3  # only the query's
+    # Only the query's window, widened by its buffer.
+    assert expansion_calls == [expansion_window(week)] * 3
     later = _query("2026-10-07T00:00:00Z", "2026-10-14T00:00:00Z")  # overlaps, not inside
     imported.find_slot(later)
-    assert expansion_calls[3:] == [(later.window_start, later.window_end)] * 3
+    assert expansion_calls[3:] == [expansion_window(later)] * 3
     inside = _query("2026-10-08T00:00:00Z", "2026-10-09T00:00:00Z")
     imported.find_slot(inside)
     assert len(expansion_calls) == 6
@@ -331,7 +339,7 @@ def test_the_floating_zone_is_part_of_the_key(
 def test_busy_is_busy_periods_per_calendar_for_random_windows() -> None:
     named = _named()
     imported = ImportedCalendars(named, floating_zone="Europe/Berlin")
-    imported.expand(*OCTOBER)
+    imported.expand(*WIDE_OCTOBER)
     rng = random.Random(20261001)
     span = OCTOBER[1].ns - OCTOBER[0].ns
     step = 300 * 10**9  # five-minute grid, so windows often touch event edges

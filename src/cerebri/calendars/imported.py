@@ -24,13 +24,19 @@ from dataclasses import dataclass
 from icalendar import Component
 
 from cerebri._json import JSONValue
+from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
-from cerebri.calendars.query import SlotQuery, build_request
+from cerebri.calendars.query import (
+    INTEGRATION_ID,
+    SlotQuery,
+    build_request,
+    event_objects,
+    expansion_window,
+)
 from cerebri.cpir import PlanningResult
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, BusyPeriod, busy_periods, context_objects
 from cerebri.ics.expand import overlaps
-from cerebri.ics.objects import object_id
 from cerebri.planner import PlannerLimits, collector_paused, plan
 from cerebri.temporal import Instant, Interval, merge
 from cerebri.temporal.zones import check_zone_name
@@ -39,8 +45,6 @@ __all__ = ["ImportedCalendars", "NamedBusy"]
 
 NamedBusy = tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
 """Busy periods per calendar id, in the order the calendars were given."""
-
-_INTEGRATION_ID = "ics"  # what build_request writes for calendar events
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,7 @@ class _Expansion:
     starts: tuple[tuple[int, ...], ...]  # per calendar: the start of each period, ns
     longest: tuple[int, ...]  # per calendar: the longest period, ns (0 when none)
     unobserved: tuple[Interval, ...]
+    unavailable: tuple[Interval, ...]  # VAVAILABILITY exclusions over the window
 
 
 def _within(
@@ -194,23 +199,17 @@ class ImportedCalendars:
             ValueError: an invalid calendar id or zone.
         """
         zone_name = self._zone_for(None, query.zone)
-        start, end = query.window_start, query.window_end
+        start, end = expansion_window(query)  # the window widened by the buffer
         expansion = self._expansion(start, end, zone_name)
         named = [
             (name, self._cut(expansion, index, start, end))
             for index, name in enumerate(self._names)
         ]
-        window = Interval(start.ns, end.ns)
-        if expansion.window == window:
-            unknown = expansion.unobserved
-        else:
-            unknown = merge(
-                piece
-                for span in expansion.unobserved
-                if (piece := span.intersection(window)) is not None
-            )
+        unknown = _clip(expansion.unobserved, Interval(query.window_start.ns, query.window_end.ns))
+        closed = _clip(expansion.unavailable, Interval(start.ns, end.ns))
         with collector_paused():  # building the request creates no cycles either
-            request = self._request(named, unknown, query)
+            events = event_objects(named, query.zone, render=self._render)
+            request = build_request(events, unknown, query, unavailable=closed)
             return request, plan(request, limits=limits)
 
     # --- internals -----------------------------------------------------------------------
@@ -244,6 +243,9 @@ class ImportedCalendars:
                 max((p.end.ns - p.start.ns for p in periods), default=0) for periods in busy
             ),
             unobserved=unobserved_ranges(self._calendars, window),
+            unavailable=unavailable_ranges(
+                self._calendars, window_start, window_end, floating_zone=zone_name
+            ),
         )
         self._expansions += 1
         self._expanded = [
@@ -265,62 +267,21 @@ class ImportedCalendars:
             periods, expansion.starts[index], expansion.longest[index], window_start, window_end
         )
 
-    def _pieces_of(
-        self, calendar_id: str, zone_name: str, periods: Sequence[BusyPeriod]
-    ) -> list[str]:
-        """The JSON text of the object ``build_request`` writes for each period (cached).
-
-        ``periods`` have ``start < end`` and pairwise different object ids, so
-        ``context_objects`` keeps all of them, in order.
-        """
-        keys = [(calendar_id, zone_name, period) for period in periods]
-        fresh = [key[2] for key in keys if key not in self._pieces]
-        if fresh:
-            objects = context_objects(
-                fresh, calendar_id=calendar_id, integration_id=_INTEGRATION_ID, zone=zone_name
+    def _render(self, calendar_id: str, period: BusyPeriod, zone_name: str) -> JSONValue:
+        """The object :func:`~cerebri.calendars.query.event_objects` writes for a period,
+        built once per ``(calendar id, zone, period)`` and kept as JSON text (so no request
+        shares mutable values with the cache)."""
+        key = (calendar_id, zone_name, period)
+        text = self._pieces.get(key)
+        if text is None:
+            (obj,) = context_objects(
+                (period,), calendar_id=calendar_id, integration_id=INTEGRATION_ID, zone=zone_name
             )
-            for period, obj in zip(fresh, objects, strict=True):
-                self._pieces[(calendar_id, zone_name, period)] = obj.model_dump_json()
-        return [self._pieces[key] for key in keys]
+            text = obj.model_dump_json()
+            self._pieces[key] = text
+        value: JSONValue = json.loads(text)
+        return value
 
-    def _request(
-        self,
-        named: Sequence[tuple[str, Sequence[BusyPeriod]]],
-        unknown: Sequence[Interval],
-        query: SlotQuery,
-    ) -> dict[str, JSONValue]:
-        """``build_request(named, unknown, query)``, with the event objects from the cache.
 
-        ``build_request`` writes the target first, then the calendars' events (each calendar
-        through ``context_objects``: zero-length periods left out, one object per id with
-        the latest end, in first-seen order; an id already written by an earlier calendar is
-        skipped), then the blockers. The events are built here the same way from cached
-        texts and put in the same place; ``tests/calendars/test_imported.py`` checks the
-        bytes against ``find_slot``.
-        """
-        for calendar_id, _ in named:  # the checks build_request makes first
-            context_objects(
-                (), calendar_id=calendar_id, integration_id=_INTEGRATION_ID, zone=query.zone
-            )
-        texts: list[str] = []
-        seen: set[str] = set()
-        for calendar_id, periods in named:
-            chosen: dict[str, BusyPeriod] = {}
-            for period in periods:
-                if not period.start < period.end:
-                    continue
-                key = object_id(period)
-                known = chosen.get(key)
-                if known is None or period.end > known.end:
-                    chosen[key] = period
-            kept = [period for key, period in chosen.items() if key not in seen]
-            seen.update(chosen)
-            texts.extend(self._pieces_of(calendar_id, query.zone, kept))
-        events: list[JSONValue] = json.loads("[" + ",".join(texts) + "]")
-        request = build_request((), unknown, query)
-        context = request["context"]
-        assert isinstance(context, dict)
-        skeleton = context["objects"]
-        assert isinstance(skeleton, list)
-        context["objects"] = [skeleton[0], *events, *skeleton[1:]]
-        return request
+def _clip(spans: tuple[Interval, ...], window: Interval) -> tuple[Interval, ...]:
+    return merge(piece for span in spans if (piece := span.intersection(window)) is not None)

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from icalendar import Component
 
 from cerebri._json import JSONValue
+from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.calendars.query import SlotQuery, build_request
+from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
 from cerebri.cpir import PlanningResult
 from cerebri.ics import busy_periods
 from cerebri.planner import PlannerLimits, plan
@@ -49,13 +50,13 @@ def find_slot(
     """
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
+    wide_start, wide_end = expansion_window(query)
     named = [
-        (
-            name,
-            busy_periods(calendar, query.window_start, query.window_end, floating_zone=zone_name),
-        )
+        (name, busy_periods(calendar, wide_start, wide_end, floating_zone=zone_name))
         for name, calendar in calendars
     ]
-    unknown = unobserved_ranges([calendar for _, calendar in calendars], window)
-    request = build_request(named, unknown, query)
+    parsed = [calendar for _, calendar in calendars]
+    unknown = unobserved_ranges(parsed, window)
+    closed = unavailable_ranges(parsed, wide_start, wide_end, floating_zone=zone_name)
+    request = build_request(event_objects(named, query.zone), unknown, query, unavailable=closed)
     return request, plan(request, limits=limits)

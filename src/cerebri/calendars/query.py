@@ -5,8 +5,11 @@ replayed with ``cerebri plan``. How the question maps onto CPIR
 (docs/decisions/0008-find-slot-mapping.md):
 
 * every busy period of every calendar becomes an existing ``EVENT`` (``INTEGRATION_FACT``);
+* the same event in several calendars is one object, the copy that ends latest;
+* busy time is read over the window widened by the buffer, so an event just outside the
+  window still keeps its distance;
 * time no calendar describes becomes a blocking ``unobserved-<n>`` event, so it is never
-  offered as free;
+  offered as free; time an attendee's ``VAVAILABILITY`` excludes becomes ``unavailable-<n>``;
 * working hours become blocking ``outside-working-hours-<local close>-<local reopen>``
   events covering the rest of each local day; they are shrunk by the buffer on both sides,
   so that the buffer keeps its distance from real events only while the meeting still has
@@ -20,17 +23,27 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
 from cerebri._json import JSONValue
-from cerebri.ics import BusyPeriod, context_objects
+from cerebri.ics import BusyPeriod, context_objects, object_id
 from cerebri.temporal import Instant, Interval, zone
 
-__all__ = ["TARGET_ID", "SlotQuery", "build_request"]
+__all__ = [
+    "INTEGRATION_ID",
+    "TARGET_ID",
+    "SlotQuery",
+    "build_request",
+    "closed_block",
+    "event_objects",
+    "expansion_window",
+    "off_hours",
+]
 
 TARGET_ID = "new-event"
+INTEGRATION_ID = "ics"
 NS = 1_000_000_000
 
 
@@ -46,7 +59,8 @@ class SlotQuery:
         working_hours: ``(start, end)`` local times of day, or None for all day.
         buffer_seconds: minimum gap to every other event, seconds (0 = none).
         prefer: preferred local time of day, or None.
-        max_candidates: grid positions the planner may evaluate.
+        max_candidates: grid positions the planner may evaluate (the default covers a
+            month at a one-minute grid, or three years at fifteen minutes).
     """
 
     window_start: Instant
@@ -57,7 +71,7 @@ class SlotQuery:
     working_hours: tuple[time, time] | None = None
     buffer_seconds: int = 0
     prefer: time | None = None
-    max_candidates: int = 4096
+    max_candidates: int = 100_000
 
     def __post_init__(self) -> None:
         if not self.window_start < self.window_end:
@@ -111,9 +125,30 @@ def _local_midnights(query: SlotQuery) -> list[datetime]:
     return days
 
 
+def closed_block(span: Interval, pad_ns: int, window: Interval) -> Interval | None:
+    """A blocker for time the meeting may not touch at all, next to a ``REQUIRED_BUFFER`` of
+    ``pad_ns``: the span shrunk by the pad on both sides, clipped to the window.
+
+    A meeting ``[s, e)`` then fails (overlap or buffer) exactly when it overlaps ``span``,
+    so the buffer keeps its distance from real events only. When the shrink leaves nothing
+    (a pad of half the span or more), the whole span blocks instead: closed time is still
+    never offered, at the price of rejecting starts within the pad of it.
+    """
+    start, end = span.start + pad_ns, span.end - pad_ns
+    shrunk = Interval(start, end) if start < end else span
+    return shrunk.intersection(window)
+
+
+def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
+    """The window widened by the buffer on both sides: events that close to the window still
+    constrain a meeting inside it."""
+    pad = query.buffer_seconds * NS
+    return Instant(query.window_start.ns - pad), Instant(query.window_end.ns + pad)
+
+
 def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
-    """Blocks outside working hours, each local day, shrunk by the buffer; clipped to the
-    window. Local times are resolved with the zone's rules (a DST change moves them)."""
+    """Blockers outside working hours, each local day (see :func:`closed_block`). Local
+    times are resolved with the zone's rules (a DST change moves them)."""
     if query.working_hours is None:
         return []
     window = Interval(query.window_start.ns, query.window_end.ns)
@@ -124,13 +159,11 @@ def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
     for today, tomorrow in itertools.pairwise(midnights):
         close = datetime.combine(today.date(), closes, today.tzinfo)
         reopen = datetime.combine(tomorrow.date(), opens, tomorrow.tzinfo)
-        start = Instant.from_datetime(close).ns + pad
-        end = Instant.from_datetime(reopen).ns - pad
-        if start < end:
-            piece = Interval(start, end).intersection(window)
-            if piece is not None:
-                name = f"outside-working-hours-{close:%Y-%m-%dT%H%M}-{reopen:%Y-%m-%dT%H%M}"
-                blocks.append((name, piece))
+        span = Interval(Instant.from_datetime(close).ns, Instant.from_datetime(reopen).ns)
+        piece = closed_block(span, pad, window)
+        if piece is not None:
+            name = f"outside-working-hours-{close:%Y-%m-%dT%H%M}-{reopen:%Y-%m-%dT%H%M}"
+            blocks.append((name, piece))
     return blocks
 
 
@@ -146,14 +179,50 @@ def _preferred_start(query: SlotQuery) -> Instant | None:
     return None
 
 
-def build_request(
+def _render(calendar_id: str, period: BusyPeriod, zone_name: str) -> JSONValue:
+    (obj,) = context_objects(
+        (period,), calendar_id=calendar_id, integration_id=INTEGRATION_ID, zone=zone_name
+    )
+    return obj.model_dump(mode="json")
+
+
+def event_objects(
     calendars: Sequence[tuple[str, Sequence[BusyPeriod]]],
+    zone_name: str,
+    *,
+    render: Callable[[str, BusyPeriod, str], JSONValue] = _render,
+) -> list[JSONValue]:
+    """One CPIR ``EVENT`` per distinct busy period across all calendars.
+
+    The same event in several calendars (same UID, recurrence id and start: one object id)
+    becomes one object; where the copies disagree, the one that ends latest is kept, so the
+    blocked time is the union of what the calendars say, whatever their order. Zero-length
+    periods make no object. Objects come in first-seen order.
+    """
+    chosen: dict[str, tuple[str, BusyPeriod]] = {}
+    for calendar_id, periods in calendars:
+        for period in periods:
+            if not period.start < period.end:
+                continue
+            key = object_id(period)
+            known = chosen.get(key)
+            if known is None or period.end > known[1].end:
+                chosen[key] = (calendar_id, period)
+    return [render(calendar_id, period, zone_name) for calendar_id, period in chosen.values()]
+
+
+def build_request(
+    events: Sequence[JSONValue],
     unobserved: Sequence[Interval],
     query: SlotQuery,
+    *,
+    unavailable: Sequence[Interval] = (),
 ) -> dict[str, JSONValue]:
-    """The CPIR 0.2 request (JSON values) for ``query`` over the named calendars' busy time.
+    """The CPIR 0.2 request (JSON values) for ``query``.
 
-    ``calendars`` pairs a calendar id (1-128 of ``[A-Za-z0-9._-]``) with its busy periods.
+    ``events`` are the busy ``EVENT`` objects (:func:`event_objects`); ``unobserved`` the
+    time no calendar describes; ``unavailable`` the time an attendee's availability
+    (RFC 7953) excludes. Both kinds block like closed time (:func:`closed_block`).
     """
     objects: list[JSONValue] = [
         {
@@ -173,16 +242,15 @@ def build_request(
             "semantics": None,
         }
     ]
-    seen: set[str] = set()
-    for calendar_id, periods in calendars:
-        for obj in context_objects(
-            periods, calendar_id=calendar_id, integration_id="ics", zone=query.zone
-        ):
-            if obj.id not in seen:  # the same event in two attendees' calendars
-                seen.add(obj.id)
-                objects.append(obj.model_dump(mode="json"))
+    objects.extend(events)
+    window = Interval(query.window_start.ns, query.window_end.ns)
     for index, span in enumerate(unobserved, start=1):
         objects.append(_blocker(f"unobserved-{index}", span, query.zone))
+    pad = query.buffer_seconds * NS
+    for index, span in enumerate(unavailable, start=1):
+        piece = closed_block(span, pad, window)
+        if piece is not None:
+            objects.append(_blocker(f"unavailable-{index}", piece, query.zone))
     for name, span in off_hours(query):
         objects.append(_blocker(name, span, query.zone))
     constraints: list[JSONValue] = []

@@ -83,8 +83,13 @@ def load_sources(
                 step(url)
             # Every resource fetched from one URL belongs to the same calendar id.
             name = calendar_id_for(url.rstrip("/").rsplit("/", 1)[-1] or "caldav", taken)
-            fetched = fetch_calendars(
-                url, window[0], window[1], username=caldav_username, password=caldav_password
-            )
+            try:
+                fetched = fetch_calendars(
+                    url, window[0], window[1], username=caldav_username, password=caldav_password
+                )
+            except (ValueError, TypeError) as exc:  # a malformed URL or option, not I/O
+                raise CerebriError(
+                    f"--caldav {url!r}: {exc}", code="input.invalid_option"
+                ) from None
             loaded.extend((name, calendar) for calendar in fetched)
     return loaded

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from icalendar import Component
 
+from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.ics import BusyPeriod, busy_periods
 from cerebri.temporal import Instant, Interval, complement, merge
@@ -16,13 +17,15 @@ __all__ = ["FreeBusyView", "freebusy"]
 
 @dataclass(frozen=True, slots=True)
 class FreeBusyView:
-    """Busy periods, free time and unobserved time of a window (UTC nanosecond intervals
-    for ``free`` and ``unknown``). ``busy``, ``free`` and ``unknown`` cover the window."""
+    """Busy periods, free, unavailable and unobserved time of a window (UTC nanosecond
+    intervals for the last three). Together they cover the window; free time overlaps none
+    of the others."""
 
     window: Interval
     busy: tuple[BusyPeriod, ...]
     free: tuple[Interval, ...]
     unknown: tuple[Interval, ...]
+    unavailable: tuple[Interval, ...] = ()
 
 
 def freebusy(
@@ -35,7 +38,8 @@ def freebusy(
 ) -> FreeBusyView:
     """Busy, free and unknown time of ``calendars`` in ``[window_start, window_end)``.
 
-    Free time is only time every calendar describes and none marks busy.
+    Free time is only time every calendar describes, none marks busy and no attendee's
+    availability (RFC 7953) excludes.
 
     Raises:
         CalendarError: a malformed calendar (see :mod:`cerebri.ics`).
@@ -49,11 +53,12 @@ def freebusy(
         max_occurrences=max_occurrences,
     )
     unknown = unobserved_ranges(calendars, window)
+    closed = unavailable_ranges(calendars, window_start, window_end, floating_zone=floating_zone)
     taken = [
         piece
         for p in busy
         if p.start < p.end
         and (piece := Interval(p.start.ns, p.end.ns).intersection(window)) is not None
     ]
-    free = complement(window, merge([*taken, *unknown]))
-    return FreeBusyView(window, busy, free, unknown)
+    free = complement(window, merge([*taken, *unknown, *closed]))
+    return FreeBusyView(window, busy, free, unknown, closed)

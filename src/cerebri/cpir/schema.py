@@ -7,7 +7,7 @@ from typing import Any
 
 from cerebri.cpir.request import PlanningRequest
 
-__all__ = ["request_json_schema"]
+__all__ = ["request_json_schema", "temporal_json_schema"]
 
 _ROLE = re.compile(r":(?:func|class|data|meth|attr):`~?([^`]+)`")
 _LITERAL = re.compile(r"``([^`]+)``")
@@ -38,4 +38,15 @@ def request_json_schema() -> dict[str, Any]:
     uniqueness, known zone names) are enforced by :func:`cerebri.parse_request`.
     """
     schema = _clean(PlanningRequest.model_json_schema(mode="validation"))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def temporal_json_schema() -> dict[str, Any]:
+    """The schema of a recurrence/free-busy request (``cerebri temporal``, ``/v1/temporal``).
+
+    Every key is required except a recurrence's ``until`` and ``count``.
+    """
+    from cerebri.cpir.temporal_request import TemporalRequest  # noqa: PLC0415 - no cycle
+
+    schema = _clean(TemporalRequest.model_json_schema(mode="validation"))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}

@@ -33,13 +33,8 @@ from cerebri.ics.errors import CalendarError
 from cerebri.ics.expand import Budget, expand
 from cerebri.ics.source import calendar_source, component_line, component_uid
 from cerebri.ics.times import add_duration, to_instant
-from cerebri.ics.validate import (
-    check_calendar,
-    check_read_errors,
-    component_duration,
-    single,
-)
-from cerebri.ics.zones import check_zones, floating_tz
+from cerebri.ics.validate import check_for_query, component_duration, single
+from cerebri.ics.zones import floating_tz
 from cerebri.temporal.instant import Instant
 from cerebri.temporal.interval import Interval, complement, merge
 
@@ -110,9 +105,7 @@ def working_periods(
     available: dict[int, list[Interval]] = {}
     for calendar in calendars_of(calendars):
         source = calendar_source(calendar)
-        check_read_errors(calendar)
-        check_zones(calendar)
-        check_calendar(calendar, floating)
+        check_for_query(calendar, floating_zone, floating)
         blocks = sorted(calendar.walk("VAVAILABILITY"), key=component_uid)
         for block in blocks:
             span = _range(block, window, floating, source)

@@ -28,8 +28,8 @@ from icalendar import Component
 from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
-from cerebri.ics.validate import check_calendar, check_read_errors
-from cerebri.ics.zones import check_zones, floating_tz
+from cerebri.ics.validate import check_for_query
+from cerebri.ics.zones import floating_tz
 from cerebri.temporal.instant import Instant
 
 __all__ = [
@@ -131,9 +131,7 @@ def busy_periods(
     found: list[BusyPeriod] = []
     for calendar in calendars_of(calendars):
         source = calendar_source(calendar)
-        check_read_errors(calendar)
-        check_zones(calendar)
-        check_calendar(calendar, floating)
+        check_for_query(calendar, floating_zone, floating)
         cancel_all = str(calendar.get("METHOD", "")).upper() == "CANCEL"
         for instance in expand(
             calendar,

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Component
 from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
@@ -147,14 +148,35 @@ def _text(value: object) -> str:
     return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
 
 
-def _canonical(component: Component) -> tuple[int, str, int, str, str]:
+def _canonical(component: Component) -> tuple[int, str, int, str]:
+    """The canonical sort key without its last field, the component's whole text."""
     return (
         1 if "RECURRENCE-ID" in component else 0,
         _text(component.get("RECURRENCE-ID")),
         _sequence(component),
         _text(component.get("DTSTAMP")),
-        _text(component),
     )
+
+
+def _canonical_order(components: list[Component]) -> list[Component]:
+    """``components`` sorted by (:func:`_canonical`, text), the text written only for ties.
+
+    Equal to one stable sort on the full key: the first sort keeps the file order within
+    each run of equal short keys, the second orders such a run by text, stably.
+    """
+    if len(components) < 2:
+        return list(components)
+    keyed = sorted(((_canonical(c), c) for c in components), key=lambda pair: pair[0])
+    ordered: list[Component] = []
+    index = 0
+    while index < len(keyed):
+        stop = index + 1
+        while stop < len(keyed) and keyed[stop][0] == keyed[index][0]:
+            stop += 1
+        run = [component for _, component in keyed[index:stop]]
+        ordered.extend(run if len(run) == 1 else sorted(run, key=_text))
+        index = stop
+    return ordered
 
 
 def _is_this_and_future(component: Component) -> bool:
@@ -220,6 +242,9 @@ class _Series:
             self.master is not None and (bool(_rule_values(self.master)) or "RDATE" in self.master)
         )
         self.periods: dict[int, tuple[date, object]] = {}
+        self._end_rules: dict[int, _EndRule] = {}  # per id(component)
+        self._sequences: dict[int, int] = {}
+        self._dates_only: bool | None = None
         if self.master is not None:
             for leaf in _rdate_leaves(self.master):
                 if isinstance(leaf, tuple):
@@ -265,7 +290,19 @@ class _Series:
 
     def instance(self, copy: Component) -> Instance:
         """Turn one occurrence copy made by the library into an :class:`Instance`."""
-        start_value = time_of(copy, "DTSTART")
+        return self._instance(time_of(copy, "DTSTART"), copy)
+
+    def instance_of(self, occurrence: Any) -> Instance:
+        """:meth:`instance` of ``occurrence.as_component(False)``, without making the copy
+        when :func:`_copied_from` finds the component it would copy."""
+        component = _copied_from(occurrence)
+        if component is None:
+            return self.instance(occurrence.as_component(False))
+        return self._instance(occurrence.start, component)
+
+    def _instance(self, start_value: date, copy: Component) -> Instance:
+        """The instance starting at ``start_value`` whose ``RECURRENCE-ID`` object,
+        ``SUMMARY``, ``TRANSP`` and ``STATUS`` are those of ``copy``."""
         owner = self.owner_of_rid.get(id(copy.get("RECURRENCE-ID")))
         is_override = False
         if owner is None:
@@ -296,10 +333,16 @@ class _Series:
             uid=self.uid,
             recurrence_id=recurrence_id,
             summary=None if summary is None else str(summary),
-            sequence=max(_sequence(source), 0),
+            sequence=self._sequence_of(source),
             transparent=str(copy.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
             cancelled=self.cancel_all or str(copy.get("STATUS", "")).upper() == "CANCELLED",
         )
+
+    def _sequence_of(self, source: Component) -> int:
+        key = id(source)
+        if key not in self._sequences:
+            self._sequences[key] = max(_sequence(source), 0)
+        return self._sequences[key]
 
     def _recurrence_text(self, original: date, original_instant: Instant) -> str:
         """The original start as text, in the value type of the series' ``DTSTART``.
@@ -307,11 +350,12 @@ class _Series:
         An override of an all-day series may name its instance with a date-time
         (``issue_36``: ``RECURRENCE-ID:20200921T000000Z``); it is reported as the date.
         """
-        dates_only = (
-            not isinstance(time_of(self.master, "DTSTART"), datetime)
-            if self.master is not None
-            else not isinstance(original, datetime)
-        )
+        if self.master is None:
+            dates_only = not isinstance(original, datetime)
+        else:
+            if self._dates_only is None:
+                self._dates_only = not isinstance(time_of(self.master, "DTSTART"), datetime)
+            dates_only = self._dates_only
         if dates_only:
             return date_text(original.date() if isinstance(original, datetime) else original)
         return utc_text(original_instant)
@@ -327,25 +371,87 @@ class _Series:
             assert isinstance(period_end, date)
             exact = to_instant(period_end, self.floating) - to_instant(period_start, self.floating)
             return _plus(start, exact)
-        defined_start = time_of(source, "DTSTART")
-        defined_end = time_of(source, "DTEND") if "DTEND" in source else None
-        duration = component_duration(source)
-        if not isinstance(defined_start, datetime):  # all-day: nominal days
+        rule = self._end_rules.get(id(source))
+        if rule is None:
+            rule = self._end_rules[id(source)] = _end_rule(source, self.floating)
+        return rule.end(start_value, start, self.floating)
+
+
+@dataclass(frozen=True, slots=True)
+class _EndRule:
+    """How one component ends its instances (RFC 5545 sections 3.3.6, 3.6.1, 3.8.5.3).
+
+    Read once per component and applied to each of its instances: ``days`` nominal days
+    for an all-day component (from ``DTEND``, else ``duration``, else one day); for a
+    date-time component ``exact`` nanoseconds (``DTEND``: the same exact duration for every
+    instance), else ``duration`` (nominal days, exact time), else a point in time.
+    """
+
+    all_day: bool
+    days: int | None = None
+    exact: int | None = None
+    duration: Duration | None = None
+
+    def end(self, start_value: date, start: Instant, floating: tzinfo) -> Instant:
+        if self.all_day:  # nominal days
             day = start_value.date() if isinstance(start_value, datetime) else start_value
-            if defined_end is not None:
-                days = max((defined_end - defined_start).days, 1)
-                return to_instant(day + timedelta(days=days), self.floating)
-            if duration is not None:
-                return add_duration(day, duration, self.floating)
-            return to_instant(day + timedelta(days=1), self.floating)
-        if defined_end is not None:  # the same exact duration for every instance
-            exact = to_instant(defined_end, self.floating) - to_instant(
-                defined_start, self.floating
-            )
-            return _plus(start, exact)
-        if duration is not None:  # nominal days, exact time
-            return add_duration(start_value, duration, self.floating)
+            if self.days is not None:
+                return to_instant(day + timedelta(days=self.days), floating)
+            if self.duration is not None:
+                return add_duration(day, self.duration, floating)
+            return to_instant(day + timedelta(days=1), floating)
+        if self.exact is not None:
+            return _plus(start, self.exact)
+        if self.duration is not None:
+            return add_duration(start_value, self.duration, floating)
         return start  # DATE-TIME without DTEND or DURATION: a point in time
+
+
+def _end_rule(source: Component, floating: tzinfo) -> _EndRule:
+    defined_start = time_of(source, "DTSTART")
+    defined_end = time_of(source, "DTEND") if "DTEND" in source else None
+    duration = component_duration(source)
+    if not isinstance(defined_start, datetime):
+        if defined_end is not None:
+            return _EndRule(True, days=max((defined_end - defined_start).days, 1))
+        return _EndRule(True, duration=duration)
+    if defined_end is not None:
+        exact = to_instant(defined_end, floating) - to_instant(defined_start, floating)
+        return _EndRule(False, exact=exact)
+    return _EndRule(False, duration=duration)
+
+
+_PLAIN_ZONES: Final = (ZoneInfo, timezone)
+"""Zones whose names ``icalendar`` reads without calling into other code (zones built from
+a ``VTIMEZONE`` are ``dateutil`` objects; their occurrences are copied, as before)."""
+
+
+def _copied_from(occurrence: Any) -> Component | None:
+    """The component ``occurrence.as_component(False)`` would copy, when the copy could
+    neither fail nor differ in what :meth:`_Series._instance` reads; else ``None``.
+
+    The copy (``recurring_ical_events`` ``ComponentAdapter.as_component``) is a shallow
+    copy of the adapter's component: the same ``RECURRENCE-ID`` object when it has one (a
+    new one otherwise, which names no override), the same ``SUMMARY``, ``TRANSP`` and
+    ``STATUS``, ``DTSTART`` set to ``occurrence.start``. Making it builds two property values
+    (``icalendar`` looks up zone names for their ``TZID``) and compares the occurrence's
+    ``SEQUENCE`` with 0; for dates and date-times in the zone types ``cerebri`` binds, and
+    an integer sequence, none of that can raise. The library's private attributes are
+    read defensively: without them every occurrence is copied, as before.
+    """
+    adapter = getattr(occurrence, "_adapter", None)
+    component = getattr(adapter, "_component", None)
+    if not isinstance(component, Component):
+        return None
+    if not isinstance(getattr(occurrence, "sequence", None), int):
+        return None
+    for value in (getattr(occurrence, "start", None), getattr(occurrence, "end", None)):
+        if not isinstance(value, date):
+            return None
+        zone = value.tzinfo if isinstance(value, datetime) else None
+        if zone is not None and not isinstance(zone, _PLAIN_ZONES):
+            return None
+    return component
 
 
 def _plus(start: Instant, nanoseconds: int) -> Instant:
@@ -387,9 +493,19 @@ def expand(
         groups.setdefault(component_uid(component), []).append(component)
     low = _clamped(window_start, -QUERY_PADDING)
     high = _clamped(window_end, QUERY_PADDING)
+    # Lone events may skip the library only when the padding is whole (see _lone_instance).
+    direct = low > _EARLIEST and high < _LATEST
     found: list[Instance] = []
     for uid in sorted(groups):
-        components = sorted(groups[uid], key=_canonical)
+        group = groups[uid]
+        if direct and len(group) == 1:
+            lone = _lone_instance(group[0], uid, floating, cancel_all)
+            if lone is not None:
+                budget.spend(uid=uid, line=component_line(group[0]), source=source)
+                if overlaps(lone.start, lone.end, window_start, window_end):
+                    found.append(lone)
+                continue
+        components = _canonical_order(group)
         line = component_line(components[0])
         try:
             series = _Series(uid, components, floating, cancel_all)
@@ -412,6 +528,98 @@ def expand(
             code, message = _library_error(exc)
             raise CalendarError(code, message, uid=uid, line=line, source=source) from None
     return found
+
+
+_SERIES_PROPERTIES: Final = ("RECURRENCE-ID", "RRULE", "RDATE", "EXDATE")
+_LONGEST_LONE: Final = timedelta(days=3650)
+"""Longer lone events go through the library, which subtracts their length from the
+query start (and may overflow doing so)."""
+
+
+def _library_span(component: Component) -> tuple[date, date] | None:
+    """``DTSTART`` and the end as the library's ``EventAdapter`` reads them, when the library
+    would use both unchanged (``None`` for the cases where it converts or swaps them)."""
+    start: Any = component["DTSTART"].dt  # type: ignore[union-attr]  # as the library reads it
+    if not isinstance(start, date):
+        return None
+    end_value: Any = component.get("DTEND")
+    duration: Any = component.get("DURATION")
+    end: Any
+    if end_value is not None:
+        end = end_value.dt
+    elif duration is not None:
+        delta = duration.dt
+        if not isinstance(delta, timedelta):
+            return None
+        if delta.seconds != 0 and not isinstance(start, datetime):
+            return None  # the library turns the date into a date-time
+        end = start + delta
+    elif isinstance(start, datetime):
+        end = start
+    else:
+        end = start + timedelta(days=1)
+    if isinstance(start, datetime):
+        if not isinstance(end, datetime) or (start.tzinfo is None) != (end.tzinfo is None):
+            return None  # make_comparable would change the start
+        if hasattr(start.tzinfo, "localize") or hasattr(end.tzinfo, "localize"):
+            return None  # pytz: the library normalises
+    elif isinstance(end, datetime) or not isinstance(end, date):
+        return None
+    if start > end or end - start > _LONGEST_LONE:
+        return None  # the library swaps the two, or reaches far back
+    return start, end
+
+
+def _lone_instance(
+    component: Component, uid: str, floating: tzinfo, cancel_all: bool
+) -> Instance | None:
+    """The one instance of a lone, non-recurring component, computed without the library.
+
+    ``None`` when the library could treat the component in any other way than as exactly
+    one occurrence starting at its ``DTSTART`` (recurrence properties, a repeated ``UID``
+    or ``SEQUENCE``, start and end of mixed kinds or reversed, ``pytz`` zones, a very long
+    event) or when computing the instance fails; the caller then takes the library path,
+    which gives the result or the error of before.
+
+    Otherwise this is the instance :meth:`_Series.instance` makes of the library's
+    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
+    copy keeps ``SUMMARY``, ``TRANSP`` and ``STATUS``. Whether it is reported only depends
+    on the window: with the whole :data:`QUERY_PADDING` on both sides (the caller checks
+    that no clamping happened), the library's reading of the event (floating times and
+    dates as UTC, wall-clock ends) differs from the corrected one by less than 24 hours at
+    the start and 48 hours at the end (``tzinfo`` offsets are below 24 hours), so the
+    library yields every instance that overlaps the window; the others are dropped by the
+    window test on both paths.
+    """
+    for name in _SERIES_PROPERTIES:
+        if name in component:
+            return None
+    if isinstance(component.get("UID"), list):
+        return None  # the library groups by the UID value; a list fails there
+    sequence = component.get("SEQUENCE")
+    if sequence is not None and not isinstance(sequence, int):
+        return None
+    try:
+        span = _library_span(component)
+        if span is None:
+            return None
+        raw_start = span[0]
+        start_value = raw_start + timedelta(0) if isinstance(raw_start, datetime) else raw_start
+        start = to_instant(start_value, floating)
+        end = _end_rule(component, floating).end(start_value, start, floating)
+    except Exception:  # the library path reports it, or not, as before
+        return None
+    summary = component.get("SUMMARY")
+    return Instance(
+        start=start,
+        end=end,
+        uid=uid,
+        recurrence_id=None,
+        summary=None if summary is None else str(summary),
+        sequence=max(_sequence(component), 0),
+        transparent=str(component.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
+        cancelled=cancel_all or str(component.get("STATUS", "")).upper() == "CANCELLED",
+    )
 
 
 def _run(
@@ -440,6 +648,6 @@ def _run(
                     line=series.line,
                     source=source,
                 )
-            instance = series.instance(occurrence.as_component(False))
+            instance = series.instance_of(occurrence)
             if overlaps(instance.start, instance.end, *window):
                 yield instance

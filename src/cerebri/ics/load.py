@@ -29,7 +29,7 @@ from icalendar import Calendar, Component
 
 from cerebri.ics.errors import CalendarError
 from cerebri.ics.source import DEFAULT_SOURCE, SourceInfo, attach_info, attach_source
-from cerebri.ics.validate import check_calendar, check_read_errors
+from cerebri.ics.validate import check_calendar, check_read_errors, mark_checked
 from cerebri.ics.zones import bind_zones
 
 __all__ = ["MAX_DEPTH", "parse_calendar"]
@@ -227,5 +227,7 @@ def parse_calendar(data: str | bytes, *, source: str = DEFAULT_SOURCE) -> Calend
     _attach_lines(calendar, scanner, wrapped)
     check_read_errors(calendar)
     bind_zones(calendar)
-    check_calendar(calendar, None)
+    zone_dependent: list[Component] = []
+    check_calendar(calendar, None, zone_dependent=zone_dependent)
+    mark_checked(calendar, zone_dependent)
     return calendar

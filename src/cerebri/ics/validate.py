@@ -18,10 +18,18 @@ components) are not read and not checked:
 Tolerated on purpose (documented skips): ``RRULE:`` with an empty value is no rule; when
 both ``DTEND`` and ``DURATION`` are present ``DTEND`` wins; an all-day ``DTEND`` equal to
 its ``DTSTART`` is read as one day (RFC 5545 section 3.6.1's default for all-day events).
+
+Checked once: :func:`cerebri.ics.parse_calendar` runs every check that does not depend on
+the floating zone and marks the calendar (:func:`mark_checked`); the queries then only
+re-check, once per floating zone, the components whose checks compare a floating time or
+a date (:func:`check_for_query`). Calendars built in code are checked in full on every
+query.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Final
 
@@ -31,13 +39,15 @@ from cerebri.ics.errors import CalendarError, CalendarErrorCode
 from cerebri.ics.rules import check_rule, is_empty_rule
 from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
 from cerebri.ics.times import Duration, parse_duration, to_instant
-from cerebri.ics.zones import property_values
+from cerebri.ics.zones import check_zones, property_values
 
 __all__ = [
     "TIME_PROPERTIES",
     "check_calendar",
+    "check_for_query",
     "check_read_errors",
     "component_duration",
+    "mark_checked",
     "single",
     "time_of",
 ]
@@ -59,6 +69,7 @@ TIME_PROPERTIES: Final = frozenset(
 """Properties whose unreadable values are refused: they decide when, whether or which."""
 _TIMED: Final = frozenset({"VEVENT", "AVAILABLE"})
 _READ: Final = frozenset({*_TIMED, "VAVAILABILITY", "VFREEBUSY"})
+_CHECKED: Final = "_cerebri_ics_checked"
 
 
 class _Checker:
@@ -66,6 +77,7 @@ class _Checker:
         self.component = component
         self.source = source
         self.uid = component_uid(component)
+        self.zone_dependent = False  # a check compared a floating time or a date
 
     def fail(self, code: CalendarErrorCode, prop: str | None, message: str) -> CalendarError:
         line = property_line(self.component, prop or "BEGIN")
@@ -146,6 +158,8 @@ def _check_span(check: _Checker, floating: tzinfo | None, *, required_start: boo
     if start is not None and end is not None:
         if (_kind(start) == "date") != (_kind(end) == "date"):
             raise check.fail("ics.syntax", "DTEND", "DTSTART and DTEND differ in value type")
+        if _kind(start) != "zoned" or _kind(end) != "zoned":
+            check.zone_dependent = True
         comparable = floating is not None or _kind(start) == _kind(end)
         zone = floating if floating is not None else UTC
         if comparable and to_instant(end, zone) < to_instant(start, zone):
@@ -195,6 +209,8 @@ def _check_period_or_time(
         return
     if not _is_time(second):
         raise check.fail("ics.syntax", name, f"{name} period end is not a time")
+    if _kind(first) != "zoned" or _kind(second) != "zoned":
+        check.zone_dependent = True
     zone = floating if floating is not None else UTC
     if to_instant(second, zone) < to_instant(first, zone):
         raise check.fail("ics.invalid_range", name, f"{name} period ends before it starts")
@@ -204,16 +220,29 @@ def _check_recurrence_id(check: _Checker) -> None:
     _one(check, "RECURRENCE-ID", required=False)
 
 
-def check_component(component: Component, source: str, floating: tzinfo | None) -> None:
+def check_component(
+    component: Component,
+    source: str,
+    floating: tzinfo | None,
+    zone_dependent: list[Component] | None = None,
+) -> None:
     """Raise ``CalendarError`` when a component cerebri reads is malformed (module doc).
 
     ``floating`` is the zone for floating times; ``None`` (while parsing, before the caller
-    chose one) skips comparisons between floating and zoned values.
+    chose one) skips comparisons between floating and zoned values. A component that passes
+    and whose result could differ with another ``floating`` is appended to
+    ``zone_dependent``, when given.
     """
     name = (component.name or "").upper()
     if name not in _READ:
         return
     check = _Checker(component, source)
+    _check_all(check, name, floating)
+    if zone_dependent is not None and check.zone_dependent:
+        zone_dependent.append(component)
+
+
+def _check_all(check: _Checker, name: str, floating: tzinfo | None) -> None:
     _check_read_errors(check)  # again, for components checked on their own
     if name == "VFREEBUSY":
         _check_dates(check, "FREEBUSY", floating)
@@ -237,8 +266,16 @@ def check_read_errors(calendar: Component) -> None:
             _check_read_errors(_Checker(component, source))
 
 
-def check_calendar(calendar: Component, floating: tzinfo | None) -> None:
-    """Check every component of ``calendar`` that cerebri reads (see the module doc)."""
+def check_calendar(
+    calendar: Component,
+    floating: tzinfo | None,
+    *,
+    zone_dependent: list[Component] | None = None,
+) -> None:
+    """Check every component of ``calendar`` that cerebri reads (see the module doc).
+
+    ``zone_dependent`` collects the components whose checks depend on ``floating``.
+    """
     source = calendar_source(calendar)
     scale = calendar.get("CALSCALE")
     if scale is not None and str(scale).upper() != "GREGORIAN":
@@ -249,4 +286,49 @@ def check_calendar(calendar: Component, floating: tzinfo | None) -> None:
             source=source,
         )
     for component in calendar.walk():
+        check_component(component, source, floating, zone_dependent)
+
+
+@dataclass(slots=True)
+class _Checked:
+    """What :func:`cerebri.ics.parse_calendar` checked of one calendar."""
+
+    members: tuple[Component, ...]  # the calendar's subcomponents then
+    zone_dependent: tuple[Component, ...]  # to re-check for each floating zone
+    zones: set[str] = field(default_factory=set)  # floating zones already re-checked
+
+
+def mark_checked(calendar: Component, zone_dependent: Sequence[Component]) -> None:
+    """Remember on ``calendar`` that :func:`check_read_errors`, zone binding and
+    :func:`check_calendar` with ``floating=None`` passed (a plain attribute, like the
+    source records of :mod:`cerebri.ics.source`)."""
+    setattr(calendar, _CHECKED, _Checked(tuple(calendar.subcomponents), tuple(zone_dependent)))
+
+
+def _same_members(kept: tuple[Component, ...], now: list[Component]) -> bool:
+    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now, strict=True))
+
+
+def check_for_query(calendar: Component, floating_zone: str, floating: tzinfo) -> None:
+    """The checks a query runs before reading ``calendar`` with floating zone ``floating``.
+
+    In full (:func:`check_read_errors`, :func:`cerebri.ics.zones.check_zones`,
+    :func:`check_calendar`) for a calendar built in code. For one marked by
+    :func:`mark_checked` only the components whose checks depend on the floating zone, and
+    only the first time for each ``floating_zone`` name: the same first error as the full
+    checks, since every other check passed while parsing. A marked calendar whose list of
+    components changed since is checked in full again; change components in place and the
+    marks no longer hold (parse the text again).
+    """
+    state = getattr(calendar, _CHECKED, None)
+    if not isinstance(state, _Checked) or not _same_members(state.members, calendar.subcomponents):
+        check_read_errors(calendar)
+        check_zones(calendar)
+        check_calendar(calendar, floating)
+        return
+    if floating_zone in state.zones:
+        return
+    source = calendar_source(calendar)
+    for component in state.zone_dependent:
         check_component(component, source, floating)
+    state.zones.add(floating_zone)
