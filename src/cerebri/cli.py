@@ -26,6 +26,7 @@ from cerebri.calendars.options import (
     parse_duration,
     parse_time_of_day,
     parse_window,
+    parse_working_days,
     parse_working_hours,
 )
 from cerebri.calendars.sources import load_sources
@@ -249,6 +250,9 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     working_hours: Annotated[
         str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
     ] = None,
+    working_days: Annotated[
+        str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
+    ] = None,
     buffer: Annotated[
         str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
     ] = None,
@@ -287,6 +291,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             buffer_seconds=0 if buffer is None else _value(parse_duration, buffer),
             prefer=None if prefer is None else _value(parse_time_of_day, prefer),
             max_candidates=max_candidates,
+            working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
         calendars = ImportedCalendars(
             _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz

@@ -70,6 +70,20 @@ def _hint(reason: Tagged, request: PlanningRequest) -> str | None:
     return None
 
 
+def _occurrence_labels(result: PlanningResult) -> dict[str, str]:
+    """``series@local date local time`` for each compiled occurrence id."""
+    compilation = result.compilation
+    found: dict[str, str] = {}
+    entries = compilation.get("occurrences") if isinstance(compilation, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        occ = entry.get("occurrence") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and isinstance(occ, dict):
+            found[str(entry.get("id"))] = (
+                f"{entry.get('series_id')}@{occ.get('date')} {occ.get('local_time')}"
+            )
+    return found
+
+
 def _explain(reason: Tagged, cost: int) -> str:
     if reason.name == "PreferredStart":
         return f"{cost} s from the preferred start ({reason.payload})"
@@ -84,7 +98,8 @@ def _local(instant: Instant, zone: ZoneInfo | None) -> str:
     moment = instant.to_datetime()
     if zone is None or moment is None:
         return "-"
-    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    # The offset tells the two 02:30s of a DST fold apart.
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S %z")
 
 
 def _fold(starts: list[Instant], step_ns: int, zone: ZoneInfo | None, dated: bool) -> str:
@@ -130,6 +145,7 @@ def render_result(
     setting that raises the search budget in the hint.
     """
     space = result.search_space
+    labels = {**_occurrence_labels(result), **(labels or {})}
     target = request.object(request.target_ids[0]) if request.target_ids else None
     zone = ZoneInfo(target.timezone) if target is not None else None
     if target is not None:

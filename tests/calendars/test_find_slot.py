@@ -11,7 +11,12 @@ from typer.testing import CliRunner
 
 import cerebri
 from cerebri.calendars import SlotQuery, find_slot, freebusy
-from cerebri.calendars.options import parse_duration, parse_window, parse_working_hours
+from cerebri.calendars.options import (
+    parse_duration,
+    parse_window,
+    parse_working_days,
+    parse_working_hours,
+)
 from cerebri.cli import app
 from cerebri.ics import parse_calendar
 from cerebri.temporal import Instant
@@ -405,4 +410,50 @@ def test_temporal_schema_describes_the_temporal_command(tmp_path: Path) -> None:
     ]
     assert expansion["skipped"] == [
         {"sequence": 2, "date": "2026-03-29", "reason": "NonexistentLocalTime"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("Mon-Fri", {0, 1, 2, 3, 4}),
+        ("mon,wed,FRI", {0, 2, 4}),
+        ("Fri-Mon", {4, 5, 6, 0}),
+        ("Sunday", {6}),
+    ],
+)
+def test_working_days(text: str, days: set[int]) -> None:
+    assert parse_working_days(text) == frozenset(days)
+
+
+def test_bad_working_days() -> None:
+    with pytest.raises(ValueError, match="working days"):
+        parse_working_days("Mon-Funday")
+
+
+def test_weekend_is_closed_with_working_days() -> None:
+    # 2026-10-09 is a Friday. Mon-Fri 09:00-17:00 UTC: the last Friday start is 16:30 and
+    # the next is Monday 2026-10-12 09:00.
+    empty = _one_event("far@x", "20260101T100000Z", "20260101T110000Z")
+    query = SlotQuery(
+        Instant.parse("2026-10-09T15:00:00Z"),
+        Instant.parse("2026-10-12T10:00:00Z"),
+        1800,
+        working_hours=(time(9), time(17)),
+        working_days=frozenset(range(5)),
+    )
+    starts = [
+        c["start"] for c in find_slot(_calendars(("a", empty)), query)[1].to_wire()["candidates"]
+    ]
+    assert starts == [
+        "2026-10-09T15:00:00Z",
+        "2026-10-09T15:15:00Z",
+        "2026-10-09T15:30:00Z",
+        "2026-10-09T15:45:00Z",
+        "2026-10-09T16:00:00Z",
+        "2026-10-09T16:15:00Z",
+        "2026-10-09T16:30:00Z",
+        "2026-10-12T09:00:00Z",
+        "2026-10-12T09:15:00Z",
+        "2026-10-12T09:30:00Z",
     ]

@@ -18,7 +18,15 @@ from datetime import datetime, time
 
 from cerebri.temporal import Instant, zone
 
-__all__ = ["parse_duration", "parse_time_of_day", "parse_window", "parse_working_hours"]
+__all__ = [
+    "parse_duration",
+    "parse_time_of_day",
+    "parse_window",
+    "parse_working_days",
+    "parse_working_hours",
+]
+
+_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 _UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _HUMAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
@@ -86,3 +94,19 @@ def parse_working_hours(text: str) -> tuple[time, time]:
     if not opens < closes:
         raise ValueError(f"working hours {text!r} must start before they end")
     return opens, closes
+
+
+def parse_working_days(text: str) -> frozenset[int]:
+    """``Mon-Fri``, ``Mon,Wed,Fri`` or ``Sat-Sun`` → weekday numbers (Monday = 0).
+
+    A range runs forward and may wrap (``Fri-Mon``); names are the English three-letter
+    abbreviations, in any case.
+    """
+    days: set[int] = set()
+    for part in text.split(","):
+        bounds = [b.strip().lower()[:3] for b in part.split("-")]
+        if not 1 <= len(bounds) <= 2 or any(b not in _DAYS for b in bounds):
+            raise ValueError(f"cannot read working days {text!r}; write e.g. Mon-Fri or Mon,Wed")
+        first, last = _DAYS.index(bounds[0]), _DAYS.index(bounds[-1])
+        days.update((first + step) % 7 for step in range((last - first) % 7 + 1))
+    return frozenset(days)

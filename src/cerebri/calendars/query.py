@@ -22,7 +22,6 @@ replayed with ``cerebri plan``. How the question maps onto CPIR
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -57,6 +56,7 @@ class SlotQuery:
         granularity_seconds: distance between candidate starts, seconds (> 0).
         zone: IANA zone for working hours, the preferred time and local display.
         working_hours: ``(start, end)`` local times of day, or None for all day.
+        working_days: weekdays that are open (Monday = 0 … Sunday = 6), or None for every day.
         buffer_seconds: minimum gap to every other event, seconds (0 = none).
         prefer: preferred local time of day, or None.
         max_candidates: grid positions the planner may evaluate (the default covers a
@@ -69,6 +69,7 @@ class SlotQuery:
     granularity_seconds: int = 900
     zone: str = "UTC"
     working_hours: tuple[time, time] | None = None
+    working_days: frozenset[int] | None = None
     buffer_seconds: int = 0
     prefer: time | None = None
     max_candidates: int = 100_000
@@ -80,6 +81,8 @@ class SlotQuery:
             raise ValueError("duration and granularity must be positive numbers of seconds")
         if self.buffer_seconds < 0:
             raise ValueError("the buffer must not be negative")
+        if self.working_days is not None and not self.working_days <= frozenset(range(7)):
+            raise ValueError("working days are weekday numbers 0 (Monday) to 6 (Sunday)")
         if self.working_hours is not None and not self.working_hours[0] < self.working_hours[1]:
             raise ValueError("working hours must start before they end (same day)")
 
@@ -146,23 +149,47 @@ def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
     return Instant(query.window_start.ns - pad), Instant(query.window_end.ns + pad)
 
 
+def _open_hours(query: SlotQuery, day: datetime) -> tuple[datetime, datetime] | None:
+    """The local opening and closing of ``day`` (a local midnight), or None when closed."""
+    if query.working_days is not None and day.weekday() not in query.working_days:
+        return None
+    opens, closes = query.working_hours or (time(0), time(0))
+    if query.working_hours is None:  # all day: open from this midnight to the next
+        return day, datetime.combine(day.date() + timedelta(days=1), time(0), day.tzinfo)
+    return (
+        datetime.combine(day.date(), opens, day.tzinfo),
+        datetime.combine(day.date(), closes, day.tzinfo),
+    )
+
+
 def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
-    """Blockers outside working hours, each local day (see :func:`closed_block`). Local
-    times are resolved with the zone's rules (a DST change moves them)."""
-    if query.working_hours is None:
+    """Blockers for time outside working hours and on days off (see :func:`closed_block`).
+
+    Consecutive closed stretches (an evening, a weekend, the next morning) form one
+    blocker, named by its local bounds. Local times follow the zone's rules (DST moves them).
+    """
+    if query.working_hours is None and query.working_days is None:
         return []
     window = Interval(query.window_start.ns, query.window_end.ns)
     pad = query.buffer_seconds * NS
-    opens, closes = query.working_hours
-    blocks: list[tuple[str, Interval]] = []
     midnights = _local_midnights(query)
-    for today, tomorrow in itertools.pairwise(midnights):
-        close = datetime.combine(today.date(), closes, today.tzinfo)
-        reopen = datetime.combine(tomorrow.date(), opens, tomorrow.tzinfo)
-        span = Interval(Instant.from_datetime(close).ns, Instant.from_datetime(reopen).ns)
+    closed: list[tuple[datetime, datetime]] = []
+    cursor = midnights[0]
+    for day in midnights[:-1]:
+        hours = _open_hours(query, day)
+        if hours is None:
+            continue
+        if cursor < hours[0]:
+            closed.append((cursor, hours[0]))
+        cursor = hours[1]
+    if cursor < midnights[-1]:
+        closed.append((cursor, midnights[-1]))
+    blocks: list[tuple[str, Interval]] = []
+    for begin, finish in closed:
+        span = Interval(Instant.from_datetime(begin).ns, Instant.from_datetime(finish).ns)
         piece = closed_block(span, pad, window)
         if piece is not None:
-            name = f"outside-working-hours-{close:%Y-%m-%dT%H%M}-{reopen:%Y-%m-%dT%H%M}"
+            name = f"outside-working-hours-{begin:%Y-%m-%dT%H%M}-{finish:%Y-%m-%dT%H%M}"
             blocks.append((name, piece))
     return blocks
 
