@@ -1,7 +1,7 @@
 """Calendars imported once and planned over many times: :class:`ImportedCalendars`.
 
 :func:`cerebri.calendars.find_slot` expands every calendar's recurrences for each question.
-Expansion costs far more than planning (a one-year calendar of 5 000 events: about 1.5 s to
+Expansion costs far more than planning (a one-year calendar of 5 000 events: about 0.27 s to
 expand, about 10 ms to plan one week; see ``bench/calendar_scaling.py``), so an application
 that asks several questions over the same calendars keeps them here::
 

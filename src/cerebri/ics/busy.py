@@ -117,7 +117,10 @@ def busy_periods(
     """The busy periods of ``calendars`` that overlap ``[window_start, window_end)``.
 
     Sorted by ``(start, end, uid, recurrence_id)`` (then kind, source, summary, sequence).
-    The result does not depend on the order of components in a file.
+    The result does not depend on the order of components in a file. A calendar from
+    :func:`~cerebri.ics.parse_calendar` is taken as unchanged since: its checks are not
+    repeated, except those that depend on the floating zone, once per zone
+    (:func:`cerebri.ics.validate.check_for_query`).
 
     Raises:
         CalendarError: a malformed component (codes in :mod:`cerebri.ics.errors`), or more

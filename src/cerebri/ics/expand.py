@@ -24,6 +24,19 @@ series start up to the end of the (padded) query window is charged to a :class:`
 plus one per ``DTSTART``, ``RDATE`` value and override. When the total passes the limit,
 ``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
 UID order, so the named UID does not depend on the file's order either.
+
+Shortcuts, each giving exactly the instances and errors of the library path (compared in
+``tests/ics/test_ics_fast_paths.py``):
+
+* a UID with one plain, non-recurring component (no ``RRULE``, ``RDATE``, ``EXDATE`` or
+  ``RECURRENCE-ID``) becomes its one instance without the library, and is skipped at once
+  when the library would not yield it for the padded window (:func:`_lone_instance`);
+  anything unusual about it (mixed value kinds, ``pytz``, a failure) takes the library path;
+* the library's occurrences are read without the shallow copy it makes of each
+  (:func:`_copied_from`);
+* end rules, sequences and the series' value type are read once per component;
+* the text tie-breaker of the canonical order is written only for components whose other
+  key fields tie (:func:`_canonical_order`).
 """
 
 from __future__ import annotations
@@ -31,7 +44,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from typing import Any, Final
+from enum import Enum
+from typing import Any, Final, cast
 from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Component
@@ -321,7 +335,7 @@ class _Series:
         if source is None:  # pragma: no cover - the library only yields known components
             raise CalendarError("ics.syntax", "occurrence without a defining component")
         start = to_instant(start_value, self.floating)
-        original_instant = to_instant(original, self.floating)
+        original_instant = start if original is start_value else to_instant(original, self.floating)
         end = self._end(source, start_value, start, None if is_override else original_instant)
         recurrence_id: str | None = None
         if self.recurring:
@@ -410,7 +424,14 @@ class _EndRule:
 def _end_rule(source: Component, floating: tzinfo) -> _EndRule:
     defined_start = time_of(source, "DTSTART")
     defined_end = time_of(source, "DTEND") if "DTEND" in source else None
-    duration = component_duration(source)
+    return _end_rule_of(defined_start, defined_end, component_duration(source), floating)
+
+
+def _end_rule_of(
+    defined_start: date, defined_end: date | None, duration: Duration | None, floating: tzinfo
+) -> _EndRule:
+    """The end rule of a component's ``DTSTART``, ``DTEND`` and ``DURATION`` values
+    (``duration`` is not read when there is a ``DTEND``)."""
     if not isinstance(defined_start, datetime):
         if defined_end is not None:
             return _EndRule(True, days=max((defined_end - defined_start).days, 1))
@@ -435,9 +456,9 @@ def _copied_from(occurrence: Any) -> Component | None:
     new one otherwise, which names no override), the same ``SUMMARY``, ``TRANSP`` and
     ``STATUS``, ``DTSTART`` set to ``occurrence.start``. Making it builds two property values
     (``icalendar`` looks up zone names for their ``TZID``) and compares the occurrence's
-    ``SEQUENCE`` with 0; for dates and date-times in the zone types ``cerebri`` binds, and
-    an integer sequence, none of that can raise. The library's private attributes are
-    read defensively: without them every occurrence is copied, as before.
+    ``SEQUENCE`` with 0; for dates, floating date-times and date-times in ``zoneinfo`` or
+    fixed-offset zones, and an integer sequence, none of that can raise. The library's
+    private attributes are read defensively: without them every occurrence is copied.
     """
     adapter = getattr(occurrence, "_adapter", None)
     component = getattr(adapter, "_component", None)
@@ -499,10 +520,14 @@ def expand(
     for uid in sorted(groups):
         group = groups[uid]
         if direct and len(group) == 1:
-            lone = _lone_instance(group[0], uid, floating, cancel_all)
-            if lone is not None:
+            lone = _lone_instance(
+                group[0], uid, floating=floating, cancel_all=cancel_all, low=low, high=high
+            )
+            if lone is not _Lone.LIBRARY:
                 budget.spend(uid=uid, line=component_line(group[0]), source=source)
-                if overlaps(lone.start, lone.end, window_start, window_end):
+                if isinstance(lone, Instance) and overlaps(
+                    lone.start, lone.end, window_start, window_end
+                ):
                     found.append(lone)
                 continue
         components = _canonical_order(group)
@@ -536,17 +561,15 @@ _LONGEST_LONE: Final = timedelta(days=3650)
 query start (and may overflow doing so)."""
 
 
-def _library_span(component: Component) -> tuple[date, date] | None:
-    """``DTSTART`` and the end as the library's ``EventAdapter`` reads them, when the library
-    would use both unchanged (``None`` for the cases where it converts or swaps them)."""
-    start: Any = component["DTSTART"].dt  # type: ignore[union-attr]  # as the library reads it
-    if not isinstance(start, date):
-        return None
-    end_value: Any = component.get("DTEND")
-    duration: Any = component.get("DURATION")
+def _library_end(start: date, dtend: Any, duration: Any) -> date | None:
+    """The end the library's ``EventAdapter`` gives an event with ``DTSTART`` ``start``
+    and the ``DTEND`` (``dtend``) or ``DURATION`` (``duration``) property values present,
+    when it would use that end and the start unchanged; ``None`` for the cases where it
+    converts the start, swaps the two or reaches far back (the library path then decides).
+    """
     end: Any
-    if end_value is not None:
-        end = end_value.dt
+    if dtend is not None:
+        end = dtend.dt
     elif duration is not None:
         delta = duration.dt
         if not isinstance(delta, timedelta):
@@ -567,19 +590,47 @@ def _library_span(component: Component) -> tuple[date, date] | None:
         return None
     if start > end or end - start > _LONGEST_LONE:
         return None  # the library swaps the two, or reaches far back
-    return start, end
+    return cast(date, end)
+
+
+class _Lone(Enum):
+    LIBRARY = "the library path decides"
+    OUTSIDE = "no instance near the window"
+
+
+def _outside(start: date, end: date, low: datetime, high: datetime) -> bool:
+    """Whether the library's reading of an event from ``start`` to ``end`` (``DTSTART`` and
+    its end as :func:`_library_end` gives it) lies wholly before ``low`` or after
+    ``high``, so that it yields no occurrence for the query ``[low, high]``.
+
+    The library reads floating times and dates (as midnight) in the zone of the query
+    bounds, UTC, and compares zoned times exactly.
+    """
+    if isinstance(start, datetime):
+        if start.tzinfo is None:
+            low, high = low.replace(tzinfo=None), high.replace(tzinfo=None)
+        return bool(start > high or end < low)
+    return start > high.date() or end < low.date()
 
 
 def _lone_instance(
-    component: Component, uid: str, floating: tzinfo, cancel_all: bool
-) -> Instance | None:
+    component: Component,
+    uid: str,
+    *,
+    floating: tzinfo,
+    cancel_all: bool,
+    low: datetime,
+    high: datetime,
+) -> Instance | _Lone:
     """The one instance of a lone, non-recurring component, computed without the library.
 
-    ``None`` when the library could treat the component in any other way than as exactly
-    one occurrence starting at its ``DTSTART`` (recurrence properties, a repeated ``UID``
-    or ``SEQUENCE``, start and end of mixed kinds or reversed, ``pytz`` zones, a very long
-    event) or when computing the instance fails; the caller then takes the library path,
-    which gives the result or the error of before.
+    ``_Lone.LIBRARY`` when the library could treat the component in any other way than as
+    exactly one occurrence starting at its ``DTSTART`` (recurrence properties, a repeated
+    ``UID`` or ``SEQUENCE``, start and end of mixed kinds or reversed, ``pytz`` zones, a
+    very long event) or when computing the instance fails; the caller then takes the
+    library path, which gives the result or the error of before. ``_Lone.OUTSIDE`` when
+    the library would not yield it for the padded query ``[low, high]`` (:func:`_outside`):
+    nothing is computed, and nothing is reported on either path.
 
     Otherwise this is the instance :meth:`_Series.instance` makes of the library's
     occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
@@ -589,36 +640,56 @@ def _lone_instance(
     dates as UTC, wall-clock ends) differs from the corrected one by less than 24 hours at
     the start and 48 hours at the end (``tzinfo`` offsets are below 24 hours), so the
     library yields every instance that overlaps the window; the others are dropped by the
-    window test on both paths.
+    window test on both paths. For the same reason an instance the library does not yield
+    (``_Lone.OUTSIDE``) cannot overlap the window.
     """
+    # Property names are stored upper case (icalendar's CaselessDict); looking them up in
+    # the key view spares the failed look-ups of ``get`` for the many absent ones.
+    keys = component.keys()
     for name in _SERIES_PROPERTIES:
-        if name in component:
-            return None
-    if isinstance(component.get("UID"), list):
-        return None  # the library groups by the UID value; a list fails there
-    sequence = component.get("SEQUENCE")
+        if name in keys:
+            return _Lone.LIBRARY
+    if "UID" in keys and isinstance(component["UID"], list):
+        return _Lone.LIBRARY  # the library groups by the UID value; a list fails there
+    sequence = component["SEQUENCE"] if "SEQUENCE" in keys else None
     if sequence is not None and not isinstance(sequence, int):
-        return None
+        return _Lone.LIBRARY
     try:
-        span = _library_span(component)
-        if span is None:
-            return None
-        raw_start = span[0]
+        raw_start: Any = component["DTSTART"].dt  # type: ignore[union-attr]  # as the library
+        if not isinstance(raw_start, date):
+            return _Lone.LIBRARY
+        dtend = component["DTEND"] if "DTEND" in keys else None
+        duration = component["DURATION"] if "DURATION" in keys and dtend is None else None
+        raw_end = _library_end(raw_start, dtend, duration)
+        if raw_end is None:
+            return _Lone.LIBRARY
+        if _outside(raw_start, raw_end, low, high):
+            return _Lone.OUTSIDE
+        # the rest is _Series.instance of the library's occurrence (start + timedelta(0))
         start_value = raw_start + timedelta(0) if isinstance(raw_start, datetime) else raw_start
         start = to_instant(start_value, floating)
-        end = _end_rule(component, floating).end(start_value, start, floating)
+        defined_end = None if dtend is None else time_of(component, "DTEND")
+        rule = _end_rule_of(
+            time_of(component, "DTSTART"),
+            defined_end,
+            None if defined_end is not None else component_duration(component),
+            floating,
+        )
+        end = rule.end(start_value, start, floating)
     except Exception:  # the library path reports it, or not, as before
-        return None
-    summary = component.get("SUMMARY")
+        return _Lone.LIBRARY
+    summary = component["SUMMARY"] if "SUMMARY" in keys else None
+    transparent = "TRANSP" in keys and str(component["TRANSP"]).upper() == "TRANSPARENT"
+    cancelled = "STATUS" in keys and str(component["STATUS"]).upper() == "CANCELLED"
     return Instance(
         start=start,
         end=end,
         uid=uid,
         recurrence_id=None,
         summary=None if summary is None else str(summary),
-        sequence=max(_sequence(component), 0),
-        transparent=str(component.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
-        cancelled=cancel_all or str(component.get("STATUS", "")).upper() == "CANCELLED",
+        sequence=0 if sequence is None else max(int(sequence), 0),
+        transparent=transparent,
+        cancelled=cancel_all or cancelled,
     )
 
 

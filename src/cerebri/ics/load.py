@@ -77,6 +77,9 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 
 def _value_of(content: str) -> str:
     """The value after the first ``:`` that is not inside a quoted parameter value."""
+    if '"' not in content:
+        index = content.find(":")
+        return content[index + 1 :] if index >= 0 else ""
     quoted = False
     for index, char in enumerate(content):
         if char == '"':
@@ -110,20 +113,19 @@ class _Scanner:
                 f"line is not an iCalendar content line: {shown!r}", number, self.innermost_uid()
             )
         name = match.group().upper()
-        value = _value_of(content)
         if name == "BEGIN":
-            self.begin(value.strip().upper(), number)
+            self.begin(_value_of(content).strip().upper(), number)
         elif name == "END":
-            self.end(value.strip().upper(), number)
+            self.end(_value_of(content).strip().upper(), number)
         elif not self.stack:
             raise self.error(f"property {name} outside any component", number)
         else:
             current = self.stack[-1]
             current.property_lines.setdefault(name, number)
             if name == "UID" and current.uid is None:
-                current.uid = value
+                current.uid = _value_of(content)
             elif name == "DURATION":
-                current.durations.append(value)
+                current.durations.append(_value_of(content))
 
     def begin(self, name: str, number: int) -> None:
         if not _NAME_RE.fullmatch(name):

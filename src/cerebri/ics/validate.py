@@ -76,17 +76,17 @@ class _Checker:
     def __init__(self, component: Component, source: str) -> None:
         self.component = component
         self.source = source
-        self.uid = component_uid(component)
         self.zone_dependent = False  # a check compared a floating time or a date
 
     def fail(self, code: CalendarErrorCode, prop: str | None, message: str) -> CalendarError:
         line = property_line(self.component, prop or "BEGIN")
-        return CalendarError(code, message, uid=self.uid, line=line, source=self.source)
+        uid = component_uid(self.component)
+        return CalendarError(code, message, uid=uid, line=line, source=self.source)
 
 
 def single(component: Component, name: str) -> Any:
     """The one value of property ``name``, ``None`` if absent (repeats are refused earlier)."""
-    values = list(property_values(component, name))
+    values = property_values(component, name)
     return values[0] if values else None
 
 
@@ -133,7 +133,7 @@ def _check_read_errors(check: _Checker) -> None:
 
 
 def _one(check: _Checker, name: str, *, required: bool) -> Any:
-    values = list(property_values(check.component, name))
+    values = property_values(check.component, name)
     if len(values) > 1:
         raise check.fail("ics.syntax", name, f"{name} occurs {len(values)} times")
     if not values:
@@ -164,7 +164,7 @@ def _check_span(check: _Checker, floating: tzinfo | None, *, required_start: boo
         zone = floating if floating is not None else UTC
         if comparable and to_instant(end, zone) < to_instant(start, zone):
             raise check.fail("ics.invalid_range", "DTEND", "DTEND is before DTSTART")
-    durations = list(property_values(check.component, "DURATION"))
+    durations = property_values(check.component, "DURATION")
     if len(durations) > 1:
         raise check.fail("ics.syntax", "DURATION", f"DURATION occurs {len(durations)} times")
     if durations:
@@ -176,7 +176,7 @@ def _check_span(check: _Checker, floating: tzinfo | None, *, required_start: boo
 
 
 def _check_rules(check: _Checker) -> None:
-    rules = list(property_values(check.component, "RRULE"))
+    rules = property_values(check.component, "RRULE")
     if not rules:
         return
     start = _one(check, "DTSTART", required=True)

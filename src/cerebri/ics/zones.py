@@ -115,18 +115,20 @@ def _build(component: Component) -> tzinfo | None:
     return built if isinstance(built, tzinfo) else None
 
 
-def property_values(component: Component, name: str) -> Iterator[Any]:
+def property_values(component: Component, name: str) -> list[Any]:
     """Each readable value object of property ``name`` (repeated properties give several).
 
     Values ``icalendar`` could not read (``vBroken``) are left out; they are reported by
     :func:`cerebri.ics.validate.check_read_errors` before anything reads values.
     """
-    value = component.get(name)
+    if name not in component:  # cheaper than a failed look-up
+        return []
+    value = component[name]
     if value is None:
-        return
-    for item in value if isinstance(value, list) else (value,):
-        if not isinstance(item, vBroken):
-            yield item
+        return []
+    if isinstance(value, list):
+        return [item for item in value if not isinstance(item, vBroken)]
+    return [] if isinstance(value, vBroken) else [value]
 
 
 def _leaves(value: Any) -> Iterator[Any]:
