@@ -320,3 +320,37 @@ def test_bare_components_and_bom_and_lf_line_ends() -> None:
     text = "\ufeffBEGIN:VEVENT\nUID:bare\nDTSTART:20240105T100000Z\nDURATION:PT1H\nEND:VEVENT\n"
     assert spans(busy(text)) == [span("2024-01-05 10:00", "2024-01-05 11:00")]
     assert spans(busy(text.encode("utf-8"))) == [span("2024-01-05 10:00", "2024-01-05 11:00")]
+
+
+def test_exchange_tzone_ids_and_vendor_ids_without_warnings() -> None:
+    import warnings
+
+    from cerebri.ics import busy_periods as read_busy
+    from cerebri.ics import parse_calendar as read
+    from cerebri.temporal import Instant as At
+
+    text = (
+        "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//t//EN\nBEGIN:VEVENT\nUID:ms@x\n"
+        "DTSTAMP:20261001T000000Z\n"
+        'DTSTART;TZID="tzone://Microsoft/Utc":20261005T100000\n'
+        'DTEND;TZID="tzone://Microsoft/Utc":20261005T110000\nEND:VEVENT\n'
+        "BEGIN:VEVENT\nUID:ms2@x\nDTSTAMP:20261001T000000Z\n"
+        'DTSTART;TZID="tzone://Microsoft/W. Europe Standard Time":20261005T140000\n'
+        'DTEND;TZID="tzone://Microsoft/W. Europe Standard Time":20261005T150000\nEND:VEVENT\n'
+        "BEGIN:VEVENT\nUID:moz@x\nDTSTAMP:20261001T000000Z\n"
+        "DTSTART;TZID=/mozilla.org/20050126_1/Europe/Berlin:20261005T160000\n"
+        "DTEND;TZID=/mozilla.org/20050126_1/Europe/Berlin:20261005T170000\nEND:VEVENT\n"
+        "END:VCALENDAR\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        calendar = read(text)
+        periods = read_busy(
+            calendar, At.parse("2026-10-05T00:00:00Z"), At.parse("2026-10-06T00:00:00Z")
+        )
+    # Utc stays 10:00Z; W. Europe (Berlin, +02:00 in October) 14:00 -> 12:00Z; 16:00 -> 14:00Z.
+    assert [(p.uid, p.start.format()) for p in periods] == [
+        ("ms@x", "2026-10-05T10:00:00Z"),
+        ("ms2@x", "2026-10-05T12:00:00Z"),
+        ("moz@x", "2026-10-05T14:00:00Z"),
+    ]

@@ -107,7 +107,9 @@ class Budget:
         if self.used > self.limit:
             raise CalendarError(
                 "ics.expansion_limit",
-                f"expanding the recurrences would generate more than {self.limit} instances",
+                f"the calendar yields more than {self.limit} event instances up to the end of "
+                "the window (single events count one each, recurrences from their first "
+                "instance); raise max_occurrences or split the calendar",
                 uid=uid,
                 line=line,
                 source=source,

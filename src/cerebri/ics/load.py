@@ -22,10 +22,11 @@ are refused (``ics.syntax``): split the stream first.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Final
 
-from icalendar import Calendar, Component
+from icalendar import Calendar, Component, GloballyUniqueTZIDGuessed
 
 from cerebri.ics.errors import CalendarError
 from cerebri.ics.source import DEFAULT_SOURCE, SourceInfo, attach_info, attach_source
@@ -211,7 +212,11 @@ def parse_calendar(data: str | bytes, *, source: str = DEFAULT_SOURCE) -> Calend
     text = _decode(data, source)
     scanner = _scan(text, source)
     try:
-        parsed = Calendar.from_ical(text, multiple=True)
+        with warnings.catch_warnings():
+            # icalendar guesses an IANA zone for vendor TZIDs such as "/mozilla.org/…" and
+            # warns; cerebri resolves TZIDs itself (cerebri.ics.zones), so the guess is moot.
+            warnings.simplefilter("ignore", GloballyUniqueTZIDGuessed)
+            parsed = Calendar.from_ical(text, multiple=True)
     except Exception as exc:  # icalendar raises ValueError and friends; never leak them
         raise CalendarError(
             "ics.syntax", f"icalendar could not parse the text: {exc}", source=source

@@ -97,6 +97,13 @@ class ZoneResolver:
         embedded = self._embedded.get(tzid) or self._embedded.get(cleaned)
         if embedded is not None and (found := _build(embedded)) is not None:
             return found
+        if tzid.startswith("tzone://Microsoft/"):  # Exchange/Outlook.com feeds
+            name = tzid.removeprefix("tzone://Microsoft/")
+            if (found := _iana("UTC" if name == "Utc" else name)) is not None:
+                return found
+            windows = WINDOWS_TO_OLSON.get(name)
+            if windows is not None and (found := _iana(windows)) is not None:
+                return found
         if tzid.startswith("/"):
             parts = cleaned.split("/")
             for first in range(1, len(parts)):
