@@ -46,29 +46,24 @@ empty window, a URL that is not ``http``/``https``, a timeout that is not positi
 read). It is the only wall-clock value here, used at the I/O edge alone. Nothing is retried
 (the library's rate-limit sleeping is switched off; its authentication handshake, a second
 request after a ``401`` challenge, is the only repeated request).
+
+The error type is in :mod:`cerebri.integrations.errors`; URL and credential handling in
+:mod:`cerebri.integrations._target`; the requests in :mod:`cerebri.integrations._dav`.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, Literal, NoReturn
-from urllib.parse import unquote, urlsplit
+from typing import Final
 
 from caldav.collection import Calendar as DAVCalendar
-from caldav.collection import CalendarSet, Principal
-from caldav.davclient import DAVClient
-from caldav.lib import error as dav_error
-from caldav.lib.http_sync import requests as http
 from icalendar import Calendar
 
-from cerebri.errors import CerebriError
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
+from cerebri.integrations._dav import _collections, _connect, _objects, _probe
+from cerebri.integrations._target import _target, _translated
+from cerebri.integrations.errors import CODES, CalDAVError, CalDAVErrorCode
 from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND
 from cerebri.temporal.instant import Instant
 
@@ -81,104 +76,12 @@ __all__ = [
     "fetch_freebusy",
 ]
 
-CalDAVErrorCode = Literal[
-    "caldav.unreachable",
-    "caldav.unauthorized",
-    "caldav.not_found",
-    "caldav.protocol",
-    "caldav.unsupported",
-]
-
-CODES: Final[tuple[CalDAVErrorCode, ...]] = (
-    "caldav.unreachable",
-    "caldav.unauthorized",
-    "caldav.not_found",
-    "caldav.protocol",
-    "caldav.unsupported",
-)
-
 QUERY_MARGIN_NS: Final = 2 * NS_PER_DAY
 """How far :func:`fetch_calendars` widens the window on each side in its server query."""
 
-_CALENDAR_TYPE: Final = "{urn:ietf:params:xml:ns:caldav}calendar"
-_RESOURCE_TYPE: Final = "{DAV:}resourcetype"
-_DISPLAY_NAME: Final = "{DAV:}displayname"
-_SUPPORTED_REPORT: Final = "{DAV:}supported-report"
-_UNSUPPORTED_STATUSES: Final = frozenset({405, 415, 501})
-_ERRNO_RE: Final = re.compile(r"\[Errno -?\d+\][^'\"()\]]*")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _QUERY_FLOOR: Final = datetime(1, 1, 1, tzinfo=UTC)
 _QUERY_CEILING: Final = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
-
-
-class CalDAVError(CerebriError):
-    """Reading from a CalDAV server failed.
-
-    Codes:
-
-    ``caldav.unreachable``
-        No answer: connection refused, a name that does not resolve, or the network
-        timeout passed.
-    ``caldav.unauthorized``
-        The server refused the credentials or the access (HTTP 401 or 403).
-    ``caldav.not_found``
-        The URL does not exist (HTTP 404/410), is not a calendar where one is needed, or no
-        calendar matches the ``calendar`` filter.
-    ``caldav.protocol``
-        Anything else the server or the ``caldav`` library reported: another HTTP error, a
-        reply that is not WebDAV, a TLS failure, a malformed response.
-    ``caldav.unsupported``
-        The server does not offer the free-busy query (RFC 4791 section 7.10).
-
-    Attributes:
-        url: the URL concerned, without credentials.
-    """
-
-    code = "caldav.protocol"
-
-    def __init__(self, code: CalDAVErrorCode, message: str, *, url: str) -> None:
-        super().__init__(message, code=code)
-        self.url = url
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    """The URL as given (it may carry credentials), its shown form and what to redact."""
-
-    url: str
-    shown: str
-    secrets: tuple[str, ...]
-
-    def fail(self, code: CalDAVErrorCode, message: str) -> NoReturn:
-        # Short secrets are not searched for: replacing every "x" in a message garbles it
-        # and tells a reader which letters the password holds. Messages never quote the
-        # password themselves; this only guards library text that echoes a URL.
-        for secret in self.secrets:
-            if len(secret) >= 6:
-                message = message.replace(secret, "***")
-        raise CalDAVError(code, message, url=self.shown)
-
-
-def _target(url: str, password: str | None, timeout_seconds: float) -> _Target:
-    if not isinstance(url, str):
-        raise TypeError(f"url must be a str, not {type(url).__name__}")
-    if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, int | float):
-        raise TypeError("timeout_seconds must be a number")
-    if not (math.isfinite(timeout_seconds) and timeout_seconds > 0):
-        raise ValueError("timeout_seconds must be a finite number above 0")
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ValueError("url must be an absolute http:// or https:// URL")
-    secrets = [secret for secret in (password, parts.password) if secret]
-    secrets += [unquote(secret) for secret in secrets]
-    longest_first = sorted(set(secrets), key=lambda secret: (-len(secret), secret))
-    return _Target(url, _shown(url), tuple(longest_first))
-
-
-def _shown(url: object) -> str:
-    """A URL from the library as text, without credentials."""
-    parts = urlsplit(str(url))
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def _query_datetime(ns: int, *, ceiling: bool) -> datetime:
@@ -193,166 +96,6 @@ def _query_datetime(ns: int, *, ceiling: bool) -> datetime:
     except OverflowError:
         return _QUERY_CEILING if seconds > 0 else _QUERY_FLOOR
     return min(max(value, _QUERY_FLOOR), _QUERY_CEILING)
-
-
-def _cause(exc: BaseException) -> str:
-    """The operating system's reason inside an HTTP client error, e.g. ``[Errno 111] ...``.
-
-    The client's own text names internal objects by memory address; this keeps the
-    message the same from run to run.
-    """
-    text = str(exc)
-    if "NameResolutionError" in text or "Failed to resolve" in text:
-        return "the host name does not resolve"
-    found = _ERRNO_RE.search(text)
-    return found.group().strip() if found else type(exc).__name__
-
-
-@contextmanager
-def _translated(target: _Target, *, freebusy: bool = False) -> Iterator[None]:
-    """Turn what the ``caldav`` library and its HTTP client raise into :class:`CalDAVError`."""
-    try:
-        yield
-    except CerebriError:
-        raise
-    except dav_error.DAVError as exc:
-        status = exc.status
-        reason = f"HTTP {status}" if status is not None else " ".join(str(exc.reason).split())
-        if freebusy and (_SUPPORTED_REPORT in exc.preconditions or status in _UNSUPPORTED_STATUSES):
-            target.fail(
-                "caldav.unsupported",
-                f"{target.shown} does not support the CalDAV free-busy query ({reason})",
-            )
-        if isinstance(exc, dav_error.AuthorizationError) or status in (401, 403):
-            target.fail("caldav.unauthorized", f"{target.shown} refused access ({reason})")
-        if isinstance(exc, dav_error.NotFoundError) or status in (404, 410):
-            target.fail("caldav.not_found", f"{target.shown} was not found ({reason})")
-        target.fail(
-            "caldav.protocol",
-            f"{target.shown}: the CalDAV request failed ({type(exc).__name__}: {reason})",
-        )
-    except http.exceptions.SSLError as exc:
-        target.fail("caldav.protocol", f"{target.shown}: TLS failed ({exc})")
-    except http.exceptions.Timeout:
-        target.fail("caldav.unreachable", f"{target.shown} did not answer within the timeout")
-    except http.exceptions.ConnectionError as exc:
-        target.fail("caldav.unreachable", f"{target.shown} could not be reached ({_cause(exc)})")
-    except Exception as exc:  # the library's parsers raise many types; never leak them
-        target.fail(
-            "caldav.protocol", f"{target.shown}: unexpected reply ({type(exc).__name__}: {exc})"
-        )
-
-
-def _connect(
-    target: _Target, username: str | None, password: str | None, timeout_seconds: float
-) -> DAVClient:
-    return DAVClient(
-        url=target.url,
-        username=username,
-        password=password,
-        # caldav annotates ``int``; the value goes to niquests, which takes float seconds.
-        timeout=timeout_seconds,  # type: ignore[arg-type]
-        enable_rfc6764=False,  # the URL is used as given: no DNS service discovery
-        rate_limit_handle=False,  # HTTP 429/503 is reported, never slept on and retried
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Probe:
-    """What a depth-0 ``PROPFIND`` said about the URL."""
-
-    is_calendar: bool
-    display_name: str | None
-
-
-def _probe(client: DAVClient, target: _Target) -> _Probe:
-    response = client.propfind(str(client.url), props=[_RESOURCE_TYPE, _DISPLAY_NAME], depth=0)
-    if response.status in (404, 410):
-        target.fail("caldav.not_found", f"{target.shown} was not found (HTTP {response.status})")
-    if response.status >= 400:
-        target.fail(
-            "caldav.protocol", f"{target.shown} answered PROPFIND with HTTP {response.status}"
-        )
-    for result in response.results or ():
-        properties = getattr(result, "properties", None)
-        if isinstance(properties, dict):
-            types = properties.get(_RESOURCE_TYPE) or []
-            name = properties.get(_DISPLAY_NAME)
-            return _Probe(
-                _CALENDAR_TYPE in types if isinstance(types, list) else False,
-                name if isinstance(name, str) else None,
-            )
-    target.fail("caldav.protocol", f"{target.shown} did not answer PROPFIND as a WebDAV server")
-
-
-def _display_name(collection: DAVCalendar) -> str | None:
-    name = collection.props.get(_DISPLAY_NAME)
-    return name if isinstance(name, str) else None
-
-
-def _last_segment(url: str) -> str:
-    return unquote(urlsplit(url).path.rstrip("/").rpartition("/")[2])
-
-
-def _matches(collection: DAVCalendar, wanted: str) -> bool:
-    return wanted in (_display_name(collection), _last_segment(str(collection.url)))
-
-
-def _collections(client: DAVClient, target: _Target, wanted: str | None) -> list[DAVCalendar]:
-    """The calendars to read: the URL itself if it is a calendar; else the calendars of the
-    principal or calendar home *at that URL* (never silently the logged-in user's own, which
-    a shared server would return for someone else's principal URL); the server root means
-    the logged-in user's calendars."""
-    probe = _probe(client, target)
-    if probe.is_calendar:
-        props = {} if probe.display_name is None else {_DISPLAY_NAME: probe.display_name}
-        found = [DAVCalendar(client=client, url=client.url, props=props)]
-    elif urlsplit(str(client.url)).path.strip("/") == "":
-        found = list(client.get_calendars())
-    else:
-        found = _calendars_at(client, target)
-    if wanted is not None:
-        found = [collection for collection in found if _matches(collection, wanted)]
-        if not found:
-            target.fail(
-                "caldav.not_found",
-                f"no calendar named {wanted!r} (display name or URL segment) at {target.shown}",
-            )
-    return sorted(found, key=lambda collection: _shown(collection.url))
-
-
-def _calendars_at(client: DAVClient, target: _Target) -> list[DAVCalendar]:
-    """Calendars of the principal at the URL (its calendar-home-set, RFC 4791 6.2.1), or,
-    when the URL is no principal, the calendar collections directly below it."""
-    listed: object
-    try:
-        listed = Principal(client=client, url=client.url).get_calendars()
-    except dav_error.DAVError:
-        listed = CalendarSet(client=client, url=client.url).calendars()
-    # The synchronous client returns lists; the async variant shares these signatures.
-    found = [c for c in listed if isinstance(c, DAVCalendar)] if isinstance(listed, list) else []
-    if not found:
-        target.fail("caldav.not_found", f"no calendar at or below {target.shown}")
-    return found
-
-
-def _objects(
-    collection: DAVCalendar, target: _Target, start: datetime, end: datetime
-) -> list[tuple[str, str, str]]:
-    """``(calendar URL, object URL, iCalendar text)`` of the events that touch the range."""
-    found: object = collection.search(
-        event=True, start=start, end=end, expand=False, post_filter=False, split_expanded=False
-    )
-    if not isinstance(found, list):
-        target.fail("caldav.protocol", "the caldav client answered asynchronously")
-    calendar_url = _shown(collection.url)
-    rows: list[tuple[str, str, str]] = []
-    for item in found:
-        text = item.data
-        if not isinstance(text, str):
-            target.fail("caldav.protocol", f"{_shown(item.url)}: the server sent no calendar data")
-        rows.append((calendar_url, _shown(item.url), text))
-    return rows
 
 
 def fetch_calendars(

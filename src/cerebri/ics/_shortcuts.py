@@ -1,0 +1,197 @@
+"""Shortcuts past ``recurring-ical-events``, each giving exactly the instances and errors
+of the library path (compared in ``tests/ics/test_ics_fast_paths.py``):
+
+* a UID with one plain, non-recurring component (no ``RRULE``, ``RDATE``, ``EXDATE`` or
+  ``RECURRENCE-ID``) becomes its one instance without the library, and is skipped at once
+  when the library would not yield it for the padded window (:func:`_lone_instance`);
+  anything unusual about it (mixed value kinds, ``pytz``, a failure) takes the library path;
+* the library's occurrences are read without the shallow copy it makes of each
+  (:func:`_copied_from`);
+
+Both are looked up through :mod:`cerebri.ics.expand`, which calls them; the tests switch
+them off there.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from enum import Enum
+from typing import Any, Final, cast
+from zoneinfo import ZoneInfo
+
+from icalendar import Component
+
+from cerebri.ics._ends import _end_rule_of
+from cerebri.ics.instance import Instance
+from cerebri.ics.times import to_instant
+from cerebri.ics.validate import component_duration, time_of
+
+_PLAIN_ZONES: Final = (ZoneInfo, timezone)
+"""Zones whose names ``icalendar`` reads without calling into other code (zones built from
+a ``VTIMEZONE`` are ``dateutil`` objects; their occurrences are copied, as before)."""
+
+
+def _copied_from(occurrence: Any) -> Component | None:
+    """The component ``occurrence.as_component(False)`` would copy, when the copy could
+    neither fail nor differ in what :meth:`_Series._instance` reads; else ``None``.
+
+    The copy (``recurring_ical_events`` ``ComponentAdapter.as_component``) is a shallow
+    copy of the adapter's component: the same ``RECURRENCE-ID`` object when it has one (a
+    new one otherwise, which names no override), the same ``SUMMARY``, ``TRANSP`` and
+    ``STATUS``, ``DTSTART`` set to ``occurrence.start``. Making it builds two property values
+    (``icalendar`` looks up zone names for their ``TZID``) and compares the occurrence's
+    ``SEQUENCE`` with 0; for dates, floating date-times and date-times in ``zoneinfo`` or
+    fixed-offset zones, and an integer sequence, none of that can raise. The library's
+    private attributes are read defensively: without them every occurrence is copied.
+    """
+    adapter = getattr(occurrence, "_adapter", None)
+    component = getattr(adapter, "_component", None)
+    if not isinstance(component, Component):
+        return None
+    if not isinstance(getattr(occurrence, "sequence", None), int):
+        return None
+    for value in (getattr(occurrence, "start", None), getattr(occurrence, "end", None)):
+        if not isinstance(value, date):
+            return None
+        zone = value.tzinfo if isinstance(value, datetime) else None
+        if zone is not None and not isinstance(zone, _PLAIN_ZONES):
+            return None
+    return component
+
+
+_SERIES_PROPERTIES: Final = ("RECURRENCE-ID", "RRULE", "RDATE", "EXDATE")
+_LONGEST_LONE: Final = timedelta(days=3650)
+"""Longer lone events go through the library, which subtracts their length from the
+query start (and may overflow doing so)."""
+
+
+def _library_end(start: date, dtend: Any, duration: Any) -> date | None:
+    """The end the library's ``EventAdapter`` gives an event with ``DTSTART`` ``start``
+    and the ``DTEND`` (``dtend``) or ``DURATION`` (``duration``) property values present,
+    when it would use that end and the start unchanged; ``None`` for the cases where it
+    converts the start, swaps the two or reaches far back (the library path then decides).
+    """
+    end: Any
+    if dtend is not None:
+        end = dtend.dt
+    elif duration is not None:
+        delta = duration.dt
+        if not isinstance(delta, timedelta):
+            return None
+        if delta.seconds != 0 and not isinstance(start, datetime):
+            return None  # the library turns the date into a date-time
+        end = start + delta
+    elif isinstance(start, datetime):
+        end = start
+    else:
+        end = start + timedelta(days=1)
+    if isinstance(start, datetime):
+        if not isinstance(end, datetime) or (start.tzinfo is None) != (end.tzinfo is None):
+            return None  # make_comparable would change the start
+        if hasattr(start.tzinfo, "localize") or hasattr(end.tzinfo, "localize"):
+            return None  # pytz: the library normalises
+    elif isinstance(end, datetime) or not isinstance(end, date):
+        return None
+    if start > end or end - start > _LONGEST_LONE:
+        return None  # the library swaps the two, or reaches far back
+    return cast(date, end)
+
+
+class _Lone(Enum):
+    LIBRARY = "the library path decides"
+    OUTSIDE = "no instance near the window"
+
+
+def _outside(start: date, end: date, low: datetime, high: datetime) -> bool:
+    """Whether the library's reading of an event from ``start`` to ``end`` (``DTSTART`` and
+    its end as :func:`_library_end` gives it) lies wholly before ``low`` or after
+    ``high``, so that it yields no occurrence for the query ``[low, high]``.
+
+    The library reads floating times and dates (as midnight) in the zone of the query
+    bounds, UTC, and compares zoned times exactly.
+    """
+    if isinstance(start, datetime):
+        if start.tzinfo is None:
+            low, high = low.replace(tzinfo=None), high.replace(tzinfo=None)
+        return bool(start > high or end < low)
+    return start > high.date() or end < low.date()
+
+
+def _lone_instance(
+    component: Component,
+    uid: str,
+    *,
+    floating: tzinfo,
+    cancel_all: bool,
+    low: datetime,
+    high: datetime,
+) -> Instance | _Lone:
+    """The one instance of a lone, non-recurring component, computed without the library.
+
+    ``_Lone.LIBRARY`` when the library could treat the component in any other way than as
+    exactly one occurrence starting at its ``DTSTART`` (recurrence properties, a repeated
+    ``UID`` or ``SEQUENCE``, start and end of mixed kinds or reversed, ``pytz`` zones, a
+    very long event) or when computing the instance fails; the caller then takes the
+    library path, which gives the result or the error of before. ``_Lone.OUTSIDE`` when
+    the library would not yield it for the padded query ``[low, high]`` (:func:`_outside`):
+    nothing is computed, and nothing is reported on either path.
+
+    Otherwise this is the instance :meth:`_Series.instance` makes of the library's
+    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
+    copy keeps ``SUMMARY``, ``TRANSP`` and ``STATUS``. Whether it is reported only depends
+    on the window: with the whole :data:`QUERY_PADDING` on both sides (the caller checks
+    that no clamping happened), the library's reading of the event (floating times and
+    dates as UTC, wall-clock ends) differs from the corrected one by less than 24 hours at
+    the start and 48 hours at the end (``tzinfo`` offsets are below 24 hours), so the
+    library yields every instance that overlaps the window; the others are dropped by the
+    window test on both paths. For the same reason an instance the library does not yield
+    (``_Lone.OUTSIDE``) cannot overlap the window.
+    """
+    # Property names are stored upper case (icalendar's CaselessDict); looking them up in
+    # the key view spares the failed look-ups of ``get`` for the many absent ones.
+    keys = component.keys()
+    for name in _SERIES_PROPERTIES:
+        if name in keys:
+            return _Lone.LIBRARY
+    if "UID" in keys and isinstance(component["UID"], list):
+        return _Lone.LIBRARY  # the library groups by the UID value; a list fails there
+    sequence = component["SEQUENCE"] if "SEQUENCE" in keys else None
+    if sequence is not None and not isinstance(sequence, int):
+        return _Lone.LIBRARY
+    try:
+        raw_start: Any = component["DTSTART"].dt  # type: ignore[union-attr]  # as the library
+        if not isinstance(raw_start, date):
+            return _Lone.LIBRARY
+        dtend = component["DTEND"] if "DTEND" in keys else None
+        duration = component["DURATION"] if "DURATION" in keys and dtend is None else None
+        raw_end = _library_end(raw_start, dtend, duration)
+        if raw_end is None:
+            return _Lone.LIBRARY
+        if _outside(raw_start, raw_end, low, high):
+            return _Lone.OUTSIDE
+        # the rest is _Series.instance of the library's occurrence (start + timedelta(0))
+        start_value = raw_start + timedelta(0) if isinstance(raw_start, datetime) else raw_start
+        start = to_instant(start_value, floating)
+        defined_end = None if dtend is None else time_of(component, "DTEND")
+        rule = _end_rule_of(
+            time_of(component, "DTSTART"),
+            defined_end,
+            None if defined_end is not None else component_duration(component),
+            floating,
+        )
+        end = rule.end(start_value, start, floating)
+    except Exception:  # the library path reports it, or not, as before
+        return _Lone.LIBRARY
+    summary = component["SUMMARY"] if "SUMMARY" in keys else None
+    transparent = "TRANSP" in keys and str(component["TRANSP"]).upper() == "TRANSPARENT"
+    cancelled = "STATUS" in keys and str(component["STATUS"]).upper() == "CANCELLED"
+    return Instance(
+        start=start,
+        end=end,
+        uid=uid,
+        recurrence_id=None,
+        summary=None if summary is None else str(summary),
+        sequence=0 if sequence is None else max(int(sequence), 0),
+        transparent=transparent,
+        cancelled=cancel_all or cancelled,
+    )
