@@ -1,0 +1,276 @@
+"""The FastAPI application (api.md section 2).
+
+Routes and status codes:
+
+* ``GET /health`` → 200.
+* ``POST /v1/validate``, ``POST /v1/plan``, ``POST /v1/temporal`` → 200 with the core
+  function's JSON for every parsed request (any validation result, planning outcome or
+  temporal ``EnvelopeError``); 415 ``http.unsupported_media_type``; 413 ``input.too_large``;
+  400 ``json.*`` syntax errors; 422 ``cpir.*`` and ``json.not_object``. Errors are
+  ``application/problem+json``.
+* ``GET /v1/integration/manifest`` → 200; ``POST /v1/integration/suggestions`` → 200
+  planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
+* ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
+* ``GET /lab`` → 308 to ``/lab/``; ``/lab/…`` static Lab files (404 when absent).
+* Anything else → 404 problem (``http.not_found``); a wrong method → 405
+  (``http.method_not_allowed``). There is no execution route.
+* With a token configured, any request without the bearer token → 401 ``auth.unauthorized``.
+
+Bodies are compact JSON (``cerebri._json.compact``), byte-identical to the Python API's
+``to_wire()`` output serialised the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.staticfiles import StaticFiles
+
+from cerebri import __version__
+from cerebri._json import JSONValue
+from cerebri.errors import CerebriError, ParseError
+from cerebri.planner import plan, validate
+from cerebri.service import integration
+from cerebri.service.auth import BearerTokenMiddleware
+from cerebri.service.body import parse_error_status, read_json_body
+from cerebri.service.openapi import (
+    ENVELOPE_REF,
+    PLANNING_REQUEST_REF,
+    TEMPORAL_REQUEST_REF,
+    component_schemas,
+    json_body,
+    responses,
+)
+from cerebri.service.problems import ServiceError, json_response, problem_response
+from cerebri.service.settings import ServiceSettings
+from cerebri.temporal import temporal_report
+
+__all__ = ["create_app", "health"]
+
+_EXAMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_HEALTH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "cpir_schema",
+        "release_state",
+        "software_version",
+        "status",
+        "supported_cpir_schemas",
+    ],
+}
+
+
+def health() -> dict[str, JSONValue]:
+    """The ``/health`` body, keys in alphabetical order (api.md section 3)."""
+    return {
+        "cpir_schema": "0.2",
+        "release_state": "research",
+        "software_version": __version__,
+        "status": "ok",
+        "supported_cpir_schemas": ["0.1", "0.2"],
+    }
+
+
+def _core_route(
+    settings: ServiceSettings, run: Callable[[bytes], JSONValue]
+) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        try:
+            body = await read_json_body(request, settings.max_request_bytes)
+            return json_response(run(body))
+        except ServiceError as error:
+            return problem_response(error.status, error.code, error.detail, error.path)
+        except ParseError as error:
+            return problem_response(
+                parse_error_status(error), error.code, error.message, error.path
+            )
+        except CerebriError as error:  # defensive: the core raises ParseError only
+            return problem_response(422, error.code, error.message, error.path)
+
+    return endpoint
+
+
+def _add_core_routes(app: FastAPI, settings: ServiceSettings) -> None:
+    table: list[tuple[str, str, Callable[[bytes], JSONValue], str, str]] = [
+        (
+            "/v1/validate",
+            "validate",
+            lambda body: validate(body).to_wire(),
+            PLANNING_REQUEST_REF,
+            "ValidationReport (equals cerebri.validate).",
+        ),
+        (
+            "/v1/plan",
+            "plan",
+            lambda body: plan(body).to_wire(),
+            PLANNING_REQUEST_REF,
+            "PlanningResult (equals cerebri.plan), for every planning outcome.",
+        ),
+        (
+            "/v1/temporal",
+            "temporal",
+            lambda body: temporal_report(body).to_wire(),
+            TEMPORAL_REQUEST_REF,
+            "TemporalResult (equals cerebri.temporal_report); a typed EnvelopeError is still 200.",
+        ),
+    ]
+    for path, name, run, ref, success in table:
+        app.add_api_route(
+            path,
+            _core_route(settings, run),
+            methods=["POST"],
+            name=name,
+            summary=success.split(" (")[0],
+            description=success,
+            openapi_extra=json_body(ref),
+            responses=responses(success, body=True),
+            response_class=Response,
+        )
+
+
+def _add_integration_routes(app: FastAPI, settings: ServiceSettings) -> None:
+    @app.get(
+        "/v1/integration/manifest",
+        response_class=Response,
+        responses=responses("IntegrationManifest (api.md 5.1).", body=False),
+    )
+    def integration_manifest() -> Response:
+        """The integration profile's manifest: 200."""
+        return json_response(integration.manifest())
+
+    @app.post(
+        "/v1/integration/suggestions",
+        response_class=Response,
+        openapi_extra=json_body(ENVELOPE_REF),
+        responses=responses("Planned envelope (any planning outcome).", body=True, envelope=True),
+    )
+    async def integration_suggestions(request: Request) -> Response:
+        """One suggestion request: 200 planned; 422 admission rejection or shape error;
+        400 non-JSON; 413 ``request_too_large``; 415 wrong content type (rejected
+        envelopes carry only the code)."""
+        try:
+            body = await read_json_body(request, settings.max_request_bytes)
+            version, parsed = integration.parse_envelope(body)
+        except ServiceError as error:
+            code = "request_too_large" if error.status == 413 else "invalid_request"
+            return json_response(integration.rejected_envelope(code), error.status)
+        except integration.EnvelopeError as error:
+            return json_response(integration.rejected_envelope(error.code), error.status)
+        rejection = integration.admission_code(version, parsed)
+        if rejection is not None:
+            return json_response(integration.rejected_envelope(rejection), 422)
+        return json_response(integration.planned_envelope(parsed))
+
+
+def _add_example_routes(app: FastAPI, settings: ServiceSettings) -> None:
+    folder = settings.examples_dir
+
+    def names() -> list[str]:
+        if not folder.is_dir():
+            return []
+        found = (p.stem for p in folder.glob("*.json") if p.is_file())
+        return sorted(n for n in found if _EXAMPLE_NAME.fullmatch(n))
+
+    @app.get(
+        "/v1/examples",
+        response_class=Response,
+        responses=responses(
+            "Sorted names of the example requests.",
+            body=False,
+            schema={"type": "array", "items": {"type": "string"}},
+        ),
+    )
+    def list_examples() -> Response:
+        """Names of the packaged example requests: 200."""
+        return json_response(list(names()))
+
+    @app.get(
+        "/v1/examples/{name}",
+        response_class=Response,
+        responses={
+            **responses("The example request JSON, as stored.", body=False),
+            404: {"description": "No such example (http.not_found)."},
+        },
+    )
+    def get_example(name: str) -> Response:
+        """One example request (``name`` with or without ``.json``): 200 or 404."""
+        stem = name.removesuffix(".json")
+        if stem not in names():
+            return problem_response(404, "http.not_found", f"no example named {name!r}")
+        data = (folder / f"{stem}.json").read_bytes()
+        return Response(data, media_type="application/json")
+
+
+def _add_lab(app: FastAPI, settings: ServiceSettings) -> None:
+    @app.get("/lab", include_in_schema=False)
+    def lab_redirect() -> Response:
+        """``/lab`` → 308 Permanent Redirect to ``/lab/``."""
+        return RedirectResponse("/lab/", status_code=308)
+
+    if settings.lab_dir.is_dir():
+        app.mount("/lab", StaticFiles(directory=settings.lab_dir, html=True), name="lab")
+        return
+
+    @app.get("/lab/{path:path}", include_in_schema=False)
+    def lab_not_built(path: str) -> Response:
+        """No Lab directory: 404 (``http.not_found``) for every ``/lab/…`` path."""
+        return problem_response(404, "http.not_found", "the Lab is not installed")
+
+
+async def _http_problem(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    code = {404: "http.not_found", 405: "http.method_not_allowed"}.get(status, "http.error")
+    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    headers = exc.headers if isinstance(exc, HTTPException) else None
+    return problem_response(status, code, str(detail), None, dict(headers or {}))
+
+
+def create_app(settings: ServiceSettings | None = None) -> FastAPI:
+    """Build the cerebri HTTP application (routes and status codes: module docstring)."""
+    settings = settings or ServiceSettings()
+    app = FastAPI(
+        title="cerebri",
+        version=__version__,
+        description="Deterministic planning over CPIR requests. Domain answers are 200; "
+        "only transport and decoding failures are 4xx. No execution endpoint.",
+    )
+    app.add_exception_handler(HTTPException, _http_problem)
+
+    @app.get(
+        "/health",
+        response_class=Response,
+        responses=responses("Service status.", body=False, schema=_HEALTH_SCHEMA),
+    )
+    def get_health() -> Response:
+        """Service status: 200."""
+        return json_response(health())
+
+    _add_core_routes(app, settings)
+    _add_integration_routes(app, settings)
+    _add_example_routes(app, settings)
+    _add_lab(app, settings)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            components = document.setdefault("components", {})
+            components.setdefault("schemas", {}).update(component_schemas())
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    if settings.token:
+        app.add_middleware(BearerTokenMiddleware, token=settings.token)
+    return app

@@ -1,0 +1,135 @@
+"""OpenAPI pieces: the CPIR request schemas as components, and response descriptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cerebri.cpir.schema import request_json_schema, temporal_json_schema
+from cerebri.service.problems import PROBLEM_MEDIA_TYPE
+
+__all__ = [
+    "ENVELOPE_REF",
+    "PLANNING_REQUEST_REF",
+    "TEMPORAL_REQUEST_REF",
+    "component_schemas",
+    "json_body",
+    "responses",
+]
+
+PLANNING_REQUEST_REF = "#/components/schemas/PlanningRequest"
+TEMPORAL_REQUEST_REF = "#/components/schemas/TemporalRequest"
+ENVELOPE_REF = "#/components/schemas/SuggestionRequest"
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "title", "status", "detail", "code", "path"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string"},
+        "path": {"type": ["string", "null"]},
+    },
+}
+
+_VERSION = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["major", "minor"],
+    "properties": {
+        "major": {"type": "integer", "minimum": 0, "maximum": 65535},
+        "minor": {"type": "integer", "minimum": 0, "maximum": 65535},
+    },
+}
+
+
+def _rehome(node: Any, prefix: str) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: "#/components/schemas/" + prefix + value.removeprefix("#/$defs/")
+            if key == "$ref" and isinstance(value, str)
+            else _rehome(value, prefix)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_rehome(item, prefix) for item in node]
+    return node
+
+
+def _split(schema: dict[str, Any], name: str, prefix: str) -> dict[str, Any]:
+    schema = dict(schema)
+    schema.pop("$schema", None)
+    defs = schema.pop("$defs", {})
+    out = {prefix + key: _rehome(value, prefix) for key, value in defs.items()}
+    out[name] = _rehome(schema, prefix)
+    return out
+
+
+def component_schemas() -> dict[str, Any]:
+    """Schemas to merge into ``components.schemas`` (CPIR ``$defs`` moved and re-pointed)."""
+    schemas = {
+        **_split(request_json_schema(), "PlanningRequest", "Cpir"),
+        **_split(temporal_json_schema(), "TemporalRequest", "Temporal"),
+        "Problem": PROBLEM_SCHEMA,
+        "SuggestionRequest": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["integration_version", "request"],
+            "properties": {
+                "integration_version": _VERSION,
+                "request": {"$ref": PLANNING_REQUEST_REF},
+            },
+        },
+    }
+    return schemas
+
+
+def json_body(ref: str) -> dict[str, Any]:
+    """``openapi_extra`` declaring a required JSON request body with schema ``ref``."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": ref}}},
+        }
+    }
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+
+
+_OBJECT: dict[str, Any] = {"type": "object"}
+
+
+def responses(
+    success: str, *, body: bool, schema: dict[str, Any] | None = None, envelope: bool = False
+) -> dict[int | str, dict[str, Any]]:
+    """The documented responses of a route (200 plus the transport failures)."""
+    documented: dict[int | str, dict[str, Any]] = {
+        200: {
+            "description": success,
+            "content": {"application/json": {"schema": schema or _OBJECT}},
+        },
+        401: _problem("Missing or wrong bearer token (only when a token is configured)."),
+    }
+    if not body:
+        return documented
+    if envelope:
+        rejected = {"content": {"application/json": {"schema": _OBJECT}}}
+        for status, text in (
+            (400, "Body is not JSON: rejected envelope, invalid_request."),
+            (413, "Body larger than 262 144 bytes: rejected envelope, request_too_large."),
+            (415, "Content-Type is not JSON: rejected envelope, invalid_request."),
+            (422, "Shape error (invalid_request) or an admission rejection."),
+        ):
+            documented[status] = {"description": text, **rejected}
+        return documented
+    documented[400] = _problem("Not syntactically valid JSON (json.* codes).")
+    documented[413] = _problem("Body larger than 262 144 bytes (input.too_large).")
+    documented[415] = _problem("Content-Type is not application/json.")
+    documented[422] = _problem("Valid JSON that is not a valid request (cpir.* codes).")
+    return documented

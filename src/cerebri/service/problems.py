@@ -1,0 +1,63 @@
+"""RFC 9457 problem documents and the compact JSON response the service writes.
+
+Every response body is compact JSON (``cerebri._json.compact``: no whitespace, key order kept,
+non-ASCII as raw UTF-8), so a ``/v1/plan`` body is byte-identical to
+``compact(cerebri.plan(body).to_wire())``.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+from starlette.responses import Response
+
+from cerebri._json import JSONValue, compact
+
+__all__ = ["PROBLEM_MEDIA_TYPE", "ServiceError", "json_response", "problem_response"]
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+class ServiceError(Exception):
+    """A transport failure that becomes a problem response.
+
+    Attributes:
+        status: HTTP status (400, 401, 404, 413, 415 or 422).
+        code: stable machine-readable code, e.g. ``json.syntax`` or ``input.too_large``.
+        detail: human-readable explanation (not part of the contract).
+        path: RFC 6901 JSON pointer into the body, or ``None``.
+    """
+
+    def __init__(self, status: int, code: str, detail: str, path: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.path = path
+
+
+def json_response(value: JSONValue, status: int = 200) -> Response:
+    """``value`` as compact UTF-8 JSON with media type ``application/json``."""
+    return Response(compact(value).encode("utf-8"), status, media_type="application/json")
+
+
+def problem_response(
+    status: int,
+    code: str,
+    detail: str,
+    path: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """An ``application/problem+json`` body: ``type``, ``title``, ``status``, ``detail``,
+    ``code``, ``path`` (``type`` is ``about:blank``, so ``title`` is the status phrase)."""
+    body: dict[str, JSONValue] = {
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "path": path,
+    }
+    return Response(
+        compact(body).encode("utf-8"), status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
+    )

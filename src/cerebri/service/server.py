@@ -1,0 +1,91 @@
+"""Running the service with uvicorn on a socket bound here (``cerebri serve``, api.md 1).
+
+The socket is bound and listening before ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` is printed
+(port 0 prints the real port), then uvicorn serves on it. Non-loopback hosts are refused
+unless remote access is allowed and a bearer token is configured.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from typing import TextIO
+
+import uvicorn
+
+from cerebri.errors import CerebriError
+from cerebri.service.app import create_app
+from cerebri.service.settings import ServiceSettings
+
+__all__ = ["ServeError", "bind", "serve"]
+
+
+class ServeError(CerebriError):
+    """The server cannot start. Codes: ``serve.requires_loopback`` (non-loopback host
+    without ``--allow-remote`` and a token), ``serve.bind_failed``."""
+
+    code = "serve.bind_failed"
+
+
+def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple[str, int]]:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise ServeError(f"cannot resolve host {host!r}: {exc}") from None
+    family, _, _, _, sockaddr = infos[0]
+    return family, (str(sockaddr[0]), int(sockaddr[1]))
+
+
+def bind(host: str, port: int, *, allow_remote: bool, token: str | None) -> socket.socket:
+    """A listening TCP socket on ``host:port``.
+
+    Raises:
+        ServeError: ``serve.requires_loopback`` for a non-loopback address unless
+            ``allow_remote`` and a non-empty ``token``; ``serve.bind_failed`` otherwise.
+    """
+    family, (ip, _) = _address(host, port)
+    if not ipaddress.ip_address(ip.split("%")[0]).is_loopback and not (allow_remote and token):
+        raise ServeError(
+            f"development API requires loopback: {host} is not a loopback address "
+            "(use --allow-remote with a token in the --token-env variable)",
+            code="serve.requires_loopback",
+        )
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((ip, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 3000,
+    *,
+    allow_remote: bool = False,
+    token: str | None = None,
+    out: TextIO | None = None,
+) -> None:
+    """Bind, print ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` and serve until interrupted.
+
+    A configured ``token`` is required on every request (``Authorization: Bearer``).
+
+    Raises:
+        ServeError: see :func:`bind`.
+    """
+    sock = bind(host, port, allow_remote=allow_remote, token=token)
+    ip, real_port = sock.getsockname()[:2]
+    shown = f"[{ip}]" if ":" in ip else ip
+    stream = out or sys.stdout
+    stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
+    stream.flush()
+    app = create_app(ServiceSettings(token=token or None))
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,35 @@
+"""Configuration of the HTTP service: byte limit, optional bearer token, asset folders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["EXAMPLES_DIR", "LAB_DIR", "MAX_REQUEST_BYTES", "ServiceSettings"]
+
+MAX_REQUEST_BYTES = 256 * 1024
+"""Largest accepted request body, in bytes (api.md section 2); one more byte gets 413."""
+
+LAB_DIR = Path(__file__).resolve().parent / "lab"
+"""The packaged Lab page, served at ``/lab/``."""
+
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+"""The packaged example requests, served at ``/v1/examples/{name}``."""
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """How :func:`cerebri.service.create_app` builds the application.
+
+    Attributes:
+        token: when set (non-empty), every request must carry ``Authorization: Bearer
+            <token>``; otherwise it gets a 401 problem (code ``auth.unauthorized``).
+        max_request_bytes: body limit; larger bodies get 413 before any parsing.
+        lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
+        examples_dir: folder of ``*.json`` example requests.
+    """
+
+    token: str | None = None
+    max_request_bytes: int = MAX_REQUEST_BYTES
+    lab_dir: Path = field(default=LAB_DIR)
+    examples_dir: Path = field(default=EXAMPLES_DIR)
