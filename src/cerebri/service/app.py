@@ -43,6 +43,7 @@ from cerebri.service.body import parse_error_status, read_json_body
 from cerebri.service.openapi import (
     ENVELOPE_REF,
     PLANNING_REQUEST_REF,
+    RESULT_SCHEMAS,
     TEMPORAL_REQUEST_REF,
     component_schemas,
     json_body,
@@ -130,7 +131,7 @@ def _add_core_routes(app: FastAPI, settings: ServiceSettings) -> None:
             summary=success.split(" (")[0],
             description=success,
             openapi_extra=json_body(ref),
-            responses=responses(success, body=True),
+            responses=responses(success, body=True, schema=RESULT_SCHEMAS[name]),
             response_class=Response,
         )
 

@@ -6,10 +6,17 @@ from typing import Any
 
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.service.problems import PROBLEM_MEDIA_TYPE
+from cerebri.service.response_schemas import (
+    PLANNING_RESULT_REF,
+    TEMPORAL_RESULT_REF,
+    VALIDATION_REPORT_REF,
+    response_schemas,
+)
 
 __all__ = [
     "ENVELOPE_REF",
     "PLANNING_REQUEST_REF",
+    "RESULT_SCHEMAS",
     "TEMPORAL_REQUEST_REF",
     "component_schemas",
     "json_body",
@@ -19,6 +26,13 @@ __all__ = [
 PLANNING_REQUEST_REF = "#/components/schemas/PlanningRequest"
 TEMPORAL_REQUEST_REF = "#/components/schemas/TemporalRequest"
 ENVELOPE_REF = "#/components/schemas/SuggestionRequest"
+
+RESULT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "validate": {"$ref": VALIDATION_REPORT_REF},
+    "plan": {"$ref": PLANNING_RESULT_REF},
+    "temporal": {"$ref": TEMPORAL_RESULT_REF},
+}
+"""The 200 body schema of each core route, by route name."""
 
 PROBLEM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -82,7 +96,13 @@ def component_schemas() -> dict[str, Any]:
             },
         },
     }
-    return schemas
+    rule = dict(schemas["CpirConstraintSpec"]["properties"]["rule"])
+    rule["title"] = "HardConstraintRule"
+    results = response_schemas(rule)
+    clashes = sorted(results.keys() & schemas.keys())
+    if clashes:  # pragma: no cover - a naming mistake, caught by any test
+        raise RuntimeError(f"response schema names clash with request schemas: {clashes}")
+    return {**schemas, **results}
 
 
 def json_body(ref: str) -> dict[str, Any]:

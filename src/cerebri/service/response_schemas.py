@@ -1,0 +1,450 @@
+"""JSON Schemas (draft 2020-12, OpenAPI 3.1) of the core routes' 200 bodies.
+
+``ValidationReport`` (``/v1/validate``), ``PlanningResult`` (``/v1/plan``) and
+``TemporalResult`` (``/v1/temporal``), as written by the ``to_wire()`` encoders
+(planner.md 2.1, 2.2, 3.2, 3.4, 4, 6, 7, 8, 8.1; temporal.md 2.2). Fixed-key objects forbid
+extra keys; externally tagged variants are a ``oneOf`` of a string enum (unit variants) and
+one-key objects (payload variants). The schemas are merged into ``components.schemas`` and
+``$ref`` the CPIR request components for what the planner echoes from the request (hard
+constraint rules, temporal series, provenance, operation, preference source).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "PLANNING_RESULT_REF",
+    "TEMPORAL_RESULT_REF",
+    "VALIDATION_REPORT_REF",
+    "response_schemas",
+]
+
+_PREFIX = "#/components/schemas/"
+VALIDATION_REPORT_REF = _PREFIX + "ValidationReport"
+PLANNING_RESULT_REF = _PREFIX + "PlanningResult"
+TEMPORAL_RESULT_REF = _PREFIX + "TemporalResult"
+
+
+Schema = dict[str, Any]
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": _PREFIX + name}
+
+
+def _object(properties: dict[str, Schema]) -> Schema:
+    """A fixed-key object: every key required, no other key allowed."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(properties),
+        "properties": properties,
+    }
+
+
+def _array(items: Schema) -> Schema:
+    return {"type": "array", "items": items}
+
+
+def _enum(*values: str) -> Schema:
+    return {"type": "string", "enum": list(values)}
+
+
+def _tagged(units: tuple[str, ...], payloads: dict[str, Schema]) -> Schema:
+    """Externally tagged variants: a bare name, or ``{name: payload}``."""
+    variants: list[Schema] = []
+    if units:
+        variants.append(_enum(*units))
+    variants.extend(_object({name: payload}) for name, payload in payloads.items())
+    return {"oneOf": variants}
+
+
+_ID: Schema = {"type": "string", "minLength": 1}
+_SECONDS: Schema = {"type": "integer", "minimum": 0}
+_COUNT: Schema = {"type": "integer", "minimum": 0}
+_INSTANT: Schema = {
+    "type": "string",
+    "description": "RFC 3339 instant in UTC with Z (years outside 0-9999 carry a sign).",
+    "pattern": r"^([0-9]{4}|[+-][0-9]{4,})-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+    r"(\.[0-9]{1,9})?Z$",
+}
+_DATE: Schema = {"type": "string", "pattern": r"^([0-9]{4}|[+-][0-9]{4,})-[0-9]{2}-[0-9]{2}$"}
+_LOCAL_TIME: Schema = {"type": "string", "pattern": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$"}
+_REVISION: Schema = {"type": "integer", "minimum": 0}
+
+_TEMPORAL_ERRORS = (
+    "InvalidRange",
+    "InvalidDuration",
+    "Overflow",
+    "AmbiguousLocalTime",
+    "NonexistentLocalTime",
+    "InvalidRecurrence",
+    "InputLimit",
+    "OccurrenceLimitExceeded",
+    "DateLimitExceeded",
+)
+_REQUIRED_FIELD_ERRORS = ("Missing", "Unknown", "Uncertain", "Ambiguous", "Unresolved")
+
+
+def _temporal() -> dict[str, Schema]:
+    range_ref = _ref("UtcRange")
+    return {
+        "UtcRange": _object({"start": _INSTANT, "end": _INSTANT}),
+        "FreeBusyReport": _object(
+            {
+                "horizon": range_ref,
+                "coverage": _enum("Complete", "Incomplete"),
+                "busy": _array(range_ref),
+                "free": _array(range_ref),
+                "unknown": _array(range_ref),
+                "trace": _array(
+                    _object(
+                        {
+                            "input_index": _COUNT,
+                            "original": range_ref,
+                            "buffered": range_ref,
+                            "clipped": {"oneOf": [range_ref, {"type": "null"}]},
+                        }
+                    )
+                ),
+            }
+        ),
+        "ExpandedOccurrence": _object(
+            {
+                "sequence": {"type": "integer", "minimum": 1},
+                "date": _DATE,
+                "local_time": _LOCAL_TIME,
+                "range": range_ref,
+                "visible_range": range_ref,
+                "resolution": _enum("Unique", "EarlierFold", "LaterFold"),
+            }
+        ),
+        "ExpansionReport": _object(
+            {
+                "horizon": range_ref,
+                "timezone": {"type": "string", "minLength": 1},
+                "occurrences": _array(_ref("ExpandedOccurrence")),
+                "skipped": _array(
+                    _object(
+                        {
+                            "sequence": {"type": "integer", "minimum": 1},
+                            "date": _DATE,
+                            "reason": _enum("NonexistentLocalTime"),
+                        }
+                    )
+                ),
+                "examined_dates": _COUNT,
+            }
+        ),
+        "TemporalResult": {
+            "oneOf": [
+                _object(
+                    {
+                        "status": {"const": "Complete"},
+                        "data": _object(
+                            {
+                                "availability": _ref("FreeBusyReport"),
+                                "expansions": _array(_ref("ExpansionReport")),
+                            }
+                        ),
+                    }
+                ),
+                _object(
+                    {
+                        "status": {"const": "Rejected"},
+                        "data": _enum(
+                            "Overflow",
+                            "AmbiguousLocalTime",
+                            "NonexistentLocalTime",
+                            "InputLimit",
+                            "OccurrenceLimitExceeded",
+                            "DateLimitExceeded",
+                        ),
+                    }
+                ),
+            ]
+        },
+    }
+
+
+def _validation() -> dict[str, Schema]:
+    by_id = (
+        "UnsupportedObject",
+        "DuplicateObject",
+        "DuplicateFact",
+        "DuplicateTarget",
+        "UnknownObject",
+        "ContradictoryFact",
+        "InvalidFactSource",
+        "ScopeViolation",
+        "MissingPlanningCapability",
+        "PolicyDenied",
+        "InvalidTargetState",
+    )
+    return {
+        "ValidationIssue": _tagged(
+            (
+                "UnsupportedSchema",
+                "PlanningPermissionDenied",
+                "NoTargets",
+                "UnsupportedSearchBudget",
+                "UnsupportedTargetCount",
+                "InputLimit",
+                "IncompleteCoverage",
+            ),
+            {
+                "UnsupportedOperation": _ref("CpirOperation"),
+                **{name: _ID for name in by_id},
+                "RequiredDuration": _enum(*_REQUIRED_FIELD_ERRORS),
+                "RequiredTime": _object(
+                    {"object_id": _ID, "reason": _enum(*_REQUIRED_FIELD_ERRORS)}
+                ),
+                "Compilation": _ref("CompilationError"),
+                "Dependency": _ref("DependencyIssue"),
+            },
+        ),
+        "CompilationError": _tagged(
+            ("HorizonMismatch", "InputLimit"),
+            {
+                "DuplicateSeries": _ID,
+                "IdentityCollision": _ID,
+                "ProspectiveSeries": _ID,
+                "InvalidProvenance": _ID,
+                "UnknownObjectTime": _ID,
+                "Temporal": _enum(*_TEMPORAL_ERRORS),
+            },
+        ),
+        "ValidationReport": _object(
+            {
+                "state": _enum("Valid", "ValidWithUncertainty", "InsufficientInformation"),
+                "issues": _array(_ref("ValidationIssue")),
+            }
+        ),
+    }
+
+
+def _graph() -> dict[str, Schema]:
+    edge = _ref("DependencyEdge")
+    return {
+        "DependencyEdge": _object({"predecessor": _ID, "dependent": _ID}),
+        "DependencyIssue": _tagged(
+            ("InputLimit",),
+            {
+                "MissingReference": edge,
+                "Cycle": _object({"members": _array(_ID), "edges": _array(edge)}),
+            },
+        ),
+        "DependencyGraph": _object(
+            {
+                "nodes": _array(_ID),
+                "edges": _array(edge),
+                "order": _array(_ID),
+                "issues": _array(_ref("DependencyIssue")),
+            }
+        ),
+    }
+
+
+def _compilation() -> dict[str, Schema]:
+    return {
+        "CompiledOccurrence": _object(
+            {
+                "id": {"type": "string", "pattern": "^occ-[0-9a-f]{64}$"},
+                "series_id": _ID,
+                "source_revision": _REVISION,
+                "provenance": _ref("CpirProvenance"),
+                "evidence": _array(_ID),
+                "occurrence": _ref("ExpandedOccurrence"),
+            }
+        ),
+        "CompiledContextSnapshot": _object(
+            {
+                "source_revision": _REVISION,
+                "horizon": _ref("UtcRange"),
+                "occurrences": _array(_ref("CompiledOccurrence")),
+                "series": _array(
+                    _object(
+                        {
+                            "series": _ref("CpirTemporalSeries"),
+                            "expansion": _ref("ExpansionReport"),
+                        }
+                    )
+                ),
+                "availability": _ref("FreeBusyReport"),
+            }
+        ),
+    }
+
+
+def _candidates() -> dict[str, Schema]:
+    sources = _ref("CpirPreferenceSource")
+    return {
+        "Placement": _object({"object_id": _ID, "range": _ref("UtcRange")}),
+        "ProposedPlan": _object(
+            {
+                "id": {"type": "string", "pattern": "^p-[0-9a-f]{64}$"},
+                "source_revision": _REVISION,
+                "placements": _array(_ref("Placement")),
+            }
+        ),
+        "PlanReason": _tagged(
+            ("FeasibleWithinScope", "EarliestTieBreak", "AnalysisOnly", "DurationUncertain"),
+            {"PreferredStart": sources},
+        ),
+        "ScoreComponent": _object({"reason": _ref("PlanReason"), "cost": _SECONDS}),
+        "RankingFeatures": {
+            **_object(
+                {
+                    "schema_version": _object({"major": {"const": 0}, "minor": {"const": 1}}),
+                    "preferred_start_distance_seconds": {"oneOf": [_SECONDS, {"type": "null"}]},
+                    "preferred_start_source": {"oneOf": [sources, {"type": "null"}]},
+                    "mutation_count": _COUNT,
+                    "shift_seconds": _SECONDS,
+                }
+            ),
+            # Both nullable features are null, or both are set.
+            "oneOf": [
+                {
+                    "properties": {
+                        "preferred_start_distance_seconds": {"type": "null"},
+                        "preferred_start_source": {"type": "null"},
+                    }
+                },
+                {
+                    "properties": {
+                        "preferred_start_distance_seconds": {"type": "integer"},
+                        "preferred_start_source": {"type": "string"},
+                    }
+                },
+            ],
+        },
+        "RankedCandidate": _object(
+            {
+                "proposed": _ref("ProposedPlan"),
+                "cost": _SECONDS,
+                "mutation_count": _COUNT,
+                "shifted_seconds": _SECONDS,
+                "start": _INSTANT,
+                "object_id": _ID,
+                "explanation": {**_array(_ref("ScoreComponent")), "minItems": 1},
+                "ordering_key": _object(
+                    {
+                        "preference_distance_seconds": _SECONDS,
+                        "mutation_count": _COUNT,
+                        "shifted_seconds": _SECONDS,
+                        "start": _INSTANT,
+                        "object_id": _ID,
+                    }
+                ),
+                "ranking_features": _ref("RankingFeatures"),
+            }
+        ),
+    }
+
+
+def _conflicts() -> dict[str, Schema]:
+    return {
+        "ConstraintViolation": _object(
+            {
+                "constraint": _ref("HardConstraintRule"),
+                "object_id": _ID,
+                "reason": _enum(
+                    "Overlap",
+                    "OutsideBounds",
+                    "WrongDuration",
+                    "DependencyMissing",
+                    "DependencyOrder",
+                    "InsufficientBuffer",
+                    "TimezoneMismatch",
+                    "Locked",
+                    "UnsupportedRecurrence",
+                ),
+                "evidence": _object(
+                    {
+                        "facts": _array(_ID),
+                        "blocking_objects": _array(_ID),
+                        "blocking_occurrences": _array(_ID),
+                    }
+                ),
+            }
+        ),
+        "CandidateRejectionReason": _tagged(
+            ("MutationLimit", "MovedObjectLimit", "InvalidTargets"),
+            {
+                "Scope": _ID,
+                "HardConstraint": _ref("ConstraintViolation"),
+                "InvalidDuration": _ID,
+                "Capability": _ID,
+                "Policy": _ID,
+            },
+        ),
+        "CandidateRejection": _object(
+            {
+                "start": _INSTANT,
+                "reasons": {**_array(_ref("CandidateRejectionReason")), "minItems": 1},
+            }
+        ),
+    }
+
+
+# planner.md 8: which assessments go with which outcome.
+_OUTCOME_ASSESSMENTS = {
+    "Solution": ("ProvenOptimal", "BestFound"),
+    "NoSolution": ("Complete",),
+    "NeedsRelaxation": ("BestFound",),
+    "InsufficientInformation": ("BestFound",),
+}
+
+
+def _planning() -> dict[str, Schema]:
+    return {
+        "SearchSpace": _object(
+            {
+                "horizon": _ref("UtcRange"),
+                "granularity": {"type": "integer", "minimum": 1},
+                "objective": {"type": "string"},
+                "evaluated": _COUNT,
+                "exhausted": {"type": "boolean"},
+            }
+        ),
+        "PlanningResult": {
+            **_object(
+                {
+                    "outcome": _enum(*_OUTCOME_ASSESSMENTS),
+                    "assessment": _enum("ProvenOptimal", "Complete", "BestFound"),
+                    "validation": _ref("ValidationReport"),
+                    "candidates": _array(_ref("RankedCandidate")),
+                    "conflicts": _object({"rejections": _array(_ref("CandidateRejection"))}),
+                    "search_space": _ref("SearchSpace"),
+                    "compilation": {"oneOf": [_ref("CompiledContextSnapshot"), {"type": "null"}]},
+                    "dependency_graph": _ref("DependencyGraph"),
+                }
+            ),
+            "allOf": [
+                {
+                    "if": {"properties": {"outcome": {"const": outcome}}},
+                    "then": {"properties": {"assessment": _enum(*assessments)}},
+                }
+                for outcome, assessments in _OUTCOME_ASSESSMENTS.items()
+            ],
+        },
+    }
+
+
+def response_schemas(constraint_rule: Schema) -> dict[str, Schema]:
+    """Schemas to merge into ``components.schemas`` (they ``$ref`` the ``Cpir*`` ones).
+
+    ``constraint_rule`` is the request's hard-constraint rule union (``ConstraintSpec.rule``,
+    already re-pointed at the components): a violation echoes the rule as written.
+    """
+    return {
+        "HardConstraintRule": constraint_rule,
+        **_temporal(),
+        **_validation(),
+        **_graph(),
+        **_compilation(),
+        **_candidates(),
+        **_conflicts(),
+        **_planning(),
+    }
