@@ -28,6 +28,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -85,7 +86,9 @@ def _core_route(
     async def endpoint(request: Request) -> Response:
         try:
             body = await read_json_body(request, settings.max_request_bytes)
-            return json_response(run(body))
+            # Planning is CPU-bound: run it off the event loop so /health and other
+            # connections stay responsive while a request is planned.
+            return json_response(await run_in_threadpool(run, body))
         except ServiceError as error:
             return problem_response(error.status, error.code, error.detail, error.path)
         except ParseError as error:
@@ -167,7 +170,7 @@ def _add_integration_routes(app: FastAPI, settings: ServiceSettings) -> None:
         rejection = integration.admission_code(version, parsed)
         if rejection is not None:
             return json_response(integration.rejected_envelope(rejection), 422)
-        return json_response(integration.planned_envelope(parsed))
+        return json_response(await run_in_threadpool(integration.planned_envelope, parsed))
 
 
 def _add_example_routes(app: FastAPI, settings: ServiceSettings) -> None:
