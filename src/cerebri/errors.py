@@ -13,7 +13,8 @@
      ├── TemporalRejected             (cerebri.temporal) temporal.* codes
      ├── PlanError                    (cerebri.planner)  plan.* codes
      ├── CalendarError                (cerebri.ics)      ics.* codes
-     └── CalDAVError                  (cerebri.integrations) caldav.* codes
+     ├── CalDAVError                  (cerebri.integrations) caldav.* codes
+     └── ProposalError (ValueError)   (cerebri.proposals) proposal.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and
 may change between releases. A request that parses but is not plannable is *not* an error: it

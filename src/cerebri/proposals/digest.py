@@ -1,0 +1,113 @@
+"""Canonical JSON (RFC 8785, JCS) and ``sha256:`` content digests (proposals.md section 2).
+
+Reading is strict: :func:`load_json` refuses duplicate object keys, numbers that a float64
+cannot hold exactly as written (``0.10000000000000000001``, ``1e400``), and integers beyond
+``+/-(2^53 - 1)``, each with ``ProposalError`` code ``proposal.canonical_json``. Whatever it
+returns, :func:`canonical_json` can write, and the bytes depend only on the JSON value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+import rfc8785
+
+from cerebri.proposals.errors import ProposalError
+
+__all__ = [
+    "DIGEST_PATTERN",
+    "canonical_json",
+    "envelope_digest",
+    "envelope_payload",
+    "load_json",
+    "sha256_digest",
+]
+
+DIGEST_PATTERN: Final = r"^sha256:[0-9a-f]{64}$"
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+_CODE: Final = "proposal.canonical_json"
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 bytes of a JSON value (dict/list/str/int/float/bool/None).
+
+    Raises ``ProposalError`` (``proposal.canonical_json``) for what JCS cannot represent:
+    NaN/Infinity, integers with ``abs(n) > 2^53 - 1``, non-string keys, other types.
+    """
+    try:
+        return rfc8785.dumps(value)
+    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
+        raise ProposalError(f"not representable in RFC 8785: {exc}", code=_CODE) from exc
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ProposalError(f"duplicate object key {key!r}", code=_CODE)
+        result[key] = value
+    return result
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    try:
+        exact = math.isfinite(value) and Decimal(text) == Decimal(repr(value))
+    except InvalidOperation:  # pragma: no cover - json only hands us valid number text
+        exact = False
+    if not exact:
+        raise ProposalError(f"number {text} does not round-trip through float64", code=_CODE)
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise ProposalError(f"integer {text} is beyond 2^53 - 1", code=_CODE)
+    return value
+
+
+def _constant(text: str) -> float:
+    raise ProposalError(f"{text} is not JSON", code=_CODE)
+
+
+def load_json(data: bytes) -> Any:
+    """Parse UTF-8 JSON bytes strictly (see the module docstring).
+
+    Malformed JSON or invalid UTF-8 is ``proposal.schema``; representability problems are
+    ``proposal.canonical_json``.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProposalError("envelope is not UTF-8", code="proposal.schema") from exc
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_pairs,
+            parse_float=_float,
+            parse_int=_int,
+            parse_constant=_constant,
+        )
+    except json.JSONDecodeError as exc:
+        raise ProposalError(f"malformed JSON: {exc}", code="proposal.schema") from exc
+
+
+def sha256_digest(data: bytes) -> str:
+    """``"sha256:"`` plus the 64 lowercase hex digits of SHA-256 over ``data``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def envelope_payload(document: Mapping[str, Any]) -> bytes:
+    """The signed bytes of an envelope: RFC 8785 form of every field except ``signature``."""
+    return canonical_json({k: v for k, v in document.items() if k != "signature"})
+
+
+def envelope_digest(document: Mapping[str, Any]) -> str:
+    """``sha256:`` digest of :func:`envelope_payload` (what an approval refers to)."""
+    return sha256_digest(envelope_payload(document))

@@ -1,0 +1,191 @@
+"""The experiment proposal envelope, version 2 (proposals.md section 1).
+
+Wire names are the spec's (``schema/v``, ``proposal/ref``, ``artifact/digest``...); Python
+attributes are snake_case with those names as aliases, and models are read and written by
+alias. Instants are RFC 3339 strings in UTC (``Z``), held as :class:`~cerebri.temporal.Instant`.
+The validity window is half-open: an envelope is valid at ``now`` iff
+``proposed-at <= now < expires-at``.
+
+An envelope is a description of a wish, never permission: see :mod:`cerebri.proposals.verify`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cerebri.proposals.digest import DIGEST_PATTERN
+from cerebri.temporal import Instant
+
+__all__ = [
+    "ALLOWED_EXECUTOR_MODES",
+    "ArtifactType",
+    "Candidate",
+    "Classification",
+    "Envelope",
+    "EnvelopeSignature",
+    "Executor",
+    "ExecutorMode",
+    "SignatureEntry",
+    "Subject",
+    "SubjectKind",
+    "Target",
+]
+
+_CONFIG: Final = ConfigDict(
+    frozen=True, extra="forbid", strict=True, populate_by_name=False, serialize_by_alias=True
+)
+_Text = Annotated[str, Field(min_length=1)]
+
+
+class ArtifactType(StrEnum):
+    """Candidate artifact types (ours, plus the public task-pack type)."""
+
+    ACTION_PLAN = "cerebri.action-plan.v1"
+    PLAN_GRAPH = "cerebri.plan-graph.v1"
+    TASK_EXPERIMENT = "operator-task-experiment-candidate.v1"
+
+
+class ExecutorMode(StrEnum):
+    """Executor modes a requester may select (ours)."""
+
+    DETERMINISTIC_HOST_COMPILER = "deterministic-host-compiler"
+    PLAN_EXECUTOR = "plan-executor"
+    MANUAL = "manual"
+
+
+ALLOWED_EXECUTOR_MODES: Final[dict[ArtifactType, frozenset[ExecutorMode]]] = {
+    ArtifactType.ACTION_PLAN: frozenset({ExecutorMode.PLAN_EXECUTOR, ExecutorMode.MANUAL}),
+    ArtifactType.PLAN_GRAPH: frozenset({ExecutorMode.PLAN_EXECUTOR, ExecutorMode.MANUAL}),
+    ArtifactType.TASK_EXPERIMENT: frozenset({ExecutorMode.DETERMINISTIC_HOST_COMPILER}),
+}
+"""Which executor modes the verifier accepts for each artifact type (ours)."""
+
+
+class Classification(StrEnum):
+    """``class/key``: how widely the proposal may be shared."""
+
+    PUBLIC = "Public"
+    COMMUNITY = "Community"
+    PERSONAL = "Personal"
+
+
+class SubjectKind(StrEnum):
+    """Who a subject is (ours)."""
+
+    PRINCIPAL = "principal"
+    SERVICE = "service"
+
+
+class Subject(BaseModel):
+    """The author: ``{"kind": "principal"|"service", "id": ...}`` (ours)."""
+
+    model_config = _CONFIG
+
+    kind: SubjectKind
+    id: _Text
+
+
+class Executor(BaseModel):
+    """The executor the requester selected."""
+
+    model_config = _CONFIG
+
+    mode: ExecutorMode
+
+
+class Candidate(BaseModel):
+    """The inert, content-addressed artifact; ``size`` is its length in bytes (ours)."""
+
+    model_config = _CONFIG
+
+    artifact_type: ArtifactType = Field(alias="artifact/type")
+    artifact_ref: _Text = Field(alias="artifact/ref")
+    artifact_digest: Annotated[str, Field(pattern=DIGEST_PATTERN)] = Field(alias="artifact/digest")
+    artifact_size: Annotated[int, Field(ge=0)] = Field(alias="artifact/size")
+
+
+class Target(BaseModel):
+    """For a task-pack candidate: the exact task profile and local binding (ours)."""
+
+    model_config = _CONFIG
+
+    task_profile: _Text = Field(alias="task/profile")
+    local_binding: _Text = Field(alias="local/binding")
+
+
+class SignatureEntry(BaseModel):
+    """One signature: the signer's ``keyid`` and the base64 Ed25519 signature ``sig``."""
+
+    model_config = _CONFIG
+
+    keyid: _Text
+    sig: Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{86}==$")]
+
+
+class EnvelopeSignature(BaseModel):
+    """The ``signature`` field: one or more signatures over the rest of the envelope."""
+
+    model_config = _CONFIG
+
+    signatures: Annotated[tuple[SignatureEntry, ...], Field(min_length=1)]
+
+
+def _utc_text(value: Any) -> Any:
+    if isinstance(value, str) and not value.endswith(("Z", "z")):
+        raise ValueError("must be an RFC 3339 UTC instant ending in Z")
+    return value
+
+
+class Envelope(BaseModel):
+    """Envelope v2. Validate with ``Envelope.model_validate_json(data)`` (aliases only).
+
+    Beyond field shapes it enforces ``human-in-loop/required == true``,
+    ``proposed-at < expires-at``, and the conditional rule: a
+    ``operator-task-experiment-candidate.v1`` candidate needs ``target`` and executor mode
+    ``deterministic-host-compiler``.
+    """
+
+    model_config = _CONFIG
+
+    schema_v: Literal[2] = Field(alias="schema/v")
+    proposal_ref: _Text = Field(alias="proposal/ref")
+    query_id: _Text = Field(alias="query/id")
+    room_id: _Text = Field(alias="room/id")
+    turn_id: _Text = Field(alias="turn/id")
+    author: Subject
+    author_node_id: _Text = Field(alias="author/node-id")
+    executor: Executor
+    candidate: Candidate
+    target: Target | None = None
+    class_key: Classification = Field(alias="class/key")
+    human_in_loop_required: Literal[True] = Field(alias="human-in-loop/required")
+    proposed_at: Instant = Field(alias="proposed-at")
+    expires_at: Instant = Field(alias="expires-at")
+    idempotency_key: _Text = Field(alias="idempotency/key")
+    signature: EnvelopeSignature
+
+    @field_validator("proposed_at", "expires_at", mode="before")
+    @classmethod
+    def _require_utc(cls, value: Any) -> Any:
+        return _utc_text(value)
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _no_null_target(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("target is omitted when absent, never null")
+        return value
+
+    @model_validator(mode="after")
+    def _rules(self) -> Envelope:
+        if not self.proposed_at < self.expires_at:
+            raise ValueError("expires-at must be after proposed-at")
+        if self.candidate.artifact_type is ArtifactType.TASK_EXPERIMENT:
+            if self.target is None:
+                raise ValueError("a task-pack candidate requires target")
+            if self.executor.mode is not ExecutorMode.DETERMINISTIC_HOST_COMPILER:
+                raise ValueError("a task-pack candidate requires deterministic-host-compiler")
+        return self

@@ -1,0 +1,178 @@
+"""DSSE pre-authentication encoding, Ed25519 signatures, key registry, thresholds.
+
+Pre-authentication encoding (DSSE v1, https://github.com/secure-systems-lab/dsse/blob/master/
+protocol.md)::
+
+    PAE(type, body) = b"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
+
+``SP`` is one ASCII space (0x20), ``LEN`` the byte length as ASCII decimal without leading
+zeros, ``type`` the payload type in UTF-8 and ``body`` the exact payload bytes. Ed25519 signs
+``PAE(type, body)``. Proposals and approvals use different payload types
+(:data:`PROPOSAL_PAYLOAD_TYPE`, :data:`APPROVAL_PAYLOAD_TYPE`), so a signature made over one
+never verifies as the other, even over identical bytes.
+
+:class:`KeyRegistry` is an immutable value: ``add``, ``rotate`` and ``revoke`` return a new
+registry. A key is usable at instant ``t`` iff ``valid_from <= t < valid_until`` (no
+``valid_until`` means open-ended) and not ``revoked_at <= t``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Final
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from cerebri.proposals.envelope import SignatureEntry
+from cerebri.proposals.errors import ProposalError
+from cerebri.temporal import Instant
+
+__all__ = [
+    "APPROVAL_PAYLOAD_TYPE",
+    "PROPOSAL_PAYLOAD_TYPE",
+    "KeyRegistry",
+    "RegisteredKey",
+    "count_valid_signers",
+    "pae",
+    "sign",
+    "verify_signature",
+]
+
+PROPOSAL_PAYLOAD_TYPE: Final = "application/vnd.cerebri.proposal.v2+json"
+APPROVAL_PAYLOAD_TYPE: Final = "application/vnd.cerebri.approval.v1+json"
+
+
+def pae(payload_type: str, payload: bytes) -> bytes:
+    """DSSE v1 pre-authentication encoding of ``payload_type`` and ``payload`` (see above)."""
+    kind = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(payload), payload)
+
+
+def sign(
+    payload_type: str, payload: bytes, private_key: Ed25519PrivateKey, keyid: str
+) -> SignatureEntry:
+    """Sign ``PAE(payload_type, payload)``; ``sig`` is standard base64 with padding."""
+    raw = private_key.sign(pae(payload_type, payload))
+    return SignatureEntry(keyid=keyid, sig=base64.b64encode(raw).decode("ascii"))
+
+
+def verify_signature(
+    payload_type: str, payload: bytes, entry: SignatureEntry, public_key: Ed25519PublicKey
+) -> bool:
+    """Whether ``entry.sig`` is a valid Ed25519 signature of ``PAE(payload_type, payload)``."""
+    try:
+        raw = base64.b64decode(entry.sig, validate=True)
+        public_key.verify(raw, pae(payload_type, payload))
+    except (InvalidSignature, binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _raw(public_key: Ed25519PublicKey) -> bytes:
+    return public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredKey:
+    """A public key under ``keyid``, usable on ``[valid_from, valid_until)`` until revoked."""
+
+    keyid: str
+    public_key: Ed25519PublicKey
+    valid_from: Instant
+    valid_until: Instant | None = None
+    revoked_at: Instant | None = None
+
+    @property
+    def raw(self) -> bytes:
+        """The 32 raw public key bytes: the identity a threshold counts."""
+        return _raw(self.public_key)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRegistry:
+    """Immutable map from ``keyid`` to :class:`RegisteredKey`."""
+
+    keys: Mapping[str, RegisteredKey] = field(default_factory=lambda: MappingProxyType({}))
+
+    def _with(self, key: RegisteredKey) -> KeyRegistry:
+        return KeyRegistry(MappingProxyType({**self.keys, key.keyid: key}))
+
+    def add(
+        self,
+        keyid: str,
+        public_key: Ed25519PublicKey,
+        *,
+        valid_from: Instant,
+        valid_until: Instant | None = None,
+    ) -> KeyRegistry:
+        """A registry that also holds ``keyid``; ``ValueError`` if the keyid is taken."""
+        if keyid in self.keys:
+            raise ValueError(f"keyid {keyid!r} is already registered")
+        if valid_until is not None and not valid_from < valid_until:
+            raise ValueError("valid_until must be after valid_from")
+        return self._with(RegisteredKey(keyid, public_key, valid_from, valid_until))
+
+    def rotate(
+        self, old_keyid: str, new_keyid: str, new_public_key: Ed25519PublicKey, *, at: Instant
+    ) -> KeyRegistry:
+        """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``."""
+        old = self.keys[old_keyid]
+        if not old.valid_from < at:
+            raise ValueError("rotation instant must be after the old key's valid_from")
+        until = at if old.valid_until is None else min(at, old.valid_until)
+        ended = replace(old, valid_until=until)
+        return self._with(ended).add(new_keyid, new_public_key, valid_from=at)
+
+    def revoke(self, keyid: str, *, at: Instant) -> KeyRegistry:
+        """Refuse ``keyid`` from ``at`` on (an earlier revocation stays in force)."""
+        old = self.keys[keyid]
+        when = at if old.revoked_at is None else min(at, old.revoked_at)
+        return self._with(replace(old, revoked_at=when))
+
+    def lookup(self, keyid: str, at: Instant) -> RegisteredKey:
+        """The key usable under ``keyid`` at ``at``.
+
+        Raises ``ProposalError``: ``proposal.unknown_key`` (never registered),
+        ``proposal.revoked_key`` (``revoked_at <= at``), ``proposal.key_inactive`` (outside
+        ``[valid_from, valid_until)``).
+        """
+        key = self.keys.get(keyid)
+        if key is None:
+            raise ProposalError(f"unknown keyid {keyid!r}", code="proposal.unknown_key")
+        if key.revoked_at is not None and key.revoked_at <= at:
+            raise ProposalError(
+                f"key {keyid!r} revoked at {key.revoked_at}", code="proposal.revoked_key"
+            )
+        if at < key.valid_from or (key.valid_until is not None and key.valid_until <= at):
+            raise ProposalError(f"key {keyid!r} is not valid at {at}", code="proposal.key_inactive")
+        return key
+
+
+def count_valid_signers(
+    payload_type: str,
+    payload: bytes,
+    entries: Iterable[SignatureEntry],
+    registry: KeyRegistry,
+    at: Instant,
+) -> int:
+    """How many *distinct public keys* validly signed ``payload`` at ``at``.
+
+    Every entry must name a usable key (else the ``lookup`` error) and verify (else
+    ``proposal.signature``). Two entries by the same key, or by two keyids registered with the
+    same public key, count once.
+    """
+    signers: set[bytes] = set()
+    for entry in entries:
+        key = registry.lookup(entry.keyid, at)
+        if not verify_signature(payload_type, payload, entry, key.public_key):
+            raise ProposalError(
+                f"signature by {entry.keyid!r} does not verify", code="proposal.signature"
+            )
+        signers.add(key.raw)
+    return len(signers)
