@@ -55,6 +55,7 @@ from pathlib import Path
 import httpx
 
 import cerebri
+from _machine import load_average, source_revision
 from cerebri._json import compact
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -343,27 +344,6 @@ def _installed(name: str) -> bool:
     except metadata.PackageNotFoundError:
         return False
     return True
-
-
-def source_revision() -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip() or "unknown"
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:  # pragma: no cover
-        return "unknown"
 
 
 def table(levels: list[Level], direct: Level) -> list[str]:

@@ -34,7 +34,6 @@ import os
 import platform
 import pstats
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from typing import Any, TypeVar
 import portion
 
 import cerebri
+from _machine import load_average, source_revision
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -399,28 +399,6 @@ def machine_info() -> list[str]:
         f"source   {source_revision()}",
         f"load     {load_average()} (1/5/15 min; other processes on the machine skew timings)",
     ]
-
-
-def source_revision() -> str:
-    """``git describe --always --dirty`` of the checkout, or "unknown"."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip() or "unknown"
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:  # pragma: no cover - not available
-        return "unknown"
 
 
 def canonical_section() -> list[str]:
