@@ -1,0 +1,121 @@
+"""The shared parts of the ``cerebri`` command line: the typer app, input reading, errors.
+
+Exit codes: 0 for any answer (a refusal is an answer), 2 for input that cannot be read or
+parsed (a one-line typed error on stderr: ``error <code> at <path>: <message>``).
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from cerebri import __version__
+from cerebri.calendars import FIND_SLOT_LIMITS
+from cerebri.cpir import PlanningRequest, parse_request
+from cerebri.errors import CerebriError, InputTooLargeError
+from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
+
+__all__ = [
+    "EXIT_INPUT",
+    "MAX_INPUT_BYTES",
+    "FileArg",
+    "LimitSet",
+    "LimitsOption",
+    "app",
+    "fail",
+    "limits_for",
+    "load_request",
+    "read_input",
+    "table_console",
+]
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""Largest input the CLI reads, in bytes; larger files fail with ``input.too_large``."""
+
+EXIT_INPUT = 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="cerebri: deterministic, explained calendar planning over CPIR requests.",
+)
+
+
+class LimitSet(StrEnum):
+    """Which admission limits ``plan``/``validate`` apply."""
+
+    REFERENCE = "reference"
+    LOCAL = "local"
+
+
+LimitsOption = Annotated[
+    LimitSet,
+    typer.Option(
+        "--limits",
+        help="reference: the CPIR service limits (256 objects, 4096 positions); local: the "
+        "find-slot limits (100 000 objects and positions), e.g. to replay --emit-request.",
+    ),
+]
+
+
+def limits_for(choice: LimitSet) -> PlannerLimits:
+    return FIND_SLOT_LIMITS if choice is LimitSet.LOCAL else DEFAULT_LIMITS
+
+
+FileArg = Annotated[
+    str, typer.Argument(metavar="FILE", help="CPIR request JSON file, or - for stdin.")
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"cerebri {__version__}\n")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """cerebri: deterministic, explained calendar planning over CPIR requests."""
+
+
+def fail(error: CerebriError) -> typer.Exit:
+    where = "" if error.path is None else " at " + (error.path or "(document root)")
+    message = error.message.replace("\n", " ")
+    sys.stderr.write(f"error {error.code}{where}: {message}\n")
+    return typer.Exit(EXIT_INPUT)
+
+
+def read_input(source: str) -> bytes:
+    if source == "-":
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        path = Path(source)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            raise CerebriError(
+                f"cannot read {source}: {exc.strerror or exc}", code="input.unreadable", path=None
+            ) from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputTooLargeError(f"input is larger than {MAX_INPUT_BYTES} bytes")
+    return data
+
+
+def load_request(source: str) -> PlanningRequest:
+    return parse_request(read_input(source))
+
+
+def table_console() -> Console:
+    console = Console(highlight=False)
+    return console if console.is_terminal else Console(highlight=False, width=140)

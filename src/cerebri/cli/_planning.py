@@ -1,0 +1,87 @@
+"""``cerebri plan``, ``validate``, ``temporal`` and ``schema``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from cerebri._json import pretty
+from cerebri.cli._app import (
+    FileArg,
+    LimitSet,
+    LimitsOption,
+    app,
+    fail,
+    limits_for,
+    load_request,
+    read_input,
+    table_console,
+)
+from cerebri.cpir.schema import request_json_schema, temporal_json_schema
+from cerebri.errors import CerebriError
+from cerebri.planner import plan as plan_request
+from cerebri.planner import validate as validate_request
+from cerebri.render import render_result
+from cerebri.temporal import temporal_report
+
+__all__ = ["plan", "schema", "temporal", "validate"]
+
+
+@app.command()
+def plan(
+    file: FileArg,
+    table: Annotated[
+        bool, typer.Option("--table", help="Print a readable ranked table instead of JSON.")
+    ] = False,
+    top: Annotated[
+        int, typer.Option("--top", min=0, help="With --table: show at most N candidates (0 = all).")
+    ] = 20,
+    limits: LimitsOption = LimitSet.REFERENCE,
+) -> None:
+    """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
+    try:
+        request = load_request(file)
+        result = plan_request(request, limits=limits_for(limits))
+    except CerebriError as error:
+        raise fail(error) from None
+    if table:
+        render_result(result, request, table_console(), top=top or None, limits=limits_for(limits))
+    else:
+        sys.stdout.write(pretty(result.to_wire()))
+
+
+@app.command()
+def validate(file: FileArg, limits: LimitsOption = LimitSet.REFERENCE) -> None:
+    """Validate a CPIR request and print the ValidationReport JSON."""
+    try:
+        report = validate_request(load_request(file), limits=limits_for(limits))
+    except CerebriError as error:
+        raise fail(error) from None
+    sys.stdout.write(pretty(report.to_wire()))
+
+
+@app.command()
+def temporal(file: FileArg) -> None:
+    """Expand recurrences and compute free/busy (the /v1/temporal report; input format:
+    `cerebri schema --temporal`). A rejected expansion (limits, DST policy, overflow) is an
+    answer: exit 0 with status Rejected."""
+    try:
+        result = temporal_report(read_input(file))
+    except CerebriError as error:
+        raise fail(error) from None
+    sys.stdout.write(pretty(result.to_wire()))
+
+
+@app.command()
+def schema(
+    temporal_request: Annotated[
+        bool, typer.Option("--temporal", help="The schema of a `cerebri temporal` request.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of a CPIR planning request (or, with --temporal, of a
+    recurrence/free-busy request)."""
+    document = temporal_json_schema() if temporal_request else request_json_schema()
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
