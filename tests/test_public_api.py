@@ -14,6 +14,7 @@ FACADES = [
     "cerebri.ics",
     "cerebri.integrations",
     "cerebri.calendars",
+    "cerebri.plans",
     "cerebri.proposals",
 ]
 

@@ -1,0 +1,289 @@
+"""The capability registry: the only vocabulary of effects a plan may name (plans.md).
+
+A :class:`Capability` declares its name, what it does, the JSON Schema (draft 2020-12) of its
+``params``, whether it only reads, whether repeating it is harmless (idempotent), its risk,
+how its ``target`` relates to its params (:class:`~cerebri.plans.vocabulary.TargetRule`),
+whether it is bounded and allowed by default, and whether invoking it raises an approval
+prompt. :class:`CapabilityRegistry` is an immutable value: ``register``, ``lock`` and
+``unlock`` return a new registry. A locked capability stays known, but every draft that uses
+it is invalid (``draft.capability_locked``).
+
+Declaring a capability grants nothing: permission is checked when a step acts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from cerebri._json import JSONValue
+from cerebri.errors import CerebriError
+from cerebri.plans.vocabulary import Risk, TargetRule
+
+__all__ = [
+    "BUILTIN_CAPABILITIES",
+    "Capability",
+    "CapabilityError",
+    "CapabilityRegistry",
+    "ParamsProblem",
+    "builtin_registry",
+]
+
+
+class CapabilityError(CerebriError, ValueError):
+    """A capability declaration or registry change was refused.
+
+    Codes: ``capability.invalid_schema`` (params schema is not valid draft 2020-12),
+    ``capability.duplicate`` (name already registered), ``capability.unknown`` (no such
+    capability), ``capability.invalid_target_rule`` (``param`` rule without a param name).
+    """
+
+    code = "capability.error"
+
+
+@dataclass(frozen=True, slots=True)
+class ParamsProblem:
+    """One JSON Schema violation of a step's params: ``path`` is a JSON pointer into the
+    params object, ``message`` the validator's text."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """A declared capability.
+
+    ``target_param`` names the params member that must equal the step's ``target`` when
+    ``target_rule`` is ``param``. ``requires_approval`` says that invoking it raises a human
+    approval prompt; checks may only use capabilities that are read-only and never prompt.
+    """
+
+    name: str
+    description: str
+    params_schema: Mapping[str, Any]
+    read_only: bool
+    idempotent: bool
+    risk: Risk
+    target_rule: TargetRule = TargetRule.FREE
+    target_param: str | None = None
+    bounded: bool = False
+    allowed_by_default: bool = False
+    requires_approval: bool = False
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """The declaration as JSON (what ``cerebri capabilities`` and the API list)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "params_schema": dict(self.params_schema),
+            "read_only": self.read_only,
+            "idempotent": self.idempotent,
+            "risk": self.risk.value,
+            "target": {"rule": self.target_rule.value, "param": self.target_param},
+            "bounded": self.bounded,
+            "allowed_by_default": self.allowed_by_default,
+            "requires_approval": self.requires_approval,
+        }
+
+
+def _pointer(parts: Iterable[object]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _compile(capability: Capability) -> Draft202012Validator:
+    if capability.target_rule is TargetRule.PARAM and not capability.target_param:
+        raise CapabilityError(
+            f"{capability.name}: target rule 'param' needs target_param",
+            code="capability.invalid_target_rule",
+        )
+    try:
+        Draft202012Validator.check_schema(capability.params_schema)
+    except SchemaError as exc:
+        raise CapabilityError(
+            f"{capability.name}: params schema is not valid JSON Schema 2020-12: {exc.message}",
+            code="capability.invalid_schema",
+        ) from None
+    return Draft202012Validator(capability.params_schema)
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityRegistry:
+    """Immutable set of capabilities by name, some of them locked."""
+
+    capabilities: Mapping[str, Capability] = field(default_factory=lambda: MappingProxyType({}))
+    locked: frozenset[str] = frozenset()
+    _validators: Mapping[str, Draft202012Validator] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False, compare=False
+    )
+
+    def register(self, capability: Capability) -> CapabilityRegistry:
+        """A registry that also declares ``capability``.
+
+        Raises ``CapabilityError``: ``capability.duplicate``, ``capability.invalid_schema``,
+        ``capability.invalid_target_rule``.
+        """
+        if capability.name in self.capabilities:
+            raise CapabilityError(
+                f"capability {capability.name!r} is already registered",
+                code="capability.duplicate",
+            )
+        validator = _compile(capability)
+        return CapabilityRegistry(
+            MappingProxyType({**self.capabilities, capability.name: capability}),
+            self.locked,
+            MappingProxyType({**self._validators, capability.name: validator}),
+        )
+
+    def _known(self, name: str) -> None:
+        if name not in self.capabilities:
+            raise CapabilityError(f"no capability {name!r}", code="capability.unknown")
+
+    def lock(self, name: str) -> CapabilityRegistry:
+        """A registry where ``name`` is locked (``capability.unknown`` if not declared)."""
+        self._known(name)
+        return CapabilityRegistry(self.capabilities, self.locked | {name}, self._validators)
+
+    def unlock(self, name: str) -> CapabilityRegistry:
+        """A registry where ``name`` is no longer locked."""
+        self._known(name)
+        return CapabilityRegistry(self.capabilities, self.locked - {name}, self._validators)
+
+    def get(self, name: str) -> Capability | None:
+        """The declaration of ``name``, or ``None`` when not registered."""
+        return self.capabilities.get(name)
+
+    def is_locked(self, name: str) -> bool:
+        """Whether ``name`` is locked."""
+        return name in self.locked
+
+    def params_problems(self, name: str, params: Mapping[str, Any]) -> tuple[ParamsProblem, ...]:
+        """Every JSON Schema 2020-12 violation of ``params`` for capability ``name``, ordered
+        by (path, message). ``capability.unknown`` if ``name`` is not registered."""
+        self._known(name)
+        errors = self._validators[name].iter_errors(dict(params))
+        found = {ParamsProblem(_pointer(e.absolute_path), e.message) for e in errors}
+        return tuple(sorted(found, key=lambda p: (p.path, p.message)))
+
+    def to_wire(self) -> list[JSONValue]:
+        """Every declaration, sorted by name, with a ``locked`` flag."""
+        return [
+            {**self.capabilities[n].to_wire(), "locked": n in self.locked}
+            for n in sorted(self.capabilities)
+        ]
+
+
+_INSTANT: Final = {
+    "type": "string",
+    "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$",
+    "description": "RFC 3339 UTC instant",
+}
+_ID: Final = {"type": "string", "minLength": 1, "maxLength": 256}
+
+
+def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {**required, **(optional or {})},
+        "required": sorted(required),
+        "additionalProperties": False,
+    }
+
+
+BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
+    Capability(
+        name="calendar.freebusy",
+        description="Read busy, free and unknown time of calendars over [start, end).",
+        params_schema=_object(
+            {
+                "calendar_ids": {"type": "array", "items": _ID, "minItems": 1, "maxItems": 64},
+                "start": _INSTANT,
+                "end": _INSTANT,
+            }
+        ),
+        read_only=True,
+        idempotent=True,
+        risk=Risk.LOW,
+        target_rule=TargetRule.NONE,
+    ),
+    Capability(
+        name="calendar.event.get",
+        description="Read one event (its time range and revision) back from its calendar.",
+        params_schema=_object({"calendar_id": _ID, "object_id": _ID}),
+        read_only=True,
+        idempotent=True,
+        risk=Risk.LOW,
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+    ),
+    Capability(
+        name="calendar.event.create",
+        description="Create an event over [start, end) in a calendar. Not idempotent: a "
+        "repeat may create a second event where the calendar ignores the idempotency key.",
+        params_schema=_object(
+            {
+                "calendar_id": _ID,
+                "integration_id": _ID,
+                "object_id": _ID,
+                "start": _INSTANT,
+                "end": _INSTANT,
+                "idempotency_key": _ID,
+            },
+            {"title": {"type": "string", "maxLength": 1024}},
+        ),
+        read_only=False,
+        idempotent=False,
+        risk=Risk.MEDIUM,
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+        requires_approval=True,
+    ),
+    Capability(
+        name="calendar.event.move",
+        description="Move an existing event to [start, end), refused when its revision is no "
+        "longer expected_revision. Idempotent: the range is absolute.",
+        params_schema=_object(
+            {
+                "calendar_id": _ID,
+                "integration_id": _ID,
+                "object_id": _ID,
+                "start": _INSTANT,
+                "end": _INSTANT,
+                "idempotency_key": _ID,
+                "expected_revision": {"type": ["integer", "null"], "minimum": 0},
+            }
+        ),
+        read_only=False,
+        idempotent=True,
+        risk=Risk.MEDIUM,
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+        requires_approval=True,
+    ),
+    Capability(
+        name="service.status",
+        description="Read the status of one named service (a bounded read, allowed by default).",
+        params_schema=_object({"service": _ID}),
+        read_only=True,
+        idempotent=True,
+        risk=Risk.LOW,
+        target_rule=TargetRule.PARAM,
+        target_param="service",
+        bounded=True,
+        allowed_by_default=True,
+    ),
+)
+"""The built-in declarations (issue #5): three calendar reads/writes and ``service.status``."""
+
+
+def builtin_registry() -> CapabilityRegistry:
+    """A registry holding :data:`BUILTIN_CAPABILITIES`, none locked."""
+    registry = CapabilityRegistry()
+    for capability in BUILTIN_CAPABILITIES:
+        registry = registry.register(capability)
+    return registry

@@ -1,0 +1,69 @@
+"""What validation says about a draft: a typed report, and the error for unreadable drafts.
+
+:class:`DraftReport` lists every problem found (plans.md section 3), each with a stable
+``code``, the ``step`` key it concerns (``None`` for plan-level problems) and a JSON
+``path`` (RFC 6901) into the draft. Problems are ordered by (step position, rule order, path)
+as documented in :func:`cerebri.plans.validate_draft`; a draft with no problem is valid.
+
+:class:`DraftError` is raised only when a document is not a draft at all (malformed JSON,
+wrong shapes, unknown fields in an operator draft): code ``draft.schema``; text that is not
+strict JSON raises the JSON layer's :class:`~cerebri.errors.ParseError` (``json.*`` codes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cerebri._json import JSONValue
+from cerebri.errors import CerebriError
+
+__all__ = ["DraftError", "DraftProblem", "DraftReport"]
+
+
+class DraftError(CerebriError, ValueError):
+    """A JSON document that is not a plan draft: code ``draft.schema``, ``path`` points at
+    the first offending member."""
+
+    code = "draft.schema"
+
+
+@dataclass(frozen=True, slots=True)
+class DraftProblem:
+    """One broken rule: ``code`` (``draft.*``), the ``step`` key or ``None``, ``path``
+    (JSON pointer into the draft) and a human ``message``."""
+
+    code: str
+    step: str | None
+    path: str
+    message: str
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"code", "step", "path", "message"}``."""
+        return {"code": self.code, "step": self.step, "path": self.path, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class DraftReport:
+    """The outcome of validating a draft: ``problems`` in report order; ``ignored`` are the
+    JSON pointers of model-proposed fields that were dropped (plans.md section 3)."""
+
+    problems: tuple[DraftProblem, ...] = ()
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        """True when no rule is broken (dropped fields do not make a draft invalid)."""
+        return not self.problems
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The problem codes in report order."""
+        return tuple(p.code for p in self.problems)
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"valid": bool, "problems": [...], "ignored": [...]}``."""
+        return {
+            "valid": self.valid,
+            "problems": [p.to_wire() for p in self.problems],
+            "ignored": list(self.ignored),
+        }

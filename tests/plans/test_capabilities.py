@@ -1,0 +1,200 @@
+"""The capability registry: declarations, params schemas, target rules, locking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from cerebri.plans import (
+    BUILTIN_CAPABILITIES,
+    Capability,
+    CapabilityError,
+    CapabilityRegistry,
+    ParamsProblem,
+    Risk,
+    TargetRule,
+    builtin_registry,
+)
+
+EXPECTED = {
+    # name: (read_only, idempotent, risk, target rule, target param, bounded, default, prompts)
+    "calendar.freebusy": (True, True, Risk.LOW, TargetRule.NONE, None, False, False, False),
+    "calendar.event.get": (
+        True, True, Risk.LOW, TargetRule.PARAM, "object_id", False, False, False,
+    ),
+    "calendar.event.create": (
+        False, False, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
+    ),
+    "calendar.event.move": (
+        False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
+    ),
+    "service.status": (True, True, Risk.LOW, TargetRule.PARAM, "service", True, True, False),
+}  # fmt: skip
+
+
+def test_builtin_declarations_are_the_issue_s_five() -> None:
+    registry = builtin_registry()
+    assert sorted(registry.capabilities) == sorted(EXPECTED)
+    for name, expected in EXPECTED.items():
+        cap = registry.capabilities[name]
+        got = (
+            cap.read_only,
+            cap.idempotent,
+            cap.risk,
+            cap.target_rule,
+            cap.target_param,
+            cap.bounded,
+            cap.allowed_by_default,
+            cap.requires_approval,
+        )
+        assert got == expected, name
+        Draft202012Validator.check_schema(dict(cap.params_schema))
+        assert cap.description
+
+
+GOOD_PARAMS: dict[str, dict[str, Any]] = {
+    "calendar.freebusy": {
+        "calendar_ids": ["work"],
+        "start": "2026-10-05T09:00:00Z",
+        "end": "2026-10-05T17:00:00Z",
+    },
+    "calendar.event.get": {"calendar_id": "work", "object_id": "e1"},
+    "calendar.event.create": {
+        "calendar_id": "work",
+        "integration_id": "local",
+        "object_id": "e1",
+        "start": "2026-10-05T09:00:00Z",
+        "end": "2026-10-05T09:30:00.5Z",
+        "idempotency_key": "k",
+        "title": "Design review",
+    },
+    "calendar.event.move": {
+        "calendar_id": "work",
+        "integration_id": "local",
+        "object_id": "e1",
+        "start": "2026-10-05T09:00:00Z",
+        "end": "2026-10-05T09:30:00Z",
+        "idempotency_key": "k",
+        "expected_revision": None,
+    },
+    "service.status": {"service": "mail"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD_PARAMS))
+def test_valid_params_have_no_problem(name: str) -> None:
+    assert builtin_registry().params_problems(name, GOOD_PARAMS[name]) == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "expected"),
+    [
+        (
+            "calendar.event.get",
+            {"calendar_id": "work"},
+            [ParamsProblem("", "'object_id' is a required property")],
+        ),
+        (
+            "calendar.event.get",
+            {"calendar_id": "work", "object_id": "e1", "grant": True},
+            [ParamsProblem("", "Additional properties are not allowed ('grant' was unexpected)")],
+        ),
+        (
+            "calendar.freebusy",
+            {**GOOD_PARAMS["calendar.freebusy"], "start": "2026-10-05 09:00"},
+            [ParamsProblem("/start", "'2026-10-05 09:00' does not match "
+             "'^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:\\\\d{2}:\\\\d{2}(\\\\.\\\\d{1,9})?Z$'")],
+        ),
+        (
+            "calendar.freebusy",
+            {**GOOD_PARAMS["calendar.freebusy"], "calendar_ids": ["a", 7]},
+            [ParamsProblem("/calendar_ids/1", "7 is not of type 'string'")],
+        ),
+        (
+            "calendar.event.move",
+            {**GOOD_PARAMS["calendar.event.move"], "expected_revision": -1},
+            [ParamsProblem("/expected_revision", "-1 is less than the minimum of 0")],
+        ),
+    ],
+)  # fmt: skip
+def test_params_problems_name_the_member(
+    name: str, params: dict[str, Any], expected: list[ParamsProblem]
+) -> None:
+    assert list(builtin_registry().params_problems(name, params)) == expected
+
+
+def test_problems_are_sorted_by_path_then_message() -> None:
+    problems = builtin_registry().params_problems(
+        "calendar.event.create", {"start": 1, "end": 2, "x": 3}
+    )
+    keys = [(p.path, p.message) for p in problems]
+    assert keys == sorted(keys)
+    assert ("/start", "1 is not of type 'string'") in keys
+    assert sum(1 for p in problems if "required property" in p.message) == 4
+
+
+def test_lock_and_unlock_return_new_registries() -> None:
+    registry = builtin_registry()
+    locked = registry.lock("calendar.event.create")
+    assert locked.is_locked("calendar.event.create")
+    assert not registry.is_locked("calendar.event.create")
+    assert not locked.unlock("calendar.event.create").is_locked("calendar.event.create")
+    # a locked capability is still declared and its params still validate
+    assert locked.get("calendar.event.create") is registry.get("calendar.event.create")
+    assert locked.params_problems("service.status", {"service": "x"}) == ()
+
+
+def _capability(**fields: Any) -> Capability:
+    base: dict[str, Any] = {
+        "name": "mail.send",
+        "description": "send a mail",
+        "params_schema": {"type": "object"},
+        "read_only": False,
+        "idempotent": False,
+        "risk": Risk.HIGH,
+    }
+    return Capability(**{**base, **fields})
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (lambda r: r.register(_capability(name="service.status")), "capability.duplicate"),
+        (
+            lambda r: r.register(_capability(params_schema={"type": "objekt"})),
+            "capability.invalid_schema",
+        ),
+        (
+            lambda r: r.register(_capability(target_rule=TargetRule.PARAM)),
+            "capability.invalid_target_rule",
+        ),
+        (lambda r: r.lock("calendar.event.delete"), "capability.unknown"),
+        (lambda r: r.params_problems("calendar.event.delete", {}), "capability.unknown"),
+    ],
+)
+def test_refused_changes_have_codes(change: Any, code: str) -> None:
+    with pytest.raises(CapabilityError) as caught:
+        change(builtin_registry())
+    assert caught.value.code == code
+
+
+def test_registering_a_new_capability_keeps_the_old_registry() -> None:
+    registry = builtin_registry()
+    grown = registry.register(_capability())
+    assert "mail.send" in grown.capabilities
+    assert "mail.send" not in registry.capabilities
+    assert grown.params_problems("mail.send", {"any": 1}) == ()
+
+
+def test_wire_form_lists_every_capability_sorted_with_lock_flags() -> None:
+    wire = builtin_registry().lock("service.status").to_wire()
+    names = [entry["name"] for entry in wire]  # type: ignore[index]
+    assert names == sorted(c.name for c in BUILTIN_CAPABILITIES)
+    locked = {entry["name"]: entry["locked"] for entry in wire}  # type: ignore[index]
+    assert locked == {name: name == "service.status" for name in names}
+
+
+def test_empty_registry_knows_nothing() -> None:
+    assert CapabilityRegistry().get("service.status") is None
