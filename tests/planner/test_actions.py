@@ -137,3 +137,30 @@ def test_plan_id_ignores_list_order_but_not_content() -> None:
     assert cerebri.plan(document).to_wire()["candidates"][0]["proposed"]["id"] == first
     document["request_id"] = "another-request"
     assert cerebri.plan(document).to_wire()["candidates"][0]["proposed"]["id"] != first
+
+
+def test_action_plan_for_ranks_candidates_from_one() -> None:
+    from cerebri.planner import action_plan_for
+
+    request = cerebri.parse_request(example())
+    candidates = cerebri.plan(request).candidates
+    for rank in (1, 2):
+        expected = to_action_plan(
+            validate_proposal(request, candidates[rank - 1].proposed.placements, request.context)
+        )
+        assert action_plan_for(request, rank=rank) == expected
+    with pytest.raises(PlanError) as caught:
+        action_plan_for(request, rank=len(candidates) + 1)
+    assert (caught.value.code, caught.value.wire) == ("plan.no_candidate", "NoCandidate")
+    with pytest.raises(ValueError, match="rank counts from 1"):
+        action_plan_for(request, rank=0)
+
+
+def test_action_plan_for_refuses_analysis_only_before_planning() -> None:
+    from cerebri.planner import action_plan_for
+
+    document = example()
+    document["scope"]["max_mutations"] = 0
+    with pytest.raises(PlanError) as caught:
+        action_plan_for(cerebri.parse_request(document))
+    assert caught.value.code == "plan.analysis_only"

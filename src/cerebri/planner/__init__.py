@@ -10,6 +10,7 @@ from cerebri.planner.actions import (
     ActionPlan,
     PlanError,
     ValidatedPlan,
+    action_plan_for,
     to_action_plan,
     validate_proposal,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "PlanError",
     "PlannerLimits",
     "ValidatedPlan",
+    "action_plan_for",
     "build_dependency_graph",
     "collector_paused",
     "plan",

@@ -27,6 +27,7 @@ from cerebri.planner.capability import mutation_kind
 from cerebri.planner.checks import PlacementChecker
 from cerebri.planner.identity import PlanIdentity
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.plan import plan as plan_request
 from cerebri.planner.validate import validate_request
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "ActionPlan",
     "PlanError",
     "ValidatedPlan",
+    "action_plan_for",
     "to_action_plan",
     "validate_proposal",
 ]
@@ -44,7 +46,8 @@ class PlanError(CerebriError):
 
     Codes: ``plan.invalid_request`` (wire ``{"InvalidRequest": report}``), ``plan.stale``
     (``"Stale"``), ``plan.rejected`` (``{"Rejected": [reasons]}``), ``plan.analysis_only``
-    (``"AnalysisOnly"``).
+    (``"AnalysisOnly"``), ``plan.no_candidate`` (``"NoCandidate"``, ours: the requested
+    candidate rank does not exist).
     """
 
     code = "plan.error"
@@ -185,3 +188,38 @@ def to_action_plan(plan: ValidatedPlan) -> ActionPlan:
             )
         )
     return ActionPlan(plan.id, tuple(actions))
+
+
+def action_plan_for(
+    request: PlanningRequest, *, rank: int = 1, limits: PlannerLimits = DEFAULT_LIMITS
+) -> ActionPlan:
+    """Plan ``request`` and turn its ranked candidate ``rank`` (1 = best) into actions.
+
+    The candidate's placements are validated again against the request's own context
+    (:func:`validate_proposal`) before :func:`to_action_plan`.
+
+    Raises:
+        PlanError: ``plan.analysis_only`` (checked before planning), ``plan.no_candidate``
+            (fewer than ``rank`` candidates; wire ``"NoCandidate"``), or the errors of
+            :func:`validate_proposal`.
+        ValueError: ``rank`` below 1.
+    """
+    if rank < 1:
+        raise ValueError("rank counts from 1")
+    if request.analysis_only:
+        raise PlanError(
+            "analysis-only requests never yield actions",
+            code="plan.analysis_only",
+            wire="AnalysisOnly",
+        )
+    candidates = plan_request(request, limits=limits).candidates
+    if rank > len(candidates):
+        raise PlanError(
+            f"the plan has {len(candidates)} candidates, so there is no candidate {rank}",
+            code="plan.no_candidate",
+            wire="NoCandidate",
+        )
+    chosen = candidates[rank - 1].proposed
+    return to_action_plan(
+        validate_proposal(request, chosen.placements, request.context, limits=limits)
+    )
