@@ -142,3 +142,10 @@ def test_stored_plan_and_step_defaults_and_helpers() -> None:
     failed = step.model_copy(update={"status": StepStatus.FAILED})
     assert failed.terminal and not failed.done
     assert step.invocation_origin() == "plan_step:step-1"
+
+
+@pytest.mark.parametrize("value", [float("nan"), {1, 2}, object()])
+def test_a_mapping_with_values_json_cannot_carry(value: Any) -> None:
+    with pytest.raises(DraftError) as caught:
+        parse_draft({**MINIMAL, "objective": value})
+    assert (caught.value.code, caught.value.path) == ("draft.schema", "")

@@ -8,12 +8,18 @@ register on the shared :data:`app`. Exit codes: 0 for any answer (a refusal is a
 
 from __future__ import annotations
 
-from cerebri.cli import _calendars, _planning, _serve
+from cerebri.cli import _calendars, _plan_graph, _planning, _serve
 from cerebri.cli._app import EXIT_INPUT, MAX_INPUT_BYTES, app
 
 __all__ = ["EXIT_INPUT", "MAX_INPUT_BYTES", "app", "main"]
 
-_COMMANDS = (_planning, _calendars, _serve)  # imported for their @app.command registrations
+_COMMANDS = (
+    _planning,
+    _calendars,
+    _serve,
+    _proposals,
+    _plan_graph,
+)  # imported for their registrations
 
 
 def main() -> None:

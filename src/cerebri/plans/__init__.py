@@ -3,7 +3,11 @@
 ::
 
     parse_draft(source) -> PlanDraft                 operator/template drafts, read strictly
+    parse_model_draft(source, registry) -> ModelDraft  a model's draft: authority dropped,
+                                                     listed in ignored, then validated
     builtin_registry() -> CapabilityRegistry         calendar.* and service.status
+    validate_draft(draft, registry) -> DraftReport   every broken rule of section 3, coded
+    topological_order(draft) -> tuple[str, ...]      step keys, dependencies first
     draft_from_action_plan(action_plan) -> PlanDraft the planner's CREATE/MOVE as a graph
     choose_strategy(failed) -> Strategy | None       deterministic strategy order (section 4)
     PlanDraft, StepSpec, Check, ...                  frozen, strict models of sections 1-2
@@ -46,6 +50,8 @@ from cerebri.plans.from_action_plan import (
     VERIFY_WITHIN_SECONDS,
     draft_from_action_plan,
 )
+from cerebri.plans.graph import topological_order
+from cerebri.plans.model_drafts import ModelDraft, parse_model_draft
 from cerebri.plans.parse import parse_draft
 from cerebri.plans.report import DraftError, DraftProblem, DraftReport
 from cerebri.plans.stored import DEFAULT_MAX_REPLANS, StoredPlan, StoredStep
@@ -55,6 +61,7 @@ from cerebri.plans.strategies import (
     choose_strategy,
     fulfils_intention,
 )
+from cerebri.plans.validate import validate_draft
 from cerebri.plans.vocabulary import (
     DONE_STEP_STATUSES,
     OPEN_PLAN_STATUSES,
@@ -99,6 +106,7 @@ __all__ = [
     "Expectation",
     "InternalAction",
     "InternalSpec",
+    "ModelDraft",
     "MonitorSpec",
     "Origin",
     "ParamsProblem",
@@ -123,4 +131,7 @@ __all__ = [
     "is_open",
     "is_terminal",
     "parse_draft",
+    "parse_model_draft",
+    "topological_order",
+    "validate_draft",
 ]

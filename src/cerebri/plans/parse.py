@@ -50,15 +50,26 @@ def parse_draft(source: DraftSource) -> PlanDraft:
     Raises:
         ParseError: ``json.*`` codes for text that is not strict JSON.
         DraftError: ``draft.schema`` with the JSON pointer of the first member that has the
-            wrong shape, is missing, or is unknown.
+            wrong shape, is missing, or is unknown; with path ``""`` for a mapping holding
+            values JSON cannot carry (NaN, sets, other objects).
     """
     document = decode(source)
     try:
-        return PlanDraft.model_validate_json(json.dumps(document, allow_nan=False))
+        text = json.dumps(document, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise DraftError(f"not a JSON value: {exc}", code="draft.schema", path="") from None
+    try:
+        return PlanDraft.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
+        hint = (
+            " (unknown member; a draft proposed by a language model is read with "
+            "parse_model_draft, or `plan-graph validate --model`, which drops and lists it)"
+            if first["type"] == "extra_forbidden"
+            else ""
+        )
         raise DraftError(
-            f"not a plan draft: {first['msg']}",
+            f"not a plan draft: {first['msg']}{hint}",
             code="draft.schema",
             path=pointer(list(first["loc"])),
         ) from None

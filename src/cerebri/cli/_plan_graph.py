@@ -1,0 +1,152 @@
+"""``cerebri plan-graph``: validate drafts, build them from requests, list capabilities.
+
+Exit codes of ``plan-graph validate``: 0 valid, 1 the draft breaks a rule (the report says
+which), 2 input that cannot be read as a draft (``json.*``, ``draft.schema``).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cerebri._json import pretty
+from cerebri.cli._app import app, fail, read_input, table_console
+from cerebri.cpir import parse_request
+from cerebri.errors import CerebriError
+from cerebri.planner import action_plan_for
+from cerebri.plans import (
+    CapabilityRegistry,
+    DraftReport,
+    builtin_registry,
+    draft_from_action_plan,
+    parse_draft,
+    parse_model_draft,
+    validate_draft,
+)
+
+__all__ = ["capabilities", "from_request", "plan_graph_app", "validate"]
+
+EXIT_INVALID = 1
+
+plan_graph_app = typer.Typer(
+    no_args_is_help=True,
+    help="Plan graphs: validate a draft, build one from a request, list capabilities.",
+)
+app.add_typer(plan_graph_app, name="plan-graph")
+
+LockOption = Annotated[
+    list[str] | None,
+    typer.Option("--lock", help="Lock this capability first (repeatable): drafts using it fail."),
+]
+
+
+def _registry(lock: list[str] | None) -> CapabilityRegistry:
+    registry = builtin_registry()
+    for name in lock or []:
+        registry = registry.lock(name)
+    return registry
+
+
+def _print_report(report: DraftReport, console: Console) -> None:
+    console.print("valid" if report.valid else f"invalid: {len(report.problems)} problem(s)")
+    if report.problems:
+        table = Table("code", "step", "path", "message")
+        for problem in report.problems:
+            table.add_row(problem.code, problem.step or "-", problem.path, problem.message)
+        console.print(table)
+    for pointer in report.ignored:
+        console.print(f"ignored {pointer}")
+
+
+@plan_graph_app.command()
+def validate(
+    file: Annotated[str, typer.Argument(metavar="DRAFT", help="Plan draft JSON file, or -.")],
+    model: Annotated[
+        bool,
+        typer.Option(
+            "--model",
+            help="The draft was proposed by a language model: drop and list fields that "
+            "could carry authority instead of refusing unknown members.",
+        ),
+    ] = False,
+    lock: LockOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check a plan draft against plans.md section 3 and the capability registry.
+
+    Exit 0 when valid, 1 when a rule is broken, 2 when the file is not a draft."""
+    try:
+        registry = _registry(lock)
+        data = read_input(file)
+        if model:
+            report = parse_model_draft(data, registry).report
+        else:
+            report = validate_draft(parse_draft(data), registry)
+    except CerebriError as error:
+        raise fail(error) from None
+    if as_json:
+        sys.stdout.write(pretty(report.to_wire()))
+    else:
+        _print_report(report, table_console())
+    if not report.valid:
+        raise typer.Exit(EXIT_INVALID)
+
+
+@plan_graph_app.command("from-request")
+def from_request(
+    file: Annotated[str, typer.Argument(metavar="REQUEST", help="CPIR request JSON file, or -.")],
+    candidate: Annotated[
+        int, typer.Option("--candidate", min=1, help="Ranked candidate to carry out (1 = best).")
+    ] = 1,
+    failed: Annotated[
+        list[str] | None,
+        typer.Option("--failed", help="A strategy that already failed (repeatable)."),
+    ] = None,
+) -> None:
+    """Plan a CPIR request and print the plan graph draft that would carry out a candidate
+    (direct action verified by observation, or the next strategy when --failed says so)."""
+    try:
+        request = parse_request(read_input(file))
+        draft = draft_from_action_plan(
+            action_plan_for(request, rank=candidate), failed=failed or ()
+        )
+    except CerebriError as error:
+        raise fail(error) from None
+    sys.stdout.write(pretty(draft.to_wire()))
+
+
+@plan_graph_app.command()
+def capabilities(
+    lock: LockOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the declarations as JSON.")
+    ] = False,
+) -> None:
+    """List the registered capabilities (name, read-only, idempotent, risk, target rule)."""
+    try:
+        registry = _registry(lock)
+    except CerebriError as error:
+        raise fail(error) from None
+    if as_json:
+        sys.stdout.write(pretty(registry.to_wire()))
+        return
+    table = Table("name", "read-only", "idempotent", "risk", "target", "locked", "description")
+    for name in sorted(registry.capabilities):
+        cap = registry.capabilities[name]
+        target = cap.target_rule.value + (
+            f" = params.{cap.target_param}" if cap.target_param else ""
+        )
+        table.add_row(
+            name,
+            "yes" if cap.read_only else "no",
+            "yes" if cap.idempotent else "no",
+            cap.risk.value,
+            target,
+            "yes" if registry.is_locked(name) else "no",
+            cap.description,
+        )
+    table_console().print(table)
