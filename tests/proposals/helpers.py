@@ -36,7 +36,7 @@ def body(**overrides: Any) -> dict[str, Any]:
         "executor": {"mode": "plan-executor"},
         "candidate": {
             "artifact/type": "cerebri.action-plan.v1",
-            "artifact/ref": "cas://" + sha256_digest(ARTIFACT),
+            "artifact/ref": "cas:" + sha256_digest(ARTIFACT),
             "artifact/digest": sha256_digest(ARTIFACT),
             "artifact/size": len(ARTIFACT),
         },

@@ -102,3 +102,16 @@ def test_canonical_json() -> None:
         with pytest.raises(ProposalError) as caught:
             canonical_json(bad)
         assert caught.value.code == "proposal.canonical_json"
+
+
+@pytest.mark.parametrize("value", [2.0**53, -(2.0**53), 1e20, [{"x": 9.5e15}]])
+def test_integral_floats_beyond_2_53_are_refused_not_written(value: Any) -> None:
+    with pytest.raises(ProposalError) as caught:
+        canonical_json(value)
+    assert caught.value.code == "proposal.canonical_json"
+
+
+@pytest.mark.parametrize("value", [2.0**53 - 1, 1e21, 1.5e300, 0.5, -0.0])
+def test_floats_that_read_back_keep_their_bytes(value: float) -> None:
+    written = canonical_json([value])
+    assert canonical_json(load_json(written)) == written

@@ -1,4 +1,5 @@
-"""Signed proposal envelopes (proposals.md): model, schema, digests, signing, verification.
+"""Signed proposal envelopes (proposals.md): model, schema, digests, signing, store, keys,
+verification.
 
 ::
 
@@ -7,11 +8,19 @@
     canonical_json(value) -> bytes           RFC 8785; load_json(bytes) parses strictly
     sha256_digest(bytes), envelope_digest(document)
     pae(type, body), sign(...), KeyRegistry  DSSE v1 PAE + Ed25519, rotation, revocation
+    ObjectStore(root).put/put_json/get       content-addressed files; refs cas:sha256:<hex>
+    ref_for_digest, digest_of_ref, artifact_for(bytes) -> StoredArtifact(ref, digest, size)
+    load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
+    load_private_key/write_private_key       registry JSON file, PKCS#8 PEM private keys
+    propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
     verify(envelope_bytes, *, registry, clock_now, artifact_bytes, replay) -> VerifiedEnvelope
+    check_envelope(envelope_bytes, *, registry, clock_now, ...) -> VerificationReport
+    InMemoryReplayLedger(), FileReplayLedger(path)
 
-A verified envelope grants nothing: execution still needs a human approval of its digest,
-capability grants and the policy's decision. Errors are :class:`ProposalError` with
-``proposal.*`` codes.
+A verified envelope grants nothing: execution still needs :data:`STILL_REQUIRED` (a human
+approval of its payload digest, capability grants and the policy's decision). Errors are
+:class:`ProposalError` with ``proposal.*`` codes (listed in :mod:`cerebri.proposals.errors`).
+Instants are UTC and always passed in; nothing here reads a clock.
 """
 
 from cerebri.proposals.digest import (
@@ -36,6 +45,26 @@ from cerebri.proposals.envelope import (
     Target,
 )
 from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.keyfile import (
+    KEYID_PATTERN,
+    load_private_key,
+    load_registry,
+    new_key,
+    parse_registry,
+    public_key_text,
+    registry_to_wire,
+    revoke_key,
+    rotate_key,
+    save_registry,
+    write_private_key,
+)
+from cerebri.proposals.ledger import (
+    FileReplayLedger,
+    InMemoryReplayLedger,
+    ReplayLedger,
+    VerifiedEnvelope,
+)
+from cerebri.proposals.propose import PROPOSAL_REF_PREFIX, parse_subject, propose
 from cerebri.proposals.schema import envelope_json_schema
 from cerebri.proposals.signing import (
     APPROVAL_PAYLOAD_TYPE,
@@ -47,43 +76,81 @@ from cerebri.proposals.signing import (
     sign,
     verify_signature,
 )
+from cerebri.proposals.store import (
+    REF_PREFIX,
+    ObjectStore,
+    StoredArtifact,
+    artifact_for,
+    digest_of_ref,
+    ref_for_digest,
+)
 from cerebri.proposals.verify import (
-    InMemoryReplayLedger,
-    ReplayLedger,
-    VerifiedEnvelope,
+    STILL_REQUIRED,
+    CheckName,
+    CheckResult,
+    Verdict,
+    VerificationReport,
+    check_envelope,
     verify,
 )
 
 __all__ = [
     "ALLOWED_EXECUTOR_MODES",
     "APPROVAL_PAYLOAD_TYPE",
+    "KEYID_PATTERN",
     "PROPOSAL_PAYLOAD_TYPE",
+    "PROPOSAL_REF_PREFIX",
+    "REF_PREFIX",
+    "STILL_REQUIRED",
     "ArtifactType",
     "Candidate",
+    "CheckName",
+    "CheckResult",
     "Classification",
     "Envelope",
     "EnvelopeSignature",
     "Executor",
     "ExecutorMode",
+    "FileReplayLedger",
     "InMemoryReplayLedger",
     "KeyRegistry",
+    "ObjectStore",
     "ProposalError",
     "RegisteredKey",
     "ReplayLedger",
     "SignatureEntry",
+    "StoredArtifact",
     "Subject",
     "SubjectKind",
     "Target",
+    "Verdict",
+    "VerificationReport",
     "VerifiedEnvelope",
+    "artifact_for",
     "canonical_json",
+    "check_envelope",
     "count_valid_signers",
+    "digest_of_ref",
     "envelope_digest",
     "envelope_json_schema",
     "envelope_payload",
     "load_json",
+    "load_private_key",
+    "load_registry",
+    "new_key",
     "pae",
+    "parse_registry",
+    "parse_subject",
+    "propose",
+    "public_key_text",
+    "ref_for_digest",
+    "registry_to_wire",
+    "revoke_key",
+    "rotate_key",
+    "save_registry",
     "sha256_digest",
     "sign",
     "verify",
     "verify_signature",
+    "write_private_key",
 ]

@@ -33,12 +33,42 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 _CODE: Final = "proposal.canonical_json"
 
 
+_JCS_EXPONENT_FROM: Final = 1e21  # RFC 8785 / ECMAScript write integral floats below this
+# without exponent, i.e. as integer text
+
+
+def _unreadable_float(value: Any) -> float | None:
+    """The first float JCS would write as integer text beyond 2^53 - 1 (not readable back)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+        elif (
+            isinstance(node, float)
+            and math.isfinite(node)
+            and node.is_integer()
+            and MAX_SAFE_INTEGER < abs(node) < _JCS_EXPONENT_FROM
+        ):
+            return node
+    return None
+
+
 def canonical_json(value: Any) -> bytes:
     """RFC 8785 bytes of a JSON value (dict/list/str/int/float/bool/None).
 
     Raises ``ProposalError`` (``proposal.canonical_json``) for what JCS cannot represent:
-    NaN/Infinity, integers with ``abs(n) > 2^53 - 1``, non-string keys, other types.
+    NaN/Infinity, integers with ``abs(n) > 2^53 - 1``, integral floats that JCS would write
+    as such integers (``9007199254740992.0``: :func:`load_json` could not read them back),
+    non-string keys, other types.
     """
+    unreadable = _unreadable_float(value)
+    if unreadable is not None:
+        raise ProposalError(
+            f"{unreadable!r} would be written as an integer beyond 2^53 - 1", code=_CODE
+        )
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:

@@ -117,12 +117,17 @@ class Target(BaseModel):
 
 
 class SignatureEntry(BaseModel):
-    """One signature: the signer's ``keyid`` and the base64 Ed25519 signature ``sig``."""
+    """One signature: the signer's ``keyid`` and the base64 Ed25519 signature ``sig``.
+
+    ``sig`` is canonical standard base64 of the 64 signature bytes: 86 characters and
+    ``==``, the last character carrying zero padding bits (``A``, ``Q``, ``g`` or ``w``), so
+    no second spelling of the same signature exists.
+    """
 
     model_config = _CONFIG
 
     keyid: _Text
-    sig: Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{86}==$")]
+    sig: Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{85}[AQgw]==$")]
 
 
 class EnvelopeSignature(BaseModel):

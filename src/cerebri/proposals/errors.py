@@ -1,31 +1,49 @@
-"""``ProposalError``: why an envelope was refused (proposals.md sections 2 to 4).
+"""``ProposalError``: why an envelope, a key file, a store read or a ledger was refused.
 
 Codes (stable; callers switch on them)::
 
     proposal.canonical_json   input JSON cannot be represented exactly in RFC 8785 form
                               (duplicate key, float that does not round-trip, integer
                               beyond +/-(2^53 - 1), NaN/Infinity)
-    proposal.schema           not an envelope v2 (fields, shapes, conditional rule)
+    proposal.schema           not an envelope v2 (fields, shapes, conditional rule); also
+                              raised by ``propose`` before anything is signed
     proposal.signature        a signature does not verify, or the threshold is not met
     proposal.unknown_key      a signature names a keyid the registry does not hold
     proposal.key_inactive     the key exists but is outside its validity window (rotated)
     proposal.revoked_key      the key was revoked at or before the checking instant
+    proposal.bad_ref          ``artifact/ref`` or a digest is not ``[cas:]sha256:<64 hex>``
+    proposal.unknown_algorithm  a content address names an algorithm other than sha256
+    proposal.artifact_missing the object store holds no bytes under that digest
     proposal.size_mismatch    fetched artifact length differs from ``artifact/size``
-    proposal.digest_mismatch  fetched artifact digest differs from ``artifact/digest``
+    proposal.digest_mismatch  fetched artifact digest differs from ``artifact/digest``, a
+                              stored file was altered, or ``artifact/ref`` names another digest
     proposal.not_yet_valid    ``now < proposed-at``
     proposal.expired          ``now >= expires-at``
     proposal.executor_mode    executor mode not allowed for the artifact type
     proposal.replayed         idempotency key already consumed by a different payload
+    proposal.key_registry     a key registry file is malformed (unknown field, bad base64,
+                              wrong key length, duplicate keyid...) or a key operation on it
+                              is impossible (unknown keyid, keyid taken, bad instant order)
+    proposal.private_key      a private key file is unreadable, not PKCS#8 PEM Ed25519, or
+                              would overwrite an existing file
+    proposal.ledger           a replay ledger file is unreadable or malformed
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from cerebri.errors import CerebriError
 
-__all__ = ["ProposalError"]
+__all__ = ["ProposalError", "json_pointer"]
 
 
 class ProposalError(CerebriError, ValueError):
     """An envelope, its signature or its artifact was refused; ``code`` says why."""
 
     code = "proposal.error"
+
+
+def json_pointer(location: Iterable[str | int]) -> str:
+    """RFC 6901 pointer of a pydantic error location (``("a/b", 0)`` -> ``/a~1b/0``)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in location)

@@ -65,9 +65,14 @@ def sign(
 def verify_signature(
     payload_type: str, payload: bytes, entry: SignatureEntry, public_key: Ed25519PublicKey
 ) -> bool:
-    """Whether ``entry.sig`` is a valid Ed25519 signature of ``PAE(payload_type, payload)``."""
+    """Whether ``entry.sig`` is a valid Ed25519 signature of ``PAE(payload_type, payload)``.
+
+    Only the canonical base64 spelling counts (non-zero padding bits are refused).
+    """
     try:
         raw = base64.b64decode(entry.sig, validate=True)
+        if base64.b64encode(raw).decode("ascii") != entry.sig:
+            return False
         public_key.verify(raw, pae(payload_type, payload))
     except (InvalidSignature, binascii.Error, ValueError):
         return False

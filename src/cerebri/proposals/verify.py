@@ -1,101 +1,254 @@
-"""Verify a signed envelope against a key registry, its artifact, a clock and a replay ledger.
+"""Verify a signed envelope: :func:`verify` raises, :func:`check_envelope` reports.
 
 **A verified envelope grants nothing.** It only says the bytes are a well-formed envelope v2,
 signed by registered unrevoked keys, describing these artifact bytes, inside its validity
-window, with an allowed executor mode, and not a replay. To act, an executor still needs an
-approval of this exact envelope digest by a human other than the author (unexpired, not
-withdrawn, consumed once), a capability grant for each effect, and the policy's allow decision
-at execution time (proposals.md section 4). A ``principal_id`` inside a request is never
-authentication.
+window, with an allowed executor mode, and not a replay. To act, an executor still needs
+:data:`STILL_REQUIRED`: an approval of this exact payload digest by a human other than the
+author (unexpired, not withdrawn, consumed once), a capability grant for each effect, and the
+policy's allow decision at execution time (proposals.md section 4). A ``principal_id`` inside
+a request is never authentication.
 
-Checks, in order (the first failure is raised as ``ProposalError``):
+Checks, in order (:class:`CheckName`; one implementation each, in
+:mod:`cerebri.proposals.checks`):
 
-1. JSON and schema: ``proposal.canonical_json``, ``proposal.schema``;
-2. signatures over ``PAE(PROPOSAL_PAYLOAD_TYPE, canonical envelope without signature)``:
+1. ``schema``: ``proposal.canonical_json``, ``proposal.schema``;
+2. ``signature`` over ``PAE(PROPOSAL_PAYLOAD_TYPE, canonical envelope without signature)``:
    ``proposal.unknown_key``, ``proposal.key_inactive``, ``proposal.revoked_key``,
    ``proposal.signature`` (also when fewer than ``threshold`` distinct keys signed);
-3. artifact: ``proposal.size_mismatch``, then ``proposal.digest_mismatch``;
-4. time window, valid iff ``proposed-at <= clock_now < expires-at``:
+3. ``artifact``: ``proposal.bad_ref``/``proposal.unknown_algorithm`` (ref shape),
+   ``proposal.digest_mismatch`` (ref names another digest), store reads
+   (``proposal.artifact_missing``, ``proposal.digest_mismatch``), ``proposal.size_mismatch``,
+   then ``proposal.digest_mismatch``;
+4. ``window``, valid iff ``proposed-at <= clock_now < expires-at``:
    ``proposal.not_yet_valid``, ``proposal.expired``;
-5. executor mode against :data:`~cerebri.proposals.envelope.ALLOWED_EXECUTOR_MODES`:
+5. ``executor_mode`` against :data:`~cerebri.proposals.envelope.ALLOWED_EXECUTOR_MODES`:
    ``proposal.executor_mode``;
-6. replay by ``idempotency/key``: a key recorded with a different payload digest is
+6. ``replay`` by ``idempotency/key``: a key recorded with a different payload digest is
    ``proposal.replayed``; with the same digest the recorded result is returned unchanged.
+
+After a failure the later checks are ``not_run``. The ledger records a result only when all
+six checks ran and passed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final, TypeVar
 
-from pydantic import ValidationError
-
-from cerebri.proposals.digest import envelope_payload, load_json, sha256_digest
-from cerebri.proposals.envelope import ALLOWED_EXECUTOR_MODES, Envelope
+from cerebri._json import JSONValue
+from cerebri.proposals.checks import (
+    check_artifact,
+    check_executor_mode,
+    check_replay,
+    check_schema,
+    check_signature,
+    check_window,
+)
 from cerebri.proposals.errors import ProposalError
-from cerebri.proposals.signing import PROPOSAL_PAYLOAD_TYPE, KeyRegistry, count_valid_signers
+from cerebri.proposals.ledger import ReplayLedger, VerifiedEnvelope
+from cerebri.proposals.signing import KeyRegistry
+from cerebri.proposals.store import ObjectStore
 from cerebri.temporal import Instant
 
-__all__ = ["InMemoryReplayLedger", "ReplayLedger", "VerifiedEnvelope", "verify"]
+__all__ = [
+    "STILL_REQUIRED",
+    "CheckName",
+    "CheckResult",
+    "Verdict",
+    "VerificationReport",
+    "check_envelope",
+    "verify",
+]
+
+T = TypeVar("T")
+
+STILL_REQUIRED: Final[tuple[str, ...]] = (
+    "an approval of this payload digest by a human other than the author, "
+    "unexpired, not withdrawn and consumed once",
+    "a capability grant for each effect",
+    "the policy's allow decision at execution time",
+)
+"""What execution needs beyond a verified envelope; reported even when every check passed."""
+
+
+class CheckName(StrEnum):
+    """The checks, in the order they run."""
+
+    SCHEMA = "schema"
+    SIGNATURE = "signature"
+    ARTIFACT = "artifact"
+    WINDOW = "window"
+    EXECUTOR_MODE = "executor_mode"
+    REPLAY = "replay"
+
+
+class Verdict(StrEnum):
+    """``passed``, ``failed`` (with a code) or ``not_run`` (with a reason)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_RUN = "not_run"
 
 
 @dataclass(frozen=True, slots=True)
-class VerifiedEnvelope:
-    """An envelope that passed :func:`verify`. Inert: it authorises no effect.
+class CheckResult:
+    """One check's verdict. ``failed``: ``code``, ``message`` and ``path`` (JSON pointer or
+    ``None``) of the ``ProposalError``. ``not_run``: ``reason``."""
 
-    ``payload_digest`` is the ``sha256:`` digest of the signed bytes (what an approval names);
-    ``signers`` the keyids of the signatures in envelope order; ``verified_at`` the clock
-    instant of the first successful verification.
+    name: CheckName
+    verdict: Verdict
+    code: str | None = None
+    message: str | None = None
+    path: str | None = None
+    reason: str | None = None
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"check", "verdict"}`` plus ``code``/``path``/``message`` or ``reason``."""
+        wire: dict[str, JSONValue] = {"check": self.name.value, "verdict": self.verdict.value}
+        if self.verdict is Verdict.FAILED:
+            wire.update(code=self.code, path=self.path, message=self.message)
+        elif self.verdict is Verdict.NOT_RUN:
+            wire["reason"] = self.reason
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationReport:
+    """Every check's verdict, in :class:`CheckName` order.
+
+    ``payload_digest`` (``sha256:`` of the signed bytes) is known once ``schema`` passed.
+    ``verified`` is the inert result when all six checks ran and passed, else ``None``.
+    ``still_required`` is always :data:`STILL_REQUIRED`: verification grants nothing.
     """
 
-    envelope: Envelope
-    payload_digest: str
-    signers: tuple[str, ...]
-    verified_at: Instant
+    checks: tuple[CheckResult, ...]
+    payload_digest: str | None
+    verified: VerifiedEnvelope | None = field(default=None, compare=False, repr=False)
+    still_required: tuple[str, ...] = STILL_REQUIRED
+
+    @property
+    def failed(self) -> bool:
+        """Whether any check failed (``not_run`` checks are not failures)."""
+        return any(c.verdict is Verdict.FAILED for c in self.checks)
+
+    def check(self, name: CheckName | str) -> CheckResult:
+        """The result of check ``name``."""
+        return next(c for c in self.checks if c.name == name)
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"checks": [...], "payload_digest", "failed", "still_required": [...]}``."""
+        return {
+            "checks": [c.to_wire() for c in self.checks],
+            "payload_digest": self.payload_digest,
+            "failed": self.failed,
+            "still_required": list(self.still_required),
+        }
 
 
-class ReplayLedger(Protocol):
-    """Where consumed idempotency keys are remembered (a durable one lives with the store)."""
-
-    def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
-        """The result recorded under ``idempotency_key``, or ``None``."""
-        ...
-
-    def record(self, idempotency_key: str, result: VerifiedEnvelope) -> None:
-        """Remember ``result`` under ``idempotency_key`` (first record wins)."""
-        ...
-
-
-class InMemoryReplayLedger:
-    """A process-local :class:`ReplayLedger`; forgets everything when dropped."""
-
+class _Runner:
     def __init__(self) -> None:
-        self._entries: dict[str, VerifiedEnvelope] = {}
+        self.results: list[CheckResult] = []
+        self.error: ProposalError | None = None
+        self.failed_check: CheckName | None = None
 
-    def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
-        """The result recorded under ``idempotency_key``, or ``None``."""
-        return self._entries.get(idempotency_key)
+    def run(self, name: CheckName, check: Callable[[], T]) -> T | None:
+        if self.error is not None:
+            self.skip(name, "")
+            return None
+        try:
+            value = check()
+        except ProposalError as exc:
+            self.error = exc
+            self.failed_check = name
+            self.results.append(CheckResult(name, Verdict.FAILED, exc.code, exc.message, exc.path))
+            return None
+        self.results.append(CheckResult(name, Verdict.PASSED))
+        return value
 
-    def record(self, idempotency_key: str, result: VerifiedEnvelope) -> None:
-        """Remember ``result`` unless the key already has one."""
-        self._entries.setdefault(idempotency_key, result)
+    def skip(self, name: CheckName, reason: str) -> None:
+        if self.failed_check is not None:
+            reason = f"an earlier check failed ({self.failed_check.value})"
+        self.results.append(CheckResult(name, Verdict.NOT_RUN, reason=reason))
 
 
-def _parse(envelope_bytes: bytes) -> tuple[Envelope, bytes]:
-    document = load_json(envelope_bytes)
-    if not isinstance(document, dict):
-        raise ProposalError("an envelope is a JSON object", code="proposal.schema", path="")
-    try:
-        envelope = Envelope.model_validate_json(envelope_bytes)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        pointer = "".join(
-            "/" + str(part).replace("~", "~0").replace("/", "~1") for part in first["loc"]
+def _run(
+    envelope_bytes: bytes,
+    *,
+    registry: KeyRegistry,
+    clock_now: Instant,
+    artifact_bytes: bytes | None,
+    store: ObjectStore | None,
+    replay: ReplayLedger | None,
+    threshold: int,
+) -> tuple[VerificationReport, ProposalError | None]:
+    if threshold < 1:
+        raise ValueError("threshold must be at least 1")
+    runner = _Runner()
+    parsed = runner.run(CheckName.SCHEMA, lambda: check_schema(envelope_bytes))
+    if parsed is None:
+        for name in list(CheckName)[1:]:
+            runner.skip(name, "")
+        return VerificationReport(tuple(runner.results), None), runner.error
+    envelope = parsed.envelope
+    signers = runner.run(
+        CheckName.SIGNATURE, lambda: check_signature(parsed, registry, clock_now, threshold)
+    )
+    if artifact_bytes is None and store is None:
+        runner.skip(CheckName.ARTIFACT, "no artifact given")
+    else:
+        runner.run(
+            CheckName.ARTIFACT, lambda: check_artifact(envelope.candidate, artifact_bytes, store)
         )
-        raise ProposalError(
-            f"not an envelope v2: {first['msg']}", code="proposal.schema", path=pointer
-        ) from exc
-    return envelope, envelope_payload(document)
+    runner.run(CheckName.WINDOW, lambda: check_window(envelope, clock_now))
+    runner.run(CheckName.EXECUTOR_MODE, lambda: check_executor_mode(envelope))
+    previous = None
+    if replay is None:
+        runner.skip(CheckName.REPLAY, "no replay ledger given")
+    else:
+        previous = runner.run(
+            CheckName.REPLAY, lambda: check_replay(replay, envelope, parsed.payload_digest)
+        )
+    verified = None
+    complete = all(r.verdict is Verdict.PASSED for r in runner.results)
+    if replay is not None and signers is not None and complete:
+        if previous is None:
+            verified = VerifiedEnvelope(envelope, parsed.payload_digest, signers, clock_now)
+            replay.record(envelope.idempotency_key, verified)
+        else:
+            verified = previous
+    report = VerificationReport(tuple(runner.results), parsed.payload_digest, verified)
+    return report, runner.error
+
+
+def check_envelope(
+    envelope_bytes: bytes,
+    *,
+    registry: KeyRegistry,
+    clock_now: Instant,
+    artifact_bytes: bytes | None = None,
+    store: ObjectStore | None = None,
+    replay: ReplayLedger | None = None,
+    threshold: int = 1,
+) -> VerificationReport:
+    """Run every check that can run and report each verdict; never raises ``ProposalError``.
+
+    The artifact comes from ``artifact_bytes`` or, failing that, from ``store`` by
+    ``artifact/ref`` (a store error fails the ``artifact`` check); with neither it is
+    ``not_run``, as is ``replay`` without a ledger. ``threshold`` (at least 1, else
+    ``ValueError``) counts distinct public keys. ``clock_now`` is a UTC instant.
+    """
+    report, _ = _run(
+        envelope_bytes,
+        registry=registry,
+        clock_now=clock_now,
+        artifact_bytes=artifact_bytes,
+        store=store,
+        replay=replay,
+        threshold=threshold,
+    )
+    return report
 
 
 def verify(
@@ -107,62 +260,21 @@ def verify(
     replay: ReplayLedger,
     threshold: int = 1,
 ) -> VerifiedEnvelope:
-    """Run the checks listed in the module docstring; return the (inert) verified envelope.
+    """Run all six checks; return the (inert) verified envelope or raise the first failure.
 
     ``threshold`` is the number of distinct public keys that must have signed (at least 1).
     Nothing is recorded in ``replay`` unless every other check passed.
     """
-    if threshold < 1:
-        raise ValueError("threshold must be at least 1")
-    envelope, payload = _parse(envelope_bytes)
-    entries = envelope.signature.signatures
-    signers = count_valid_signers(PROPOSAL_PAYLOAD_TYPE, payload, entries, registry, clock_now)
-    if signers < threshold:
-        raise ProposalError(
-            f"{signers} distinct signing keys, {threshold} required", code="proposal.signature"
-        )
-    candidate = envelope.candidate
-    if len(artifact_bytes) != candidate.artifact_size:
-        raise ProposalError(
-            f"artifact has {len(artifact_bytes)} bytes, envelope says {candidate.artifact_size}",
-            code="proposal.size_mismatch",
-            path="/candidate/artifact~1size",
-        )
-    if sha256_digest(artifact_bytes) != candidate.artifact_digest:
-        raise ProposalError(
-            "artifact digest differs from artifact/digest",
-            code="proposal.digest_mismatch",
-            path="/candidate/artifact~1digest",
-        )
-    if clock_now < envelope.proposed_at:
-        raise ProposalError(
-            f"valid from {envelope.proposed_at}", code="proposal.not_yet_valid", path="/proposed-at"
-        )
-    if envelope.expires_at <= clock_now:
-        raise ProposalError(
-            f"expired at {envelope.expires_at}", code="proposal.expired", path="/expires-at"
-        )
-    if envelope.executor.mode not in ALLOWED_EXECUTOR_MODES[candidate.artifact_type]:
-        raise ProposalError(
-            f"mode {envelope.executor.mode} not allowed for {candidate.artifact_type}",
-            code="proposal.executor_mode",
-            path="/executor/mode",
-        )
-    payload_digest = sha256_digest(payload)
-    previous = replay.recorded(envelope.idempotency_key)
-    if previous is not None:
-        if previous.payload_digest != payload_digest:
-            raise ProposalError(
-                "idempotency/key already consumed by a different payload",
-                code="proposal.replayed",
-                path="/idempotency~1key",
-            )
-        return previous
-    result = VerifiedEnvelope(
-        envelope=envelope,
-        payload_digest=payload_digest,
-        signers=tuple(entry.keyid for entry in entries),
-        verified_at=clock_now,
+    report, error = _run(
+        envelope_bytes,
+        registry=registry,
+        clock_now=clock_now,
+        artifact_bytes=artifact_bytes,
+        store=None,
+        replay=replay,
+        threshold=threshold,
     )
-    replay.record(envelope.idempotency_key, result)
-    return result
+    if error is not None:
+        raise error
+    assert report.verified is not None  # all six ran: bytes and ledger were given
+    return report.verified

@@ -1,0 +1,334 @@
+"""``cerebri keys new|rotate|revoke``, ``cerebri propose`` and ``cerebri verify``.
+
+Key directory layout (``--dir DIR``): ``DIR/<keyid>.pem`` (PKCS#8 PEM, mode 0600) and
+``DIR/registry.json`` (the public key registry, see :mod:`cerebri.proposals.keyfile`).
+
+Exit codes: ``keys`` and ``propose`` exit 0 on success and 2 for input that cannot be read,
+parsed or used (one line ``error <code> at <path>: <message>`` on stderr). ``verify`` exits
+0 when every check that ran passed, **1 when a check failed** (the envelope is refused; scripts
+must not mistake that for acceptance) and 2 for unreadable input (envelope, registry, ledger).
+Even exit 0 grants nothing: the output ends with what execution still requires.
+
+``--at`` takes an RFC 3339 instant. Without it this shell reads the system clock; nothing in
+:mod:`cerebri.proposals` ever does.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cerebri._json import pretty
+from cerebri.cli._app import app, fail, read_input
+from cerebri.cpir import parse_request
+from cerebri.errors import CerebriError, ParseError
+from cerebri.planner import action_plan_for
+from cerebri.plans import (
+    DraftError,
+    PlanDraft,
+    builtin_registry,
+    draft_from_action_plan,
+    parse_draft,
+    validate_draft,
+)
+from cerebri.proposals import (
+    ArtifactType,
+    Classification,
+    ExecutorMode,
+    FileReplayLedger,
+    ObjectStore,
+    ProposalError,
+    StoredArtifact,
+    Verdict,
+    VerificationReport,
+    check_envelope,
+    envelope_digest,
+    load_json,
+    load_private_key,
+    load_registry,
+    new_key,
+    parse_subject,
+    propose,
+    public_key_text,
+    revoke_key,
+    rotate_key,
+)
+from cerebri.temporal import Instant
+
+__all__ = ["keys_new", "keys_revoke", "keys_rotate", "propose_command", "verify_command"]
+
+EXIT_REFUSED = 1
+"""``cerebri verify``: at least one check failed."""
+
+REGISTRY_FILE = "registry.json"
+
+keys_app = typer.Typer(
+    no_args_is_help=True, help="Ed25519 signing keys: DIR/<keyid>.pem and DIR/registry.json."
+)
+app.add_typer(keys_app, name="keys")
+
+DirOption = Annotated[
+    Path, typer.Option("--dir", help="Key directory (holds <keyid>.pem and registry.json).")
+]
+AtOption = Annotated[
+    str | None,
+    typer.Option("--at", help="RFC 3339 instant to use instead of the system clock."),
+]
+
+
+def _now(at: str | None) -> Instant:
+    """``--at`` parsed, or the system clock (the shell is the only place that reads it)."""
+    if at is None:
+        return Instant.from_datetime(datetime.now(UTC))
+    try:
+        return Instant.parse(at)
+    except ValueError as exc:
+        raise CerebriError(str(exc), code="input.bad_instant") from None
+
+
+@keys_app.command("new")
+def keys_new(
+    keyid: Annotated[str, typer.Argument(help="The new key's id (letters, digits, . _ -).")],
+    directory: DirOption,
+    at: AtOption = None,
+) -> None:
+    """Generate a key valid from --at (or now): write DIR/KEYID.pem and register it."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        key = new_key(
+            keyid,
+            private_key_path=directory / f"{keyid}.pem",
+            registry_path=directory / REGISTRY_FILE,
+            valid_from=_now(at),
+        )
+    except CerebriError as error:
+        raise fail(error) from None
+    typer.echo(f"{key.keyid} {public_key_text(key.public_key)}")
+
+
+@keys_app.command("rotate")
+def keys_rotate(
+    old: Annotated[str, typer.Argument(help="The key to end.")],
+    new: Annotated[str, typer.Argument(help="The key to create, valid from --at (or now).")],
+    directory: DirOption,
+    at: AtOption = None,
+) -> None:
+    """End OLD at --at (or now) and register a new key NEW from the same instant."""
+    try:
+        key = rotate_key(
+            old,
+            new,
+            private_key_path=directory / f"{new}.pem",
+            registry_path=directory / REGISTRY_FILE,
+            at=_now(at),
+        )
+    except CerebriError as error:
+        raise fail(error) from None
+    typer.echo(f"{key.keyid} {public_key_text(key.public_key)}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    keyid: Annotated[str, typer.Argument(help="The key to revoke.")],
+    directory: DirOption,
+    at: AtOption = None,
+) -> None:
+    """Refuse KEYID from --at (or now) on; an earlier revocation stays in force."""
+    try:
+        key = revoke_key(keyid, registry_path=directory / REGISTRY_FILE, at=_now(at))
+    except CerebriError as error:
+        raise fail(error) from None
+    typer.echo(f"{key.keyid} revoked at {key.revoked_at}")
+
+
+class ArtifactChoice(StrEnum):
+    """What ``propose`` wraps for a CPIR request."""
+
+    ACTION_PLAN = "action-plan"
+    PLAN_GRAPH = "plan-graph"
+
+
+def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
+    """The draft's wire form, refused with ``draft.invalid`` when it breaks a rule."""
+    report = validate_draft(draft, builtin_registry())
+    if not report.valid:
+        first = report.problems[0]
+        raise DraftError(
+            f"the draft breaks {len(report.problems)} rule(s), first {first.code}: "
+            f"{first.message} (see `cerebri plan-graph validate`)",
+            code="draft.invalid",
+            path=first.path,
+        )
+    return draft.to_wire()
+
+
+def _draft(data: bytes) -> dict[str, Any] | None:
+    try:
+        document = load_json(data)
+    except ProposalError:
+        return None
+    return document if isinstance(document, dict) and "steps" in document else None
+
+
+def _store_artifact(
+    data: bytes, store: ObjectStore, number: int, query_id: str | None, wrap: ArtifactChoice
+) -> tuple[StoredArtifact, ArtifactType, str, str]:
+    """(artifact, type, query id, idempotency key) for a CPIR request or a plan graph draft.
+
+    The action plan and the plan graph of one planned candidate share the idempotency key
+    (the plan id): they describe the same effects, so at most one of them may ever act.
+    """
+    try:
+        request = parse_request(data)
+    except ParseError:
+        document = _draft(data)
+        if document is None:
+            raise
+        artifact = store.put_json(_valid_graph(parse_draft(document)))
+        return artifact, ArtifactType.PLAN_GRAPH, query_id or artifact.digest, artifact.digest
+    actions = action_plan_for(request, rank=number)
+    if wrap is ArtifactChoice.PLAN_GRAPH:
+        graph = _valid_graph(draft_from_action_plan(actions))
+        artifact = store.put_json(graph)
+        return artifact, ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id
+    artifact = store.put_json(actions.to_wire())
+    return artifact, ArtifactType.ACTION_PLAN, request.request_id, actions.plan_id
+
+
+@app.command("propose")
+def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="CPIR request or plan graph draft, - for stdin.")
+    ],
+    key: Annotated[Path, typer.Option("--key", help="PKCS#8 PEM private key file.")],
+    keyid: Annotated[str, typer.Option("--keyid", help="The key's id in the registry.")],
+    store: Annotated[Path, typer.Option("--store", help="Object store directory.")],
+    author: Annotated[
+        str, typer.Option("--author", help="principal:<id> or service:<id>.")
+    ] = "principal:local",
+    node_id: Annotated[str, typer.Option("--node-id", help="The authoring node.")] = "local",
+    room: Annotated[str, typer.Option("--room", help="room/id.")] = "local",
+    turn: Annotated[str, typer.Option("--turn", help="turn/id.")] = "cli",
+    class_key: Annotated[
+        Classification, typer.Option("--class", help="class/key.")
+    ] = Classification.PERSONAL,
+    mode: Annotated[
+        ExecutorMode, typer.Option("--mode", help="executor.mode.")
+    ] = ExecutorMode.PLAN_EXECUTOR,
+    expires_in: Annotated[
+        int, typer.Option("--expires-in", min=1, help="Validity in seconds from --at.")
+    ] = 86400,
+    at: AtOption = None,
+    candidate: Annotated[
+        int, typer.Option("--candidate", min=1, help="Which ranked candidate (1 = best).")
+    ] = 1,
+    query_id: Annotated[
+        str | None, typer.Option("--query-id", help="query/id of a draft (default: digest).")
+    ] = None,
+    wrap: Annotated[
+        ArtifactChoice,
+        typer.Option("--as", help="For a CPIR request: wrap its action plan or its plan graph."),
+    ] = ArtifactChoice.ACTION_PLAN,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the envelope here.")] = None,
+) -> None:
+    """Store an artifact and print (or --out) its signed proposal envelope.
+
+    A CPIR request is planned; its ranked candidate N becomes a cerebri.action-plan.v1, or
+    with --as plan-graph the plan graph that carries it out (query/id = request_id,
+    idempotency key = plan id). A JSON object with "steps" is a plan graph draft, validated
+    first (draft.invalid when it breaks a rule) and wrapped as cerebri.plan-graph.v1
+    (idempotency key = its digest).
+    """
+    try:
+        now = _now(at)
+        expires = now.plus_seconds(expires_in)
+        if expires is None:
+            raise CerebriError("--expires-in is out of range", code="input.bad_instant")
+        signing_key = load_private_key(key)
+        artifact, kind, query, idempotency = _store_artifact(
+            read_input(file), ObjectStore(store), candidate, query_id, wrap
+        )
+        envelope = propose(
+            artifact,
+            kind,
+            author=parse_subject(author),
+            author_node_id=node_id,
+            query_id=query,
+            room_id=room,
+            turn_id=turn,
+            class_key=class_key,
+            executor_mode=mode,
+            proposed_at=now,
+            expires_at=expires,
+            idempotency_key=idempotency,
+            signing_keys=[(signing_key, keyid)],
+        )
+        if out is not None:
+            out.write_bytes(envelope)
+    except CerebriError as error:
+        raise fail(error) from None
+    if out is None:
+        sys.stdout.write(envelope.decode("utf-8") + "\n")
+    else:
+        typer.echo(f"envelope {out}")
+        typer.echo(f"payload {envelope_digest(load_json(envelope))}")
+        typer.echo(f"artifact {artifact.ref}")
+
+
+def _print_report(report: VerificationReport) -> None:
+    for check in report.checks:
+        line = f"{check.name.value:<14}{check.verdict.value}"
+        if check.verdict is Verdict.FAILED:
+            where = "" if check.path is None else f" at {check.path or '(document root)'}"
+            line += f"  {check.code}{where}: {check.message}"
+        elif check.verdict is Verdict.NOT_RUN:
+            line += f"  ({check.reason})"
+        typer.echo(line)
+    if report.payload_digest is not None:
+        typer.echo(f"payload digest: {report.payload_digest}")
+    typer.echo("still required: " + "; ".join(report.still_required))
+
+
+@app.command("verify")
+def verify_command(  # noqa: PLR0917 - typer maps every option to a parameter
+    envelope: Annotated[
+        str, typer.Argument(metavar="ENVELOPE", help="Signed envelope JSON file, - for stdin.")
+    ],
+    registry: Annotated[Path, typer.Option("--registry", help="Key registry JSON file.")],
+    store: Annotated[
+        Path | None, typer.Option("--store", help="Object store to fetch the artifact from.")
+    ] = None,
+    ledger: Annotated[
+        Path | None, typer.Option("--ledger", help="Replay ledger JSON file (created if absent).")
+    ] = None,
+    at: AtOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check a signed envelope and print every check's verdict. Exit 0: every check that
+    ran passed; 1: a check failed; 2: unreadable input. Verification grants nothing."""
+    try:
+        data = read_input(envelope)
+        keys = load_registry(registry)
+        replay = None if ledger is None else FileReplayLedger(ledger)
+        if replay is not None:
+            replay.keys()  # a malformed ledger is unreadable input, not a failed check
+        report = check_envelope(
+            data,
+            registry=keys,
+            clock_now=_now(at),
+            store=None if store is None else ObjectStore(store),
+            replay=replay,
+        )
+    except CerebriError as error:
+        raise fail(error) from None
+    if as_json:
+        sys.stdout.write(pretty(report.to_wire()))
+    else:
+        _print_report(report)
+    if report.failed:
+        raise typer.Exit(EXIT_REFUSED)

@@ -1,0 +1,265 @@
+"""Key files: the public key registry as JSON, private keys as PKCS#8 PEM.
+
+Registry file (UTF-8 JSON, written atomically, two-space indented, keys in registry order)::
+
+    {"version": 1,
+     "keys": [{"keyid": "alice-2026",
+               "public_key": "<standard base64 of the 32 raw Ed25519 bytes, 44 chars>",
+               "valid_from": "2026-01-01T00:00:00Z",
+               "valid_until": "...Z",          optional, exclusive
+               "revoked_at": "...Z"}]}         optional
+
+Reading is strict: unknown or missing fields, instants not in UTC ``Z`` form, non-canonical
+or bad base64, a key that is not 32 bytes, a duplicate keyid or ``valid_until`` not after
+``valid_from`` are ``ProposalError`` ``proposal.key_registry`` with a JSON pointer ``path``.
+
+Private keys are unencrypted PKCS#8 PEM files created with mode 0600 and never overwritten
+(``proposal.private_key``). Only :func:`new_key` and :func:`rotate_key` generate keys
+(``Ed25519PrivateKey.generate()``); every instant is passed in, in UTC.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, Final, Literal
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from cerebri.proposals._atomic import write_atomic
+from cerebri.proposals.digest import load_json
+from cerebri.proposals.errors import ProposalError, json_pointer
+from cerebri.proposals.signing import KeyRegistry, RegisteredKey
+from cerebri.temporal import Instant
+
+__all__ = [
+    "KEYID_PATTERN",
+    "load_private_key",
+    "load_registry",
+    "new_key",
+    "parse_registry",
+    "public_key_text",
+    "registry_to_wire",
+    "revoke_key",
+    "rotate_key",
+    "save_registry",
+    "write_private_key",
+]
+
+KEYID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+"""Keyids that are also safe file names (``<keyid>.pem``)."""
+
+_REGISTRY: Final = "proposal.key_registry"
+_PRIVATE: Final = "proposal.private_key"
+
+
+def _utc(value: Any) -> Any:
+    if isinstance(value, str) and not value.endswith("Z"):
+        raise ValueError("must be an RFC 3339 UTC instant ending in Z")
+    return value
+
+
+def _present_utc(value: Any) -> Any:
+    if value is None:
+        raise ValueError("omit an absent instant, never null")
+    return _utc(value)
+
+
+_UtcInstant = Annotated[Instant, BeforeValidator(_utc)]
+_OptionalUtcInstant = Annotated[Instant | None, BeforeValidator(_present_utc)]
+
+
+class _KeyEntry(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    keyid: Annotated[str, Field(pattern=KEYID_PATTERN)]
+    public_key: str
+    valid_from: _UtcInstant
+    valid_until: _OptionalUtcInstant = None
+    revoked_at: _OptionalUtcInstant = None
+
+
+class _RegistryFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    version: Literal[1]
+    keys: tuple[_KeyEntry, ...]
+
+
+def public_key_text(public_key: Ed25519PublicKey) -> str:
+    """Standard base64 (with padding) of the 32 raw public key bytes."""
+    return base64.b64encode(public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)).decode("ascii")
+
+
+def _public_key(text: str, path: str) -> Ed25519PublicKey:
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ProposalError("public_key is not base64", code=_REGISTRY, path=path) from None
+    if len(raw) != 32:
+        raise ProposalError(
+            f"an Ed25519 public key has 32 bytes, not {len(raw)}", code=_REGISTRY, path=path
+        )
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ProposalError("public_key is not canonical base64", code=_REGISTRY, path=path)
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def parse_registry(data: bytes) -> KeyRegistry:
+    """The :class:`KeyRegistry` described by registry file bytes (strict; see module doc)."""
+    try:
+        load_json(data)  # duplicate members, unrepresentable numbers
+        document = _RegistryFile.model_validate_json(data)
+    except ProposalError as exc:
+        raise ProposalError(f"not a key registry: {exc.message}", code=_REGISTRY, path="") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ProposalError(
+            f"not a key registry: {first['msg']}", code=_REGISTRY, path=json_pointer(first["loc"])
+        ) from None
+    keys: dict[str, RegisteredKey] = {}
+    for index, entry in enumerate(document.keys):
+        where = f"/keys/{index}"
+        if entry.keyid in keys:
+            raise ProposalError(
+                f"duplicate keyid {entry.keyid!r}", code=_REGISTRY, path=where + "/keyid"
+            )
+        if entry.valid_until is not None and not entry.valid_from < entry.valid_until:
+            raise ProposalError(
+                "valid_until must be after valid_from", code=_REGISTRY, path=where + "/valid_until"
+            )
+        public = _public_key(entry.public_key, where + "/public_key")
+        keys[entry.keyid] = RegisteredKey(
+            entry.keyid, public, entry.valid_from, entry.valid_until, entry.revoked_at
+        )
+    return KeyRegistry(MappingProxyType(keys))  # add() cannot carry revoked_at
+
+
+def registry_to_wire(registry: KeyRegistry) -> dict[str, Any]:
+    """The registry file's JSON value (optional members left out when absent)."""
+    keys: list[dict[str, str]] = []
+    for key in registry.keys.values():
+        entry = {
+            "keyid": key.keyid,
+            "public_key": public_key_text(key.public_key),
+            "valid_from": key.valid_from.format(),
+        }
+        if key.valid_until is not None:
+            entry["valid_until"] = key.valid_until.format()
+        if key.revoked_at is not None:
+            entry["revoked_at"] = key.revoked_at.format()
+        keys.append(entry)
+    return {"version": 1, "keys": keys}
+
+
+def load_registry(path: Path) -> KeyRegistry:
+    """Read and parse a registry file (``proposal.key_registry`` if unreadable or malformed)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ProposalError(
+            f"cannot read key registry {path}: {exc.strerror or exc}", code=_REGISTRY
+        ) from None
+    return parse_registry(data)
+
+
+def save_registry(registry: KeyRegistry, path: Path) -> None:
+    """Write ``registry`` to ``path`` atomically (mode 0644)."""
+    text = json.dumps(registry_to_wire(registry), indent=2) + "\n"
+    write_atomic(Path(path), text.encode("utf-8"))
+
+
+def write_private_key(private_key: Ed25519PrivateKey, path: Path) -> None:
+    """Write an unencrypted PKCS#8 PEM file with mode 0600; never replaces an existing file."""
+    pem = private_key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    try:
+        write_atomic(Path(path), pem, mode=0o600, exclusive=True)
+    except FileExistsError:
+        raise ProposalError(f"{path} already exists; not overwritten", code=_PRIVATE) from None
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    """Read an unencrypted PKCS#8 PEM Ed25519 private key (``proposal.private_key``)."""
+    try:
+        key = load_pem_private_key(Path(path).read_bytes(), password=None)
+    except OSError as exc:
+        raise ProposalError(f"cannot read {path}: {exc.strerror or exc}", code=_PRIVATE) from None
+    except (ValueError, TypeError) as exc:
+        raise ProposalError(f"{path} is not an unencrypted PEM key: {exc}", code=_PRIVATE) from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ProposalError(f"{path} is not an Ed25519 key", code=_PRIVATE)
+    return key
+
+
+def _registry_or_empty(path: Path) -> KeyRegistry:
+    return load_registry(path) if Path(path).exists() else KeyRegistry()
+
+
+def _check_keyid(keyid: str) -> None:
+    if re.fullmatch(KEYID_PATTERN, keyid) is None:
+        raise ProposalError(f"keyid {keyid!r} must match {KEYID_PATTERN}", code=_REGISTRY)
+
+
+def new_key(
+    keyid: str, *, private_key_path: Path, registry_path: Path, valid_from: Instant
+) -> RegisteredKey:
+    """Generate a key, write its PEM file and add it to the registry file (created if absent).
+
+    Raises ``proposal.key_registry`` (keyid taken or malformed, registry malformed) before
+    anything is written, ``proposal.private_key`` if the PEM file exists.
+    """
+    _check_keyid(keyid)
+    registry = _registry_or_empty(registry_path)
+    if keyid in registry.keys:
+        raise ProposalError(f"keyid {keyid!r} is already registered", code=_REGISTRY)
+    private_key = Ed25519PrivateKey.generate()
+    updated = registry.add(keyid, private_key.public_key(), valid_from=valid_from)
+    write_private_key(private_key, private_key_path)
+    save_registry(updated, registry_path)
+    return updated.keys[keyid]
+
+
+def rotate_key(
+    old_keyid: str, new_keyid: str, *, private_key_path: Path, registry_path: Path, at: Instant
+) -> RegisteredKey:
+    """End ``old_keyid`` at ``at`` and register a new key from ``at``; returns the new key.
+
+    ``proposal.key_registry`` if ``old_keyid`` is unknown, ``new_keyid`` is taken or ``at`` is
+    not after the old key's ``valid_from``.
+    """
+    _check_keyid(new_keyid)
+    registry = load_registry(registry_path)
+    if old_keyid not in registry.keys:
+        raise ProposalError(f"unknown keyid {old_keyid!r}", code=_REGISTRY)
+    if new_keyid in registry.keys:
+        raise ProposalError(f"keyid {new_keyid!r} is already registered", code=_REGISTRY)
+    private_key = Ed25519PrivateKey.generate()
+    try:
+        updated = registry.rotate(old_keyid, new_keyid, private_key.public_key(), at=at)
+    except ValueError as exc:
+        raise ProposalError(str(exc), code=_REGISTRY) from None
+    write_private_key(private_key, private_key_path)
+    save_registry(updated, registry_path)
+    return updated.keys[new_keyid]
+
+
+def revoke_key(keyid: str, *, registry_path: Path, at: Instant) -> RegisteredKey:
+    """Revoke ``keyid`` from ``at`` on in the registry file; an earlier revocation stays."""
+    registry = load_registry(registry_path)
+    if keyid not in registry.keys:
+        raise ProposalError(f"unknown keyid {keyid!r}", code=_REGISTRY)
+    updated = registry.revoke(keyid, at=at)
+    save_registry(updated, registry_path)
+    return updated.keys[keyid]

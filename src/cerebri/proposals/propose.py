@@ -1,0 +1,114 @@
+"""Make a signed envelope v2 for a stored artifact (the signing half of proposals.md).
+
+:func:`propose` assembles the envelope, validates it through the :class:`Envelope` model
+*before* signing (an invalid envelope is never signed: ``proposal.schema``), signs
+``PAE(PROPOSAL_PAYLOAD_TYPE, RFC 8785 payload)`` with every given key and returns the
+envelope's RFC 8785 bytes. The result depends only on the arguments (Ed25519 signatures are
+deterministic): no clock, no randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pydantic import ValidationError
+
+from cerebri.proposals.checks import check_schema
+from cerebri.proposals.digest import canonical_json, envelope_payload, sha256_digest
+from cerebri.proposals.envelope import (
+    ArtifactType,
+    Classification,
+    ExecutorMode,
+    Subject,
+    Target,
+)
+from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.signing import PROPOSAL_PAYLOAD_TYPE, sign
+from cerebri.proposals.store import StoredArtifact
+from cerebri.temporal import Instant
+
+__all__ = ["PROPOSAL_REF_PREFIX", "parse_subject", "propose"]
+
+PROPOSAL_REF_PREFIX: Final = "proposal:"
+"""A default ``proposal/ref`` is ``proposal:sha256:<hex>`` over the RFC 8785 bytes of the
+envelope without ``proposal/ref`` and ``signature``."""
+
+_PLACEHOLDER_SIG: Final = "A" * 86 + "=="
+
+
+def parse_subject(text: str) -> Subject:
+    """``"principal:alice"`` or ``"service:planner"`` as a :class:`Subject`.
+
+    Raises ``ProposalError`` ``proposal.schema`` (path ``/author``) for any other form.
+    """
+    kind, _, ident = text.partition(":")
+    try:
+        return Subject.model_validate_json(canonical_json({"kind": kind, "id": ident}))
+    except ValidationError:
+        raise ProposalError(
+            f"author must be principal:<id> or service:<id>, not {text!r}",
+            code="proposal.schema",
+            path="/author",
+        ) from None
+
+
+def propose(
+    artifact: StoredArtifact,
+    artifact_type: ArtifactType | str,
+    *,
+    author: Subject,
+    author_node_id: str,
+    query_id: str,
+    room_id: str,
+    turn_id: str,
+    class_key: Classification | str,
+    executor_mode: ExecutorMode | str,
+    proposed_at: Instant,
+    expires_at: Instant,
+    idempotency_key: str,
+    signing_keys: Sequence[tuple[Ed25519PrivateKey, str]],
+    proposal_ref: str | None = None,
+    target: Target | None = None,
+) -> bytes:
+    """The signed envelope's RFC 8785 bytes; ``signing_keys`` are ``(private key, keyid)``.
+
+    The envelope is checked with placeholder signatures under the real keyids first, so
+    nothing is signed unless the signed envelope will pass the schema check.
+
+    Raises ``ProposalError`` ``proposal.schema`` (with a JSON pointer) when the envelope
+    would be invalid, including no signing key, a task-pack type without ``target`` or with
+    another executor mode, and ``expires_at <= proposed_at``.
+    """
+    document: dict[str, Any] = {
+        "schema/v": 2,
+        "query/id": query_id,
+        "room/id": room_id,
+        "turn/id": turn_id,
+        "author": author.model_dump(mode="json"),
+        "author/node-id": author_node_id,
+        "executor": {"mode": str(executor_mode)},
+        "candidate": {
+            "artifact/type": str(artifact_type),
+            "artifact/ref": artifact.ref,
+            "artifact/digest": artifact.digest,
+            "artifact/size": artifact.size,
+        },
+        "class/key": str(class_key),
+        "human-in-loop/required": True,
+        "proposed-at": proposed_at.format(),
+        "expires-at": expires_at.format(),
+        "idempotency/key": idempotency_key,
+    }
+    if target is not None:
+        document["target"] = target.model_dump(mode="json")
+    if proposal_ref is None:
+        proposal_ref = PROPOSAL_REF_PREFIX + sha256_digest(canonical_json(document))
+    document["proposal/ref"] = proposal_ref
+    placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for _, keyid in signing_keys]
+    check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
+    payload = envelope_payload(document)
+    entries = [sign(PROPOSAL_PAYLOAD_TYPE, payload, key, keyid) for key, keyid in signing_keys]
+    signature = {"signatures": [entry.model_dump(mode="json") for entry in entries]}
+    return canonical_json({**document, "signature": signature})

@@ -1,0 +1,276 @@
+"""``cerebri keys``, ``cerebri propose`` and ``cerebri verify`` through typer's CliRunner.
+
+Exit codes: keys/propose 0 or 2; verify 0 (every check that ran passed), 1 (a check failed),
+2 (unreadable input).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import cerebri
+from cerebri.cli import app
+from cerebri.planner import action_plan_for, to_action_plan, validate_proposal
+from cerebri.plans import draft_from_action_plan
+from cerebri.proposals import (
+    STILL_REQUIRED,
+    ObjectStore,
+    canonical_json,
+    load_json,
+    sha256_digest,
+)
+from tests.plans.drafts import valid_draft
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+KEY_AT = "2026-10-01T00:00:00Z"
+PROPOSE_AT = "2026-10-04T19:00:00Z"
+VERIFY_AT = "2026-10-04T20:00:00Z"
+AFTER_EXPIRY = "2026-10-05T19:00:00Z"  # PROPOSE_AT + 86400 s: expires-at is exclusive
+ERROR_LINE = re.compile(
+    r"error (?P<code>[a-z_]+\.[a-z_]+)(?: at (?P<path>\(document root\)|\S+))?: .+\n"
+)
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def error_code(result: Result) -> str:
+    match = ERROR_LINE.fullmatch(result.stderr)
+    assert match is not None, result.stderr
+    return match["code"]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> dict[str, Path]:
+    keys = tmp_path / "keys"
+    created = run("keys", "new", "alice", "--dir", keys, "--at", KEY_AT)
+    assert created.exit_code == 0, created.output
+    return {"keys": keys, "store": tmp_path / "store", "tmp": tmp_path}
+
+
+def propose(paths: dict[str, Path], source: Path, *extra: str) -> Result:
+    return run(
+        "propose", source, "--key", paths["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", paths["store"], "--at", PROPOSE_AT, "--out", paths["tmp"] / "env.json", *extra,
+    )  # fmt: skip
+
+
+def verify(paths: dict[str, Path], *extra: str) -> Result:
+    return run(
+        "verify", paths["tmp"] / "env.json", "--registry", paths["keys"] / "registry.json",
+        "--store", paths["store"], *extra,
+    )  # fmt: skip
+
+
+def report(result: Result) -> dict[str, Any]:
+    wire: dict[str, Any] = json.loads(result.stdout)
+    return wire
+
+
+def verdicts(result: Result) -> dict[str, str]:
+    return {c["check"]: c["verdict"] for c in report(result)["checks"]}
+
+
+def test_keys_new_writes_pem_and_registry(setup: dict[str, Path]) -> None:
+    keys = setup["keys"]
+    assert sorted(p.name for p in keys.iterdir()) == ["alice.pem", "registry.json"]
+    assert stat.S_IMODE((keys / "alice.pem").stat().st_mode) == 0o600
+    registry = json.loads((keys / "registry.json").read_text())
+    assert registry["version"] == 1
+    assert [(k["keyid"], k["valid_from"]) for k in registry["keys"]] == [("alice", KEY_AT)]
+    again = run("keys", "new", "alice", "--dir", keys, "--at", KEY_AT)
+    assert (again.exit_code, error_code(again)) == (2, "proposal.key_registry")
+    bad = run("keys", "new", "../evil", "--dir", keys)
+    assert (bad.exit_code, error_code(bad)) == (2, "proposal.key_registry")
+
+
+def test_keys_new_prints_the_public_key(tmp_path: Path) -> None:
+    result = run("keys", "new", "bob", "--dir", tmp_path, "--at", KEY_AT)
+    keyid, public = result.stdout.split()
+    registry = json.loads((tmp_path / "registry.json").read_text())
+    assert (keyid, public) == ("bob", registry["keys"][0]["public_key"])
+
+
+def test_propose_then_verify_passes(setup: dict[str, Path]) -> None:
+    proposed = propose(setup, EXAMPLE)
+    assert proposed.exit_code == 0, proposed.output
+    envelope = load_json((setup["tmp"] / "env.json").read_bytes())
+    request = cerebri.parse_request(EXAMPLE.read_bytes())
+    best = cerebri.plan(request).candidates[0]
+    plan = to_action_plan(validate_proposal(request, best.proposed.placements, request.context))
+    stored = ObjectStore(setup["store"]).get(envelope["candidate"]["artifact/ref"])
+    assert stored == canonical_json(plan.to_wire())
+    assert envelope["candidate"]["artifact/type"] == "cerebri.action-plan.v1"
+    assert envelope["query/id"] == "example-design-review"
+    assert envelope["idempotency/key"] == plan.plan_id
+    assert (envelope["proposed-at"], envelope["expires-at"]) == (PROPOSE_AT, AFTER_EXPIRY)
+    assert envelope["executor"] == {"mode": "plan-executor"}
+    assert f"artifact {envelope['candidate']['artifact/ref']}\n" in proposed.stdout
+
+    checked = verify(setup, "--at", VERIFY_AT, "--json")
+    assert checked.exit_code == 0, checked.output
+    assert set(verdicts(checked).values()) == {"passed", "not_run"}
+    assert verdicts(checked)["replay"] == "not_run"
+    assert report(checked)["still_required"] == list(STILL_REQUIRED)
+
+    ledger = setup["tmp"] / "ledger.json"
+    text = verify(setup, "--at", VERIFY_AT, "--ledger", ledger)
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:6]] == [
+        [name, "passed"]
+        for name in ("schema", "signature", "artifact", "window", "executor_mode", "replay")
+    ]
+    assert lines[-1].startswith("still required: an approval of this payload digest")
+    assert plan.plan_id in ledger.read_text()
+
+
+def test_verify_after_expiry_fails_the_window_check(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE).exit_code == 0
+    result = verify(setup, "--at", AFTER_EXPIRY, "--json")
+    assert result.exit_code == 1
+    window = report(result)["checks"][3]
+    assert (window["check"], window["verdict"], window["code"]) == (
+        "window",
+        "failed",
+        "proposal.expired",
+    )
+    assert verdicts(result)["executor_mode"] == "not_run"
+    text = verify(setup, "--at", AFTER_EXPIRY)
+    assert text.exit_code == 1
+    assert "window        failed  proposal.expired at /expires-at" in text.stdout
+    assert "still required:" in text.stdout
+
+
+def test_tampered_envelope_fails(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE, "--room", "room-1").exit_code == 0
+    path = setup["tmp"] / "env.json"
+    path.write_bytes(path.read_bytes().replace(b'"room-1"', b'"room-2"'))
+    result = verify(setup, "--at", VERIFY_AT, "--json")
+    assert result.exit_code == 1
+    signature = report(result)["checks"][1]
+    assert (signature["verdict"], signature["code"]) == ("failed", "proposal.signature")
+
+
+def test_verify_with_a_tampered_store_fails(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE).exit_code == 0
+    envelope = load_json((setup["tmp"] / "env.json").read_bytes())
+    store = ObjectStore(setup["store"])
+    store.path_for(envelope["candidate"]["artifact/ref"]).write_bytes(b"{}")
+    result = verify(setup, "--at", VERIFY_AT, "--json")
+    assert result.exit_code == 1
+    assert report(result)["checks"][2]["code"] == "proposal.digest_mismatch"
+
+
+def test_rotate_and_revoke_through_the_cli(setup: dict[str, Path]) -> None:
+    keys = setup["keys"]
+    assert propose(setup, EXAMPLE).exit_code == 0
+    rotated = run("keys", "rotate", "alice", "alice-2", "--dir", keys, "--at", VERIFY_AT)
+    assert rotated.exit_code == 0, rotated.output
+    assert rotated.stdout.startswith("alice-2 ")
+    assert (keys / "alice-2.pem").exists()
+    # signed with alice, checked after alice was rotated out: the key is no longer usable
+    later = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
+    assert report(later)["checks"][1]["code"] == "proposal.key_inactive"
+    revoked = run("keys", "revoke", "alice-2", "--dir", keys, "--at", "2026-10-04T22:00:00Z")
+    assert revoked.stdout == "alice-2 revoked at 2026-10-04T22:00:00Z\n"
+    registry = json.loads((keys / "registry.json").read_text())
+    assert [k.get("valid_until") for k in registry["keys"]] == [VERIFY_AT, None]
+    assert registry["keys"][1]["revoked_at"] == "2026-10-04T22:00:00Z"
+    missing = run("keys", "revoke", "nobody", "--dir", keys)
+    assert (missing.exit_code, error_code(missing)) == (2, "proposal.key_registry")
+
+
+def test_plan_graph_draft(setup: dict[str, Path]) -> None:
+    draft = setup["tmp"] / "draft.json"
+    draft.write_text(json.dumps(valid_draft()), encoding="utf-8")
+    assert propose(setup, draft).exit_code == 0
+    envelope = load_json((setup["tmp"] / "env.json").read_bytes())
+    digest = envelope["candidate"]["artifact/digest"]
+    assert envelope["candidate"]["artifact/type"] == "cerebri.plan-graph.v1"
+    assert envelope["query/id"] == digest
+    assert envelope["idempotency/key"] == digest
+    assert verify(setup, "--at", VERIFY_AT).exit_code == 0
+    assert propose(setup, draft, "--query-id", "q-7").exit_code == 0
+    assert load_json((setup["tmp"] / "env.json").read_bytes())["query/id"] == "q-7"
+
+
+def test_invalid_draft_is_never_signed(setup: dict[str, Path]) -> None:
+    document = valid_draft()
+    document["steps"][0]["capability"] = "calendar.event.delete"
+    draft = setup["tmp"] / "draft.json"
+    draft.write_text(json.dumps(document), encoding="utf-8")
+    result = propose(setup, draft)
+    assert (result.exit_code, error_code(result)) == (2, "draft.invalid")
+    assert not (setup["tmp"] / "env.json").exists()
+    document["steps"][0]["status"] = "completed"
+    draft.write_text(json.dumps(document), encoding="utf-8")
+    result = propose(setup, draft)
+    assert (result.exit_code, error_code(result)) == (2, "draft.schema")
+
+
+def test_request_as_plan_graph(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE, "--as", "plan-graph").exit_code == 0
+    envelope = load_json((setup["tmp"] / "env.json").read_bytes())
+    request = cerebri.parse_request(EXAMPLE.read_bytes())
+    actions = action_plan_for(request)
+    expected = canonical_json(draft_from_action_plan(actions).to_wire())
+    assert envelope["candidate"]["artifact/type"] == "cerebri.plan-graph.v1"
+    assert envelope["candidate"]["artifact/digest"] == sha256_digest(expected)
+    assert envelope["idempotency/key"] == actions.plan_id
+    assert envelope["query/id"] == request.request_id
+    assert verify(setup, "--at", VERIFY_AT).exit_code == 0
+
+
+def test_propose_refusals(setup: dict[str, Path]) -> None:
+    analysis = json.loads(EXAMPLE.read_text())
+    analysis["operation"] = "FIND_SLOT"
+    path = setup["tmp"] / "find.json"
+    path.write_text(json.dumps(analysis), encoding="utf-8")
+    result = propose(setup, path)
+    assert (result.exit_code, error_code(result)) == (2, "plan.analysis_only")
+    result = propose(setup, EXAMPLE, "--candidate", "100000")
+    assert (result.exit_code, error_code(result)) == (2, "plan.no_candidate")
+    garbage = setup["tmp"] / "garbage.json"
+    garbage.write_text('{"nothing": 1}', encoding="utf-8")
+    result = propose(setup, garbage)
+    assert result.exit_code == 2
+    assert error_code(result).startswith("cpir.")
+    result = propose(setup, EXAMPLE, "--author", "robot:x")
+    assert (result.exit_code, error_code(result)) == (2, "proposal.schema")
+    result = propose(setup, EXAMPLE, "--at", "tomorrow")
+    assert (result.exit_code, error_code(result)) == (2, "input.bad_instant")
+    result = run(
+        "propose", EXAMPLE, "--key", setup["tmp"] / "none.pem", "--keyid", "alice",
+        "--store", setup["store"],
+    )  # fmt: skip
+    assert (result.exit_code, error_code(result)) == (2, "proposal.private_key")
+    assert not (setup["tmp"] / "env.json").exists()
+
+
+def test_verify_unreadable_input_exits_2(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE).exit_code == 0
+    registry = setup["keys"] / "registry.json"
+    absent = run("verify", setup["tmp"] / "nope.json", "--registry", registry)
+    assert (absent.exit_code, error_code(absent)) == (2, "input.unreadable")
+    bad_registry = setup["tmp"] / "bad.json"
+    bad_registry.write_text('{"version": 1}', encoding="utf-8")
+    result = run("verify", setup["tmp"] / "env.json", "--registry", bad_registry)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.key_registry")
+    ledger = setup["tmp"] / "ledger.json"
+    ledger.write_text("[]", encoding="utf-8")
+    result = verify(setup, "--ledger", ledger, "--at", VERIFY_AT)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.ledger")
+    not_json = setup["tmp"] / "not.json"
+    not_json.write_text("{", encoding="utf-8")
+    result = run("verify", not_json, "--registry", registry, "--json", "--at", VERIFY_AT)
+    assert result.exit_code == 1
+    assert report(result)["checks"][0]["code"] == "proposal.schema"
