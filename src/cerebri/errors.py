@@ -14,6 +14,9 @@
      ├── PlanError                    (cerebri.planner)  plan.* codes
      ├── CalendarError                (cerebri.ics)      ics.* codes
      ├── CalDAVError                  (cerebri.integrations) caldav.* codes
+     ├── DraftError (ValueError)      (cerebri.plans)     draft.* codes (not a draft at all;
+     │                                                    broken rules go in a DraftReport)
+     ├── CapabilityError (ValueError) (cerebri.plans)     capability.* codes
      └── ProposalError (ValueError)   (cerebri.proposals) proposal.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and
