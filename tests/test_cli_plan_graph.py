@@ -72,6 +72,7 @@ def test_unreadable_inputs_exit_2(tmp_path: Path) -> None:
         ["plan-graph", "validate", str(tmp_path / "missing.json")],
         ["plan-graph", "validate", "--lock", "calendar.event.delete", str(broken)],
         ["plan-graph", "from-request", str(broken)],
+        ["plan-graph", "from-request", str(EXAMPLE), "--failed", "teleport"],
     ):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, args

@@ -198,3 +198,25 @@ def test_wire_form_lists_every_capability_sorted_with_lock_flags() -> None:
 
 def test_empty_registry_knows_nothing() -> None:
     assert CapabilityRegistry().get("service.status") is None
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        ("2026-10-05T10:00:00Z", "2026-10-05T10:00:00.000000001Z", []),
+        (
+            "2026-10-05T10:00:00Z",
+            "2026-10-05T10:00:00Z",
+            [ParamsProblem("/end", "end 2026-10-05T10:00:00Z is not after start "
+             "2026-10-05T10:00:00Z (the range is half-open)")],
+        ),
+        (
+            "2026-02-30T10:00:00Z",
+            "2026-10-05T10:00:00Z",
+            [ParamsProblem("/start", "'2026-02-30T10:00:00Z' is not a valid instant")],
+        ),
+    ],
+)  # fmt: skip
+def test_range_params_are_half_open(start: str, end: str, expected: list[ParamsProblem]) -> None:
+    params = {**GOOD_PARAMS["calendar.freebusy"], "start": start, "end": end}
+    assert list(builtin_registry().params_problems("calendar.freebusy", params)) == expected

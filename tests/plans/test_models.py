@@ -149,3 +149,33 @@ def test_a_mapping_with_values_json_cannot_carry(value: Any) -> None:
     with pytest.raises(DraftError) as caught:
         parse_draft({**MINIMAL, "objective": value})
     assert (caught.value.code, caught.value.path) == ("draft.schema", "")
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        (lambda d: d["steps"][0].update(max_attempts=2**53), "/steps/0/max_attempts"),
+        (lambda d: d["steps"][0]["wait"].update(seconds=-(2**53)), "/steps/0/wait/seconds"),
+        (lambda d: d.update(budget={"max_money": 10**30}), "/budget/max_money"),
+    ],
+)
+def test_integers_beyond_2_53_cannot_be_content_addressed(where: Any, path: str) -> None:
+    document = json.loads(json.dumps(MINIMAL))
+    where(document)
+    with pytest.raises(DraftError) as caught:
+        parse_draft(json.dumps(document))
+    assert (caught.value.code, caught.value.path) == ("draft.schema", path)
+    document = json.loads(json.dumps(MINIMAL))
+    document["steps"][0]["wait"]["seconds"] = 2**53 - 1  # the largest exact integer passes
+    assert parse_draft(document).steps[0].wait.seconds == 2**53 - 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [(b"", "a plan draft is a JSON object"), (b"```json\n{}\n```", "code fence")],
+)
+def test_syntax_errors_speak_of_drafts(text: bytes, needle: str) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_draft(text)
+    assert caught.value.code == "json.syntax"
+    assert needle in caught.value.message

@@ -23,10 +23,12 @@ from cerebri.plans import (
     topological_order,
     validate_draft,
 )
-from cerebri.plans.validate import RULES
+from cerebri.plans.validate import MAX_STEP_ATTEMPTS, RULES
 from tests.plans.drafts import (
     CALENDAR,
+    END,
     EVENT,
+    START,
     build,
     check,
     create_params,
@@ -336,6 +338,42 @@ BROKEN: list[tuple[str, dict[str, Any], CapabilityRegistry | None, list[Row]]] =
         [("draft.invalid_attempts", "create", f"{S0}/max_attempts")],
     ),
     (
+        "invalid_attempts.above_cap",
+        with_steps(create_step(max_attempts=MAX_STEP_ATTEMPTS + 1), verify_step()),
+        None,
+        [("draft.invalid_attempts", "create", f"{S0}/max_attempts")],
+    ),
+    (
+        "retry_not_idempotent",
+        with_steps(create_step(max_attempts=2), verify_step()),
+        None,
+        [("draft.retry_not_idempotent", "create", f"{S0}/max_attempts")],
+    ),
+    (
+        "params_invalid.inverted_range",
+        with_steps(create_step(params=create_params(start=END, end=START)), verify_step()),
+        None,
+        [("draft.params_invalid", "create", f"{S0}/params/end")],
+    ),
+    (
+        "params_invalid.empty_range",
+        with_steps(create_step(params=create_params(end=START)), verify_step()),
+        None,
+        [("draft.params_invalid", "create", f"{S0}/params/end")],
+    ),
+    (
+        "budget_below_estimate",
+        valid_draft(
+            budget={"max_capability_invocations": 2, "max_human_approvals": 1},
+            estimate={"capability_invocations": 3, "human_approvals": 2},
+        ),
+        None,
+        [
+            ("draft.budget_below_estimate", None, "/budget/max_capability_invocations"),
+            ("draft.budget_below_estimate", None, "/budget/max_human_approvals"),
+        ],
+    ),
+    (
         "negative_budget.one",
         valid_draft(budget={"max_money": -0.5}),
         None,
@@ -377,7 +415,7 @@ def test_each_rule_alone(
 
 def test_every_code_has_a_case() -> None:
     assert {e[0] for _, _, _, expected in BROKEN for e in expected} == set(RULES)
-    assert len(RULES) == len(set(RULES)) == 19
+    assert len(RULES) == len(set(RULES)) == 21
 
 
 def test_problem_fields_and_messages() -> None:

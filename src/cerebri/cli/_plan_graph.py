@@ -21,6 +21,7 @@ from cerebri.planner import action_plan_for
 from cerebri.plans import (
     CapabilityRegistry,
     DraftReport,
+    Strategy,
     builtin_registry,
     draft_from_action_plan,
     parse_draft,
@@ -76,7 +77,9 @@ def validate(
     lock: LockOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Check a plan draft against plans.md section 3 and the capability registry.
+    """Check a plan draft against the plan graph rules and the capability registry (unique
+    keys, known dependencies, no cycle, registered unlocked capabilities, params that match
+    their schema, read-only checks, verifications of expectations, budgets).
 
     Exit 0 when valid, 1 when a rule is broken, 2 when the file is not a draft."""
     try:
@@ -110,6 +113,13 @@ def from_request(
     """Plan a CPIR request and print the plan graph draft that would carry out a candidate
     (direct action verified by observation, or the next strategy when --failed says so)."""
     try:
+        known = {s.value for s in Strategy}
+        for name in failed or []:
+            if name not in known:
+                raise CerebriError(
+                    f"--failed {name!r} is not a strategy; use one of {', '.join(sorted(known))}",
+                    code="input.invalid_option",
+                )
         request = parse_request(read_input(file))
         draft = draft_from_action_plan(
             action_plan_for(request, rank=candidate), failed=failed or ()

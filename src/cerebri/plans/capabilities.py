@@ -24,6 +24,7 @@ from jsonschema.exceptions import SchemaError
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 from cerebri.plans.vocabulary import Risk, TargetRule
+from cerebri.temporal import Instant
 
 __all__ = [
     "BUILTIN_CAPABILITIES",
@@ -62,6 +63,8 @@ class Capability:
     ``target_param`` names the params member that must equal the step's ``target`` when
     ``target_rule`` is ``param``. ``requires_approval`` says that invoking it raises a human
     approval prompt; checks may only use capabilities that are read-only and never prompt.
+    ``range_params`` names two params holding RFC 3339 UTC instants that form a half-open
+    range ``[start, end)``: the end must come after the start (JSON Schema cannot say so).
     """
 
     name: str
@@ -75,6 +78,7 @@ class Capability:
     bounded: bool = False
     allowed_by_default: bool = False
     requires_approval: bool = False
+    range_params: tuple[str, str] | None = None
 
     def to_wire(self) -> dict[str, JSONValue]:
         """The declaration as JSON (what ``cerebri capabilities`` and the API list)."""
@@ -89,6 +93,7 @@ class Capability:
             "bounded": self.bounded,
             "allowed_by_default": self.allowed_by_default,
             "requires_approval": self.requires_approval,
+            "range_params": None if self.range_params is None else list(self.range_params),
         }
 
 
@@ -110,6 +115,32 @@ def _compile(capability: Capability) -> Draft202012Validator:
             code="capability.invalid_schema",
         ) from None
     return Draft202012Validator(capability.params_schema)
+
+
+def _range_problems(
+    capability: Capability, params: Mapping[str, Any], schema_problems: set[ParamsProblem]
+) -> list[ParamsProblem]:
+    """``end <= start`` for the capability's ``range_params`` (only when both passed the
+    schema, so a malformed instant is reported once, by the schema)."""
+    if capability.range_params is None:
+        return []
+    start_name, end_name = capability.range_params
+    bad = {_pointer([start_name]), _pointer([end_name])}
+    if any(p.path in bad for p in schema_problems):
+        return []
+    start, end = params.get(start_name), params.get(end_name)
+    if not isinstance(start, str) or not isinstance(end, str):
+        return []
+    instants = []
+    for name, text in ((start_name, start), (end_name, end)):
+        try:
+            instants.append(Instant.parse(text))
+        except ValueError:
+            return [ParamsProblem(_pointer([name]), f"{text!r} is not a valid instant")]
+    if instants[0] < instants[1]:
+        return []
+    message = f"{end_name} {end} is not after {start_name} {start} (the range is half-open)"
+    return [ParamsProblem(_pointer([end_name]), message)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +199,7 @@ class CapabilityRegistry:
         self._known(name)
         errors = self._validators[name].iter_errors(dict(params))
         found = {ParamsProblem(_pointer(e.absolute_path), e.message) for e in errors}
+        found.update(_range_problems(self.capabilities[name], params, found))
         return tuple(sorted(found, key=lambda p: (p.path, p.message)))
 
     def to_wire(self) -> list[JSONValue]:
@@ -209,6 +241,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         read_only=True,
         idempotent=True,
         risk=Risk.LOW,
+        range_params=("start", "end"),
         target_rule=TargetRule.NONE,
     ),
     Capability(
@@ -239,6 +272,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         read_only=False,
         idempotent=False,
         risk=Risk.MEDIUM,
+        range_params=("start", "end"),
         target_rule=TargetRule.PARAM,
         target_param="object_id",
         requires_approval=True,
@@ -261,6 +295,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         read_only=False,
         idempotent=True,
         risk=Risk.MEDIUM,
+        range_params=("start", "end"),
         target_rule=TargetRule.PARAM,
         target_param="object_id",
         requires_approval=True,

@@ -52,8 +52,16 @@ code                                 path                     broken rule
 ``draft.verify_target_missing``      ``<s>/verify/of``        ``verify.of`` names no step
 ``draft.verify_without_expectation`` ``<s>/verify/of``        that step has no expectation
 ``draft.verify_not_dependency``      ``<s>/verify/of``        it is not among ``depends_on``
-``draft.invalid_attempts``           ``<s>/max_attempts``     ``max_attempts`` < 1
+``draft.invalid_attempts``           ``<s>/max_attempts``     ``max_attempts`` < 1 or above
+                                                              :data:`MAX_STEP_ATTEMPTS`
+``draft.retry_not_idempotent``       ``<s>/max_attempts``     ``max_attempts`` > 1 on a step whose
+                                                              capability is not idempotent (a
+                                                              repeat could act twice)
 ``draft.negative_budget``            ``/budget/<field>``      a budget field < 0; one per field
+``draft.budget_below_estimate``      ``/budget/<field>``      a limit below the draft's own
+                                                              estimate (invocations always;
+                                                              the others when not 0, which
+                                                              means unlimited)
 ``draft.empty``                      ``/steps``               the draft has no steps
 ==================================== ======================== =====================================
 
@@ -82,7 +90,18 @@ from cerebri.plans.parse import pointer
 from cerebri.plans.report import DraftProblem, DraftReport
 from cerebri.plans.vocabulary import InternalAction, StepKind, TargetRule
 
-__all__ = ["RULES", "validate_draft"]
+__all__ = ["MAX_STEP_ATTEMPTS", "RULES", "validate_draft"]
+
+MAX_STEP_ATTEMPTS: Final = 100
+"""The most invocations one step may make, retries included (ours)."""
+
+_ESTIMATED: Final = {
+    # budget field -> estimate field it bounds
+    "max_capability_invocations": "capability_invocations",
+    "max_wall_seconds": "wall_seconds",
+    "max_money": "money",
+    "max_human_approvals": "human_approvals",
+}
 
 RULES: Final = (
     *GRAPH_RULES,
@@ -99,7 +118,9 @@ RULES: Final = (
     "draft.verify_without_expectation",
     "draft.verify_not_dependency",
     "draft.invalid_attempts",
+    "draft.retry_not_idempotent",
     "draft.negative_budget",
+    "draft.budget_below_estimate",
     "draft.empty",
 )
 """Every problem code, in report order (the module's table)."""
@@ -251,10 +272,16 @@ def _check_verify(at: _Step, draft: PlanDraft) -> None:
         at.add("draft.verify_not_dependency", where, message)
 
 
-def _check_attempts(at: _Step) -> None:
-    if at.step.max_attempts < 1:
-        message = f"max_attempts must be at least 1, not {at.step.max_attempts}"
+def _check_attempts(at: _Step, registry: CapabilityRegistry) -> None:
+    attempts = at.step.max_attempts
+    if not 1 <= attempts <= MAX_STEP_ATTEMPTS:
+        message = f"max_attempts must be from 1 to {MAX_STEP_ATTEMPTS}, not {attempts}"
         at.add("draft.invalid_attempts", ("max_attempts",), message)
+        return
+    capability = registry.get(at.step.capability) if at.step.capability else None
+    if attempts > 1 and capability is not None and not capability.idempotent:
+        message = f"{capability.name} is not idempotent: a retry could act twice"
+        at.add("draft.retry_not_idempotent", ("max_attempts",), message)
 
 
 def _step_findings(
@@ -267,8 +294,19 @@ def _step_findings(
         _check_capability(at, use, registry)
     _check_prompting_step(at)
     _check_verify(at, draft)
-    _check_attempts(at)
+    _check_attempts(at, registry)
     return at.found
+
+
+def _budget_findings(draft: PlanDraft, end: int) -> Iterator[Finding]:
+    budget, estimate = draft.budget.model_dump(), draft.estimate.model_dump()
+    for name, estimated_name in _ESTIMATED.items():
+        limit, estimated = budget[name], estimate[estimated_name]
+        unlimited = limit == 0 and name != "max_capability_invocations"
+        if limit >= 0 and not unlimited and limit < estimated:
+            message = f"budget {name} {limit} is below the estimate {estimated_name} {estimated}"
+            path = pointer(("budget", name))
+            yield end, DraftProblem("draft.budget_below_estimate", None, path, message)
 
 
 def _plan_findings(draft: PlanDraft) -> Iterator[Finding]:
@@ -278,6 +316,7 @@ def _plan_findings(draft: PlanDraft) -> Iterator[Finding]:
             message = f"budget {name} may not be negative ({value})"
             path = pointer(("budget", name))
             yield end, DraftProblem("draft.negative_budget", None, path, message)
+    yield from _budget_findings(draft, end)
     if not draft.steps:
         yield end, DraftProblem("draft.empty", None, "/steps", "a plan needs at least one step")
 
