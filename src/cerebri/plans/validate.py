@@ -256,12 +256,12 @@ def _check_prompting_step(at: _Step) -> None:
         at.add("draft.check_prompts", ("require_approval",), message)
 
 
-def _check_verify(at: _Step, draft: PlanDraft) -> None:
+def _check_verify(at: _Step, first_by_key: Mapping[str, StepSpec]) -> None:
     verify = at.step.verify
     if verify is None:
         return
     where = ("verify", "of")
-    target = draft.step(verify.of)
+    target = first_by_key.get(verify.of)
     if target is None:
         at.add("draft.verify_target_missing", where, f"verify.of names no step: {verify.of!r}")
     elif target.expectation is None:
@@ -285,7 +285,10 @@ def _check_attempts(at: _Step, registry: CapabilityRegistry) -> None:
 
 
 def _step_findings(
-    position: int, step: StepSpec, draft: PlanDraft, registry: CapabilityRegistry
+    position: int,
+    step: StepSpec,
+    first_by_key: Mapping[str, StepSpec],
+    registry: CapabilityRegistry,
 ) -> list[Finding]:
     at = _Step(position, step)
     _check_kind(at)
@@ -293,7 +296,7 @@ def _step_findings(
     for use in _uses(step):
         _check_capability(at, use, registry)
     _check_prompting_step(at)
-    _check_verify(at, draft)
+    _check_verify(at, first_by_key)
     _check_attempts(at, registry)
     return at.found
 
@@ -329,8 +332,11 @@ def validate_draft(draft: PlanDraft, registry: CapabilityRegistry) -> DraftRepor
     is ``draft.ignored``. Never raises for a broken rule.
     """
     found = graph_findings(draft)
+    first_by_key: dict[str, StepSpec] = {}
+    for step in draft.steps:
+        first_by_key.setdefault(step.key, step)
     for position, step in enumerate(draft.steps):
-        found.extend(_step_findings(position, step, draft, registry))
+        found.extend(_step_findings(position, step, first_by_key, registry))
     found.extend(_plan_findings(draft))
     found.sort(key=finding_order(RULES))
     return DraftReport(tuple(problem for _, problem in found), draft.ignored)

@@ -57,12 +57,21 @@ def check_schema(envelope_bytes: bytes) -> ParsedEnvelope:
 
 
 def check_signature(
-    parsed: ParsedEnvelope, registry: KeyRegistry, at: Instant, threshold: int
+    parsed: ParsedEnvelope, registry: KeyRegistry, now: Instant, threshold: int
 ) -> tuple[str, ...]:
-    """Every signature verifies under a key usable at ``at``, and at least ``threshold``
-    distinct public keys signed; returns the keyids in envelope order."""
-    entries = parsed.envelope.signature.signatures
-    signers = count_valid_signers(PROPOSAL_PAYLOAD_TYPE, parsed.payload, entries, registry, at)
+    """Every signature verifies under a key valid at the envelope's ``proposed-at`` and not
+    revoked at ``now``, and at least ``threshold`` distinct public keys signed; returns the
+    keyids in envelope order."""
+    envelope = parsed.envelope
+    entries = envelope.signature.signatures
+    signers = count_valid_signers(
+        PROPOSAL_PAYLOAD_TYPE,
+        parsed.payload,
+        entries,
+        registry,
+        signed_at=envelope.proposed_at,
+        now=now,
+    )
     if signers < threshold:
         raise ProposalError(
             f"{signers} distinct signing keys, {threshold} required", code="proposal.signature"
@@ -127,16 +136,15 @@ def check_executor_mode(envelope: Envelope) -> None:
         )
 
 
-def check_replay(
-    ledger: ReplayLedger, envelope: Envelope, payload_digest: str
-) -> VerifiedEnvelope | None:
-    """The result recorded under the idempotency key for this payload, or ``None`` if the key
-    is fresh; ``proposal.replayed`` if it was consumed by a different payload."""
-    previous = ledger.recorded(envelope.idempotency_key)
-    if previous is not None and previous.payload_digest != payload_digest:
+def check_replay(ledger: ReplayLedger, result: VerifiedEnvelope) -> VerifiedEnvelope:
+    """Claim ``result``'s idempotency key in ``ledger`` (check-and-set) and return the winner:
+    ``result`` itself when the key was fresh, the recorded result when it was consumed by the
+    same payload digest; ``proposal.replayed`` when it was consumed by a different payload."""
+    winner = ledger.claim(result.envelope.idempotency_key, result)
+    if winner.payload_digest != result.payload_digest:
         raise ProposalError(
             "idempotency/key already consumed by a different payload",
             code="proposal.replayed",
             path="/idempotency~1key",
         )
-    return previous
+    return winner

@@ -2,8 +2,10 @@
 
 Reading is strict: :func:`load_json` refuses duplicate object keys, numbers that a float64
 cannot hold exactly as written (``0.10000000000000000001``, ``1e400``), and integers beyond
-``+/-(2^53 - 1)``, each with ``ProposalError`` code ``proposal.canonical_json``. Whatever it
-returns, :func:`canonical_json` can write, and the bytes depend only on the JSON value.
+``+/-(2^53 - 1)``, each with ``ProposalError`` code ``proposal.canonical_json``, and
+documents nested deeper than :data:`MAX_JSON_DEPTH` arrays/objects (``proposal.schema``, so
+no parser, pydantic included, ever recurses on hostile nesting). Whatever it returns,
+:func:`canonical_json` can write, and the bytes depend only on the JSON value.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cerebri.proposals.errors import ProposalError
 
 __all__ = [
     "DIGEST_PATTERN",
+    "MAX_JSON_DEPTH",
     "canonical_json",
     "envelope_digest",
     "envelope_payload",
@@ -31,6 +34,8 @@ __all__ = [
 DIGEST_PATTERN: Final = r"^sha256:[0-9a-f]{64}$"
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 _CODE: Final = "proposal.canonical_json"
+MAX_JSON_DEPTH: Final = 128
+"""Deepest nesting of arrays/objects :func:`load_json` accepts (envelopes need 4)."""
 
 
 _JCS_EXPONENT_FROM: Final = 1e21  # RFC 8785 / ECMAScript write integral floats below this
@@ -71,6 +76,8 @@ def canonical_json(value: Any) -> bytes:
         )
     try:
         return rfc8785.dumps(value)
+    except RecursionError:
+        raise ProposalError("value nested too deeply for RFC 8785", code=_CODE) from None
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
         raise ProposalError(f"not representable in RFC 8785: {exc}", code=_CODE) from exc
 
@@ -106,18 +113,36 @@ def _constant(text: str) -> float:
     raise ProposalError(f"{text} is not JSON", code=_CODE)
 
 
+def _depth(value: Any) -> int:
+    """Nesting depth of arrays/objects in a decoded JSON value (a scalar is 0), iteratively."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            level += 1
+            deepest = max(deepest, level)
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, level) for child in children)
+    return deepest
+
+
+def _too_deep() -> ProposalError:
+    return ProposalError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", code="proposal.schema")
+
+
 def load_json(data: bytes) -> Any:
     """Parse UTF-8 JSON bytes strictly (see the module docstring).
 
-    Malformed JSON or invalid UTF-8 is ``proposal.schema``; representability problems are
-    ``proposal.canonical_json``.
+    Malformed JSON, invalid UTF-8 or nesting deeper than :data:`MAX_JSON_DEPTH` is
+    ``proposal.schema``; representability problems are ``proposal.canonical_json``.
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProposalError("envelope is not UTF-8", code="proposal.schema") from exc
     try:
-        return json.loads(
+        value = json.loads(
             text,
             object_pairs_hook=_pairs,
             parse_float=_float,
@@ -126,6 +151,11 @@ def load_json(data: bytes) -> Any:
         )
     except json.JSONDecodeError as exc:
         raise ProposalError(f"malformed JSON: {exc}", code="proposal.schema") from exc
+    except RecursionError:
+        raise _too_deep() from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise _too_deep()
+    return value
 
 
 def sha256_digest(data: bytes) -> str:

@@ -2,7 +2,10 @@
 
 Wire names are the spec's (``schema/v``, ``proposal/ref``, ``artifact/digest``...); Python
 attributes are snake_case with those names as aliases, and models are read and written by
-alias. Instants are RFC 3339 strings in UTC (``Z``), held as :class:`~cerebri.temporal.Instant`.
+alias. Instants are RFC 3339 strings in UTC with a four-digit year (:data:`INSTANT_PATTERN`:
+``YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z``), held as :class:`~cerebri.temporal.Instant`; the signed,
+extended-year spellings ``Instant.format`` uses outside 0000..9999 (``+10000-…``) are not
+RFC 3339 and are refused (``proposal.schema``).
 The validity window is half-open: an envelope is valid at ``now`` iff
 ``proposed-at <= now < expires-at``.
 
@@ -11,6 +14,7 @@ An envelope is a description of a wish, never permission: see :mod:`cerebri.prop
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
@@ -26,18 +30,29 @@ __all__ = [
     "Classification",
     "Envelope",
     "EnvelopeSignature",
+    "INSTANT_PATTERN",
     "Executor",
     "ExecutorMode",
     "SignatureEntry",
     "Subject",
     "SubjectKind",
     "Target",
+    "is_rfc3339_utc",
 ]
 
 _CONFIG: Final = ConfigDict(
     frozen=True, extra="forbid", strict=True, populate_by_name=False, serialize_by_alias=True
 )
 _Text = Annotated[str, Field(min_length=1)]
+
+INSTANT_PATTERN: Final = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$"
+"""RFC 3339 UTC instant text with a four-digit year, as envelopes and key files carry it."""
+_INSTANT_RE: Final = re.compile(INSTANT_PATTERN, re.ASCII)
+
+
+def is_rfc3339_utc(text: str) -> bool:
+    """Whether ``text`` matches :data:`INSTANT_PATTERN` (shape only; ``Instant`` checks fields)."""
+    return _INSTANT_RE.fullmatch(text) is not None
 
 
 class ArtifactType(StrEnum):
@@ -139,8 +154,8 @@ class EnvelopeSignature(BaseModel):
 
 
 def _utc_text(value: Any) -> Any:
-    if isinstance(value, str) and not value.endswith(("Z", "z")):
-        raise ValueError("must be an RFC 3339 UTC instant ending in Z")
+    if isinstance(value, str) and not is_rfc3339_utc(value):
+        raise ValueError("must be an RFC 3339 UTC instant YYYY-MM-DDTHH:MM:SS[.fraction]Z")
     return value
 
 

@@ -9,8 +9,10 @@ Codes (stable; callers switch on them)::
                               raised by ``propose`` before anything is signed
     proposal.signature        a signature does not verify, or the threshold is not met
     proposal.unknown_key      a signature names a keyid the registry does not hold
-    proposal.key_inactive     the key exists but is outside its validity window (rotated)
-    proposal.revoked_key      the key was revoked at or before the checking instant
+    proposal.key_inactive     the key exists but the envelope's proposed-at is outside its
+                              validity window (signed before it started or after rotation)
+    proposal.revoked_key      the key was revoked at or before the verification instant
+                              (whenever the envelope was signed)
     proposal.bad_ref          ``artifact/ref`` or a digest is not ``[cas:]sha256:<64 hex>``
     proposal.unknown_algorithm  a content address names an algorithm other than sha256
     proposal.artifact_missing the object store holds no bytes under that digest
@@ -23,10 +25,16 @@ Codes (stable; callers switch on them)::
     proposal.replayed         idempotency key already consumed by a different payload
     proposal.key_registry     a key registry file is malformed (unknown field, bad base64,
                               wrong key length, duplicate keyid...) or a key operation on it
-                              is impossible (unknown keyid, keyid taken, bad instant order)
-    proposal.private_key      a private key file is unreadable, not PKCS#8 PEM Ed25519, or
-                              would overwrite an existing file
-    proposal.ledger           a replay ledger file is unreadable or malformed
+                              is impossible (unknown keyid, keyid taken, bad instant order,
+                              rotating a revoked or ended key), or the registry file or key
+                              directory cannot be read or written
+    proposal.private_key      a private key file is unreadable, unwritable, not PKCS#8 PEM
+                              Ed25519, or would overwrite an existing file
+    proposal.ledger           a replay ledger file (or its ``.lock``) is unreadable,
+                              malformed or unwritable
+    proposal.store            the object store's file system refused a read or write (a
+                              regular file where a directory belongs, a directory where an
+                              object belongs, read-only file system, disk full...)
 """
 
 from __future__ import annotations

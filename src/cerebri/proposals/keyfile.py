@@ -9,13 +9,20 @@ Registry file (UTF-8 JSON, written atomically, two-space indented, keys in regis
                "valid_until": "...Z",          optional, exclusive
                "revoked_at": "...Z"}]}         optional
 
-Reading is strict: unknown or missing fields, instants not in UTC ``Z`` form, non-canonical
+Reading is strict: unknown or missing fields, instants not in RFC 3339 UTC form with a
+four-digit year (:data:`~cerebri.proposals.envelope.INSTANT_PATTERN`), non-canonical
 or bad base64, a key that is not 32 bytes, a duplicate keyid or ``valid_until`` not after
 ``valid_from`` are ``ProposalError`` ``proposal.key_registry`` with a JSON pointer ``path``.
 
 Private keys are unencrypted PKCS#8 PEM files created with mode 0600 and never overwritten
 (``proposal.private_key``). Only :func:`new_key` and :func:`rotate_key` generate keys
 (``Ed25519PrivateKey.generate()``); every instant is passed in, in UTC.
+
+File system failures are typed: ``proposal.key_registry`` for the registry file and the key
+directory, ``proposal.private_key`` for PEM files. :func:`new_key` and :func:`rotate_key`
+write the PEM first and the registry second; if the registry write fails the PEM is removed
+again, so nothing is left half-done and a retry works. A registry that could not be read
+back (an instant outside years 0000..9999) is never written.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import load_json
+from cerebri.proposals.envelope import is_rfc3339_utc
 from cerebri.proposals.errors import ProposalError, json_pointer
 from cerebri.proposals.signing import KeyRegistry, RegisteredKey
 from cerebri.temporal import Instant
@@ -66,8 +74,8 @@ _PRIVATE: Final = "proposal.private_key"
 
 
 def _utc(value: Any) -> Any:
-    if isinstance(value, str) and not value.endswith("Z"):
-        raise ValueError("must be an RFC 3339 UTC instant ending in Z")
+    if isinstance(value, str) and not is_rfc3339_utc(value):
+        raise ValueError("must be an RFC 3339 UTC instant YYYY-MM-DDTHH:MM:SS[.fraction]Z")
     return value
 
 
@@ -175,19 +183,42 @@ def load_registry(path: Path) -> KeyRegistry:
     return parse_registry(data)
 
 
+def _io_error(what: str, path: Path, exc: OSError, code: str) -> ProposalError:
+    return ProposalError(f"cannot {what} {path}: {exc.strerror or exc}", code=code)
+
+
+def _registry_bytes(registry: KeyRegistry) -> bytes:
+    """The registry file's bytes, checked to read back (never write what cannot be read)."""
+    data = (json.dumps(registry_to_wire(registry), indent=2) + "\n").encode("utf-8")
+    parse_registry(data)
+    return data
+
+
 def save_registry(registry: KeyRegistry, path: Path) -> None:
-    """Write ``registry`` to ``path`` atomically (mode 0644)."""
-    text = json.dumps(registry_to_wire(registry), indent=2) + "\n"
-    write_atomic(Path(path), text.encode("utf-8"))
+    """Write ``registry`` to ``path`` atomically (mode 0644).
+
+    ``proposal.key_registry`` if the result could not be read back (an instant outside
+    years 0000..9999) or the file system refuses the write.
+    """
+    data = _registry_bytes(registry)
+    try:
+        write_atomic(Path(path), data)
+    except OSError as exc:
+        raise _io_error("write key registry", path, exc, _REGISTRY) from None
 
 
 def write_private_key(private_key: Ed25519PrivateKey, path: Path) -> None:
-    """Write an unencrypted PKCS#8 PEM file with mode 0600; never replaces an existing file."""
+    """Write an unencrypted PKCS#8 PEM file with mode 0600; never replaces an existing file.
+
+    ``proposal.private_key`` if the file exists or the file system refuses the write.
+    """
     pem = private_key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
     try:
         write_atomic(Path(path), pem, mode=0o600, exclusive=True)
     except FileExistsError:
         raise ProposalError(f"{path} already exists; not overwritten", code=_PRIVATE) from None
+    except OSError as exc:
+        raise _io_error("write private key", path, exc, _PRIVATE) from None
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:
@@ -212,13 +243,36 @@ def _check_keyid(keyid: str) -> None:
         raise ProposalError(f"keyid {keyid!r} must match {KEYID_PATTERN}", code=_REGISTRY)
 
 
+def _make_directories(*paths: Path) -> None:
+    for directory in {Path(p).parent for p in paths}:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _io_error("create key directory", directory, exc, _REGISTRY) from None
+
+
+def _write_key_then_registry(
+    private_key: Ed25519PrivateKey, private_key_path: Path, registry: KeyRegistry, path: Path
+) -> None:
+    """PEM first, registry second; a failed registry write removes the new PEM again."""
+    _registry_bytes(registry)  # refuse (proposal.key_registry) before any file is written
+    write_private_key(private_key, private_key_path)
+    try:
+        save_registry(registry, path)
+    except BaseException:
+        Path(private_key_path).unlink(missing_ok=True)
+        raise
+
+
 def new_key(
     keyid: str, *, private_key_path: Path, registry_path: Path, valid_from: Instant
 ) -> RegisteredKey:
-    """Generate a key, write its PEM file and add it to the registry file (created if absent).
+    """Generate a key, write its PEM file and add it to the registry file (created if absent,
+    with its directory).
 
-    Raises ``proposal.key_registry`` (keyid taken or malformed, registry malformed) before
-    anything is written, ``proposal.private_key`` if the PEM file exists.
+    Raises ``proposal.key_registry`` (keyid taken or malformed, registry malformed,
+    directory or registry file unwritable), ``proposal.private_key`` (the PEM file exists or
+    cannot be written). On failure neither file is left changed.
     """
     _check_keyid(keyid)
     registry = _registry_or_empty(registry_path)
@@ -226,8 +280,8 @@ def new_key(
         raise ProposalError(f"keyid {keyid!r} is already registered", code=_REGISTRY)
     private_key = Ed25519PrivateKey.generate()
     updated = registry.add(keyid, private_key.public_key(), valid_from=valid_from)
-    write_private_key(private_key, private_key_path)
-    save_registry(updated, registry_path)
+    _make_directories(private_key_path, registry_path)
+    _write_key_then_registry(private_key, private_key_path, updated, registry_path)
     return updated.keys[keyid]
 
 
@@ -236,8 +290,9 @@ def rotate_key(
 ) -> RegisteredKey:
     """End ``old_keyid`` at ``at`` and register a new key from ``at``; returns the new key.
 
-    ``proposal.key_registry`` if ``old_keyid`` is unknown, ``new_keyid`` is taken or ``at`` is
-    not after the old key's ``valid_from``.
+    ``proposal.key_registry`` if ``old_keyid`` is unknown, revoked or already ended at
+    ``at``, ``new_keyid`` is taken, ``at`` is not after the old key's ``valid_from``, or the
+    registry cannot be written (the new PEM file is then removed again).
     """
     _check_keyid(new_keyid)
     registry = load_registry(registry_path)
@@ -250,8 +305,8 @@ def rotate_key(
         updated = registry.rotate(old_keyid, new_keyid, private_key.public_key(), at=at)
     except ValueError as exc:
         raise ProposalError(str(exc), code=_REGISTRY) from None
-    write_private_key(private_key, private_key_path)
-    save_registry(updated, registry_path)
+    _make_directories(private_key_path)
+    _write_key_then_registry(private_key, private_key_path, updated, registry_path)
     return updated.keys[new_keyid]
 
 

@@ -11,21 +11,31 @@ file (RFC 8785 form, rewritten atomically on every record)::
 
 Beyond the payload digest and ``verified_at`` that the replay decision needs, an entry keeps
 the signers and the envelope, so a repeat returns the recorded :class:`VerifiedEnvelope`
-itself. The file ledger assumes one writer at a time (read, add, atomic replace); concurrent
-writers may lose an entry but never corrupt the file. A malformed file is
-``ProposalError`` ``proposal.ledger``.
+itself.
+
+Recording is a check-and-set: :meth:`ReplayLedger.claim` returns the result already recorded
+under the key if there is one, else records the given result and returns it, in one step.
+The verifier compares the winner's payload digest with its own, so of two concurrent
+verifications of different payloads under one key exactly one wins. :class:`FileReplayLedger`
+does read-check-write while holding an exclusive lock on the sibling file ``<ledger>.lock``
+(``filelock``), so separate processes sharing one ledger file are serialised too.
+
+A malformed, unreadable or unwritable file (or lock file) is ``ProposalError``
+``proposal.ledger``.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Final, Literal, Protocol
 
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cerebri.proposals._atomic import write_atomic
-from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json
+from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json, load_json
 from cerebri.proposals.envelope import Envelope
 from cerebri.proposals.errors import ProposalError, json_pointer
 from cerebri.temporal import Instant
@@ -55,24 +65,28 @@ class ReplayLedger(Protocol):
         """The result recorded under ``idempotency_key``, or ``None``."""
         ...
 
-    def record(self, idempotency_key: str, result: VerifiedEnvelope) -> None:
-        """Remember ``result`` under ``idempotency_key`` (first record wins)."""
+    def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
+        """Atomically: the result already recorded under ``idempotency_key`` if any, else
+        record ``result`` and return it. The first claim wins; the caller compares the
+        winner's ``payload_digest`` with its own."""
         ...
 
 
 class InMemoryReplayLedger:
-    """A process-local :class:`ReplayLedger`; forgets everything when dropped."""
+    """A process-local :class:`ReplayLedger`; forgets everything when dropped. Thread-safe."""
 
     def __init__(self) -> None:
         self._entries: dict[str, VerifiedEnvelope] = {}
+        self._lock = threading.Lock()
 
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         return self._entries.get(idempotency_key)
 
-    def record(self, idempotency_key: str, result: VerifiedEnvelope) -> None:
-        """Remember ``result`` unless the key already has one."""
-        self._entries.setdefault(idempotency_key, result)
+    def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
+        """The recorded result, or ``result`` after recording it (one step, under a lock)."""
+        with self._lock:
+            return self._entries.setdefault(idempotency_key, result)
 
 
 _CONFIG: Final = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -94,11 +108,30 @@ class _LedgerFile(BaseModel):
     entries: dict[str, _Entry]
 
 
+LOCK_TIMEOUT_SECONDS: Final = 60.0
+"""How long :meth:`FileReplayLedger.claim` waits for the ledger lock (``proposal.ledger``)."""
+
+
+def _verified(entry: _Entry) -> VerifiedEnvelope:
+    return VerifiedEnvelope(
+        envelope=entry.envelope,
+        payload_digest=entry.payload_digest,
+        signers=entry.signers,
+        verified_at=entry.verified_at,
+    )
+
+
 class FileReplayLedger:
-    """A durable :class:`ReplayLedger` in the JSON file ``path`` (created on first record)."""
+    """A durable :class:`ReplayLedger` in the JSON file ``path`` (created on first claim),
+    locked through ``<path>.lock`` while claiming."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+
+    @property
+    def lock_path(self) -> Path:
+        """The sibling lock file, ``<ledger file name>.lock``."""
+        return self.path.with_name(self.path.name + ".lock")
 
     def _load(self) -> dict[str, _Entry]:
         try:
@@ -106,9 +139,16 @@ class FileReplayLedger:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            raise ProposalError(f"cannot read ledger: {exc}", code="proposal.ledger") from None
+            raise ProposalError(
+                f"cannot read ledger {self.path}: {exc.strerror or exc}", code="proposal.ledger"
+            ) from None
         try:
+            load_json(data)  # depth, duplicate members: never hand hostile nesting to pydantic
             return dict(_LedgerFile.model_validate_json(data).entries)
+        except ProposalError as exc:
+            raise ProposalError(
+                f"malformed ledger file: {exc.message}", code="proposal.ledger", path=""
+            ) from None
         except ValidationError as exc:
             first = exc.errors()[0]
             raise ProposalError(
@@ -124,20 +164,31 @@ class FileReplayLedger:
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         entry = self._load().get(idempotency_key)
-        if entry is None:
-            return None
-        return VerifiedEnvelope(
-            envelope=entry.envelope,
-            payload_digest=entry.payload_digest,
-            signers=entry.signers,
-            verified_at=entry.verified_at,
-        )
+        return None if entry is None else _verified(entry)
 
-    def record(self, idempotency_key: str, result: VerifiedEnvelope) -> None:
-        """Remember ``result`` unless the key already has one; rewrites the file atomically."""
+    def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
+        """The recorded result, or ``result`` after recording it: read, check and atomic
+        rewrite under an exclusive lock on :attr:`lock_path`. ``proposal.ledger`` if the
+        file or lock cannot be read, written or acquired (within ``LOCK_TIMEOUT_SECONDS``)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(self.lock_path, timeout=LOCK_TIMEOUT_SECONDS):
+                return self._claim_locked(idempotency_key, result)
+        except Timeout:
+            raise ProposalError(
+                f"ledger {self.path} stayed locked for {LOCK_TIMEOUT_SECONDS:g} s",
+                code="proposal.ledger",
+            ) from None
+        except OSError as exc:
+            raise ProposalError(
+                f"cannot write ledger {self.path}: {exc.strerror or exc}", code="proposal.ledger"
+            ) from None
+
+    def _claim_locked(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
         entries = self._load()
-        if idempotency_key in entries:
-            return
+        previous = entries.get(idempotency_key)
+        if previous is not None:
+            return _verified(previous)
         entries[idempotency_key] = _Entry(
             payload_digest=result.payload_digest,
             verified_at=result.verified_at,
@@ -145,5 +196,5 @@ class FileReplayLedger:
             envelope=result.envelope,
         )
         document = _LedgerFile(version=1, entries=entries)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, canonical_json(document.model_dump(mode="json", exclude_none=True)))
+        return result

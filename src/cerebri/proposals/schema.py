@@ -4,14 +4,15 @@ The conditional rule's ``if`` itself requires ``candidate`` and ``candidate.arti
 an ``if`` made of ``properties``/``const`` alone is true for an instance that lacks those
 members, and would then impose ``then`` on documents it says nothing about (proposals.md
 section 1). ``expires-at`` after ``proposed-at`` cannot be said in JSON Schema; only the model
-checks it.
+checks it. Instants must match :data:`~cerebri.proposals.envelope.INSTANT_PATTERN` (RFC 3339
+UTC, four-digit year).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cerebri.proposals.envelope import ArtifactType, Envelope, ExecutorMode
+from cerebri.proposals.envelope import INSTANT_PATTERN, ArtifactType, Envelope, ExecutorMode
 
 __all__ = ["envelope_json_schema"]
 
@@ -24,7 +25,7 @@ def envelope_json_schema() -> dict[str, Any]:
     properties = schema["properties"]
     properties["target"] = {"$ref": "#/$defs/Target"}
     for name in ("proposed-at", "expires-at"):
-        properties[name] = {"type": "string", "format": "date-time", "pattern": "[Zz]$"}
+        properties[name] = {"type": "string", "format": "date-time", "pattern": INSTANT_PATTERN}
     schema["$schema"] = DRAFT_2020_12
     schema["if"] = {
         "required": ["candidate"],

@@ -12,8 +12,14 @@ zeros, ``type`` the payload type in UTF-8 and ``body`` the exact payload bytes. 
 never verifies as the other, even over identical bytes.
 
 :class:`KeyRegistry` is an immutable value: ``add``, ``rotate`` and ``revoke`` return a new
-registry. A key is usable at instant ``t`` iff ``valid_from <= t < valid_until`` (no
-``valid_until`` means open-ended) and not ``revoked_at <= t``.
+registry. Rotation and revocation are judged at different instants (decision 0012):
+
+* the validity window ``valid_from <= signed_at < valid_until`` (no ``valid_until`` means
+  open-ended; rotation sets it) at ``signed_at``, the instant the envelope says it was
+  signed (its ``proposed-at``): an envelope signed before a rotation still verifies after it;
+* revocation at ``now``, the verification instant: ``revoked_at <= now`` refuses the key
+  whenever it signed, because a revoked key is presumed compromised (and a compromised key
+  can write any ``proposed-at``).
 """
 
 from __future__ import annotations
@@ -126,12 +132,19 @@ class KeyRegistry:
     def rotate(
         self, old_keyid: str, new_keyid: str, new_public_key: Ed25519PublicKey, *, at: Instant
     ) -> KeyRegistry:
-        """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``."""
+        """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``.
+
+        ``ValueError`` if ``at`` is not after the old key's ``valid_from``, the old key is
+        revoked, or it has already ended (``valid_until <= at``).
+        """
         old = self.keys[old_keyid]
+        if old.revoked_at is not None:
+            raise ValueError(f"key {old_keyid!r} is revoked; register a new key instead")
+        if old.valid_until is not None and old.valid_until <= at:
+            raise ValueError(f"key {old_keyid!r} already ended at {old.valid_until}")
         if not old.valid_from < at:
             raise ValueError("rotation instant must be after the old key's valid_from")
-        until = at if old.valid_until is None else min(at, old.valid_until)
-        ended = replace(old, valid_until=until)
+        ended = replace(old, valid_until=at)
         return self._with(ended).add(new_keyid, new_public_key, valid_from=at)
 
     def revoke(self, keyid: str, *, at: Instant) -> KeyRegistry:
@@ -140,22 +153,27 @@ class KeyRegistry:
         when = at if old.revoked_at is None else min(at, old.revoked_at)
         return self._with(replace(old, revoked_at=when))
 
-    def lookup(self, keyid: str, at: Instant) -> RegisteredKey:
-        """The key usable under ``keyid`` at ``at``.
+    def lookup(self, keyid: str, *, signed_at: Instant, now: Instant) -> RegisteredKey:
+        """The key registered under ``keyid`` if it may have signed at ``signed_at`` and is
+        not revoked at ``now`` (see the module docstring).
 
         Raises ``ProposalError``: ``proposal.unknown_key`` (never registered),
-        ``proposal.revoked_key`` (``revoked_at <= at``), ``proposal.key_inactive`` (outside
-        ``[valid_from, valid_until)``).
+        ``proposal.revoked_key`` (``revoked_at <= now``, whenever it signed),
+        ``proposal.key_inactive`` (``signed_at`` outside ``[valid_from, valid_until)``).
         """
         key = self.keys.get(keyid)
         if key is None:
             raise ProposalError(f"unknown keyid {keyid!r}", code="proposal.unknown_key")
-        if key.revoked_at is not None and key.revoked_at <= at:
+        if key.revoked_at is not None and key.revoked_at <= now:
             raise ProposalError(
                 f"key {keyid!r} revoked at {key.revoked_at}", code="proposal.revoked_key"
             )
-        if at < key.valid_from or (key.valid_until is not None and key.valid_until <= at):
-            raise ProposalError(f"key {keyid!r} is not valid at {at}", code="proposal.key_inactive")
+        if signed_at < key.valid_from or (
+            key.valid_until is not None and key.valid_until <= signed_at
+        ):
+            raise ProposalError(
+                f"key {keyid!r} was not valid at {signed_at}", code="proposal.key_inactive"
+            )
         return key
 
 
@@ -164,17 +182,20 @@ def count_valid_signers(
     payload: bytes,
     entries: Iterable[SignatureEntry],
     registry: KeyRegistry,
-    at: Instant,
+    *,
+    signed_at: Instant,
+    now: Instant,
 ) -> int:
-    """How many *distinct public keys* validly signed ``payload`` at ``at``.
+    """How many *distinct public keys* validly signed ``payload``.
 
-    Every entry must name a usable key (else the ``lookup`` error) and verify (else
-    ``proposal.signature``). Two entries by the same key, or by two keyids registered with the
-    same public key, count once.
+    Every entry must name a key that :meth:`KeyRegistry.lookup` accepts for ``signed_at``
+    (the envelope's ``proposed-at``) and ``now`` (the verification instant), else that
+    error, and must verify (else ``proposal.signature``). Two entries by the same key, or by
+    two keyids registered with the same public key, count once.
     """
     signers: set[bytes] = set()
     for entry in entries:
-        key = registry.lookup(entry.keyid, at)
+        key = registry.lookup(entry.keyid, signed_at=signed_at, now=now)
         if not verify_signature(payload_type, payload, entry, key.public_key):
             raise ProposalError(
                 f"signature by {entry.keyid!r} does not verify", code="proposal.signature"

@@ -12,7 +12,9 @@ Naming uses neither a clock nor randomness.
 
 Codes: ``proposal.bad_ref`` (not ``cas:<alg>:<hex>`` / ``<alg>:<hex>``),
 ``proposal.unknown_algorithm`` (an algorithm other than ``sha256``),
-``proposal.artifact_missing``, ``proposal.digest_mismatch``.
+``proposal.artifact_missing``, ``proposal.digest_mismatch``, and ``proposal.store`` when the
+file system refuses a read or write (the root or a fan-out directory is a regular file, an
+object path is a directory, a read-only file system, a full disk...).
 """
 
 from __future__ import annotations
@@ -97,17 +99,29 @@ class ObjectStore:
         hexdigits = digest_of_ref(ref_or_digest).split(":", 1)[1]
         return self.root / _ALGORITHM / hexdigits[:2] / hexdigits[2:]
 
+    def _io_error(self, action: str, exc: OSError) -> ProposalError:
+        return ProposalError(
+            f"cannot {action} object store {self.root}: {exc.strerror or exc}",
+            code="proposal.store",
+        )
+
     def put(self, data: bytes) -> StoredArtifact:
-        """Store ``data`` (atomically; a no-op if the same intact bytes are already there)."""
+        """Store ``data`` (atomically; a no-op if the same intact bytes are already there).
+
+        ``proposal.store`` if the file system refuses the read or write.
+        """
         artifact = artifact_for(data)
         path = self.path_for(artifact.digest)
         try:
-            intact = sha256_digest(path.read_bytes()) == artifact.digest
-        except FileNotFoundError:
-            intact = False
-        if not intact:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, data)
+            try:
+                intact = sha256_digest(path.read_bytes()) == artifact.digest
+            except FileNotFoundError:
+                intact = False
+            if not intact:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, data)
+        except OSError as exc:
+            raise self._io_error("write to", exc) from None
         return artifact
 
     def put_json(self, value: Any) -> StoredArtifact:
@@ -118,7 +132,8 @@ class ObjectStore:
         """The stored bytes, re-hashed on every read.
 
         Raises ``ProposalError``: ``proposal.artifact_missing`` when absent,
-        ``proposal.digest_mismatch`` when the file no longer hashes to its name, and the
+        ``proposal.digest_mismatch`` when the file no longer hashes to its name,
+        ``proposal.store`` when the file system refuses the read, and the
         :func:`digest_of_ref` codes.
         """
         digest = digest_of_ref(ref_or_digest)
@@ -128,6 +143,8 @@ class ObjectStore:
             raise ProposalError(
                 f"no artifact {digest} in the store", code="proposal.artifact_missing"
             ) from None
+        except OSError as exc:
+            raise self._io_error("read from", exc) from None
         if sha256_digest(data) != digest:
             raise ProposalError(
                 f"stored bytes of {digest} were altered", code="proposal.digest_mismatch"

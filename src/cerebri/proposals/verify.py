@@ -23,11 +23,15 @@ Checks, in order (:class:`CheckName`; one implementation each, in
    ``proposal.not_yet_valid``, ``proposal.expired``;
 5. ``executor_mode`` against :data:`~cerebri.proposals.envelope.ALLOWED_EXECUTOR_MODES`:
    ``proposal.executor_mode``;
-6. ``replay`` by ``idempotency/key``: a key recorded with a different payload digest is
-   ``proposal.replayed``; with the same digest the recorded result is returned unchanged.
+6. ``replay`` by ``idempotency/key``, run only when the five checks before it all *ran and
+   passed*: the result is claimed in the ledger (check-and-set,
+   :meth:`~cerebri.proposals.ledger.ReplayLedger.claim`); a key recorded with a different
+   payload digest is ``proposal.replayed``, with the same digest the recorded result is
+   returned unchanged, a fresh key records this result.
 
-After a failure the later checks are ``not_run``. The ledger records a result only when all
-six checks ran and passed.
+After a failure the later checks are ``not_run``. Without an artifact the ``artifact`` check
+is ``not_run`` and so is ``replay`` ("not recorded: the artifact was not checked"): a
+``passed`` replay check always means the result is recorded.
 """
 
 from __future__ import annotations
@@ -203,21 +207,15 @@ def _run(
         )
     runner.run(CheckName.WINDOW, lambda: check_window(envelope, clock_now))
     runner.run(CheckName.EXECUTOR_MODE, lambda: check_executor_mode(envelope))
-    previous = None
+    verified: VerifiedEnvelope | None = None
     if replay is None:
         runner.skip(CheckName.REPLAY, "no replay ledger given")
+    elif signers is None or not all(r.verdict is Verdict.PASSED for r in runner.results):
+        unchecked = [r.name.value for r in runner.results if r.verdict is Verdict.NOT_RUN]
+        runner.skip(CheckName.REPLAY, f"not recorded: the {', '.join(unchecked)} was not checked")
     else:
-        previous = runner.run(
-            CheckName.REPLAY, lambda: check_replay(replay, envelope, parsed.payload_digest)
-        )
-    verified = None
-    complete = all(r.verdict is Verdict.PASSED for r in runner.results)
-    if replay is not None and signers is not None and complete:
-        if previous is None:
-            verified = VerifiedEnvelope(envelope, parsed.payload_digest, signers, clock_now)
-            replay.record(envelope.idempotency_key, verified)
-        else:
-            verified = previous
+        result = VerifiedEnvelope(envelope, parsed.payload_digest, signers, clock_now)
+        verified = runner.run(CheckName.REPLAY, lambda: check_replay(replay, result))
     report = VerificationReport(tuple(runner.results), parsed.payload_digest, verified)
     return report, runner.error
 
