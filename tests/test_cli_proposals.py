@@ -177,9 +177,17 @@ def test_rotate_and_revoke_through_the_cli(setup: dict[str, Path]) -> None:
     assert rotated.exit_code == 0, rotated.output
     assert rotated.stdout.startswith("alice-2 ")
     assert (keys / "alice-2.pem").exists()
-    # signed with alice, checked after alice was rotated out: the key is no longer usable
+    # signed with alice before the rotation, checked after it: still valid
     later = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
-    assert report(later)["checks"][1]["code"] == "proposal.key_inactive"
+    assert later.exit_code == 0, later.output
+    assert report(later)["checks"][1]["verdict"] == "passed"
+    # signed with alice after the rotation (proposed-at >= valid_until): inactive
+    assert propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z").exit_code == 0
+    stale = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
+    assert (stale.exit_code, report(stale)["checks"][1]["code"]) == (1, "proposal.key_inactive")
+    again = run("keys", "rotate", "alice", "alice-3", "--dir", keys, "--at", "2026-10-04T21:00:00Z")
+    assert (again.exit_code, error_code(again)) == (2, "proposal.key_registry")
+    assert not (keys / "alice-3.pem").exists()
     revoked = run("keys", "revoke", "alice-2", "--dir", keys, "--at", "2026-10-04T22:00:00Z")
     assert revoked.stdout == "alice-2 revoked at 2026-10-04T22:00:00Z\n"
     registry = json.loads((keys / "registry.json").read_text())
@@ -247,7 +255,7 @@ def test_propose_refusals(setup: dict[str, Path]) -> None:
     result = propose(setup, EXAMPLE, "--author", "robot:x")
     assert (result.exit_code, error_code(result)) == (2, "proposal.schema")
     result = propose(setup, EXAMPLE, "--at", "tomorrow")
-    assert (result.exit_code, error_code(result)) == (2, "input.bad_instant")
+    assert (result.exit_code, error_code(result)) == (2, "input.invalid_option")
     result = run(
         "propose", EXAMPLE, "--key", setup["tmp"] / "none.pem", "--keyid", "alice",
         "--store", setup["store"],
@@ -274,3 +282,111 @@ def test_verify_unreadable_input_exits_2(setup: dict[str, Path]) -> None:
     result = run("verify", not_json, "--registry", registry, "--json", "--at", VERIFY_AT)
     assert result.exit_code == 1
     assert report(result)["checks"][0]["code"] == "proposal.schema"
+
+
+def store_files(store: Path) -> list[str]:
+    return sorted(str(p.relative_to(store)) for p in store.rglob("*")) if store.exists() else []
+
+
+def test_refused_propose_leaves_nothing_behind(setup: dict[str, Path]) -> None:
+    result = propose(setup, EXAMPLE, "--author", "root")
+    assert (result.exit_code, error_code(result)) == (2, "proposal.schema")
+    assert store_files(setup["store"]) == []
+    assert not (setup["tmp"] / "env.json").exists()
+    late = propose(setup, EXAMPLE, "--at", "9999-12-31T23:59:59Z")
+    assert (late.exit_code, error_code(late)) == (2, "proposal.schema")
+    assert "at /expires-at:" in late.stderr
+    assert store_files(setup["store"]) == []
+
+
+def test_propose_instant_options(setup: dict[str, Path]) -> None:
+    far = propose(setup, EXAMPLE, "--expires-in", "999999999999")
+    assert far.exit_code == 2
+    assert "31536000" in far.output
+    assert not (setup["tmp"] / "env.json").exists()
+    year = propose(setup, EXAMPLE, "--expires-in", "31536000")
+    assert year.exit_code == 0, year.output
+    envelope = load_json((setup["tmp"] / "env.json").read_bytes())
+    assert envelope["expires-at"] == "2027-10-04T19:00:00Z"
+    for at in ("+10000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "9999-99-99T00:00:00Z"):
+        result = propose(setup, EXAMPLE, "--at", at)
+        assert (result.exit_code, error_code(result)) == (2, "input.invalid_option"), at
+
+
+def test_propose_out_and_store_errors(setup: dict[str, Path]) -> None:
+    tmp = setup["tmp"]
+    for out in (tmp / "nodir" / "x" / "env.json", tmp):
+        result = run(
+            "propose", EXAMPLE, "--key", setup["keys"] / "alice.pem", "--keyid", "alice",
+            "--store", setup["store"], "--at", PROPOSE_AT, "--out", out,
+        )  # fmt: skip
+        assert (result.exit_code, error_code(result)) == (2, "input.unwritable")
+    regular = tmp / "regular"
+    regular.write_bytes(b"")
+    result = run(
+        "propose", EXAMPLE, "--key", setup["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", regular, "--at", PROPOSE_AT, "--out", tmp / "env.json",
+    )  # fmt: skip
+    assert (result.exit_code, error_code(result)) == (2, "proposal.store")
+    assert not (tmp / "env.json").exists()
+
+
+def test_verify_store_errors_exit_2(setup: dict[str, Path]) -> None:
+    assert propose(setup, EXAMPLE).exit_code == 0
+    regular = setup["tmp"] / "regular"
+    regular.write_bytes(b"")
+    registry = setup["keys"] / "registry.json"
+    envelope = setup["tmp"] / "env.json"
+    result = run("verify", envelope, "--registry", registry, "--store", regular, "--at", VERIFY_AT)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.store")
+    ref = load_json(envelope.read_bytes())["candidate"]["artifact/ref"]
+    object_path = ObjectStore(setup["store"]).path_for(ref)
+    object_path.unlink()
+    object_path.mkdir()
+    result = verify(setup, "--at", VERIFY_AT)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.store")
+    ledger = setup["tmp"] / "ledger"
+    ledger.mkdir()
+    object_path.rmdir()
+    assert propose(setup, EXAMPLE).exit_code == 0
+    result = verify(setup, "--at", VERIFY_AT, "--ledger", ledger)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.ledger")
+
+
+def test_keys_new_in_a_regular_file(tmp_path: Path) -> None:
+    regular = tmp_path / "keys"
+    regular.write_bytes(b"")
+    result = run("keys", "new", "alice", "--dir", regular, "--at", KEY_AT)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.key_registry")
+    refused = run("keys", "new", "../evil", "--dir", tmp_path / "fresh", "--at", KEY_AT)
+    assert (refused.exit_code, error_code(refused)) == (2, "proposal.key_registry")
+    assert not (tmp_path / "fresh").exists()
+
+
+def test_deep_json_is_a_one_line_error(setup: dict[str, Path]) -> None:
+    deep = setup["tmp"] / "deep.json"
+    deep.write_bytes(b'{"steps": ' + b"[" * 5000 + b"]" * 5000 + b"}")
+    result = propose(setup, deep)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.schema")
+    assert "nested deeper than 128 levels" in result.stderr
+    deep.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    result = propose(setup, deep)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.schema")
+    result = run("verify", deep, "--registry", deep, "--at", VERIFY_AT)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.key_registry")
+    assert propose(setup, EXAMPLE).exit_code == 0
+    result = verify(setup, "--at", VERIFY_AT, "--ledger", deep)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.ledger")
+    result = run("verify", deep, "--registry", setup["keys"] / "registry.json", "--json")
+    assert result.exit_code == 1
+    assert report(result)["checks"][0]["code"] == "proposal.schema"
+
+
+def test_draft_with_an_unrepresentable_integer(setup: dict[str, Path]) -> None:
+    document = valid_draft()
+    document["steps"][0]["max_attempts"] = 9007199254740993
+    draft = setup["tmp"] / "draft.json"
+    draft.write_text(json.dumps(document), encoding="utf-8")
+    result = propose(setup, draft)
+    assert (result.exit_code, error_code(result)) == (2, "proposal.canonical_json")
+    assert store_files(setup["store"]) == []

@@ -85,7 +85,7 @@ def test_registry_file_round_trip(tmp_path: Path) -> None:
     loaded = load_registry(path)
     assert dict(loaded.keys) == dict(registry.keys)
     assert registry_to_wire(loaded) == registry_to_wire(registry)
-    assert loaded.lookup("k2", T[2]).raw == other.public_bytes_raw()
+    assert loaded.lookup("k2", signed_at=T[2], now=T[2]).raw == other.public_bytes_raw()
     assert len(base64.b64decode(PUBLIC_TEXT)) == 32
 
 
@@ -187,16 +187,18 @@ def test_new_rotate_revoke_through_files(tmp_path: Path) -> None:
     registry = load_registry(registry_path)
     assert list(registry.keys) == ["alice-1", "alice-2"]
     assert registry.keys["alice-1"].valid_until == T[2]
-    assert registry.lookup("alice-1", T[1]).keyid == "alice-1"
-    assert registry.lookup("alice-2", T[3]).raw == second.raw
+    assert registry.lookup("alice-1", signed_at=T[1], now=T[1]).keyid == "alice-1"
+    # signed before the rotation: still usable after it (rotation is judged at signing)
+    assert registry.lookup("alice-1", signed_at=T[1], now=T[3]).keyid == "alice-1"
+    assert registry.lookup("alice-2", signed_at=T[3], now=T[3]).raw == second.raw
     assert second.raw != first.raw
-    for keyid, at, code in [
-        ("alice-1", T[2], "proposal.key_inactive"),
-        ("alice-2", T[4], "proposal.revoked_key"),
-        ("alice-2", T[1], "proposal.key_inactive"),
+    for keyid, signed_at, now, code in [
+        ("alice-1", T[2], T[2], "proposal.key_inactive"),
+        ("alice-2", T[3], T[4], "proposal.revoked_key"),  # signed before the revocation
+        ("alice-2", T[1], T[3], "proposal.key_inactive"),
     ]:
         with pytest.raises(ProposalError) as caught:
-            registry.lookup(keyid, at)
+            registry.lookup(keyid, signed_at=signed_at, now=now)
         assert caught.value.code == code
 
 

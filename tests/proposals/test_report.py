@@ -153,7 +153,13 @@ def test_without_artifact_or_ledger_those_checks_do_not_run() -> None:
         "reason": "no artifact given",
     }
     partial = report(signed(body()), artifact_bytes=None, replay=ledger)
-    assert partial.check("replay").verdict is Verdict.PASSED
+    assert verdicts(partial)[-1] == (
+        "replay",
+        "not_run",
+        "not recorded: the artifact was not checked",
+    )
+    assert not partial.failed
+    assert partial.verified is None
     assert ledger.recorded("idem-1") is None  # nothing recorded without a full verification
 
 
@@ -191,7 +197,7 @@ def test_file_ledger_is_durable(tmp_path: Path) -> None:
     other = report(signed(body(**{"idempotency/key": "idem-2"})), replay=FileReplayLedger(path))
     assert not other.failed
     assert FileReplayLedger(path).keys() == ("idem-1", "idem-2")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.json", "ledger.json.lock"]
 
 
 def test_file_ledger_refuses_a_malformed_file(tmp_path: Path) -> None:

@@ -64,21 +64,43 @@ def test_if_is_not_vacuous() -> None:
 def test_key_rotation_and_revocation_timeline() -> None:
     old = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32).public_key()
     new = Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32).public_key()
-    t = [Instant.from_seconds(s) for s in (0, 100, 200, 300)]
+    t = [Instant.from_seconds(s) for s in (0, 100, 200, 300, 400)]
     reg = KeyRegistry().add("old", old, valid_from=t[1])
     rotated = reg.rotate("old", "new", new, at=t[2]).revoke("new", at=t[3])
-    with pytest.raises(ProposalError) as early:
-        rotated.lookup("old", t[0])
-    assert early.value.code == "proposal.key_inactive"
-    assert rotated.lookup("old", Instant(t[2].ns - 1)).keyid == "old"
-    with pytest.raises(ProposalError) as after:
-        rotated.lookup("old", t[2])
-    assert after.value.code == "proposal.key_inactive"
-    assert rotated.lookup("new", t[2]).keyid == "new"
-    with pytest.raises(ProposalError) as revoked:
-        rotated.lookup("new", t[3])
-    assert revoked.value.code == "proposal.revoked_key"
-    assert reg.lookup("old", t[3]).keyid == "old"  # the registry is an immutable value
+
+    def code(keyid: str, signed_at: Instant, now: Instant) -> str:
+        with pytest.raises(ProposalError) as caught:
+            rotated.lookup(keyid, signed_at=signed_at, now=now)
+        return caught.value.code
+
+    assert code("old", t[0], t[1]) == "proposal.key_inactive"  # signed before valid_from
+    just_before = Instant(t[2].ns - 1)
+    assert rotated.lookup("old", signed_at=just_before, now=just_before).keyid == "old"
+    # signed before the rotation, verified long after it: still valid
+    assert rotated.lookup("old", signed_at=just_before, now=t[4]).keyid == "old"
+    assert code("old", t[2], t[2]) == "proposal.key_inactive"  # signed at/after valid_until
+    assert rotated.lookup("new", signed_at=t[2], now=Instant(t[3].ns - 1)).keyid == "new"
+    # revoked at t3: refused from t3 on, even for what it signed before the revocation
+    assert code("new", t[2], t[3]) == "proposal.revoked_key"
+    assert code("new", t[2], t[4]) == "proposal.revoked_key"
+    assert reg.lookup("old", signed_at=t[3], now=t[3]).keyid == "old"  # an immutable value
+
+
+def test_rotation_refuses_revoked_or_ended_keys() -> None:
+    first, second, third = (
+        Ed25519PrivateKey.from_private_bytes(bytes([n]) * 32).public_key() for n in (1, 2, 3)
+    )
+    t = [Instant.from_seconds(s) for s in (0, 100, 200, 300)]
+    reg = KeyRegistry().add("a", first, valid_from=t[0])
+    with pytest.raises(ValueError, match="revoked"):
+        reg.revoke("a", at=t[3]).rotate("a", "b", second, at=t[1])
+    ended = reg.rotate("a", "b", second, at=t[1])
+    with pytest.raises(ValueError, match="already ended"):
+        ended.rotate("a", "c", third, at=t[2])
+    with pytest.raises(ValueError, match="already ended"):
+        ended.rotate("a", "c", third, at=t[1])
+    bounded = KeyRegistry().add("a", first, valid_from=t[0], valid_until=t[3])
+    assert bounded.rotate("a", "b", second, at=t[2]).keys["a"].valid_until == t[2]
 
 
 def test_pae_byte_format() -> None:

@@ -17,7 +17,17 @@ from cerebri.proposals import (
     verify,
 )
 from cerebri.temporal import Instant
-from tests.proposals.helpers import ARTIFACT, EXPIRES, KEY, NOW, PROPOSED, body, registry, signed
+from tests.proposals.helpers import (
+    ARTIFACT,
+    EXPIRES,
+    KEY,
+    NOW,
+    PROPOSED,
+    T0,
+    body,
+    registry,
+    signed,
+)
 
 
 def run(
@@ -131,8 +141,8 @@ def test_threshold_counts_distinct_keys() -> None:
     second = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
     reg = (
         registry()
-        .add("k1-alias", KEY.public_key(), valid_from=NOW)
-        .add("k2", second.public_key(), valid_from=NOW)
+        .add("k1-alias", KEY.public_key(), valid_from=T0)
+        .add("k2", second.public_key(), valid_from=T0)
     )
     duplicate = signed(body(), [(KEY, "k1"), (KEY, "k1"), (KEY, "k1-alias")])
     assert code_of(duplicate, reg=reg, threshold=2) == "proposal.signature"

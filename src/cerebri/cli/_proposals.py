@@ -4,17 +4,21 @@ Key directory layout (``--dir DIR``): ``DIR/<keyid>.pem`` (PKCS#8 PEM, mode 0600
 ``DIR/registry.json`` (the public key registry, see :mod:`cerebri.proposals.keyfile`).
 
 Exit codes: ``keys`` and ``propose`` exit 0 on success and 2 for input that cannot be read,
-parsed or used (one line ``error <code> at <path>: <message>`` on stderr). ``verify`` exits
-0 when every check that ran passed, **1 when a check failed** (the envelope is refused; scripts
-must not mistake that for acceptance) and 2 for unreadable input (envelope, registry, ledger).
-Even exit 0 grants nothing: the output ends with what execution still requires.
+parsed, used or written (one line ``error <code> at <path>: <message>`` on stderr; nothing is
+written then: ``propose`` stores the artifact only after the envelope is signed, and writes
+``--out`` last, ``input.unwritable`` if it cannot). ``verify`` exits 0 when every check that
+ran passed, **1 when a check failed** (the envelope is refused; scripts must not mistake that
+for acceptance) and 2 for unreadable input (envelope, registry, ledger, object store: the
+codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the output ends
+with what execution still requires.
 
-``--at`` takes an RFC 3339 instant. Without it this shell reads the system clock; nothing in
-:mod:`cerebri.proposals` ever does.
+``--at`` takes an RFC 3339 instant in years 0000..9999 (``input.invalid_option`` otherwise).
+Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals` ever does.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -26,7 +30,7 @@ import typer
 from cerebri._json import pretty
 from cerebri.cli._app import app, fail, read_input
 from cerebri.cpir import parse_request
-from cerebri.errors import CerebriError, ParseError
+from cerebri.errors import CerebriError
 from cerebri.planner import action_plan_for
 from cerebri.plans import (
     DraftError,
@@ -37,17 +41,19 @@ from cerebri.plans import (
     validate_draft,
 )
 from cerebri.proposals import (
+    INSTANT_PATTERN,
     ArtifactType,
     Classification,
     ExecutorMode,
     FileReplayLedger,
     ObjectStore,
-    ProposalError,
-    StoredArtifact,
     Verdict,
     VerificationReport,
+    artifact_for,
+    canonical_json,
     check_envelope,
     envelope_digest,
+    is_rfc3339_utc,
     load_json,
     load_private_key,
     load_registry,
@@ -66,6 +72,12 @@ EXIT_REFUSED = 1
 """``cerebri verify``: at least one check failed."""
 
 REGISTRY_FILE = "registry.json"
+
+MAX_EXPIRES_IN_SECONDS = 31_536_000
+"""``propose --expires-in`` at most one year (365 days): proposals are short-lived wishes."""
+
+UNREADABLE_INPUT_CODES = frozenset({"proposal.ledger", "proposal.store"})
+"""``verify``: a check failing with one of these could not read its input: exit 2, not 1."""
 
 keys_app = typer.Typer(
     no_args_is_help=True, help="Ed25519 signing keys: DIR/<keyid>.pem and DIR/registry.json."
@@ -86,9 +98,15 @@ def _now(at: str | None) -> Instant:
     if at is None:
         return Instant.from_datetime(datetime.now(UTC))
     try:
-        return Instant.parse(at)
+        instant = Instant.parse(at)
     except ValueError as exc:
-        raise CerebriError(str(exc), code="input.bad_instant") from None
+        raise CerebriError(f"--at: {exc}", code="input.invalid_option") from None
+    if not is_rfc3339_utc(instant.format()):
+        raise CerebriError(
+            f"--at {at!r} is outside years 0000..9999 (RFC 3339: {INSTANT_PATTERN})",
+            code="input.invalid_option",
+        )
+    return instant
 
 
 @keys_app.command("new")
@@ -99,7 +117,6 @@ def keys_new(
 ) -> None:
     """Generate a key valid from --at (or now): write DIR/KEYID.pem and register it."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         key = new_key(
             keyid,
             private_key_path=directory / f"{keyid}.pem",
@@ -167,37 +184,53 @@ def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
     return draft.to_wire()
 
 
-def _draft(data: bytes) -> dict[str, Any] | None:
+def _decoded(data: bytes) -> Any:
+    """The JSON value of ``data`` (``None`` if it is not JSON: the CPIR parser says why)."""
     try:
-        document = load_json(data)
-    except ProposalError:
+        return json.loads(data)
+    except RecursionError:
+        return load_json(data)  # raises proposal.schema: nested too deeply
+    except ValueError:
         return None
-    return document if isinstance(document, dict) and "steps" in document else None
 
 
-def _store_artifact(
-    data: bytes, store: ObjectStore, number: int, query_id: str | None, wrap: ArtifactChoice
-) -> tuple[StoredArtifact, ArtifactType, str, str]:
-    """(artifact, type, query id, idempotency key) for a CPIR request or a plan graph draft.
+def _artifact(
+    data: bytes, number: int, query_id: str | None, wrap: ArtifactChoice
+) -> tuple[bytes, ArtifactType, str, str]:
+    """(artifact bytes, type, query id, idempotency key) for a CPIR request or a plan graph
+    draft; stores nothing.
 
-    The action plan and the plan graph of one planned candidate share the idempotency key
-    (the plan id): they describe the same effects, so at most one of them may ever act.
+    A JSON object with ``steps`` is a draft: read strictly (``proposal.canonical_json`` for
+    what RFC 8785 cannot hold, e.g. an integer beyond 2^53), validated, canonicalised.
+    Anything else is a CPIR request. The action plan and the plan graph of one planned
+    candidate share the idempotency key (the plan id): they describe the same effects, so
+    at most one of them may ever act.
     """
-    try:
-        request = parse_request(data)
-    except ParseError:
-        document = _draft(data)
-        if document is None:
-            raise
-        artifact = store.put_json(_valid_graph(parse_draft(document)))
-        return artifact, ArtifactType.PLAN_GRAPH, query_id or artifact.digest, artifact.digest
+    document = _decoded(data)
+    if isinstance(document, dict) and "steps" in document:
+        payload = canonical_json(_valid_graph(parse_draft(load_json(data))))
+        digest = artifact_for(payload).digest
+        return payload, ArtifactType.PLAN_GRAPH, query_id or digest, digest
+    request = parse_request(data)
     actions = action_plan_for(request, rank=number)
     if wrap is ArtifactChoice.PLAN_GRAPH:
         graph = _valid_graph(draft_from_action_plan(actions))
-        artifact = store.put_json(graph)
-        return artifact, ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id
-    artifact = store.put_json(actions.to_wire())
-    return artifact, ArtifactType.ACTION_PLAN, request.request_id, actions.plan_id
+        return canonical_json(graph), ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id
+    return (
+        canonical_json(actions.to_wire()),
+        ArtifactType.ACTION_PLAN,
+        request.request_id,
+        actions.plan_id,
+    )
+
+
+def _write_out(out: Path, envelope: bytes) -> None:
+    try:
+        out.write_bytes(envelope)
+    except OSError as exc:
+        raise CerebriError(
+            f"cannot write --out {out}: {exc.strerror or exc}", code="input.unwritable"
+        ) from None
 
 
 @app.command("propose")
@@ -221,7 +254,13 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ExecutorMode, typer.Option("--mode", help="executor.mode.")
     ] = ExecutorMode.PLAN_EXECUTOR,
     expires_in: Annotated[
-        int, typer.Option("--expires-in", min=1, help="Validity in seconds from --at.")
+        int,
+        typer.Option(
+            "--expires-in",
+            min=1,
+            max=MAX_EXPIRES_IN_SECONDS,
+            help=f"Validity in seconds from --at, at most {MAX_EXPIRES_IN_SECONDS} (one year).",
+        ),
     ] = 86400,
     at: AtOption = None,
     candidate: Annotated[
@@ -236,23 +275,25 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = ArtifactChoice.ACTION_PLAN,
     out: Annotated[Path | None, typer.Option("--out", help="Write the envelope here.")] = None,
 ) -> None:
-    """Store an artifact and print (or --out) its signed proposal envelope.
+    """Sign a proposal envelope for an artifact, store the artifact, print (or --out) it.
 
     A CPIR request is planned; its ranked candidate N becomes a cerebri.action-plan.v1, or
     with --as plan-graph the plan graph that carries it out (query/id = request_id,
     idempotency key = plan id). A JSON object with "steps" is a plan graph draft, validated
     first (draft.invalid when it breaks a rule) and wrapped as cerebri.plan-graph.v1
-    (idempotency key = its digest).
+    (idempotency key = its digest). Nothing is stored or written unless the envelope is
+    signed.
     """
     try:
         now = _now(at)
         expires = now.plus_seconds(expires_in)
         if expires is None:
-            raise CerebriError("--expires-in is out of range", code="input.bad_instant")
+            raise CerebriError(
+                "--at plus --expires-in is out of range", code="input.invalid_option"
+            )
         signing_key = load_private_key(key)
-        artifact, kind, query, idempotency = _store_artifact(
-            read_input(file), ObjectStore(store), candidate, query_id, wrap
-        )
+        payload, kind, query, idempotency = _artifact(read_input(file), candidate, query_id, wrap)
+        artifact = artifact_for(payload)
         envelope = propose(
             artifact,
             kind,
@@ -268,8 +309,9 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
             idempotency_key=idempotency,
             signing_keys=[(signing_key, keyid)],
         )
+        ObjectStore(store).put(payload)  # content-addressed: lands at the signed artifact/ref
         if out is not None:
-            out.write_bytes(envelope)
+            _write_out(out, envelope)
     except CerebriError as error:
         raise fail(error) from None
     if out is None:
@@ -326,6 +368,9 @@ def verify_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
     except CerebriError as error:
         raise fail(error) from None
+    for check in report.checks:
+        if check.verdict is Verdict.FAILED and check.code in UNREADABLE_INPUT_CODES:
+            raise fail(CerebriError(check.message or "", code=check.code))
     if as_json:
         sys.stdout.write(pretty(report.to_wire()))
     else:

@@ -6,8 +6,12 @@ verification.
     Envelope.model_validate_json(data)       envelope v2 (frozen, strict, wire aliases)
     envelope_json_schema() -> dict           JSON Schema draft 2020-12
     canonical_json(value) -> bytes           RFC 8785; load_json(bytes) parses strictly
+                                             (at most MAX_JSON_DEPTH levels deep)
+    INSTANT_PATTERN, is_rfc3339_utc(text)    RFC 3339 UTC, four-digit year (envelope, keys)
     sha256_digest(bytes), envelope_digest(document)
     pae(type, body), sign(...), KeyRegistry  DSSE v1 PAE + Ed25519, rotation, revocation
+    KeyRegistry.lookup(keyid, signed_at=, now=)  validity window at signed_at (proposed-at),
+                                             revocation at now (verification instant)
     ObjectStore(root).put/put_json/get       content-addressed files; refs cas:sha256:<hex>
     ref_for_digest, digest_of_ref, artifact_for(bytes) -> StoredArtifact(ref, digest, size)
     load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
@@ -15,7 +19,8 @@ verification.
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
     verify(envelope_bytes, *, registry, clock_now, artifact_bytes, replay) -> VerifiedEnvelope
     check_envelope(envelope_bytes, *, registry, clock_now, ...) -> VerificationReport
-    InMemoryReplayLedger(), FileReplayLedger(path)
+    InMemoryReplayLedger(), FileReplayLedger(path)   ReplayLedger.claim(key, result) -> winner
+                                             (check-and-set; the file ledger locks <path>.lock)
 
 A verified envelope grants nothing: execution still needs :data:`STILL_REQUIRED` (a human
 approval of its payload digest, capability grants and the policy's decision). Errors are
@@ -24,6 +29,7 @@ Instants are UTC and always passed in; nothing here reads a clock.
 """
 
 from cerebri.proposals.digest import (
+    MAX_JSON_DEPTH,
     canonical_json,
     envelope_digest,
     envelope_payload,
@@ -32,6 +38,7 @@ from cerebri.proposals.digest import (
 )
 from cerebri.proposals.envelope import (
     ALLOWED_EXECUTOR_MODES,
+    INSTANT_PATTERN,
     ArtifactType,
     Candidate,
     Classification,
@@ -43,6 +50,7 @@ from cerebri.proposals.envelope import (
     Subject,
     SubjectKind,
     Target,
+    is_rfc3339_utc,
 )
 from cerebri.proposals.errors import ProposalError
 from cerebri.proposals.keyfile import (
@@ -97,7 +105,9 @@ from cerebri.proposals.verify import (
 __all__ = [
     "ALLOWED_EXECUTOR_MODES",
     "APPROVAL_PAYLOAD_TYPE",
+    "INSTANT_PATTERN",
     "KEYID_PATTERN",
+    "MAX_JSON_DEPTH",
     "PROPOSAL_PAYLOAD_TYPE",
     "PROPOSAL_REF_PREFIX",
     "REF_PREFIX",
@@ -134,6 +144,7 @@ __all__ = [
     "envelope_digest",
     "envelope_json_schema",
     "envelope_payload",
+    "is_rfc3339_utc",
     "load_json",
     "load_private_key",
     "load_registry",

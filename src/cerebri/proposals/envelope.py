@@ -25,12 +25,12 @@ from cerebri.temporal import Instant
 
 __all__ = [
     "ALLOWED_EXECUTOR_MODES",
+    "INSTANT_PATTERN",
     "ArtifactType",
     "Candidate",
     "Classification",
     "Envelope",
     "EnvelopeSignature",
-    "INSTANT_PATTERN",
     "Executor",
     "ExecutorMode",
     "SignatureEntry",
