@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from cerebri._json import compact
 from cerebri.cpir import Outcome, PlanningRequest, PlanningResult, Tagged
@@ -151,10 +152,13 @@ def render_result(
     if target is not None:
         console.print(f"target: {target.id} ({target.timezone})")
     console.print(
-        f"[bold]{result.outcome.value}[/bold] ({result.assessment.value}); "
-        f"validation {result.validation.state.value}; "
-        f"{space.evaluated} grid position(s) evaluated, "
-        f"grid {'exhausted' if space.exhausted else 'not exhausted'}"
+        Text.assemble(
+            (result.outcome.value, "bold"),
+            f" ({result.assessment.value}); "
+            f"validation {result.validation.state.value}; "
+            f"{space.evaluated} grid position(s) evaluated, "
+            f"grid {'exhausted' if space.exhausted else 'not exhausted'}",
+        )
     )
     for issue in result.validation.issues:
         console.print(f"  issue: {_reason_text(issue)}")

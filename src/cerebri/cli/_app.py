@@ -7,6 +7,7 @@ parsed (a one-line typed error on stderr: ``error <code> at <path>: <message>``)
 from __future__ import annotations
 
 import sys
+import unicodedata
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -30,6 +31,7 @@ __all__ = [
     "fail",
     "limits_for",
     "load_request",
+    "printable",
     "read_input",
     "table_console",
 ]
@@ -89,8 +91,8 @@ def _root(
 
 
 def fail(error: CerebriError) -> typer.Exit:
-    where = "" if error.path is None else " at " + (error.path or "(document root)")
-    message = error.message.replace("\n", " ")
+    where = "" if error.path is None else " at " + (printable(error.path) or "(document root)")
+    message = printable(error.message.replace("\n", " "))
     sys.stderr.write(f"error {error.code}{where}: {message}\n")
     return typer.Exit(EXIT_INPUT)
 
@@ -116,6 +118,23 @@ def load_request(source: str) -> PlanningRequest:
     return parse_request(read_input(source))
 
 
+def printable(text: str) -> str:
+    """``text`` with control and format characters (ESC, NUL, bidi overrides...) written as
+    ``\\xNN``/``\\uNNNN`` escapes, so input text cannot drive the terminal."""
+    return "".join(
+        ch if unicodedata.category(ch) not in _UNPRINTABLE else ch.encode("unicode_escape").decode()
+        for ch in text
+    )
+
+
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
 def table_console() -> Console:
-    console = Console(highlight=False)
-    return console if console.is_terminal else Console(highlight=False, width=140)
+    """A console for tables that print text from inputs (calendar summaries, draft keys):
+    Rich markup and emoji codes are *not* interpreted, so ``[/red]`` or ``[link=…]`` in
+    a calendar or a draft prints as written, and control characters are stripped."""
+    console = Console(highlight=False, markup=False, emoji=False)
+    if console.is_terminal:
+        return console
+    return Console(highlight=False, markup=False, emoji=False, width=140)

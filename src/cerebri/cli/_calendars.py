@@ -10,6 +10,7 @@ from typing import Annotated, TypeVar
 import typer
 from icalendar import Component
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from cerebri._json import pretty
@@ -87,7 +88,7 @@ def _sources(
             task = progress.add_task("reading calendars", total=total)
 
             def step(label: str) -> None:
-                progress.update(task, advance=1, description=f"reading {label}")
+                progress.update(task, advance=1, description=f"reading {escape(label)}")
 
             return load_sources(
                 ics_paths, urls, window, caldav_username=user, caldav_password=password, step=step

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cerebri._json import pretty
-from cerebri.cli._app import app, fail, read_input, table_console
+from cerebri.cli._app import app, fail, printable, read_input, table_console
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
 from cerebri.planner import action_plan_for
@@ -57,10 +57,15 @@ def _print_report(report: DraftReport, console: Console) -> None:
     if report.problems:
         table = Table("code", "step", "path", "message")
         for problem in report.problems:
-            table.add_row(problem.code, problem.step or "-", problem.path, problem.message)
+            table.add_row(
+                problem.code,
+                printable(problem.step or "-"),
+                printable(problem.path),
+                printable(problem.message),
+            )
         console.print(table)
     for pointer in report.ignored:
-        console.print(f"ignored {pointer}")
+        console.print(f"ignored {printable(pointer)}")
 
 
 @plan_graph_app.command()

@@ -28,7 +28,7 @@ from typing import Annotated, Any
 import typer
 
 from cerebri._json import pretty
-from cerebri.cli._app import app, fail, read_input
+from cerebri.cli._app import app, fail, printable, read_input
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
 from cerebri.planner import action_plan_for
@@ -330,7 +330,7 @@ def _print_report(report: VerificationReport) -> None:
             line += f"  {check.code}{where}: {check.message}"
         elif check.verdict is Verdict.NOT_RUN:
             line += f"  ({check.reason})"
-        typer.echo(line)
+        typer.echo(printable(line))
     if report.payload_digest is not None:
         typer.echo(f"payload digest: {report.payload_digest}")
     typer.echo("still required: " + "; ".join(report.still_required))
