@@ -129,8 +129,16 @@ def test_propose_then_verify_passes(setup: dict[str, Path]) -> None:
         [name, "passed"]
         for name in ("schema", "signature", "artifact", "window", "executor_mode", "replay")
     ]
-    assert lines[-1].startswith("still required: an approval of this payload digest")
+    assert lines[-4:] == [
+        "this envelope grants nothing by itself; still required:",
+        *[f"  - {need}" for need in STILL_REQUIRED],
+    ]
     assert plan.plan_id in ledger.read_text()
+    again = verify(setup, "--at", VERIFY_AT, "--ledger", ledger)
+    assert again.exit_code == 0
+    replay_line = again.stdout.splitlines()[5]
+    assert replay_line.startswith("replay        passed  (already recorded at ")
+    assert "not a second acceptance" in replay_line
 
 
 def test_verify_after_expiry_fails_the_window_check(setup: dict[str, Path]) -> None:

@@ -212,3 +212,23 @@ def test_file_ledger_refuses_a_malformed_file(tmp_path: Path) -> None:
             FileReplayLedger(path).recorded("k")
         assert (caught.value.code, caught.value.path) == ("proposal.ledger", pointer)
     assert FileReplayLedger(tmp_path / "absent.json").recorded("k") is None
+
+
+def test_the_same_envelope_again_says_it_was_already_recorded() -> None:
+    ledger = InMemoryReplayLedger()
+    data = signed(body())
+    first = check_envelope(
+        data, registry=registry(), clock_now=NOW, artifact_bytes=ARTIFACT, replay=ledger
+    )
+    later = Instant.parse("2025-03-01T13:00:00Z")
+    again = check_envelope(
+        data, registry=registry(), clock_now=later, artifact_bytes=ARTIFACT, replay=ledger
+    )
+    assert first.checks[-1].to_wire() == {"check": "replay", "verdict": "passed"}
+    assert again.checks[-1].to_wire() == {
+        "check": "replay",
+        "verdict": "passed",
+        "message": "already recorded at 2025-03-01T12:00:00Z: this is the same envelope "
+        "again, not a second acceptance",
+    }
+    assert again.verified is not None and again.verified.verified_at == NOW

@@ -330,10 +330,14 @@ def _print_report(report: VerificationReport) -> None:
             line += f"  {check.code}{where}: {check.message}"
         elif check.verdict is Verdict.NOT_RUN:
             line += f"  ({check.reason})"
+        elif check.message is not None:
+            line += f"  ({check.message})"
         typer.echo(printable(line))
     if report.payload_digest is not None:
         typer.echo(f"payload digest: {report.payload_digest}")
-    typer.echo("still required: " + "; ".join(report.still_required))
+    typer.echo("this envelope grants nothing by itself; still required:")
+    for need in report.still_required:
+        typer.echo(f"  - {need}")
 
 
 @app.command("verify")

@@ -212,10 +212,14 @@ def action_plan_for(
             code="plan.analysis_only",
             wire="AnalysisOnly",
         )
-    candidates = plan_request(request, limits=limits).candidates
+    result = plan_request(request, limits=limits)
+    candidates = result.candidates
     if rank > len(candidates):
+        issues = ", ".join(i.name for i in result.validation.issues)
+        why = f"outcome {result.outcome.value}, validation {result.validation.state.value}"
         raise PlanError(
-            f"the plan has {len(candidates)} candidates, so there is no candidate {rank}",
+            f"the plan has {len(candidates)} candidate(s), so there is no candidate {rank} "
+            f"({why}{': ' + issues if issues else ''}; `cerebri plan --table` explains)",
             code="plan.no_candidate",
             wire="NoCandidate",
         )

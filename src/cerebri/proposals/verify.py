@@ -99,7 +99,8 @@ class Verdict(StrEnum):
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """One check's verdict. ``failed``: ``code``, ``message`` and ``path`` (JSON pointer or
-    ``None``) of the ``ProposalError``. ``not_run``: ``reason``."""
+    ``None``) of the ``ProposalError``. ``not_run``: ``reason``. ``passed`` may carry a
+    ``message`` (a replay of an already recorded envelope says when it was recorded)."""
 
     name: CheckName
     verdict: Verdict
@@ -113,6 +114,8 @@ class CheckResult:
         wire: dict[str, JSONValue] = {"check": self.name.value, "verdict": self.verdict.value}
         if self.verdict is Verdict.FAILED:
             wire.update(code=self.code, path=self.path, message=self.message)
+        elif self.verdict is Verdict.PASSED and self.message is not None:
+            wire["message"] = self.message
         elif self.verdict is Verdict.NOT_RUN:
             wire["reason"] = self.reason
         return wire
@@ -216,6 +219,12 @@ def _run(
     else:
         result = VerifiedEnvelope(envelope, parsed.payload_digest, signers, clock_now)
         verified = runner.run(CheckName.REPLAY, lambda: check_replay(replay, result))
+        if verified is not None and verified is not result:
+            note = (
+                f"already recorded at {verified.verified_at.format()}: this is the same "
+                "envelope again, not a second acceptance"
+            )
+            runner.results[-1] = CheckResult(CheckName.REPLAY, Verdict.PASSED, message=note)
     report = VerificationReport(tuple(runner.results), parsed.payload_digest, verified)
     return report, runner.error
 
