@@ -95,3 +95,24 @@ def test_capabilities_lists_the_registry() -> None:
     )
     assert result.exit_code == 0
     assert json.loads(result.stdout) == builtin_registry().lock("calendar.event.move").to_wire()
+
+
+def test_every_shape_problem_gets_an_error_line(tmp_path: Path) -> None:
+    draft = {
+        "objective": "x",
+        "origin": "operator",
+        "strategy": "s",
+        "steps": [
+            {"key": "a b", "kind": "wait", "wait": {"seconds": "1"}},
+            {"key": "c", "kind": "wait", "wait": {"seconds": -3}},
+        ],
+    }
+    path = tmp_path / "draft.json"
+    path.write_text(json.dumps(draft), encoding="utf-8")
+    result = runner.invoke(app, ["plan-graph", "validate", str(path)])
+    assert result.exit_code == 2
+    assert [line.split(":")[0] for line in result.stderr.splitlines()] == [
+        "error draft.schema at /steps/0/key",
+        "error draft.schema at /steps/0/wait/seconds",
+        "error draft.schema at /steps/1/wait/seconds",
+    ]

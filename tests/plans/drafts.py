@@ -41,9 +41,12 @@ END = "2026-10-24T10:00:00Z"
 
 def step(**fields: Any) -> dict[str, Any]:
     """A step in wire form: ``key`` defaults to ``"s"``, ``kind`` to ``"wait"`` with a
-    ``wait: {seconds: 0}`` spec unless another kind or spec is given; other fields as given."""
+    ``wait: {seconds: 0}`` spec unless another kind or spec is given; other fields as given,
+    except that a repeated ``depends_on`` entry is kept once (a repeat is a shape error)."""
     out: dict[str, Any] = {"key": "s", "kind": "wait"}
     out.update(copy.deepcopy(fields))
+    if isinstance(out.get("depends_on"), list | tuple):
+        out["depends_on"] = list(dict.fromkeys(out["depends_on"]))
     if out["kind"] == "wait" and "wait" not in fields:
         out["wait"] = {"seconds": 0}
     return out
@@ -98,13 +101,16 @@ def check(capability: str, **fields: Any) -> dict[str, Any]:
 
 
 def event_check(**fields: Any) -> dict[str, Any]:
-    """A valid check reading :data:`EVENT` back (``calendar.event.get``, start == START)."""
+    """A valid check reading :data:`EVENT` back (``calendar.event.get``, start == START);
+    with ``op="exists"`` and no ``value`` given, the default value is left out."""
     defaults: dict[str, Any] = {
         "target": EVENT,
         "params": {"calendar_id": CALENDAR, "object_id": EVENT},
         "op": "eq",
         "value": START,
     }
+    if fields.get("op") == "exists" and "value" not in fields:
+        del defaults["value"]
     return check("calendar.event.get", **{**defaults, **fields})
 
 
@@ -209,5 +215,11 @@ def valid_draft(**overrides: Any) -> dict[str, Any]:
 
 
 def build(wire: dict[str, Any]) -> PlanDraft:
-    """Parse a wire-form draft strictly (``draft.schema`` errors propagate)."""
-    return parse_draft(wire)
+    """Parse a wire-form draft strictly (``draft.schema`` errors propagate). A non-empty
+    ``ignored`` (which ``parse_draft`` refuses: only ``parse_model_draft`` fills it) is set
+    on the parsed draft, as ``parse_model_draft`` does."""
+    ignored = wire.get("ignored")
+    if not ignored:
+        return parse_draft(wire)
+    draft = parse_draft({k: v for k, v in wire.items() if k != "ignored"})
+    return draft.model_copy(update={"ignored": tuple(ignored)})

@@ -99,7 +99,13 @@ def test_valid_params_have_no_problem(name: str) -> None:
         (
             "calendar.event.get",
             {"calendar_id": "work", "object_id": "e1", "grant": True},
-            [ParamsProblem("", "Additional properties are not allowed ('grant' was unexpected)")],
+            [ParamsProblem("/grant", "unknown member 'grant'")],
+        ),
+        (
+            "calendar.event.get",
+            {"calendar_id": "work", "object_id": "e1", "z": 1, "a/b": 2},
+            [ParamsProblem("/a~1b", "unknown member 'a/b'"),
+             ParamsProblem("/z", "unknown member 'z'")],
         ),
         (
             "calendar.freebusy",
@@ -132,6 +138,7 @@ def test_problems_are_sorted_by_path_then_message() -> None:
     keys = [(p.path, p.message) for p in problems]
     assert keys == sorted(keys)
     assert ("/start", "1 is not of type 'string'") in keys
+    assert ("/x", "unknown member 'x'") in keys
     assert sum(1 for p in problems if "required property" in p.message) == 4
 
 
@@ -220,3 +227,19 @@ def test_empty_registry_knows_nothing() -> None:
 def test_range_params_are_half_open(start: str, end: str, expected: list[ParamsProblem]) -> None:
     params = {**GOOD_PARAMS["calendar.freebusy"], "start": start, "end": end}
     assert list(builtin_registry().params_problems("calendar.freebusy", params)) == expected
+
+
+def test_unknown_members_under_a_schema_with_pattern_properties() -> None:
+    registry = builtin_registry().register(
+        _capability(
+            name="x.tagged",
+            params_schema={
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "patternProperties": {"^tag_": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        )
+    )
+    problems = registry.params_problems("x.tagged", {"name": "n", "tag_a": "t", "other": 1})
+    assert problems == (ParamsProblem("/other", "unknown member 'other'"),)

@@ -23,7 +23,7 @@ from cerebri.plans import (
     topological_order,
     validate_draft,
 )
-from cerebri.plans.validate import MAX_STEP_ATTEMPTS, RULES
+from cerebri.plans.validate import MAX_GRANT_SECONDS, MAX_STEP_ATTEMPTS, RULES
 from tests.plans.drafts import (
     CALENDAR,
     END,
@@ -250,7 +250,7 @@ BROKEN: list[tuple[str, dict[str, Any], CapabilityRegistry | None, list[Row]]] =
             ),
         ),
         None,
-        [("draft.params_invalid", "verify", f"{S1}/verify/check/params")],
+        [("draft.params_invalid", "verify", f"{S1}/verify/check/params/x")],
     ),
     (
         "params_invalid.missing_params",
@@ -284,7 +284,13 @@ BROKEN: list[tuple[str, dict[str, Any], CapabilityRegistry | None, list[Row]]] =
     (
         "target_mismatch.param_differs",
         with_steps(
-            create_step(), verify_step(verify={**VERIFY_SPEC, "check": event_check(target="evt-2")})
+            create_step(),
+            verify_step(
+                verify={
+                    **VERIFY_SPEC,
+                    "check": event_check(params={"calendar_id": CALENDAR, "object_id": "evt-2"}),
+                }
+            ),
         ),
         None,
         [("draft.target_mismatch", "verify", f"{S1}/verify/check/target")],
@@ -374,6 +380,108 @@ BROKEN: list[tuple[str, dict[str, Any], CapabilityRegistry | None, list[Row]]] =
         ],
     ),
     (
+        "spec_mismatch.expectation_on_wait",
+        plus(wait_step("w", expectation=expectation())),
+        None,
+        [("draft.spec_mismatch", "w", f"{S2}/expectation")],
+    ),
+    (
+        "spec_mismatch.precondition_on_verify",
+        with_steps(
+            create_step(),
+            verify_step(precondition={"check": event_check(), "satisfied_if_false": False}),
+        ),
+        None,
+        [("draft.spec_mismatch", "verify", f"{S1}/precondition")],
+    ),
+    (
+        "grant_risk_understated.writer",
+        plus(
+            request_step(
+                request={
+                    **request_step()["request"],
+                    "capability": "calendar.event.create",
+                    "target_pattern": "evt-1",
+                }
+            )
+        ),
+        None,
+        [("draft.grant_risk_understated", "access", f"{S2}/request/risk")],
+    ),
+    (
+        "grant_too_long",
+        plus(
+            request_step(
+                request={**request_step()["request"], "duration_seconds": MAX_GRANT_SECONDS + 1}
+            )
+        ),
+        None,
+        [("draft.grant_too_long", "access", f"{S2}/request/duration_seconds")],
+    ),
+    (
+        "grant_unscoped",
+        plus(
+            request_step(
+                request={
+                    **request_step()["request"],
+                    "capability": "calendar.event.create",
+                    "risk": "medium",
+                    "target_pattern": "evt-*",
+                }
+            )
+        ),
+        None,
+        [("draft.grant_unscoped", "access", f"{S2}/request/target_pattern")],
+    ),
+    (
+        "verify_target_differs",
+        with_steps(
+            create_step(),
+            verify_step(
+                verify={
+                    **VERIFY_SPEC,
+                    "check": event_check(
+                        target="other", params={"calendar_id": CALENDAR, "object_id": "other"}
+                    ),
+                }
+            ),
+        ),
+        None,
+        [("draft.verify_target_differs", "verify", f"{S1}/verify/check/target")],
+    ),
+    (
+        "negative_estimate",
+        valid_draft(estimate={"capability_invocations": -5, "money": -1.0}),
+        None,
+        [
+            ("draft.negative_estimate", None, "/estimate/capability_invocations"),
+            ("draft.negative_estimate", None, "/estimate/money"),
+        ],
+    ),
+    (
+        "budget_below_estimate.minimum",
+        # two creates + two verifies need at least 4 invocations, whatever the estimate says
+        with_steps(
+            create_step(),
+            verify_step(),
+            create_step("create2", params=create_params(object_id="e2"), target="e2"),
+            verify_step(
+                "verify2",
+                of="create2",
+                verify={
+                    **VERIFY_SPEC,
+                    "of": "create2",
+                    "check": event_check(
+                        target="e2", params={"calendar_id": CALENDAR, "object_id": "e2"}
+                    ),
+                },
+            ),
+            budget={"max_capability_invocations": 3},
+        ),
+        None,
+        [("draft.budget_below_estimate", None, "/budget/max_capability_invocations")],
+    ),
+    (
         "negative_budget.one",
         valid_draft(budget={"max_money": -0.5}),
         None,
@@ -415,7 +523,7 @@ def test_each_rule_alone(
 
 def test_every_code_has_a_case() -> None:
     assert {e[0] for _, _, _, expected in BROKEN for e in expected} == set(RULES)
-    assert len(RULES) == len(set(RULES)) == 21
+    assert len(RULES) == len(set(RULES)) == 26
 
 
 def test_problem_fields_and_messages() -> None:
@@ -578,6 +686,7 @@ def test_locked_capability_is_still_checked() -> None:
     assert rows(report) == [
         ("draft.capability_locked", "create", "/steps/0/capability"),
         ("draft.target_mismatch", "create", "/steps/0/target"),
+        ("draft.verify_target_differs", "verify", "/steps/1/verify/check/target"),
     ]
 
 

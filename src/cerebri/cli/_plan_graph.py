@@ -20,6 +20,7 @@ from cerebri.errors import CerebriError
 from cerebri.planner import action_plan_for
 from cerebri.plans import (
     CapabilityRegistry,
+    DraftError,
     DraftReport,
     Strategy,
     builtin_registry,
@@ -86,7 +87,8 @@ def validate(
     keys, known dependencies, no cycle, registered unlocked capabilities, params that match
     their schema, read-only checks, verifications of expectations, budgets).
 
-    Exit 0 when valid, 1 when a rule is broken, 2 when the file is not a draft."""
+    Exit 0 when valid, 1 when a rule is broken, 2 when the file is not a draft (then one
+    `error` line per shape problem on stderr)."""
     try:
         registry = _registry(lock)
         data = read_input(file)
@@ -94,6 +96,12 @@ def validate(
             report = parse_model_draft(data, registry).report
         else:
             report = validate_draft(parse_draft(data), registry)
+    except DraftError as error:
+        # every shape problem, one `error <code> at <path>: <message>` line each
+        stop = fail(error)
+        for problem in error.problems[1:]:
+            fail(DraftError(problem.message, code=problem.code, path=problem.path))
+        raise stop from None
     except CerebriError as error:
         raise fail(error) from None
     if as_json:

@@ -29,6 +29,8 @@ from cerebri.plans.capabilities import (
 )
 from cerebri.plans.draft import (
     DEFAULT_MAX_INVOCATIONS,
+    MAX_DRAFT_STEPS,
+    MAX_DURATION_SECONDS,
     Alternative,
     Assumption,
     Budget,
@@ -85,6 +87,8 @@ __all__ = [
     "DEFAULT_MAX_REPLANS",
     "DONE_STEP_STATUSES",
     "GRANT_SECONDS",
+    "MAX_DRAFT_STEPS",
+    "MAX_DURATION_SECONDS",
     "OPEN_PLAN_STATUSES",
     "STRATEGY_ORDER",
     "TERMINAL_STEP_STATUSES",

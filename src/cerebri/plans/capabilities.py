@@ -13,13 +13,14 @@ Declaring a capability grants nothing: permission is checked when a step acts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, ValidationError
 
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
@@ -50,7 +51,8 @@ class CapabilityError(CerebriError, ValueError):
 @dataclass(frozen=True, slots=True)
 class ParamsProblem:
     """One JSON Schema violation of a step's params: ``path`` is a JSON pointer into the
-    params object, ``message`` the validator's text."""
+    params object, ``message`` the validator's text (``unknown member '<name>'`` for a member
+    that ``additionalProperties: false`` refuses, at that member)."""
 
     path: str
     message: str
@@ -143,6 +145,28 @@ def _range_problems(
     return [ParamsProblem(_pointer([end_name]), message)]
 
 
+def _problems_of(error: ValidationError) -> list[ParamsProblem]:
+    """The problems of one validator error: an ``additionalProperties: false`` violation
+    becomes one problem per extra member, at that member."""
+    at = list(error.absolute_path)
+    if (
+        error.validator == "additionalProperties"
+        and error.validator_value is False
+        and isinstance(error.instance, Mapping)
+        and isinstance(error.schema, Mapping)
+    ):
+        known = error.schema.get("properties", {})
+        patterns = error.schema.get("patternProperties", {})
+        extra = [
+            member
+            for member in error.instance
+            if member not in known and not any(re.search(p, str(member)) for p in patterns)
+        ]
+        if extra:
+            return [ParamsProblem(_pointer([*at, m]), f"unknown member '{m}'") for m in extra]
+    return [ParamsProblem(_pointer(at), error.message)]
+
+
 @dataclass(frozen=True, slots=True)
 class CapabilityRegistry:
     """Immutable set of capabilities by name, some of them locked."""
@@ -195,10 +219,13 @@ class CapabilityRegistry:
 
     def params_problems(self, name: str, params: Mapping[str, Any]) -> tuple[ParamsProblem, ...]:
         """Every JSON Schema 2020-12 violation of ``params`` for capability ``name``, ordered
-        by (path, message). ``capability.unknown`` if ``name`` is not registered."""
+        by (path, message). A member refused by ``additionalProperties: false`` is reported
+        at its own pointer as ``unknown member '<name>'``, once per member.
+        ``capability.unknown`` if ``name`` is not registered."""
         self._known(name)
-        errors = self._validators[name].iter_errors(dict(params))
-        found = {ParamsProblem(_pointer(e.absolute_path), e.message) for e in errors}
+        found: set[ParamsProblem] = set()
+        for error in self._validators[name].iter_errors(dict(params)):
+            found.update(_problems_of(error))
         found.update(_range_problems(self.capabilities[name], params, found))
         return tuple(sorted(found, key=lambda p: (p.path, p.message)))
 

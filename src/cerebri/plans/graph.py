@@ -155,6 +155,9 @@ def _named_cycle(graph: Graph, component: list[str]) -> list[str]:
     raise AssertionError(f"component {component} holds no cycle")  # pragma: no cover
 
 
+_CYCLE_SHOWN = 12  # keys named in a cycle's message; longer cycles end in "…"
+
+
 def _cycle_findings(draft: PlanDraft) -> Iterator[Finding]:
     graph = dependency_graph(draft)
     positions = _first_positions(draft)
@@ -165,6 +168,9 @@ def _cycle_findings(draft: PlanDraft) -> Iterator[Finding]:
         first = cycle[0]
         path = pointer(("steps", positions[first], "depends_on"))
         message = f"dependency cycle: {' -> '.join(cycle)}"
+        if len(cycle) > _CYCLE_SHOWN:
+            shown = " -> ".join(cycle[:_CYCLE_SHOWN])
+            message = f"dependency cycle of {len(cycle) - 1} steps: {shown} -> …"
         yield positions[first], DraftProblem("draft.cycle", first, path, message)
 
 

@@ -41,7 +41,7 @@ from pydantic import BaseModel
 from cerebri.plans.capabilities import CapabilityRegistry
 from cerebri.plans.draft import PlanDraft
 from cerebri.plans.parse import DraftSource, decode, parse_draft, pointer
-from cerebri.plans.report import DraftError, DraftProblem, DraftReport
+from cerebri.plans.report import DraftError, DraftReport
 from cerebri.plans.validate import validate_draft
 from cerebri.plans.vocabulary import Origin
 
@@ -60,8 +60,8 @@ _ORIGIN: Final = "origin"
 class ModelDraft:
     """A model's proposal after parsing.
 
-    ``draft`` is ``None`` when the cleaned document is not a draft at all (a shape error,
-    reported as one ``draft.schema`` problem); ``report`` holds the problems and ``ignored``
+    ``draft`` is ``None`` when the cleaned document is not a draft at all (its shape errors,
+    reported as ``draft.schema`` problems); ``report`` holds the problems and ``ignored``
     (equal to ``draft.ignored`` when there is a draft); ``runnable`` is True only when the
     report is valid. An invalid model draft is kept with its report and never runs.
     """
@@ -77,23 +77,23 @@ def parse_model_draft(source: DraftSource, registry: CapabilityRegistry) -> Mode
     Drops and lists in ``ignored`` what the module docstring describes, forces ``origin`` to
     ``model``, parses the rest with :class:`PlanDraft` and runs
     :func:`~cerebri.plans.validate_draft` against ``registry``. A JSON object of the wrong
-    shape is not raised: it yields ``ModelDraft(None, DraftReport((DraftProblem("draft.schema",
-    step key or None, pointer, message),), ignored), runnable=False)``.
+    shape is not raised: it yields ``ModelDraft(None, DraftReport(problems, ignored),
+    runnable=False)`` where ``problems`` are *every* ``draft.schema`` problem of the cleaned
+    document (:attr:`DraftError.problems`: step key or ``None``, pointer, message), so that a
+    model asked to repair its draft sees them all at once. ``ignored`` is set on the parsed
+    draft after :func:`~cerebri.plans.parse_draft` (which refuses it from anyone else).
 
     Raises:
         ParseError: ``json.*`` codes for text that is not strict JSON.
         DraftError: ``draft.schema`` when the document is not a JSON object.
     """
     cleaned, ignored = _clean(decode(source))
-    cleaned[_IGNORED] = list(ignored)
     try:
-        draft = parse_draft(cleaned)
+        parsed = parse_draft(cleaned)
     except DraftError as exc:
-        problem = DraftProblem(
-            "draft.schema", _step_at(cleaned, exc.path), exc.path or "", exc.message
-        )
-        return ModelDraft(None, DraftReport((problem,), ignored), runnable=False)
-    report = dataclasses.replace(validate_draft(draft, registry), ignored=draft.ignored)
+        return ModelDraft(None, DraftReport(exc.problems, ignored), runnable=False)
+    draft = parsed.model_copy(update={_IGNORED: ignored})
+    report = dataclasses.replace(validate_draft(draft, registry), ignored=ignored)
     return ModelDraft(draft, report, runnable=report.valid)
 
 
@@ -176,16 +176,3 @@ def _nested(annotation: Any) -> _Nested | None:
 def _order(at: _Location) -> tuple[tuple[int, int, str], ...]:
     """Sort key of a location: array indices numerically, member names alphabetically."""
     return tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in at)
-
-
-def _step_at(document: Mapping[str, Any], path: str | None) -> str | None:
-    """The key of the step a pointer ``/steps/<i>/...`` falls in, when it has a text key."""
-    parts = (path or "").split("/")
-    steps = document.get("steps")
-    if len(parts) < 3 or parts[1] != "steps" or not parts[2].isdigit():
-        return None
-    if not isinstance(steps, list) or int(parts[2]) >= len(steps):
-        return None
-    step = steps[int(parts[2])]
-    key = step.get("key") if isinstance(step, Mapping) else None
-    return key if isinstance(key, str) else None

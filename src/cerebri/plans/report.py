@@ -22,9 +22,25 @@ __all__ = ["DraftError", "DraftProblem", "DraftReport"]
 
 class DraftError(CerebriError, ValueError):
     """A JSON document that is not a plan draft: code ``draft.schema``, ``path`` points at
-    the first offending member."""
+    the first offending member.
+
+    ``problems`` lists every shape problem found, in the order the schema reports them (a
+    model repair loop needs them all at once); ``code``, ``path`` and ``message`` are the
+    first one's. When not given, ``problems`` is the error itself as one problem.
+    """
 
     code = "draft.schema"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        path: str | None = None,
+        problems: tuple[DraftProblem, ...] = (),
+    ):
+        super().__init__(message, code=code, path=path)
+        self.problems = problems or (DraftProblem(self.code, None, path or "", message),)
 
 
 @dataclass(frozen=True, slots=True)

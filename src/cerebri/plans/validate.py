@@ -25,7 +25,12 @@ code                                 path                     broken rule
                                                               smallest key, the ``step``; the
                                                               path is the first step with it
 ``draft.unknown_kind``               ``<s>/kind``             ``kind`` not in ``StepKind``
-``draft.spec_mismatch``              ``<s>/<member>``         a ``capability`` step lacks
+``draft.spec_mismatch``              ``<s>/<member>``         an ``expectation`` on a step that is
+                                                              not a ``capability`` step, a
+                                                              ``precondition`` on a ``verify``,
+                                                              ``wait`` or ``internal`` step; a
+                                                              ``capability``
+                                                              step lacks
                                                               ``capability`` or has a kind
                                                               spec; another kind lacks its spec
                                                               (``request`` for
@@ -43,6 +48,13 @@ code                                 path                     broken rule
                                                               ``param``: no target, or not
                                                               ``params[target_param]``; not for
                                                               requests
+``draft.grant_risk_understated``     ``<s>/request/risk``     a grant request states a risk below
+                                                              the capability's declared risk
+``draft.grant_too_long``             ``<s>/request/``         a grant longer than
+                                     ``duration_seconds``     :data:`MAX_GRANT_SECONDS`
+``draft.grant_unscoped``             ``<s>/request/``         a grant of a capability that is
+                                     ``target_pattern``       not read-only for every target
+                                                              (a ``*`` in the pattern)
 ``draft.check_not_read_only``        ``<c>/capability``       a check's capability is not
                                                               read-only
 ``draft.check_prompts``              ``<c>/capability``,      a check's capability requires
@@ -51,17 +63,24 @@ code                                 path                     broken rule
                                                               ``require_approval: true``
 ``draft.verify_target_missing``      ``<s>/verify/of``        ``verify.of`` names no step
 ``draft.verify_without_expectation`` ``<s>/verify/of``        that step has no expectation
-``draft.verify_not_dependency``      ``<s>/verify/of``        it is not among ``depends_on``
+``draft.verify_not_dependency``      ``<s>/verify/of``        it is not among the verify step's
+                                                              dependencies (direct or through
+                                                              other steps)
+``draft.verify_target_differs``      ``<s>/verify/check/``    the check observes another target
+                                     ``target``               than the step it verifies acts on
 ``draft.invalid_attempts``           ``<s>/max_attempts``     ``max_attempts`` < 1 or above
                                                               :data:`MAX_STEP_ATTEMPTS`
 ``draft.retry_not_idempotent``       ``<s>/max_attempts``     ``max_attempts`` > 1 on a step whose
                                                               capability is not idempotent (a
                                                               repeat could act twice)
 ``draft.negative_budget``            ``/budget/<field>``      a budget field < 0; one per field
+``draft.negative_estimate``          ``/estimate/<field>``    an estimate field < 0
 ``draft.budget_below_estimate``      ``/budget/<field>``      a limit below the draft's own
-                                                              estimate (invocations always;
-                                                              the others when not 0, which
-                                                              means unlimited)
+                                                              estimate; invocations never
+                                                              below one per capability step,
+                                                              precondition, verify and monitor.
+                                                              0 means unlimited, except for
+                                                              invocations: there the default 20
 ``draft.empty``                      ``/steps``               the draft has no steps
 ==================================== ======================== =====================================
 
@@ -84,13 +103,16 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from cerebri.plans.capabilities import Capability, CapabilityRegistry
-from cerebri.plans.draft import Check, PlanDraft, StepSpec
+from cerebri.plans.draft import DEFAULT_MAX_INVOCATIONS, Check, PlanDraft, StepSpec
 from cerebri.plans.graph import GRAPH_RULES, Finding, finding_order, graph_findings
 from cerebri.plans.parse import pointer
 from cerebri.plans.report import DraftProblem, DraftReport
-from cerebri.plans.vocabulary import InternalAction, StepKind, TargetRule
+from cerebri.plans.vocabulary import InternalAction, Risk, StepKind, TargetRule
 
-__all__ = ["MAX_STEP_ATTEMPTS", "RULES", "validate_draft"]
+__all__ = ["MAX_GRANT_SECONDS", "MAX_STEP_ATTEMPTS", "RULES", "validate_draft"]
+
+MAX_GRANT_SECONDS: Final = 86_400
+"""Longest temporary grant a ``request_capability`` step may ask for, in seconds (ours)."""
 
 MAX_STEP_ATTEMPTS: Final = 100
 """The most invocations one step may make, retries included (ours)."""
@@ -112,14 +134,19 @@ RULES: Final = (
     "draft.capability_locked",
     "draft.params_invalid",
     "draft.target_mismatch",
+    "draft.grant_risk_understated",
+    "draft.grant_too_long",
+    "draft.grant_unscoped",
     "draft.check_not_read_only",
     "draft.check_prompts",
     "draft.verify_target_missing",
     "draft.verify_without_expectation",
     "draft.verify_not_dependency",
+    "draft.verify_target_differs",
     "draft.invalid_attempts",
     "draft.retry_not_idempotent",
     "draft.negative_budget",
+    "draft.negative_estimate",
     "draft.budget_below_estimate",
     "draft.empty",
 )
@@ -134,6 +161,10 @@ _SPEC_OF_KIND: Final = {
     StepKind.INTERNAL: "internal",
 }
 _CAPABILITY_MEMBERS: Final = ("capability", "target", "params")
+_PRECONDITIONED: Final = frozenset(
+    {StepKind.CAPABILITY, StepKind.REQUEST_CAPABILITY, StepKind.MONITOR}
+)
+_RISK_RANK: Final = {Risk.LOW: 0, Risk.MEDIUM: 1, Risk.HIGH: 2}
 _KINDS: Final = frozenset(k.value for k in StepKind)
 _ACTIONS: Final = frozenset(a.value for a in InternalAction)
 
@@ -179,6 +210,10 @@ def _check_kind(at: _Step) -> None:
             at.add("draft.spec_mismatch", (wanted,), f"a {kind.value} step needs {wanted!r}")
         members = (*_CAPABILITY_MEMBERS, *_SPECS)
         stray = [m for m in members if m != wanted and getattr(step, m) is not None]
+    if kind is not StepKind.CAPABILITY and step.expectation is not None:
+        stray.append("expectation")
+    if kind not in _PRECONDITIONED and step.precondition is not None:
+        stray.append("precondition")
     for member in stray:
         message = f"a {kind.value} step may not have {member!r}"
         at.add("draft.spec_mismatch", (member,), message)
@@ -240,6 +275,7 @@ def _check_capability(at: _Step, use: _Use, registry: CapabilityRegistry) -> Non
     if registry.is_locked(use.name):
         at.add("draft.capability_locked", where, f"capability {use.name!r} is locked")
     if use.role == "request":
+        _check_grant(at, capability)
         return
     for problem in registry.params_problems(use.name, use.params or {}):
         path = pointer(("steps", at.position, *use.base, "params")) + problem.path
@@ -250,10 +286,42 @@ def _check_capability(at: _Step, use: _Use, registry: CapabilityRegistry) -> Non
         _check_as_check(at, use, capability)
 
 
+def _check_grant(at: _Step, capability: Capability) -> None:
+    request = at.step.request
+    if request is None:  # pragma: no cover - a request use comes from step.request
+        return
+    if _RISK_RANK[Risk(request.risk)] < _RISK_RANK[capability.risk]:
+        message = f"risk {request.risk} is below {capability.name}'s declared {capability.risk}"
+        at.add("draft.grant_risk_understated", ("request", "risk"), message)
+    if request.duration_seconds > MAX_GRANT_SECONDS:
+        message = f"a grant lasts at most {MAX_GRANT_SECONDS} s, not {request.duration_seconds}"
+        at.add("draft.grant_too_long", ("request", "duration_seconds"), message)
+    if not capability.read_only and "*" in request.target_pattern:
+        message = (
+            f"{capability.name} writes: name its targets instead of {request.target_pattern!r}"
+        )
+        at.add("draft.grant_unscoped", ("request", "target_pattern"), message)
+
+
 def _check_prompting_step(at: _Step) -> None:
     if at.step.kind in (StepKind.VERIFY, StepKind.MONITOR) and at.step.require_approval:
         message = f"a {at.step.kind} step never raises an approval prompt"
         at.add("draft.check_prompts", ("require_approval",), message)
+
+
+def _reaches(start: StepSpec, goal: str, first_by_key: Mapping[str, StepSpec]) -> bool:
+    """Whether ``goal`` is among the (transitive) dependencies of ``start``."""
+    seen: set[str] = set()
+    stack = list(start.depends_on)
+    while stack:
+        key = stack.pop()
+        if key == goal:
+            return True
+        if key in seen or key not in first_by_key:
+            continue
+        seen.add(key)
+        stack.extend(first_by_key[key].depends_on)
+    return False
 
 
 def _check_verify(at: _Step, first_by_key: Mapping[str, StepSpec]) -> None:
@@ -267,9 +335,19 @@ def _check_verify(at: _Step, first_by_key: Mapping[str, StepSpec]) -> None:
     elif target.expectation is None:
         message = f"step {verify.of!r} has no expectation to verify"
         at.add("draft.verify_without_expectation", where, message)
-    elif verify.of not in at.step.depends_on:
-        message = f"step {verify.of!r} is not among depends_on"
+    elif verify.of not in at.step.depends_on and not _reaches(at.step, verify.of, first_by_key):
+        message = f"step {verify.of!r} is not among the dependencies of this step"
         at.add("draft.verify_not_dependency", where, message)
+    elif (
+        target.target is not None
+        and verify.check.target is not None
+        and verify.check.target != target.target
+    ):
+        message = (
+            f"the check observes {verify.check.target!r}, but step {verify.of!r} acts on "
+            f"{target.target!r}"
+        )
+        at.add("draft.verify_target_differs", ("verify", "check", "target"), message)
 
 
 def _check_attempts(at: _Step, registry: CapabilityRegistry) -> None:
@@ -301,12 +379,35 @@ def _step_findings(
     return at.found
 
 
+def minimum_invocations(draft: PlanDraft) -> int:
+    """Capability invocations the draft needs at least: one per capability step, precondition,
+    verify and monitor (retries and polling only add to it)."""
+    return sum(
+        (s.capability is not None)
+        + (s.precondition is not None)
+        + (s.verify is not None)
+        + (s.monitor is not None)
+        for s in draft.steps
+    )
+
+
 def _budget_findings(draft: PlanDraft, end: int) -> Iterator[Finding]:
     budget, estimate = draft.budget.model_dump(), draft.estimate.model_dump()
+    for name, value in estimate.items():
+        if value < 0:
+            message = f"estimate {name} may not be negative ({value})"
+            path = pointer(("estimate", name))
+            yield end, DraftProblem("draft.negative_estimate", None, path, message)
+    estimate["capability_invocations"] = max(
+        estimate["capability_invocations"], minimum_invocations(draft)
+    )
+    # zero means unlimited, except for invocations, where it means the default (section 1)
+    budget["max_capability_invocations"] = (
+        budget["max_capability_invocations"] or DEFAULT_MAX_INVOCATIONS
+    )
     for name, estimated_name in _ESTIMATED.items():
         limit, estimated = budget[name], estimate[estimated_name]
-        unlimited = limit == 0 and name != "max_capability_invocations"
-        if limit >= 0 and not unlimited and limit < estimated:
+        if limit > 0 and limit < estimated:
             message = f"budget {name} {limit} is below the estimate {estimated_name} {estimated}"
             path = pointer(("budget", name))
             yield end, DraftProblem("draft.budget_below_estimate", None, path, message)
@@ -329,8 +430,14 @@ def validate_draft(draft: PlanDraft, registry: CapabilityRegistry) -> DraftRepor
 
     Returns a :class:`DraftReport` whose ``problems`` follow the order of the module table
     (by step position, then rule, then path; plan-level problems last) and whose ``ignored``
-    is ``draft.ignored``. Never raises for a broken rule.
+    is ``draft.ignored``. Never raises for a broken rule; ``TypeError`` when ``draft`` is not
+    a :class:`PlanDraft` (read JSON with :func:`cerebri.plans.parse_draft` first).
     """
+    if not isinstance(draft, PlanDraft):
+        raise TypeError(
+            f"validate_draft takes a PlanDraft, not {type(draft).__name__}; "
+            "read JSON with parse_draft or parse_model_draft first"
+        )
     found = graph_findings(draft)
     first_by_key: dict[str, StepSpec] = {}
     for step in draft.steps:
