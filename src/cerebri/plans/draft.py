@@ -329,8 +329,8 @@ class Alternative(_Model):
 class Budget(_Model):
     """Limits that stop a runaway plan.
 
-    Zero means unlimited, except ``max_capability_invocations`` whose default is
-    :data:`DEFAULT_MAX_INVOCATIONS` so that no plan loops without bound. Negative values are
+    Zero means unlimited, except for ``max_capability_invocations``: absent or 0 it is
+    :data:`DEFAULT_MAX_INVOCATIONS`, so that no plan loops without bound. Negative values are
     reported by validation (``draft.negative_budget``).
     """
 
