@@ -189,8 +189,16 @@ def test_rotate_and_revoke_through_the_cli(setup: dict[str, Path]) -> None:
     later = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
     assert later.exit_code == 0, later.output
     assert report(later)["checks"][1]["verdict"] == "passed"
-    # signed with alice after the rotation (proposed-at >= valid_until): inactive
+    # signing with alice after the rotation is refused at once: the registry beside the key
+    # would refuse the signature
+    late = propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z")
+    assert (late.exit_code, error_code(late)) == (2, "proposal.key_inactive")
+    # without that registry beside the key, the envelope is signed, and verification refuses it
+    # (proposed-at >= valid_until of alice)
+    aside = keys.parent / "registry-aside.json"
+    (keys / "registry.json").rename(aside)
     assert propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z").exit_code == 0
+    aside.rename(keys / "registry.json")
     stale = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
     assert (stale.exit_code, report(stale)["checks"][1]["code"]) == (1, "proposal.key_inactive")
     again = run("keys", "rotate", "alice", "alice-3", "--dir", keys, "--at", "2026-10-04T21:00:00Z")
@@ -203,6 +211,19 @@ def test_rotate_and_revoke_through_the_cli(setup: dict[str, Path]) -> None:
     assert registry["keys"][1]["revoked_at"] == "2026-10-04T22:00:00Z"
     missing = run("keys", "revoke", "nobody", "--dir", keys)
     assert (missing.exit_code, error_code(missing)) == (2, "proposal.key_registry")
+
+
+def test_propose_refuses_a_key_its_registry_would_refuse(setup: dict[str, Path]) -> None:
+    keys = setup["keys"]
+    assert run("keys", "new", "bob", "--dir", keys, "--at", KEY_AT).exit_code == 0
+    wrong = run(
+        "propose", EXAMPLE, "--key", keys / "alice.pem", "--keyid", "bob",
+        "--store", setup["store"], "--at", PROPOSE_AT, "--out", setup["tmp"] / "env.json",
+    )  # fmt: skip
+    assert (wrong.exit_code, error_code(wrong)) == (2, "proposal.private_key")
+    early = propose(setup, EXAMPLE, "--at", "2026-09-30T00:00:00Z")  # before alice's valid_from
+    assert (early.exit_code, error_code(early)) == (2, "proposal.key_inactive")
+    assert not (setup["tmp"] / "env.json").exists()
 
 
 def test_plan_graph_draft(setup: dict[str, Path]) -> None:

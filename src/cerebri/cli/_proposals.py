@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from cerebri._json import pretty
 from cerebri.cli._app import app, fail, printable, read_input
@@ -47,6 +49,7 @@ from cerebri.proposals import (
     ExecutorMode,
     FileReplayLedger,
     ObjectStore,
+    ProposalError,
     Verdict,
     VerificationReport,
     artifact_for,
@@ -233,6 +236,23 @@ def _write_out(out: Path, envelope: bytes) -> None:
         ) from None
 
 
+def _check_against_registry(
+    key_path: Path, keyid: str, signing_key: Ed25519PrivateKey, now: Instant
+) -> None:
+    """When ``registry.json`` sits beside the key file (``cerebri keys`` layout), refuse to
+    sign what it would refuse to verify: an unknown, revoked or not yet (or no longer) valid
+    ``keyid`` at ``now``, or a private key that is not the one registered under ``keyid``."""
+    registry_path = key_path.parent / REGISTRY_FILE
+    if not registry_path.is_file():
+        return
+    registered = load_registry(registry_path).lookup(keyid, signed_at=now, now=now)
+    if registered.raw != signing_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw):
+        raise ProposalError(
+            f"{key_path} is not the private key registered as {keyid!r} in {registry_path}",
+            code="proposal.private_key",
+        )
+
+
 @app.command("propose")
 def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     file: Annotated[
@@ -292,6 +312,7 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 "--at plus --expires-in is out of range", code="input.invalid_option"
             )
         signing_key = load_private_key(key)
+        _check_against_registry(key, keyid, signing_key, now)
         payload, kind, query, idempotency = _artifact(read_input(file), candidate, query_id, wrap)
         artifact = artifact_for(payload)
         envelope = propose(
