@@ -20,6 +20,7 @@ from cerebri.plans import (
     CheckOp,
     DraftError,
     DraftProblem,
+    Origin,
     PlanDraft,
     PlanStatus,
     StepStatus,
@@ -438,3 +439,27 @@ def test_draft_error_carries_every_shape_problem() -> None:
 def test_a_raised_draft_error_is_its_own_single_problem() -> None:
     error = DraftError("no", code="draft.cycle", path="/steps/0/depends_on")
     assert error.problems == (DraftProblem("draft.cycle", None, "/steps/0/depends_on", "no"),)
+
+
+def test_python_callers_may_pass_wire_strings_and_lists() -> None:
+    draft = parse_draft(MINIMAL)
+    assert PlanDraft.model_validate(draft.to_wire()) == draft
+    built = PlanDraft(
+        objective="x",
+        origin="operator",  # type: ignore[arg-type]
+        strategy="s",
+        steps=[{"key": "a", "kind": "wait", "wait": {"seconds": 1}}],  # type: ignore[list-item]
+    )
+    assert built.origin is Origin.OPERATOR and isinstance(built.steps, tuple)
+    # only enums and sequences are lenient: numbers and unknown enum values stay refused
+    with pytest.raises(ValidationError):
+        PlanDraft.model_validate({**draft.to_wire(), "origin": "Operator"})
+    with pytest.raises(ValidationError):
+        PlanDraft.model_validate({**draft.to_wire(), "completion_criteria": [1]})
+
+
+def test_stored_records_round_trip_through_python_json() -> None:
+    plan, step = _stored()
+    plan = plan.model_copy(update={"status": PlanStatus.EXECUTING})
+    assert StoredPlan.model_validate(plan.model_dump(mode="json")) == plan
+    assert StoredStep.model_validate(step.model_dump(mode="json")) == step

@@ -83,6 +83,10 @@ A segment is any other characters (``range[0]`` and ``/range`` are single segmen
 literally as member names)."""
 
 _CONFIG: Final = ConfigDict(frozen=True, extra="forbid", strict=True)
+_LAX: Final = Field(strict=False)
+"""For enum and tuple fields only: Python callers may pass the wire strings and lists
+(``origin="model"``, ``depends_on=["a"]``), so ``PlanDraft.model_validate(d.to_wire())``
+round-trips; numbers, strings and booleans stay strict."""
 _Text = Annotated[str, Field(min_length=1)]
 _Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 _Seconds = Annotated[int, Field(ge=0, le=MAX_DURATION_SECONDS)]
@@ -118,7 +122,7 @@ class Check(_Model):
     target: str | None = None
     params: JSONObject | None = None
     path: Annotated[str, Field(pattern=CHECK_PATH_PATTERN)]
-    op: CheckOp
+    op: Annotated[CheckOp, _LAX]
     value: Any = None
     description: str | None = None
 
@@ -186,10 +190,10 @@ class CapabilityRequestSpec(_Model):
     duration_seconds: _PositiveSeconds
     max_operations: Annotated[int, Field(gt=0)] | None = None
     reason: _Text
-    risk: Risk
+    risk: Annotated[Risk, _LAX]
     mitigation: _Text
     fallback: _Text
-    alternatives: tuple[str, ...] = ()
+    alternatives: Annotated[tuple[str, ...], _LAX] = ()
 
 
 class VerifySpec(_Model):
@@ -268,7 +272,7 @@ class StepSpec(_Model):
     key: Annotated[str, Field(pattern=KEY_PATTERN)]
     title: str = ""
     kind: _Text
-    depends_on: tuple[str, ...] = ()
+    depends_on: Annotated[tuple[str, ...], _LAX] = ()
     capability: str | None = None
     target: str | None = None
     params: JSONObject | None = None
@@ -347,18 +351,18 @@ class PlanDraft(_Model):
     non-empty one)."""
 
     objective: _Text
-    origin: Origin
+    origin: Annotated[Origin, _LAX]
     strategy: _Text
-    steps: Annotated[tuple[StepSpec, ...], Field(max_length=MAX_DRAFT_STEPS)]
-    assumptions: tuple[Assumption, ...] = ()
-    completion_criteria: tuple[str, ...] = ()
-    abort_conditions: tuple[str, ...] = ()
-    alternatives: tuple[Alternative, ...] = ()
-    risk: Risk = Risk.LOW
+    steps: Annotated[tuple[StepSpec, ...], Field(max_length=MAX_DRAFT_STEPS), _LAX]
+    assumptions: Annotated[tuple[Assumption, ...], _LAX] = ()
+    completion_criteria: Annotated[tuple[str, ...], _LAX] = ()
+    abort_conditions: Annotated[tuple[str, ...], _LAX] = ()
+    alternatives: Annotated[tuple[Alternative, ...], _LAX] = ()
+    risk: Annotated[Risk, _LAX] = Risk.LOW
     budget: Budget = Field(default_factory=Budget)
     require_approval: bool = False
     estimate: Estimate = Field(default_factory=Estimate)
-    ignored: tuple[str, ...] = ()
+    ignored: Annotated[tuple[str, ...], _LAX] = ()
 
     def step(self, key: str) -> StepSpec | None:
         """The first step with ``key``, or ``None``."""

@@ -34,7 +34,7 @@ class StoredStep(BaseModel):
     plan_id: _Text
     position: Annotated[int, Field(ge=0)]
     spec: StepSpec
-    status: StepStatus = StepStatus.PENDING
+    status: Annotated[StepStatus, Field(strict=False)] = StepStatus.PENDING
     attempts: Annotated[int, Field(ge=0)] = 0
     max_attempts: Annotated[int, Field(ge=1)] = 1
     lease_until: Instant | None = None
@@ -83,7 +83,7 @@ class StoredPlan(BaseModel):
     supersedes: str | None = None
     superseded_by: str | None = None
     draft: PlanDraft
-    status: PlanStatus = PlanStatus.DRAFT
+    status: Annotated[PlanStatus, Field(strict=False)] = PlanStatus.DRAFT
     actual: Estimate = Field(default_factory=Estimate)
     validation: dict[str, Any] | None = None
     max_replans: Annotated[int, Field(ge=0)] = DEFAULT_MAX_REPLANS

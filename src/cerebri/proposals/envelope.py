@@ -99,7 +99,7 @@ class Subject(BaseModel):
 
     model_config = _CONFIG
 
-    kind: SubjectKind
+    kind: Annotated[SubjectKind, Field(strict=False)]  # "principal" also from Python
     id: _Text
 
 
