@@ -245,6 +245,17 @@ _INSTANT: Final = {
 _ID: Final = {"type": "string", "minLength": 1, "maxLength": 256}
 
 
+_EVENT_WRITE: Final = {
+    # params shared by the calendar writers: where, which event, [start, end), idempotency key
+    "calendar_id": _ID,
+    "integration_id": _ID,
+    "object_id": _ID,
+    "start": _INSTANT,
+    "end": _INSTANT,
+    "idempotency_key": _ID,
+}
+
+
 def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "type": "object",
@@ -286,14 +297,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         description="Create an event over [start, end) in a calendar. Not idempotent: a "
         "repeat may create a second event where the calendar ignores the idempotency key.",
         params_schema=_object(
-            {
-                "calendar_id": _ID,
-                "integration_id": _ID,
-                "object_id": _ID,
-                "start": _INSTANT,
-                "end": _INSTANT,
-                "idempotency_key": _ID,
-            },
+            _EVENT_WRITE,
             {"title": {"type": "string", "maxLength": 1024}},
         ),
         read_only=False,
@@ -310,12 +314,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         "longer expected_revision. Idempotent: the range is absolute.",
         params_schema=_object(
             {
-                "calendar_id": _ID,
-                "integration_id": _ID,
-                "object_id": _ID,
-                "start": _INSTANT,
-                "end": _INSTANT,
-                "idempotency_key": _ID,
+                **_EVENT_WRITE,
                 "expected_revision": {"type": ["integer", "null"], "minimum": 0},
             }
         ),
