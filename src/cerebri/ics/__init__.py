@@ -20,17 +20,31 @@ from cerebri.ics.busy import DEFAULT_MAX_OCCURRENCES, BusyKind, BusyPeriod, busy
 from cerebri.ics.errors import CODES, CalendarError, CalendarErrorCode
 from cerebri.ics.load import parse_calendar
 from cerebri.ics.objects import context_objects, object_id
+from cerebri.ics.warnings import (
+    WARNING_CODES,
+    CalendarWarning,
+    CalendarWarningCode,
+    calendar_incomplete,
+    calendar_warnings,
+    warnings_of,
+)
 
 __all__ = [
     "CODES",
     "DEFAULT_MAX_OCCURRENCES",
+    "WARNING_CODES",
     "BusyKind",
     "BusyPeriod",
     "CalendarError",
     "CalendarErrorCode",
+    "CalendarWarning",
+    "CalendarWarningCode",
     "busy_periods",
+    "calendar_incomplete",
+    "calendar_warnings",
     "context_objects",
     "object_id",
     "parse_calendar",
+    "warnings_of",
     "working_periods",
 ]
