@@ -1,0 +1,309 @@
+"""find-slot never offers a start that overlaps a busy instance (issue #11, "Must show").
+
+Hypothesis writes calendars with single events, daily and weekly series (``COUNT``,
+``UNTIL``, ``EXDATE``), ``RECURRENCE-ID`` overrides that move an instance near or far
+(into or out of the window, or cancel it), cancelled and transparent events, in zones whose
+clocks change inside the window (Europe/Berlin on 2026-10-25). The busy instances are
+expanded here, independently of cerebri (plain ``zoneinfo`` arithmetic on wall-clock times,
+RFC 5545 section 3.3.10), and the expected candidates are every grid start whose meeting
+overlaps none of them. The same calendar is read as text and over CalDAV (Radicale started by
+``conftest.py``), and both answers must equal the expected set exactly: no busy start offered,
+no free start lost.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import caldav
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cerebri.calendars import SlotQuery, find_slot
+from cerebri.ics import parse_calendar
+from cerebri.integrations import fetch_calendars
+from cerebri.temporal import Instant
+from tests.integrations.conftest import RadicaleServer
+
+WINDOW_START = datetime(2026, 10, 24, tzinfo=UTC)
+WINDOW_END = datetime(2026, 10, 27, tzinfo=UTC)
+DURATION = timedelta(minutes=60)
+GRID = timedelta(minutes=15)
+ZONES = ("UTC", "Europe/Berlin", "America/New_York")
+USER = "prop"
+
+
+@dataclass(frozen=True)
+class Single:
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time in ``zone``
+    minutes: int
+    status: str | None  # None, "CANCELLED"
+    transparent: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time of the first instance
+    minutes: int
+    step_days: int  # 1 = DAILY, 7 = WEEKLY
+    count: int | None
+    until_index: int | None  # UNTIL = the start of this instance (inclusive), in UTC
+    exdates: frozenset[int]
+    moved: tuple[tuple[int, datetime | None], ...]  # (instance index, new local start or cancel)
+
+
+Event = Single | Series
+
+
+def _aware(local: datetime, zone: str) -> datetime:
+    return local.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+
+
+def _local_text(local: datetime) -> str:
+    return local.strftime("%Y%m%dT%H%M%S")
+
+
+def _utc_text(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _dt(name: str, local: datetime, zone: str) -> str:
+    if zone == "UTC":
+        return f"{name}:{_utc_text(_aware(local, zone))}"
+    return f"{name};TZID={zone}:{_local_text(local)}"
+
+
+def _instances(series: Series) -> Iterator[tuple[int, datetime]]:
+    """``(index, local start)`` of the rule's instances, up to COUNT/UNTIL or 120 of them."""
+    limit = series.count if series.count is not None else 120
+    for index in range(limit):
+        local = series.start + timedelta(days=index * series.step_days)
+        if series.until_index is not None and index > series.until_index:
+            return
+        yield index, local
+
+
+def _texts(event: Event) -> list[str]:
+    """The VEVENT components of one UID (a master and its overrides)."""
+    if isinstance(event, Single):
+        lines = [
+            f"UID:{event.uid}",
+            "DTSTAMP:20260901T000000Z",
+            _dt("DTSTART", event.start, event.zone),
+            _dt("DTEND", event.start + timedelta(minutes=event.minutes), event.zone),
+        ]
+        if event.status:
+            lines.append(f"STATUS:{event.status}")
+        if event.transparent:
+            lines.append("TRANSP:TRANSPARENT")
+        return ["\n".join(lines)]
+    rule = f"RRULE:FREQ={'DAILY' if event.step_days == 1 else 'WEEKLY'}"
+    if event.count is not None:
+        rule += f";COUNT={event.count}"
+    if event.until_index is not None:
+        last = event.start + timedelta(days=event.until_index * event.step_days)
+        until = _aware(last, event.zone)
+        rule += f";UNTIL={_utc_text(until)}"
+    master = [
+        f"UID:{event.uid}",
+        "DTSTAMP:20260901T000000Z",
+        _dt("DTSTART", event.start, event.zone),
+        _dt("DTEND", event.start + timedelta(minutes=event.minutes), event.zone),
+        rule,
+    ]
+    starts = dict(_instances(event))
+    for index in sorted(event.exdates):
+        if index in starts:  # in the same zone's form as DTSTART (RFC 5545 3.8.5.1)
+            master.append(_dt("EXDATE", starts[index], event.zone))
+    components = ["\n".join(master)]
+    for index, new_start in event.moved:
+        if index not in starts or index in event.exdates:
+            continue
+        lines = [
+            f"UID:{event.uid}",
+            "DTSTAMP:20260901T000000Z",
+            _dt("RECURRENCE-ID", starts[index], event.zone),
+        ]
+        if new_start is None:
+            lines += [
+                _dt("DTSTART", starts[index], event.zone),
+                _dt("DTEND", starts[index] + timedelta(minutes=event.minutes), event.zone),
+                "STATUS:CANCELLED",
+            ]
+        else:
+            lines += [
+                _dt("DTSTART", new_start, event.zone),
+                _dt("DTEND", new_start + timedelta(minutes=event.minutes), event.zone),
+            ]
+        components.append("\n".join(lines))
+    return components
+
+
+def _vcalendar(components: list[str]) -> str:
+    body = "".join(f"BEGIN:VEVENT\n{text}\nEND:VEVENT\n" for text in components)
+    return f"BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//cerebri tests//EN\n{body}END:VCALENDAR\n"
+
+
+def _busy(event: Event) -> list[tuple[datetime, datetime]]:
+    """Busy ``[start, end)`` UTC intervals of one UID, expanded here (not by cerebri)."""
+    if isinstance(event, Single):
+        if event.status == "CANCELLED" or event.transparent:
+            return []
+        start = _aware(event.start, event.zone)
+        end = _aware(event.start + timedelta(minutes=event.minutes), event.zone)
+        return [(start, end)]
+    moved = dict(event.moved)
+    busy: list[tuple[datetime, datetime]] = []
+    for index, local in _instances(event):
+        if index in event.exdates:
+            continue
+        actual = moved.get(index, local)
+        if actual is None:  # the override cancels this instance
+            continue
+        # DTEND-defined events keep the exact duration of the first instance (3.8.5.3);
+        # the master's DTSTART/DTEND lie in one offset here, so that is ``minutes``.
+        start = _aware(actual, event.zone)
+        busy.append((start, start + timedelta(minutes=event.minutes)))
+    return busy
+
+
+def _expected(events: list[Event]) -> list[datetime]:
+    busy = [interval for event in events for interval in _busy(event)]
+    starts: list[datetime] = []
+    start = WINDOW_START
+    while start + DURATION <= WINDOW_END:
+        end = start + DURATION
+        if not any(b_start < end and start < b_end for b_start, b_end in busy if b_start < b_end):
+            starts.append(start)
+        start += GRID
+    return starts
+
+
+# ----------------------------------------------------------------------------- strategies
+
+_LOCAL_HOURS = st.sampled_from([0, 1, 4, 6, 8, 9, 10, 12, 14, 16, 18, 20, 22, 23])
+_MINUTES = st.sampled_from([0, 10, 15, 30, 45])
+_LENGTHS = st.sampled_from([15, 30, 45, 60, 90, 120, 240])
+
+
+def _day(offset: int, hour: int, minute: int) -> datetime:
+    # Local wall times; 02:00-03:00 is never drawn, so no instance falls in a DST gap or fold.
+    midnight = datetime(2026, 10, 24)  # noqa: DTZ001 - a naive local wall time
+    return midnight + timedelta(days=offset, hours=hour, minutes=minute)
+
+
+@st.composite
+def _single(draw: st.DrawFn, uid: str) -> Single:
+    start = _day(draw(st.integers(-1, 3)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    status = draw(st.sampled_from([None, None, None, "CANCELLED"]))
+    return Single(
+        uid, draw(st.sampled_from(ZONES)), start, draw(_LENGTHS), status, draw(st.booleans())
+    )
+
+
+@st.composite
+def _series(draw: st.DrawFn, uid: str) -> Series:
+    step = draw(st.sampled_from([1, 7]))
+    start = _day(-draw(st.integers(0, 60)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    bound = draw(st.sampled_from(["none", "count", "until"]))
+    count = draw(st.integers(1, 70)) if bound == "count" else None
+    until = draw(st.integers(0, 70)) if bound == "until" else None
+    indices = st.integers(0, 70)
+    exdates = frozenset(draw(st.lists(indices, max_size=3)))
+    far = st.builds(_day, st.integers(-90, 30), _LOCAL_HOURS, _MINUTES)
+    near = st.builds(_day, st.integers(-1, 3), _LOCAL_HOURS, _MINUTES)
+    new_start = st.one_of(st.none(), near, far)
+    pairs = st.lists(st.tuples(indices, new_start), max_size=3, unique_by=lambda p: p[0])
+    moved_pairs = draw(pairs)
+    return Series(
+        uid,
+        draw(st.sampled_from(ZONES)),
+        start,
+        draw(_LENGTHS),
+        step,
+        count,
+        until,
+        exdates,
+        tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
+    )
+
+
+@st.composite
+def _calendars(draw: st.DrawFn) -> list[Event]:
+    events: list[Event] = []
+    for number in range(draw(st.integers(1, 5))):
+        uid = f"e{number}@prop"
+        kind = draw(st.sampled_from(["single", "series", "series"]))
+        events.append(draw(_single(uid) if kind == "single" else _series(uid)))
+    return events
+
+
+def _query() -> SlotQuery:
+    return SlotQuery(
+        window_start=Instant.from_datetime(WINDOW_START),
+        window_end=Instant.from_datetime(WINDOW_END),
+        duration_seconds=int(DURATION.total_seconds()),
+        granularity_seconds=int(GRID.total_seconds()),
+        zone="Europe/Berlin",
+    )
+
+
+def _offered(calendars: list[tuple[str, object]]) -> list[datetime]:
+    _, result = find_slot(calendars, _query())  # type: ignore[arg-type]
+    return sorted(candidate.start.to_datetime() for candidate in result.candidates)
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=_calendars())
+def test_read_as_a_file_offers_exactly_the_free_starts(events: list[Event]) -> None:
+    text = _vcalendar([part for event in events for part in _texts(event)])
+    calendar = parse_calendar(text, source="generated.ics")
+    assert _offered([("generated", calendar)]) == _expected(events)
+
+
+_collections = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def principal(radicale: RadicaleServer) -> Iterator[caldav.Principal]:
+    with caldav.DAVClient(radicale.url, username=USER, password="x", timeout=10) as client:
+        yield client.principal()
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(events=_calendars())
+def test_read_over_caldav_offers_exactly_the_free_starts(
+    principal: caldav.Principal, events: list[Event]
+) -> None:
+    name = f"prop-{next(_collections)}"
+    collection = principal.make_calendar(name=name, cal_id=name)
+    for event in events:  # one calendar object resource per UID (RFC 4791 section 4.1)
+        collection.save_event(_vcalendar(_texts(event)))
+    fetched = fetch_calendars(
+        str(collection.url),
+        Instant.from_datetime(WINDOW_START),
+        Instant.from_datetime(WINDOW_END),
+        username=USER,
+        password="x",
+    )
+    offered = _offered([(name, calendar) for calendar in fetched])
+    assert offered == _expected(events)
+    # The same text read as one file gives the same answer.
+    text = _vcalendar([part for event in events for part in _texts(event)])
+    assert _offered([(name, parse_calendar(text))]) == offered
