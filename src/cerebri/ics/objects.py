@@ -58,7 +58,8 @@ def context_objects(
     ``CalendarArgumentError`` (a ``TypeError``) when ``periods`` is not an iterable of
     ``BusyPeriod``.
     """
-    require(periods, Iterable, "context_objects", "periods")
+    if isinstance(periods, (str, bytes, dict)) or not isinstance(periods, Iterable):
+        require(periods, BusyPeriod, "context_objects", "periods")  # raises
     require(calendar_id, str, "context_objects", "calendar_id")
     require(integration_id, str, "context_objects", "integration_id")
     require(zone, str, "context_objects", "zone")
