@@ -36,7 +36,8 @@ def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:
 
 def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
     """JSON form: window, zone, busy (with uid/recurrence_id/summary/source), free, unknown,
-    unavailable."""
+    unavailable, ``warnings`` (sorted :meth:`~cerebri.ics.CalendarWarning.to_wire` objects)
+    and ``complete`` (``false`` when events were left out: the view may miss busy time)."""
     zone = ZoneInfo(zone_name)
 
     def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
@@ -59,6 +60,8 @@ def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
         "free": spans(view.free),
         "unknown": spans(view.unknown),
         "unavailable": spans(view.unavailable),
+        "warnings": [dict(warning.to_wire()) for warning in view.warnings],
+        "complete": view.complete,
     }
 
 

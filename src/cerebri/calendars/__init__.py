@@ -5,10 +5,13 @@
     view = freebusy(calendars, start, end, floating_zone="Europe/Berlin")
     request, result = find_slot(named_calendars, SlotQuery(start, end, 1800, zone="Europe/Berlin"))
 
+``find_slot`` answers unpack as ``(request, result)`` and also carry ``warnings`` and
+``complete`` (:class:`SlotAnswer`); ``FreeBusyView`` has the same two fields.
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
 """
 
+from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
@@ -21,6 +24,7 @@ __all__ = [
     "FreeBusyView",
     "ImportedCalendars",
     "NamedBusy",
+    "SlotAnswer",
     "SlotQuery",
     "build_request",
     "find_slot",

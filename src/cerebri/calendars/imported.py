@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from icalendar import Component
 
 from cerebri._json import JSONValue
+from cerebri.calendars.answer import SlotAnswer, answer_for, rests_on_incomplete
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
@@ -34,8 +35,14 @@ from cerebri.calendars.query import (
     event_objects,
     expansion_window,
 )
-from cerebri.cpir import PlanningResult
-from cerebri.ics import DEFAULT_MAX_OCCURRENCES, BusyPeriod, busy_periods, context_objects
+from cerebri.ics import (
+    DEFAULT_MAX_OCCURRENCES,
+    BusyPeriod,
+    CalendarWarning,
+    busy_periods,
+    context_objects,
+    warnings_of,
+)
 from cerebri.ics.expand import overlaps
 from cerebri.planner import PlannerLimits, collector_paused, plan
 from cerebri.temporal import Instant, Interval, merge
@@ -141,6 +148,18 @@ class ImportedCalendars:
         return self._floating_zone
 
     @property
+    def warnings(self) -> tuple[CalendarWarning, ...]:
+        """Every warning noticed while reading the calendars, sorted
+        (:func:`cerebri.ics.warnings_of`)."""
+        return warnings_of(self._calendars)
+
+    @property
+    def complete(self) -> bool:
+        """``False`` when an event of some calendar was left out while reading it
+        (``skip_invalid_events``); answers then claim no optimality (``BestFound``)."""
+        return not rests_on_incomplete(self._calendars)
+
+    @property
     def expansions(self) -> int:
         """How many windows have been expanded so far (each covers every calendar)."""
         return self._expansions
@@ -185,9 +204,10 @@ class ImportedCalendars:
 
     def find_slot(
         self, query: SlotQuery, *, limits: PlannerLimits = FIND_SLOT_LIMITS
-    ) -> tuple[dict[str, JSONValue], PlanningResult]:
+    ) -> SlotAnswer:
         """Plan ``query`` over the calendars; returns the CPIR request built and its result,
-        identical to :func:`~cerebri.calendars.find_slot` with the same floating zone.
+        identical to :func:`~cerebri.calendars.find_slot` with the same floating zone
+        (a :class:`~cerebri.calendars.SlotAnswer`: also the warnings and completeness).
 
         The request is a new dictionary on every call (changing it changes no cache). The
         cyclic garbage collector is paused while the request is built and planned, as
@@ -210,7 +230,7 @@ class ImportedCalendars:
         with collector_paused():  # building the request creates no cycles either
             events = event_objects(named, query.zone, render=self._render)
             request = build_request(events, unknown, query, unavailable=closed)
-            return request, plan(request, limits=limits)
+            return answer_for(request, plan(request, limits=limits), self._calendars)
 
     # --- internals -----------------------------------------------------------------------
 

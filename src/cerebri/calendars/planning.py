@@ -6,11 +6,10 @@ from collections.abc import Sequence
 
 from icalendar import Component
 
-from cerebri._json import JSONValue
+from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
-from cerebri.cpir import PlanningResult
 from cerebri.ics import busy_periods
 from cerebri.planner import PlannerLimits, plan
 from cerebri.temporal import Interval
@@ -39,11 +38,14 @@ def find_slot(
     *,
     floating_zone: str | None = None,
     limits: PlannerLimits = FIND_SLOT_LIMITS,
-) -> tuple[dict[str, JSONValue], PlanningResult]:
+) -> SlotAnswer:
     """Plan ``query`` over named calendars; returns the CPIR request built and its result.
 
     ``calendars`` pairs a calendar id (``[A-Za-z0-9._-]``, 1-128 characters) with a parsed
     calendar. Floating times are read in ``floating_zone`` (default: ``query.zone``).
+    The answer unpacks as ``(request, result)`` and carries the calendars' ``warnings``
+    and whether they are ``complete`` (:class:`~cerebri.calendars.SlotAnswer`); over an
+    incomplete calendar the assessment is ``BestFound``.
 
     Raises:
         CalendarError: a malformed calendar.
@@ -59,4 +61,4 @@ def find_slot(
     unknown = unobserved_ranges(parsed, window)
     closed = unavailable_ranges(parsed, wide_start, wide_end, floating_zone=zone_name)
     request = build_request(event_objects(named, query.zone), unknown, query, unavailable=closed)
-    return request, plan(request, limits=limits)
+    return answer_for(request, plan(request, limits=limits), parsed)

@@ -58,10 +58,14 @@ def load_sources(
     caldav_username: str | None = None,
     caldav_password: str | None = None,
     step: Callable[[str], None] | None = None,
+    skip_invalid_events: bool = False,
 ) -> list[tuple[str, Component]]:
     """Parsed calendars paired with unique calendar ids, in the order given.
 
     ``step`` is called with a label before each source is read (for a progress display).
+    ``skip_invalid_events`` is passed to :func:`cerebri.ics.parse_calendar` for .ics files
+    (CalDAV objects are read by :func:`cerebri.integrations.fetch_calendars`, which does not
+    take it yet).
 
     Raises:
         CalendarError: a malformed .ics file.
@@ -73,7 +77,9 @@ def load_sources(
     for path in ics_paths:
         if step is not None:
             step(str(path))
-        calendar = parse_calendar(_read(path), source=str(path))
+        calendar = parse_calendar(
+            _read(path), source=str(path), skip_invalid_events=skip_invalid_events
+        )
         loaded.append((calendar_id_for(path.stem, taken), calendar))
     if caldav_urls:
         from cerebri.integrations import fetch_calendars  # noqa: PLC0415 - optional network edge

@@ -9,7 +9,7 @@ from icalendar import Component
 
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.ics import BusyPeriod, busy_periods
+from cerebri.ics import BusyPeriod, CalendarWarning, busy_periods, calendar_incomplete, warnings_of
 from cerebri.temporal import Instant, Interval, complement, merge
 
 __all__ = ["FreeBusyView", "freebusy"]
@@ -19,13 +19,21 @@ __all__ = ["FreeBusyView", "freebusy"]
 class FreeBusyView:
     """Busy periods, free, unavailable and unobserved time of a window (UTC nanosecond
     intervals for the last three). Together they cover the window; free time overlaps none
-    of the others."""
+    of the others.
+
+    ``warnings`` lists what reading the calendars noticed (sorted
+    :class:`~cerebri.ics.CalendarWarning`); ``complete`` is ``False`` when events were left
+    out (``skip_invalid_events``): the view then may show as free time an event that could
+    not be read.
+    """
 
     window: Interval
     busy: tuple[BusyPeriod, ...]
     free: tuple[Interval, ...]
     unknown: tuple[Interval, ...]
     unavailable: tuple[Interval, ...] = ()
+    warnings: tuple[CalendarWarning, ...] = ()
+    complete: bool = True
 
 
 def freebusy(
@@ -61,4 +69,12 @@ def freebusy(
         and (piece := Interval(p.start.ns, p.end.ns).intersection(window)) is not None
     ]
     free = complement(window, merge([*taken, *unknown, *closed]))
-    return FreeBusyView(window, busy, free, unknown, closed)
+    return FreeBusyView(
+        window,
+        busy,
+        free,
+        unknown,
+        closed,
+        warnings=warnings_of(calendars),
+        complete=not any(calendar_incomplete(calendar) for calendar in calendars),
+    )

@@ -24,10 +24,10 @@ from cerebri.calendars.options import (
     parse_working_hours,
 )
 from cerebri.calendars.sources import load_sources
-from cerebri.cli._app import app, fail, table_console
+from cerebri.cli._app import app, fail, printable, table_console
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
-from cerebri.ics import object_id
+from cerebri.ics import CalendarWarning, object_id
 from cerebri.render import render_result
 from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.temporal import Instant
@@ -59,6 +59,14 @@ BetweenOption = Annotated[
 UserOption = Annotated[
     str | None, typer.Option("--caldav-user", envvar="CEREBRI_CALDAV_USER", help="CalDAV user.")
 ]
+SkipOption = Annotated[
+    bool,
+    typer.Option(
+        "--skip-invalid-events",
+        help="Leave out events that cannot be read (listed as warnings; the answer is then "
+        "marked incomplete) instead of refusing the whole calendar.",
+    ),
+]
 PasswordOption = Annotated[
     str | None,
     typer.Option(
@@ -75,6 +83,8 @@ def _sources(
     window: tuple[Instant, Instant],
     user: str | None,
     password: str | None,
+    *,
+    skip_invalid_events: bool = False,
 ) -> list[tuple[str, Component]]:
     ics_paths, urls = ics or [], caldav or []
     if not ics_paths and not urls:
@@ -91,9 +101,38 @@ def _sources(
                 progress.update(task, advance=1, description=f"reading {escape(label)}")
 
             return load_sources(
-                ics_paths, urls, window, caldav_username=user, caldav_password=password, step=step
+                ics_paths,
+                urls,
+                window,
+                caldav_username=user,
+                caldav_password=password,
+                step=step,
+                skip_invalid_events=skip_invalid_events,
             )
-    return load_sources(ics_paths, urls, window, caldav_username=user, caldav_password=password)
+    return load_sources(
+        ics_paths,
+        urls,
+        window,
+        caldav_username=user,
+        caldav_password=password,
+        skip_invalid_events=skip_invalid_events,
+    )
+
+
+def _print_warnings(warnings: tuple[CalendarWarning, ...], *, complete: bool) -> None:
+    """A short ``warnings:`` section on stderr (plain text, input made printable)."""
+    if warnings:
+        sys.stderr.write(f"warnings ({len(warnings)}):\n")
+    for warning in warnings:
+        where = f"{warning.source or '<calendar>'}:{warning.line}" if warning.line else ""
+        parts = [part for part in (where, f"UID {warning.uid}" if warning.uid else "") if part]
+        place = f" ({', '.join(parts)})" if parts else ""
+        sys.stderr.write(printable(f"  {warning.code}{place}: {warning.message}") + "\n")
+    if not complete:
+        sys.stderr.write(
+            "incomplete: events were left out (--skip-invalid-events); "
+            "the answer claims no optimality and may miss busy time\n"
+        )
 
 
 def _value(reader: Callable[..., T], *args: str) -> T:
@@ -140,6 +179,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = False,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    skip: SkipOption = False,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
@@ -160,18 +200,22 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
         calendars = ImportedCalendars(
-            _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz
+            _sources(ics, caldav, window, caldav_user, caldav_password, skip_invalid_events=skip),
+            floating_zone=tz,
         )
-        request, result = calendars.find_slot(query)
+        answer = calendars.find_slot(query)
+        request, result = answer
         busy = calendars.busy(window[0], window[1])
     except CerebriError as error:
         raise fail(error) from None
     if emit_request:
         sys.stdout.write(pretty(request))
+        _print_warnings(answer.warnings, complete=answer.complete)
         return
     if as_json:
-        sys.stdout.write(pretty(result.to_wire()))
+        sys.stdout.write(pretty({**result.to_wire(), "warnings": answer.warnings_wire()}))
         return
+    _print_warnings(answer.warnings, complete=answer.complete)
     parsed = parse_request(request)
     labels = {o.id: o.id for o in parsed.context.objects}
     for _, periods in busy:
@@ -197,16 +241,20 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    skip: SkipOption = False,
 ) -> None:
     """Print busy (with UID and RECURRENCE-ID), free and unknown time, in UTC and in --tz."""
     try:
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
-        calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
+        calendars = _sources(
+            ics, caldav, window, caldav_user, caldav_password, skip_invalid_events=skip
+        )
         view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
     except CerebriError as error:
         raise fail(error) from None
     if as_json:
         sys.stdout.write(pretty(freebusy_wire(view, tz)))
     else:
+        _print_warnings(view.warnings, complete=view.complete)
         render_freebusy(view, tz, table_console())

@@ -11,13 +11,24 @@ a planner needs on top and corrects the libraries where they depart from RFC 554
                               zone="Europe/Berlin")
 
 Malformed input raises :class:`CalendarError` (codes ``ics.syntax``, ``ics.invalid_rrule``,
-``ics.unknown_timezone``, ``ics.invalid_range``, ``ics.expansion_limit``) naming the UID and
-line where known. Expansion is bounded by a count (``max_occurrences``), never by time.
+``ics.unknown_timezone``, ``ics.invalid_range``, ``ics.expansion_limit``, and
+``ics.unsupported`` for valid features cerebri does not implement) naming the UID and line
+where known; an argument of the wrong type raises :class:`CalendarArgumentError`
+(``ics.invalid_argument``, also a ``TypeError``). What was read leniently is listed by
+:func:`calendar_warnings`; ``parse_calendar(..., skip_invalid_events=True)`` leaves out
+unreadable events and marks the calendar incomplete (:func:`calendar_incomplete`).
+Expansion is bounded by a count (``max_occurrences``), never by time.
 """
 
 from cerebri.ics.availability import working_periods
 from cerebri.ics.busy import DEFAULT_MAX_OCCURRENCES, BusyKind, BusyPeriod, busy_periods
-from cerebri.ics.errors import CODES, CalendarError, CalendarErrorCode
+from cerebri.ics.errors import (
+    CODES,
+    SKIP_HINT,
+    CalendarArgumentError,
+    CalendarError,
+    CalendarErrorCode,
+)
 from cerebri.ics.load import parse_calendar
 from cerebri.ics.objects import context_objects, object_id
 from cerebri.ics.warnings import (
@@ -32,9 +43,11 @@ from cerebri.ics.warnings import (
 __all__ = [
     "CODES",
     "DEFAULT_MAX_OCCURRENCES",
+    "SKIP_HINT",
     "WARNING_CODES",
     "BusyKind",
     "BusyPeriod",
+    "CalendarArgumentError",
     "CalendarError",
     "CalendarErrorCode",
     "CalendarWarning",

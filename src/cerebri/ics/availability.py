@@ -97,13 +97,13 @@ def working_periods(
         CalendarError: a malformed component or the counted limit.
         ValueError: an empty or reversed window, a negative limit, an unknown floating zone.
     """
-    check_query(window_start, window_end, max_occurrences)
+    check_query(window_start, window_end, max_occurrences, "working_periods")
     floating = floating_tz(floating_zone)
     budget = Budget(max_occurrences)
     window = Interval(window_start.ns, window_end.ns)
     covered: dict[int, list[Interval]] = {}
     available: dict[int, list[Interval]] = {}
-    for calendar in calendars_of(calendars):
+    for calendar in calendars_of(calendars, "working_periods"):
         source = calendar_source(calendar)
         check_for_query(calendar, floating_zone, floating)
         blocks = sorted(calendar.walk("VAVAILABILITY"), key=component_uid)

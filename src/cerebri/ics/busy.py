@@ -25,6 +25,7 @@ from typing import Literal
 
 from icalendar import Component
 
+from cerebri.ics.errors import CalendarArgumentError, require
 from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
@@ -85,21 +86,29 @@ class BusyPeriod:
         )
 
 
-def calendars_of(calendars: Iterable[Component] | Component) -> tuple[Component, ...]:
-    """One calendar or an iterable of them, as a tuple."""
+def calendars_of(
+    calendars: Iterable[Component] | Component, function: str = "busy_periods"
+) -> tuple[Component, ...]:
+    """One calendar or an iterable of them, as a tuple (``CalendarArgumentError``, a
+    ``TypeError``, for anything else)."""
     if isinstance(calendars, Component):
         return (calendars,)
+    expected = "an icalendar Component or an iterable of them"
+    if not isinstance(calendars, Iterable) or isinstance(calendars, (str, bytes, dict)):
+        raise CalendarArgumentError(function, "calendars", expected, calendars)
     found = tuple(calendars)
     for item in found:
         if not isinstance(item, Component):
-            raise TypeError(f"expected icalendar components, got {type(item).__name__}")
+            raise CalendarArgumentError(function, "calendars", expected, item)
     return found
 
 
-def check_query(window_start: Instant, window_end: Instant, max_occurrences: int) -> None:
-    """``ValueError``/``TypeError`` for a malformed query (these are caller errors)."""
-    if not isinstance(window_start, Instant) or not isinstance(window_end, Instant):
-        raise TypeError("the window bounds must be Instants")
+def check_query(
+    window_start: Instant, window_end: Instant, max_occurrences: int, function: str = "busy_periods"
+) -> None:
+    """``ValueError``/``CalendarArgumentError`` (a ``TypeError``) for a malformed query."""
+    require(window_start, Instant, function, "window_start")
+    require(window_end, Instant, function, "window_end")
     if not window_start < window_end:
         raise ValueError("the window must satisfy window_start < window_end")
     if type(max_occurrences) is not int or max_occurrences < 0:
@@ -129,6 +138,7 @@ def busy_periods(
             is not an exact IANA name.
     """
     check_query(window_start, window_end, max_occurrences)
+    require(floating_zone, str, "busy_periods", "floating_zone")
     floating = floating_tz(floating_zone)
     budget = Budget(max_occurrences)
     found: list[BusyPeriod] = []

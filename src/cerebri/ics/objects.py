@@ -23,6 +23,7 @@ from typing import Final
 
 from cerebri.cpir.objects import PlanningObject
 from cerebri.ics.busy import BusyPeriod
+from cerebri.ics.errors import require
 from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["ID_PREFIX", "context_objects", "object_id"]
@@ -33,7 +34,11 @@ _HEX_DIGITS: Final = 32
 
 
 def object_id(period: BusyPeriod) -> str:
-    """The deterministic CPIR id of a busy period (see the module doc)."""
+    """The deterministic CPIR id of a busy period (see the module doc).
+
+    Raises ``CalendarArgumentError`` (a ``TypeError``) when ``period`` is no ``BusyPeriod``.
+    """
+    require(period, BusyPeriod, "object_id", "period")
     key = "\x00".join((period.uid, period.recurrence_id or "", period.start.format()))
     return ID_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:_HEX_DIGITS]
 
@@ -49,13 +54,21 @@ def context_objects(
     """CPIR ``EVENT`` objects for the busy periods, in the order of the periods.
 
     ``zone`` (an exact IANA name) is written as every object's ``timezone``.
-    Raises ``ValueError`` for an invalid ``calendar_id``, ``integration_id`` or ``zone``.
+    Raises ``ValueError`` for an invalid ``calendar_id``, ``integration_id`` or ``zone``,
+    ``CalendarArgumentError`` (a ``TypeError``) when ``periods`` is not an iterable of
+    ``BusyPeriod``.
     """
+    if isinstance(periods, (str, bytes, dict)) or not isinstance(periods, Iterable):
+        require(periods, BusyPeriod, "context_objects", "periods")  # raises
+    require(calendar_id, str, "context_objects", "calendar_id")
+    require(integration_id, str, "context_objects", "integration_id")
+    require(zone, str, "context_objects", "zone")
     _check_identifier("calendar_id", calendar_id)
     _check_identifier("integration_id", integration_id)
     check_zone_name(zone)
     chosen: dict[str, BusyPeriod] = {}
     for period in periods:
+        require(period, BusyPeriod, "context_objects", "periods")
         if not period.start < period.end:
             continue
         key = object_id(period)

@@ -21,7 +21,15 @@ from typing import Any, Final
 from dateutil.rrule import rrulestr  # type: ignore[import-untyped]  # dateutil ships no types
 from icalendar.prop import vRecur
 
-__all__ = ["FREQUENCIES", "check_rule", "count_instances", "is_empty_rule", "rule_text"]
+__all__ = [
+    "FREQUENCIES",
+    "UNSUPPORTED_PARTS",
+    "check_rule",
+    "count_instances",
+    "is_empty_rule",
+    "rule_text",
+    "unsupported_part",
+]
 
 FREQUENCIES: Final = frozenset(
     {"SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"}
@@ -39,6 +47,24 @@ _BY_RANGES: Final = {
 }
 """Allowed values per rule part (RFC 5545 section 3.3.10): ``(low, high, positive_only)``;
 the signed parts also accept ``-high..-low``."""
+
+
+UNSUPPORTED_PARTS: Final = {
+    "RSCALE": "RSCALE (RFC 7529 non-Gregorian recurrence)",
+    "SKIP": "SKIP (RFC 7529 handling of invalid dates)",
+}
+"""Valid rule parts cerebri does not implement (``ics.unsupported``, not
+``ics.invalid_rrule``): the recurrence engine would reject or misread them."""
+
+
+def unsupported_part(rule: object) -> str | None:
+    """What ``rule`` uses that is valid but not implemented (:data:`UNSUPPORTED_PARTS`)."""
+    if not isinstance(rule, vRecur):
+        return None
+    for part, text in UNSUPPORTED_PARTS.items():
+        if part in rule:
+            return text
+    return None
 
 
 def is_empty_rule(rule: object) -> bool:

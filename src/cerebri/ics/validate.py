@@ -15,9 +15,14 @@ components) are not read and not checked:
   -> ``ics.invalid_range`` (``recurring-ical-events`` silently swaps such ends);
 * an ``RRULE`` that cannot be evaluated -> ``ics.invalid_rrule``.
 
+* ``RSCALE`` or ``SKIP`` in an ``RRULE`` (RFC 7529) and a ``CALSCALE`` other than
+  ``GREGORIAN`` -> ``ics.unsupported`` (valid, but not implemented).
+
 Tolerated on purpose (documented skips): ``RRULE:`` with an empty value is no rule; when
-both ``DTEND`` and ``DURATION`` are present ``DTEND`` wins; an all-day ``DTEND`` equal to
-its ``DTSTART`` is read as one day (RFC 5545 section 3.6.1's default for all-day events).
+both ``DTEND`` and ``DURATION`` are present ``DTEND`` wins (parsed calendars carry an
+``ics.lenient`` warning for it, :mod:`cerebri.ics.lenient`); an all-day ``DTEND``
+equal to its ``DTSTART`` is read as one day (RFC 5545 section 3.6.1's default for all-day
+events).
 
 Checked once: :func:`cerebri.ics.parse_calendar` runs every check that does not depend on
 the floating zone and marks the calendar (:func:`mark_checked`); the queries then only
@@ -36,7 +41,7 @@ from typing import Any, Final
 from icalendar import Component
 
 from cerebri.ics.errors import CalendarError, CalendarErrorCode
-from cerebri.ics.rules import check_rule, is_empty_rule
+from cerebri.ics.rules import check_rule, is_empty_rule, unsupported_part
 from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
 from cerebri.ics.times import Duration, parse_duration, to_instant
 from cerebri.ics.zones import check_zones, property_values
@@ -183,6 +188,11 @@ def _check_rules(check: _Checker) -> None:
     for rule in rules:
         if is_empty_rule(rule):
             continue
+        extension = unsupported_part(rule)
+        if extension is not None:
+            raise check.fail(
+                "ics.unsupported", "RRULE", f"RRULE uses {extension}, which cerebri does not read"
+            )
         problem = check_rule(rule, start)
         if problem is not None:
             raise check.fail("ics.invalid_rrule", "RRULE", f"RRULE cannot be used: {problem}")
@@ -280,8 +290,8 @@ def check_calendar(
     scale = calendar.get("CALSCALE")
     if scale is not None and str(scale).upper() != "GREGORIAN":
         raise CalendarError(
-            "ics.syntax",
-            f"CALSCALE {scale} is not supported (only GREGORIAN)",
+            "ics.unsupported",
+            f"CALSCALE {scale} is valid but not supported (only GREGORIAN)",
             line=property_line(calendar, "CALSCALE"),
             source=source,
         )

@@ -22,6 +22,8 @@ from typing import Final, Literal
 
 from icalendar import Component
 
+from cerebri.ics.errors import require
+
 __all__ = [
     "WARNING_CODES",
     "CalendarWarning",
@@ -109,7 +111,10 @@ def add_warning(calendar: Component, warning: CalendarWarning, *, incomplete: bo
     """Attach ``warning`` to ``calendar`` (a plain attribute; copies do not keep it).
 
     ``incomplete=True`` also marks the calendar as missing some of its events.
+    Raises ``CalendarArgumentError`` (a ``TypeError``) for arguments of the wrong type.
     """
+    require(calendar, Component, "add_warning", "calendar")
+    require(warning, CalendarWarning, "add_warning", "warning")
     found: set[CalendarWarning] = getattr(calendar, _WARNINGS, None) or set()
     found.add(warning)
     setattr(calendar, _WARNINGS, found)
@@ -118,19 +123,34 @@ def add_warning(calendar: Component, warning: CalendarWarning, *, incomplete: bo
 
 
 def calendar_warnings(calendar: Component) -> tuple[CalendarWarning, ...]:
-    """The warnings attached to ``calendar``, sorted by :meth:`CalendarWarning.sort_key`."""
+    """The warnings attached to ``calendar``, sorted by :meth:`CalendarWarning.sort_key`.
+
+    Raises ``CalendarArgumentError`` (a ``TypeError``) when ``calendar`` is no component.
+    """
+    require(calendar, Component, "calendar_warnings", "calendar")
     found: set[CalendarWarning] = getattr(calendar, _WARNINGS, None) or set()
     return tuple(sorted(found, key=CalendarWarning.sort_key))
 
 
 def warnings_of(calendars: Iterable[Component]) -> tuple[CalendarWarning, ...]:
-    """The warnings of several calendars, merged, without repeats, sorted."""
+    """The warnings of several calendars, merged, without repeats, sorted.
+
+    Raises ``CalendarArgumentError`` (a ``TypeError``) unless ``calendars`` is an iterable
+    of components.
+    """
+    if not isinstance(calendars, Iterable) or isinstance(calendars, (str, bytes, dict)):
+        require(calendars, Component, "warnings_of", "calendars")  # raises
     merged: set[CalendarWarning] = set()
     for calendar in calendars:
+        require(calendar, Component, "warnings_of", "calendars")
         merged.update(calendar_warnings(calendar))
     return tuple(sorted(merged, key=CalendarWarning.sort_key))
 
 
 def calendar_incomplete(calendar: Component) -> bool:
-    """Whether events of ``calendar`` were left out while reading it."""
+    """Whether events of ``calendar`` were left out while reading it.
+
+    Raises ``CalendarArgumentError`` (a ``TypeError``) when ``calendar`` is no component.
+    """
+    require(calendar, Component, "calendar_incomplete", "calendar")
     return getattr(calendar, _INCOMPLETE, False) is True

@@ -1,0 +1,83 @@
+"""What a slot answer says about the calendars it rests on: :class:`SlotAnswer`.
+
+A calendar read with ``skip_invalid_events=True`` may miss events
+(:func:`cerebri.ics.calendar_incomplete`); a slot found over it may collide with an event
+that was left out. Such an answer keeps its candidates but claims neither optimality nor an
+exhausted search: its assessment is ``BestFound``, which makes no optimality claim
+(planner.md section 8; docs/decisions/0014-lenient-reading.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from icalendar import Component
+
+from cerebri._json import JSONValue
+from cerebri.cpir import Assessment, PlanningResult
+from cerebri.ics import CalendarWarning, calendar_incomplete, warnings_of
+
+__all__ = ["SlotAnswer", "answer_for", "rests_on_incomplete"]
+
+
+class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
+    """``(request, result)`` of a slot search, plus what the calendars' reading noticed.
+
+    Unpacks as the pair it always was (``request, result = find_slot(...)``) and compares
+    as that pair; the extra attributes are:
+
+    Attributes:
+        warnings: every :class:`~cerebri.ics.CalendarWarning` of the calendars, sorted.
+        complete: ``False`` when an event of some calendar was left out (then the result's
+            assessment is ``BestFound``).
+    """
+
+    warnings: tuple[CalendarWarning, ...]
+    complete: bool
+
+    def __new__(
+        cls,
+        request: dict[str, JSONValue],
+        result: PlanningResult,
+        *,
+        warnings: tuple[CalendarWarning, ...] = (),
+        complete: bool = True,
+    ) -> SlotAnswer:
+        answer = super().__new__(cls, (request, result))
+        answer.warnings = warnings
+        answer.complete = complete
+        return answer
+
+    @property
+    def request(self) -> dict[str, JSONValue]:
+        """The CPIR request that was planned."""
+        return self[0]
+
+    @property
+    def result(self) -> PlanningResult:
+        """The planner's result (assessment downgraded when not :attr:`complete`)."""
+        return self[1]
+
+    def warnings_wire(self) -> list[JSONValue]:
+        """The warnings as JSON objects (:meth:`CalendarWarning.to_wire`), sorted."""
+        return [dict(warning.to_wire()) for warning in self.warnings]
+
+
+def rests_on_incomplete(calendars: Sequence[Component]) -> bool:
+    """Whether any of ``calendars`` had events left out while it was read."""
+    return any(calendar_incomplete(calendar) for calendar in calendars)
+
+
+def answer_for(
+    request: dict[str, JSONValue], result: PlanningResult, calendars: Sequence[Component]
+) -> SlotAnswer:
+    """The :class:`SlotAnswer` for ``result`` planned over ``calendars``.
+
+    When a calendar is incomplete, ``ProvenOptimal`` and ``Complete`` become ``BestFound``
+    (outcome, candidates and everything else unchanged).
+    """
+    complete = not rests_on_incomplete(calendars)
+    if not complete and result.assessment is not Assessment.BEST_FOUND:
+        result = dataclasses.replace(result, assessment=Assessment.BEST_FOUND)
+    return SlotAnswer(request, result, warnings=warnings_of(calendars), complete=complete)
