@@ -69,12 +69,23 @@ PasswordOption = Annotated[
 ]
 
 
+NoCacheOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Read CalDAV calendars in full and leave the local cache untouched.",
+    ),
+]
+
+
 def _sources(
     ics: list[Path] | None,
     caldav: list[str] | None,
     window: tuple[Instant, Instant],
     user: str | None,
     password: str | None,
+    *,
+    use_cache: bool = True,
 ) -> list[tuple[str, Component]]:
     ics_paths, urls = ics or [], caldav or []
     if not ics_paths and not urls:
@@ -91,9 +102,22 @@ def _sources(
                 progress.update(task, advance=1, description=f"reading {escape(label)}")
 
             return load_sources(
-                ics_paths, urls, window, caldav_username=user, caldav_password=password, step=step
+                ics_paths,
+                urls,
+                window,
+                caldav_username=user,
+                caldav_password=password,
+                step=step,
+                caldav_cache=use_cache,
             )
-    return load_sources(ics_paths, urls, window, caldav_username=user, caldav_password=password)
+    return load_sources(
+        ics_paths,
+        urls,
+        window,
+        caldav_username=user,
+        caldav_password=password,
+        caldav_cache=use_cache,
+    )
 
 
 def _value(reader: Callable[..., T], *args: str) -> T:
@@ -140,6 +164,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = False,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
@@ -160,7 +185,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
         calendars = ImportedCalendars(
-            _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz
+            _sources(ics, caldav, window, caldav_user, caldav_password, use_cache=not no_cache),
+            floating_zone=tz,
         )
         request, result = calendars.find_slot(query)
         busy = calendars.busy(window[0], window[1])
@@ -197,12 +223,15 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Print busy (with UID and RECURRENCE-ID), free and unknown time, in UTC and in --tz."""
     try:
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
-        calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
+        calendars = _sources(
+            ics, caldav, window, caldav_user, caldav_password, use_cache=not no_cache
+        )
         view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
     except CerebriError as error:
         raise fail(error) from None
