@@ -226,7 +226,9 @@ def dav_server(request: pytest.FixtureRequest) -> DavServer:
         server: DavServer = request.getfixturevalue("xandikos")
         return server
     plain: RadicaleServer = request.getfixturevalue("radicale")
-    return DavServer("radicale", plain.url, f"{plain.url}{_XANDIKOS_USER}/", "alice", "unused")
+    # Its own user, so these calendars stay out of the other tests' principal "alice".
+    user = "carol"
+    return DavServer("radicale", plain.url, f"{plain.url}{user}/", user, "unused")
 
 
 @pytest.fixture(autouse=True)
