@@ -146,3 +146,12 @@ def test_concurrent_readers_see_whole_refreshes(tmp_path: Path) -> None:
         # Every state read is one whole refresh: one object with token t1 or t0, or three
         # with token t3; never a mix.
         assert (len(keys), token) in {(1, "t1"), (1, "t0"), (3, "t3")}
+
+
+def test_cache_argument_must_be_a_cache_or_a_bool() -> None:
+    from cerebri.integrations import fetch_calendars
+    from cerebri.temporal import Instant
+
+    start, end = Instant.parse("2025-03-24T00:00:00Z"), Instant.parse("2025-03-25T00:00:00Z")
+    with pytest.raises(TypeError):
+        fetch_calendars("http://127.0.0.1:9/", start, end, cache="yes")  # type: ignore[arg-type]

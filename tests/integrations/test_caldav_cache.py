@@ -313,3 +313,12 @@ def test_unusable_cache_folder_still_reads_everything(fresh: Fresh, tmp_path: Pa
     assert (_only(result).cache, _only(result).stored) == ("unavailable", False)
     assert _same(_only(result).fetched, [fresh.object_url(name) for name in "abc"])
     assert _spans(result) == BUSY_ABC
+
+
+def test_multiget_in_batches_fetches_every_object(
+    fresh: Fresh, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("cerebri.integrations._sync.MULTIGET_BATCH", 2)  # 3 objects: 2 + 1
+    result = fresh.read(cache=False)
+    assert _same(_only(result).fetched, [fresh.object_url(name) for name in "abc"])
+    assert _spans(result) == BUSY_ABC
