@@ -6,14 +6,15 @@ Hypothesis writes calendars with single events, daily and weekly series (``COUNT
 clocks change inside the window (Europe/Berlin on 2026-10-25). The busy instances are
 expanded here, independently of cerebri (plain ``zoneinfo`` arithmetic on wall-clock times,
 RFC 5545 section 3.3.10), and the expected candidates are every grid start whose meeting
-overlaps none of them. The same calendar is read as text and over CalDAV (Radicale started by
-``conftest.py``), and both answers must equal the expected set exactly: no busy start offered,
-no free start lost.
+overlaps none of them. The same calendar is read as text and over CalDAV from Radicale and
+from Xandikos (servers started by ``conftest.py``), and every answer must equal the expected
+set exactly: no busy start offered, no free start lost.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,21 +22,20 @@ from zoneinfo import ZoneInfo
 
 import caldav
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cerebri.calendars import SlotQuery, find_slot
 from cerebri.ics import parse_calendar
 from cerebri.integrations import fetch_calendars
 from cerebri.temporal import Instant
-from tests.integrations.conftest import RadicaleServer
+from tests.integrations.conftest import DavServer
 
 WINDOW_START = datetime(2026, 10, 24, tzinfo=UTC)
 WINDOW_END = datetime(2026, 10, 27, tzinfo=UTC)
 DURATION = timedelta(minutes=60)
 GRID = timedelta(minutes=15)
 ZONES = ("UTC", "Europe/Berlin", "America/New_York")
-USER = "prop"
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class Series:
     until_index: int | None  # UNTIL = the start of this instance (inclusive), in UTC
     exdates: frozenset[int]
     moved: tuple[tuple[int, datetime | None], ...]  # (instance index, new local start or cancel)
+    # RANGE=THISANDFUTURE at this index, shifting it and every later instance by this much
+    # wall-clock time; then EXDATE and single overrides are drawn only before that index.
+    future: tuple[int, timedelta] | None = None
 
 
 Event = Single | Series
@@ -145,6 +148,17 @@ def _texts(event: Event) -> list[str]:
                 _dt("DTEND", new_start + timedelta(minutes=event.minutes), event.zone),
             ]
         components.append("\n".join(lines))
+    if event.future is not None and event.future[0] in starts:
+        index, shift = event.future
+        original = starts[index]
+        lines = [
+            f"UID:{event.uid}",
+            "DTSTAMP:20260901T000000Z",
+            _dt("RECURRENCE-ID;RANGE=THISANDFUTURE", original, event.zone),
+            _dt("DTSTART", original + shift, event.zone),
+            _dt("DTEND", original + shift + timedelta(minutes=event.minutes), event.zone),
+        ]
+        components.append("\n".join(lines))
     return components
 
 
@@ -167,6 +181,8 @@ def _busy(event: Event) -> list[tuple[datetime, datetime]]:
         if index in event.exdates:
             continue
         actual = moved.get(index, local)
+        if event.future is not None and index >= event.future[0]:
+            actual = local + event.future[1]
         if actual is None:  # the override cancels this instance
             continue
         # DTEND-defined events keep the exact duration of the first instance (3.8.5.3);
@@ -196,7 +212,8 @@ _LENGTHS = st.sampled_from([15, 30, 45, 60, 90, 120, 240])
 
 
 def _day(offset: int, hour: int, minute: int) -> datetime:
-    # Local wall times; 02:00-03:00 is never drawn, so no instance falls in a DST gap or fold.
+    # Local wall times. October has no DST gap; a time in the 2026-10-25 fold is its first
+    # occurrence (fold=0), as RFC 5545 section 3.3.5 reads an ambiguous local time.
     midnight = datetime(2026, 10, 24)  # noqa: DTZ001 - a naive local wall time
     return midnight + timedelta(days=offset, hours=hour, minutes=minute)
 
@@ -224,6 +241,13 @@ def _series(draw: st.DrawFn, uid: str) -> Series:
     new_start = st.one_of(st.none(), near, far)
     pairs = st.lists(st.tuples(indices, new_start), max_size=3, unique_by=lambda p: p[0])
     moved_pairs = draw(pairs)
+    future: tuple[int, timedelta] | None = None
+    if draw(st.booleans()):
+        days = draw(st.sampled_from([-5, -3, -1, 0, 1, 3, 5]))
+        hours = draw(st.sampled_from([-3, 0, 2]))
+        future = (draw(indices), timedelta(days=days, hours=hours))
+        exdates = frozenset(index for index in exdates if index < future[0])
+        moved_pairs = [pair for pair in moved_pairs if pair[0] < future[0]]
     return Series(
         uid,
         draw(st.sampled_from(ZONES)),
@@ -234,6 +258,7 @@ def _series(draw: st.DrawFn, uid: str) -> Series:
         until,
         exdates,
         tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
+        future,
     )
 
 
@@ -245,6 +270,39 @@ def _calendars(draw: st.DrawFn) -> list[Event]:
         kind = draw(st.sampled_from(["single", "series", "series"]))
         events.append(draw(_single(uid) if kind == "single" else _series(uid)))
     return events
+
+
+# Cases the issue reports, as explicit examples: a series that ended before the window whose
+# THISANDFUTURE override (itself before the window) shifts its last instances five days into
+# it, and one with an
+# instance moved into the window from months back.
+SHIFTED_INTO_WINDOW = [
+    Series(
+        "shifted@prop",
+        "Europe/Berlin",
+        _day(-12, 10, 0),
+        60,
+        1,
+        10,
+        None,
+        frozenset(),
+        (),
+        (2, timedelta(days=5)),
+    )
+]
+MOVED_FROM_FAR = [
+    Series(
+        "old@prop",
+        "UTC",
+        _day(-200, 9, 0),
+        30,
+        7,
+        4,
+        None,
+        frozenset(),
+        ((2, _day(1, 11, 0)),),
+    )
+]
 
 
 def _query() -> SlotQuery:
@@ -267,6 +325,8 @@ def _offered(calendars: list[tuple[str, object]]) -> list[datetime]:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events=_calendars())
+@example(events=SHIFTED_INTO_WINDOW)
+@example(events=MOVED_FROM_FAR)
 def test_read_as_a_file_offers_exactly_the_free_starts(events: list[Event]) -> None:
     text = _vcalendar([part for event in events for part in _texts(event)])
     calendar = parse_calendar(text, source="generated.ics")
@@ -276,10 +336,12 @@ def test_read_as_a_file_offers_exactly_the_free_starts(events: list[Event]) -> N
 _collections = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def principal(radicale: RadicaleServer) -> Iterator[caldav.Principal]:
-    with caldav.DAVClient(radicale.url, username=USER, password="x", timeout=10) as client:
-        yield client.principal()
+@pytest.fixture
+def principal(dav_server: DavServer) -> Iterator[tuple[DavServer, caldav.Principal]]:
+    with caldav.DAVClient(
+        dav_server.url, username=dav_server.username, password=dav_server.password, timeout=10
+    ) as client:
+        yield dav_server, client.principal()
 
 
 @settings(
@@ -288,19 +350,23 @@ def principal(radicale: RadicaleServer) -> Iterator[caldav.Principal]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(events=_calendars())
+@example(events=SHIFTED_INTO_WINDOW)
+@example(events=MOVED_FROM_FAR)
 def test_read_over_caldav_offers_exactly_the_free_starts(
-    principal: caldav.Principal, events: list[Event]
+    principal: tuple[DavServer, caldav.Principal], events: list[Event]
 ) -> None:
-    name = f"prop-{next(_collections)}"
-    collection = principal.make_calendar(name=name, cal_id=name)
+    server, home = principal
+    name = f"prop-{next(_collections)}-{os.getpid()}"
+    collection = home.make_calendar(name=name, cal_id=name)
     for event in events:  # one calendar object resource per UID (RFC 4791 section 4.1)
         collection.save_event(_vcalendar(_texts(event)))
     fetched = fetch_calendars(
         str(collection.url),
         Instant.from_datetime(WINDOW_START),
         Instant.from_datetime(WINDOW_END),
-        username=USER,
-        password="x",
+        username=server.username,
+        password=server.password,
+        cache=False,
     )
     offered = _offered([(name, calendar) for calendar in fetched])
     assert offered == _expected(events)

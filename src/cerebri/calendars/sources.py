@@ -59,18 +59,24 @@ def load_sources(
     caldav_password: str | None = None,
     step: Callable[[str], None] | None = None,
     skip_invalid_events: bool = False,
+    caldav_cache: bool = True,
 ) -> list[tuple[str, Component]]:
     """Parsed calendars paired with unique calendar ids, in the order given.
 
     ``step`` is called with a label before each source is read (for a progress display).
     ``skip_invalid_events`` is passed to :func:`cerebri.ics.parse_calendar` for .ics files
-    (CalDAV objects are read by :func:`cerebri.integrations.fetch_calendars`, which does not
-    take it yet).
+    and to :func:`cerebri.integrations.fetch_calendars` for CalDAV objects.
+    ``caldav_cache`` is handed to :func:`cerebri.integrations.fetch_calendars` as ``cache``:
+    ``True`` keeps CalDAV collections in the user's cache (``$CEREBRI_CACHE_DIR``) and
+    downloads only what changed, ``False`` (``--no-cache``) downloads everything and
+    writes nothing.
 
     Raises:
-        CalendarError: a malformed .ics file.
+        CalendarError: a malformed .ics file, or a CalDAV object that is not valid
+            iCalendar (its own ``ics.*`` code; ``source`` is the object's URL).
         CalDAVError: a CalDAV server could not be read.
-        CerebriError: ``input.unreadable`` / ``input.too_large`` for files.
+        CerebriError: ``input.unreadable`` / ``input.too_large`` for files;
+            ``input.invalid_option`` for a malformed ``--caldav`` URL.
     """
     taken: set[str] = set()
     loaded: list[tuple[str, Component]] = []
@@ -91,8 +97,16 @@ def load_sources(
             name = calendar_id_for(url.rstrip("/").rsplit("/", 1)[-1] or "caldav", taken)
             try:
                 fetched = fetch_calendars(
-                    url, window[0], window[1], username=caldav_username, password=caldav_password
+                    url,
+                    window[0],
+                    window[1],
+                    username=caldav_username,
+                    password=caldav_password,
+                    cache=caldav_cache,
+                    skip_invalid_events=skip_invalid_events,
                 )
+            except CerebriError:
+                raise  # CalendarError is a ValueError too, but keeps its own ics.* code
             except (ValueError, TypeError) as exc:  # a malformed URL or option, not I/O
                 raise CerebriError(
                     f"--caldav {url!r}: {exc}", code="input.invalid_option"

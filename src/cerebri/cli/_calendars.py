@@ -77,6 +77,15 @@ PasswordOption = Annotated[
 ]
 
 
+NoCacheOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Read CalDAV calendars in full and leave the local cache untouched.",
+    ),
+]
+
+
 def _sources(
     ics: list[Path] | None,
     caldav: list[str] | None,
@@ -85,6 +94,7 @@ def _sources(
     password: str | None,
     *,
     skip_invalid_events: bool = False,
+    use_cache: bool = True,
 ) -> list[tuple[str, Component]]:
     ics_paths, urls = ics or [], caldav or []
     if not ics_paths and not urls:
@@ -108,6 +118,7 @@ def _sources(
                 caldav_password=password,
                 step=step,
                 skip_invalid_events=skip_invalid_events,
+                caldav_cache=use_cache,
             )
     return load_sources(
         ics_paths,
@@ -116,6 +127,7 @@ def _sources(
         caldav_username=user,
         caldav_password=password,
         skip_invalid_events=skip_invalid_events,
+        caldav_cache=use_cache,
     )
 
 
@@ -180,6 +192,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
     skip: SkipOption = False,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
@@ -200,7 +213,15 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
         calendars = ImportedCalendars(
-            _sources(ics, caldav, window, caldav_user, caldav_password, skip_invalid_events=skip),
+            _sources(
+                ics,
+                caldav,
+                window,
+                caldav_user,
+                caldav_password,
+                skip_invalid_events=skip,
+                use_cache=not no_cache,
+            ),
             floating_zone=tz,
         )
         answer = calendars.find_slot(query)
@@ -242,13 +263,20 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
     skip: SkipOption = False,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Print busy (with UID and RECURRENCE-ID), free and unknown time, in UTC and in --tz."""
     try:
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
         calendars = _sources(
-            ics, caldav, window, caldav_user, caldav_password, skip_invalid_events=skip
+            ics,
+            caldav,
+            window,
+            caldav_user,
+            caldav_password,
+            skip_invalid_events=skip,
+            use_cache=not no_cache,
         )
         view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
     except CerebriError as error:

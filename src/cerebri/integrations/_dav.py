@@ -1,11 +1,10 @@
 """Asking the server through the ``caldav`` client: connect, probe a URL, find the
-calendars to read and the calendar objects that touch a time range.
+calendars to read. What is read from each calendar is in :mod:`cerebri.integrations._sync`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
@@ -112,22 +111,3 @@ def _calendars_at(client: DAVClient, target: _Target) -> list[DAVCalendar]:
     if not found:
         target.fail("caldav.not_found", f"no calendar at or below {target.shown}")
     return found
-
-
-def _objects(
-    collection: DAVCalendar, target: _Target, start: datetime, end: datetime
-) -> list[tuple[str, str, str]]:
-    """``(calendar URL, object URL, iCalendar text)`` of the events that touch the range."""
-    found: object = collection.search(
-        event=True, start=start, end=end, expand=False, post_filter=False, split_expanded=False
-    )
-    if not isinstance(found, list):
-        target.fail("caldav.protocol", "the caldav client answered asynchronously")
-    calendar_url = _shown(collection.url)
-    rows: list[tuple[str, str, str]] = []
-    for item in found:
-        text = item.data
-        if not isinstance(text, str):
-            target.fail("caldav.protocol", f"{_shown(item.url)}: the server sent no calendar data")
-        rows.append((calendar_url, _shown(item.url), text))
-    return rows

@@ -1,32 +1,32 @@
 """Read events and free/busy from a CalDAV server (RFC 4791) with the ``caldav`` library.
 
-:func:`fetch_calendars` asks the server for the calendar objects with a ``VEVENT`` that
-touches a window and returns them as they are stored: each object (one ``UID``: a series
-master with its ``RRULE``/``EXDATE``, its ``RECURRENCE-ID`` overrides and the ``VTIMEZONE``
-definitions they need) becomes one :class:`icalendar.Calendar`, read with
-:func:`cerebri.ics.parse_calendar`. Nothing is expanded by the server or by the ``caldav``
-library, so :func:`cerebri.ics.busy_periods` expands the result exactly as it expands an
-``.ics`` file::
+:func:`fetch_calendars` returns every calendar object with a ``VEVENT`` in the calendar
+collections at a URL, as the server stores them: each object (one ``UID``: a series master
+with its ``RRULE``/``RDATE``/``EXDATE``, its ``RECURRENCE-ID`` overrides and the
+``VTIMEZONE`` definitions they need) becomes one :class:`icalendar.Calendar`, read with
+:func:`cerebri.ics.parse_calendar`. Nothing is expanded or filtered by the server or by the
+``caldav`` library, so :func:`cerebri.ics.busy_periods` expands the result exactly as it
+expands an ``.ics`` file and keeps what overlaps the window::
 
     calendars = fetch_calendars("https://dav.example.com/alice/work/", start, end,
                                 username="alice", password=secret)
     busy = busy_periods(calendars, start, end, floating_zone="Europe/Berlin")
 
-How the window is asked for:
+Why the whole collection and no ``CALDAV:time-range`` query: servers get recurrence wrong in
+their time-range filtering (RFC 4791 section 9.9). Xandikos 0.4 and Radicale 3 miss
+``RECURRENCE-ID;RANGE=THISANDFUTURE`` overrides that move later instances by days, Xandikos
+misses ``RDATE``-only events and, once it switches to its index after a few queries, an
+override moved into the window from a series that ended long ago. A range query cannot be
+made safe by widening it, so none is sent (decision record 0015).
 
-* The server selects objects with a ``CALDAV:time-range`` filter on ``VEVENT``. RFC 4791
-  section 9.9 makes that filter match a recurring component when *any* of its instances
-  overlaps the range, so a series whose master starts long before the window is returned
-  (the master is what carries the rule); the tests check this against Radicale.
-* The range sent is the window widened by two days on each side. RFC 4791 section 9.9 lets
-  the server read all-day dates and floating times in a zone of its choosing (usually UTC),
-  while ``busy_periods`` reads them in its ``floating_zone``; UTC offsets span -12:00 to
-  +14:00, so the two readings differ by at most 26 hours. Objects found only thanks to the
-  margin are cut away by ``busy_periods``, which reports what overlaps the real window.
-* The ``caldav`` library's own client-side filtering and expansion are switched off
-  (``expand=False``, ``post_filter=False``): they would judge the range a second time on
-  the client and rebuild each object's list of components from that judgement. Every
-  object reaches ``busy_periods`` as the server stored it.
+Reading a whole collection every time would be slow, so each collection is kept in a local
+:class:`~cerebri.integrations.cache.CalendarCache` and refreshed with what changed: the WebDAV
+``sync-collection`` REPORT (RFC 6578) with the stored sync token where the server offers it,
+else a comparison of ``ETag`` values from a depth-1 ``PROPFIND``; only changed or new objects
+are downloaded, with ``calendar-multiget`` (see :mod:`cerebri.integrations._sync`). The
+first read downloads the calendar once. ``cache=False`` reads everything and writes nothing.
+:func:`fetch_calendars_with_report` also says what was downloaded
+(:class:`~cerebri.integrations.report.CollectionFetch`).
 
 Results are in a fixed order: by calendar URL, then by object URL. Each calendar's source
 name (:class:`cerebri.ics.BusyPeriod` ``source``) is the object's URL without credentials.
@@ -34,13 +34,13 @@ name (:class:`cerebri.ics.BusyPeriod` ``source``) is the object's URL without cr
 :func:`fetch_freebusy` sends a ``free-busy-query`` REPORT (RFC 4791 section 7.10) to one
 calendar collection and returns the server's ``VFREEBUSY`` calendar; ``busy_periods`` reads
 its ``FREEBUSY`` periods. There the *server* expands recurrences and applies ``TRANSP`` and
-``STATUS``, with its own reading of floating times.
+``STATUS``, with its own reading of floating times (and the server bugs above).
 
 Failures raise :class:`CalDAVError` with one of :data:`CODES`; the message names the URL
-(never the password). A calendar object the server returns that is not valid iCalendar
-raises :class:`cerebri.ics.CalendarError` naming the object's URL. Malformed arguments (an
-empty window, a URL that is not ``http``/``https``, a timeout that is not positive) raise
-``ValueError``/``TypeError``.
+(never the password). A calendar object that is not valid iCalendar raises
+:class:`cerebri.ics.CalendarError` with its ``ics.*`` code, ``uid``, ``line`` and ``source``
+(the object's URL without credentials). Malformed arguments (an empty window, a URL that is
+not ``http``/``https``, a timeout that is not positive) raise ``ValueError``/``TypeError``.
 
 ``timeout_seconds`` is handed to the HTTP client as its network timeout (connect and each
 read). It is the only wall-clock value here, used at the I/O edge alone. Nothing is retried
@@ -48,36 +48,38 @@ read). It is the only wall-clock value here, used at the I/O edge alone. Nothing
 request after a ``401`` challenge, is the only repeated request).
 
 The error type is in :mod:`cerebri.integrations.errors`; URL and credential handling in
-:mod:`cerebri.integrations._target`; the requests in :mod:`cerebri.integrations._dav`.
+:mod:`cerebri.integrations._target`; discovery in :mod:`cerebri.integrations._dav`.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Final
+from urllib.parse import unquote, urlsplit
 
 from caldav.collection import Calendar as DAVCalendar
 from icalendar import Calendar
 
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
-from cerebri.integrations._dav import _collections, _connect, _objects, _probe
-from cerebri.integrations._target import _target, _translated
+from cerebri.ics.warnings import calendar_incomplete
+from cerebri.integrations._dav import _collections, _connect, _probe
+from cerebri.integrations._sync import refresh
+from cerebri.integrations._target import _shown, _Target, _target, _translated
+from cerebri.integrations.cache import CachedCalendar, CalendarCache
 from cerebri.integrations.errors import CODES, CalDAVError, CalDAVErrorCode
-from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND
+from cerebri.integrations.report import CollectionFetch, FetchResult
+from cerebri.temporal.calendar import NS_PER_SECOND
 from cerebri.temporal.instant import Instant
 
 __all__ = [
     "CODES",
-    "QUERY_MARGIN_NS",
     "CalDAVError",
     "CalDAVErrorCode",
     "fetch_calendars",
+    "fetch_calendars_with_report",
     "fetch_freebusy",
 ]
-
-QUERY_MARGIN_NS: Final = 2 * NS_PER_DAY
-"""How far :func:`fetch_calendars` widens the window on each side in its server query."""
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _QUERY_FLOOR: Final = datetime(1, 1, 1, tzinfo=UTC)
@@ -98,6 +100,98 @@ def _query_datetime(ns: int, *, ceiling: bool) -> datetime:
     return min(max(value, _QUERY_FLOOR), _QUERY_CEILING)
 
 
+def _user(url: str, username: str | None) -> str | None:
+    """The user name the server sees: explicit, else the one in the URL."""
+    if username is not None:
+        return username
+    found = urlsplit(url).username
+    return unquote(found) if found else None
+
+
+def _read_collection(
+    collection: DAVCalendar,
+    target: _Target,
+    cache: CalendarCache | None,
+    user: str | None,
+    use_sync: bool,
+) -> tuple[list[tuple[str, str]], CollectionFetch]:
+    """``(object URL, iCalendar text)`` of every member, and what reading it did."""
+    calendar_url = _shown(collection.url)
+    base = CachedCalendar(state="off") if cache is None else cache.load(calendar_url, user)
+    done = refresh(collection, target, base, use_sync=use_sync)
+    stored = False
+    if cache is not None and base.state != "unavailable":
+        stored = cache.save(
+            calendar_url,
+            user,
+            base,
+            changed=done.changed,
+            removed=done.removed,
+            sync_token=done.sync_token,
+        )
+    report = CollectionFetch(
+        calendar_url=calendar_url,
+        method=done.method,
+        full=done.full,
+        fetched=tuple(done.fetched),
+        removed=tuple(done.removed_urls),
+        cache=base.state,
+        stored=stored,
+    )
+    return [(item.url, item.data) for item in done.objects.values()], report
+
+
+def _chosen_cache(cache: CalendarCache | bool) -> CalendarCache | None:
+    if isinstance(cache, CalendarCache):
+        return cache
+    return CalendarCache.user() if cache else None
+
+
+def _has_event(calendar: Calendar) -> bool:
+    return bool(calendar.walk("VEVENT"))
+
+
+def fetch_calendars_with_report(
+    url: str,
+    window_start: Instant,
+    window_end: Instant,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+    calendar: str | None = None,
+    timeout_seconds: float = 30.0,
+    cache: CalendarCache | bool = True,
+    sync_collection: bool = True,
+    skip_invalid_events: bool = False,
+) -> FetchResult:
+    """:func:`fetch_calendars`, with a :class:`~cerebri.integrations.report.CollectionFetch`
+    per collection saying how it was read and which objects were downloaded.
+
+    Takes the arguments of :func:`fetch_calendars`; raises what it raises.
+    """
+    check_query(window_start, window_end, 0)
+    target = _target(url, password, timeout_seconds)
+    if not isinstance(cache, CalendarCache | bool):
+        raise TypeError("cache must be a CalendarCache, True or False")
+    store = _chosen_cache(cache)
+    user = _user(url, username)
+    rows: list[tuple[str, str]] = []
+    reports: list[CollectionFetch] = []
+    with _translated(target), _connect(target, username, password, timeout_seconds) as client:
+        for collection in _collections(client, target, calendar):
+            found, report = _read_collection(collection, target, store, user, sync_collection)
+            rows.extend(found)
+            reports.append(report)
+    rows.sort()
+    parsed = (
+        parse_calendar(text, source=source, skip_invalid_events=skip_invalid_events)
+        for source, text in rows
+    )
+    # An object whose only event was skipped still carries its warning and incompleteness.
+    calendars = tuple(item for item in parsed if _has_event(item) or calendar_incomplete(item))
+    return FetchResult(calendars, tuple(reports))
+
+
 def fetch_calendars(
     url: str,
     window_start: Instant,
@@ -107,40 +201,59 @@ def fetch_calendars(
     password: str | None = None,
     calendar: str | None = None,
     timeout_seconds: float = 30.0,
+    cache: CalendarCache | bool = True,
+    sync_collection: bool = True,
+    skip_invalid_events: bool = False,
 ) -> tuple[Calendar, ...]:
-    """The stored calendar objects with a ``VEVENT`` touching ``[window_start, window_end)``.
+    """Every stored calendar object with a ``VEVENT`` in the calendars at ``url``.
+
+    The window is not sent to the server (see the module documentation): every event
+    object of each collection is returned, and :func:`cerebri.ics.busy_periods` expands
+    them and keeps what overlaps ``[window_start, window_end)``.
 
     Args:
         url: a calendar collection URL (that calendar is read), or any other URL of the
             server, e.g. its root or a principal (the principal's calendars are read). It
             may carry ``user:password@``; explicit ``username``/``password`` win.
-        window_start, window_end: the window (``window_start < window_end``).
+        window_start, window_end: the window (``window_start < window_end``), checked only.
         username, password: HTTP credentials (the library negotiates Basic or Digest).
         calendar: keep only calendars whose display name or last URL path segment equals
             this text; none matching is ``caldav.not_found``.
-        timeout_seconds: the network timeout handed to the HTTP client.
+        timeout_seconds: the network timeout handed to the HTTP client, in seconds.
+        cache: ``True`` (default) keeps each collection in the user's cache
+            (:meth:`CalendarCache.user`, ``$CEREBRI_CACHE_DIR``) and downloads only what
+            changed; a :class:`~cerebri.integrations.cache.CalendarCache` uses that folder;
+            ``False`` downloads everything and writes nothing.
+        sync_collection: try the RFC 6578 ``sync-collection`` REPORT first (default);
+            ``False`` always compares ``ETag`` values from a depth-1 ``PROPFIND``, for
+            servers whose sync support is broken.
+        skip_invalid_events: handed to :func:`cerebri.ics.parse_calendar` for every
+            object: an unreadable ``VEVENT`` is left out with an ``ics.skipped_event``
+            warning and its calendar is marked incomplete (docs/decisions/0014).
 
     Returns:
-        One :class:`icalendar.Calendar` per calendar object, read with
-        :func:`cerebri.ics.parse_calendar` (source: the object's URL), sorted by calendar
-        URL and then object URL. Objects touching only the two-day query margin are
-        included; :func:`cerebri.ics.busy_periods` keeps what overlaps the window.
+        One :class:`icalendar.Calendar` per calendar object that holds a ``VEVENT``, read
+        with :func:`cerebri.ics.parse_calendar` (source: the object's URL without
+        credentials), sorted by object URL (so by calendar URL first).
 
     Raises:
         CalDAVError: see :data:`CODES`.
-        CalendarError: an object the server returned is not valid iCalendar.
+        CalendarError: an object is not valid iCalendar (its ``ics.*`` code, ``uid``,
+            ``line``; ``source`` is the object's URL).
         ValueError, TypeError: malformed arguments.
     """
-    check_query(window_start, window_end, 0)
-    target = _target(url, password, timeout_seconds)
-    start = _query_datetime(window_start.ns - QUERY_MARGIN_NS, ceiling=False)
-    end = _query_datetime(window_end.ns + QUERY_MARGIN_NS, ceiling=True)
-    rows: list[tuple[str, str, str]] = []
-    with _translated(target), _connect(target, username, password, timeout_seconds) as client:
-        for collection in _collections(client, target, calendar):
-            rows.extend(_objects(collection, target, start, end))
-    rows.sort()
-    return tuple(parse_calendar(text, source=source) for _, source, text in rows)
+    return fetch_calendars_with_report(
+        url,
+        window_start,
+        window_end,
+        username=username,
+        password=password,
+        calendar=calendar,
+        timeout_seconds=timeout_seconds,
+        cache=cache,
+        sync_collection=sync_collection,
+        skip_invalid_events=skip_invalid_events,
+    ).calendars
 
 
 def fetch_freebusy(
