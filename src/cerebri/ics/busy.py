@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 from icalendar import Component
@@ -29,6 +30,7 @@ from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
 from cerebri.ics.validate import check_for_query
+from cerebri.ics.warnings import add_warning
 from cerebri.ics.zones import floating_tz
 from cerebri.temporal.instant import Instant
 
@@ -145,6 +147,7 @@ def busy_periods(
             budget=budget,
             source=source,
             cancel_all=cancel_all,
+            warn=partial(add_warning, calendar),
         ):
             if instance.transparent or instance.cancelled:
                 continue
