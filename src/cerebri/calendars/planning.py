@@ -11,7 +11,7 @@ from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
 from cerebri.cpir import PlanningResult
-from cerebri.ics import busy_periods
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, busy_periods
 from cerebri.planner import PlannerLimits, plan
 from cerebri.temporal import Interval
 
@@ -39,24 +39,39 @@ def find_slot(
     *,
     floating_zone: str | None = None,
     limits: PlannerLimits = FIND_SLOT_LIMITS,
+    max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
 ) -> tuple[dict[str, JSONValue], PlanningResult]:
     """Plan ``query`` over named calendars; returns the CPIR request built and its result.
 
     ``calendars`` pairs a calendar id (``[A-Za-z0-9._-]``, 1-128 characters) with a parsed
     calendar. Floating times are read in ``floating_zone`` (default: ``query.zone``).
+    ``max_occurrences`` bounds each calendar's recurrence expansion (generated instances
+    per query, see :func:`cerebri.ics.busy_periods`).
 
     Raises:
-        CalendarError: a malformed calendar.
+        CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
+            ``max_occurrences``.
     """
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
     wide_start, wide_end = expansion_window(query)
     named = [
-        (name, busy_periods(calendar, wide_start, wide_end, floating_zone=zone_name))
+        (
+            name,
+            busy_periods(
+                calendar,
+                wide_start,
+                wide_end,
+                floating_zone=zone_name,
+                max_occurrences=max_occurrences,
+            ),
+        )
         for name, calendar in calendars
     ]
     parsed = [calendar for _, calendar in calendars]
     unknown = unobserved_ranges(parsed, window)
-    closed = unavailable_ranges(parsed, wide_start, wide_end, floating_zone=zone_name)
+    closed = unavailable_ranges(
+        parsed, wide_start, wide_end, floating_zone=zone_name, max_occurrences=max_occurrences
+    )
     request = build_request(event_objects(named, query.zone), unknown, query, unavailable=closed)
     return request, plan(request, limits=limits)

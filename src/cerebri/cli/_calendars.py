@@ -27,7 +27,7 @@ from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, table_console
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
-from cerebri.ics import object_id
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, object_id
 from cerebri.render import render_result
 from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.temporal import Instant
@@ -65,6 +65,17 @@ PasswordOption = Annotated[
         "--caldav-password",
         envvar="CEREBRI_CALDAV_PASSWORD",
         help="CalDAV password (prefer the CEREBRI_CALDAV_PASSWORD variable).",
+    ),
+]
+
+
+MaxOccurrencesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-occurrences",
+        min=0,
+        help="Most recurrence instances generated per query (per calendar and window); "
+        "more is refused with ics.expansion_limit.",
     ),
 ]
 
@@ -138,6 +149,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     emit_request: Annotated[
         bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
     ] = False,
+    max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
 ) -> None:
@@ -160,7 +172,9 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
         calendars = ImportedCalendars(
-            _sources(ics, caldav, window, caldav_user, caldav_password), floating_zone=tz
+            _sources(ics, caldav, window, caldav_user, caldav_password),
+            floating_zone=tz,
+            max_occurrences=max_occurrences,
         )
         request, result = calendars.find_slot(query)
         busy = calendars.busy(window[0], window[1])
@@ -195,6 +209,7 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav: CalDAVOption = None,
     tz: ZoneOption = "UTC",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
 ) -> None:
@@ -203,7 +218,13 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
         calendars = _sources(ics, caldav, window, caldav_user, caldav_password)
-        view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
+        view = freebusy_view(
+            [c for _, c in calendars],
+            window[0],
+            window[1],
+            floating_zone=tz,
+            max_occurrences=max_occurrences,
+        )
     except CerebriError as error:
         raise fail(error) from None
     if as_json:

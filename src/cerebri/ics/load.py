@@ -13,7 +13,8 @@
    (:mod:`cerebri.ics.zones`), and check the components cerebri reads
    (:mod:`cerebri.ics.validate`).
 
-Leniency (documented): a UTF-8 byte-order mark is dropped; bare top-level components
+Leniency (documented): a leap second (second 60) is read as second 59 and reported
+(:mod:`cerebri.ics.leap`); a UTF-8 byte-order mark is dropped; bare top-level components
 without a ``VCALENDAR`` around them (the RFC 7953 examples are written that way) are wrapped
 in a new ``VCALENDAR``; blank lines are ignored. Several ``VCALENDAR`` objects in one text
 are refused (``ics.syntax``): split the stream first.
@@ -29,6 +30,7 @@ from typing import Final
 from icalendar import Calendar, Component, GloballyUniqueTZIDGuessed
 
 from cerebri.ics.errors import CalendarError
+from cerebri.ics.leap import replace_leap_seconds, report_leap_seconds
 from cerebri.ics.source import DEFAULT_SOURCE, SourceInfo, attach_info, attach_source
 from cerebri.ics.validate import check_calendar, check_read_errors, mark_checked
 from cerebri.ics.zones import bind_zones
@@ -209,7 +211,7 @@ def parse_calendar(data: str | bytes, *, source: str = DEFAULT_SOURCE) -> Calend
     ``ics.syntax``, ``ics.invalid_rrule``, ``ics.unknown_timezone`` or
     ``ics.invalid_range`` (see the module doc of :mod:`cerebri.ics.errors`).
     """
-    text = _decode(data, source)
+    text, leaps = replace_leap_seconds(_decode(data, source))
     scanner = _scan(text, source)
     try:
         with warnings.catch_warnings():
@@ -232,6 +234,7 @@ def parse_calendar(data: str | bytes, *, source: str = DEFAULT_SOURCE) -> Calend
         wrapped = True
     attach_source(calendar, source)
     _attach_lines(calendar, scanner, wrapped)
+    report_leap_seconds(calendar, leaps, {e.line: e.uid for e in scanner.seen}, source)
     check_read_errors(calendar)
     bind_zones(calendar)
     zone_dependent: list[Component] = []
