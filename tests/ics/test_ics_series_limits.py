@@ -179,3 +179,35 @@ def test_the_walk_before_the_window_is_bounded_by_the_limit() -> None:
     assert caught.value.code == "ics.expansion_limit"
     assert len(busy_periods(parsed, *window, max_occurrences=limit)) == 5
     assert walked < DEFAULT_MAX_OCCURRENCES * WALK_FACTOR
+
+
+# --- a narrow late window gives exactly what the full expansion gives there ----------------
+
+RULES = [
+    # COUNT counts from DTSTART, whatever the window
+    ("DTSTART;TZID=Europe/Berlin:20260101T090000", "RRULE:FREQ=DAILY;COUNT=300"),
+    # the last weekday of each month (BYSETPOS), limited by COUNT
+    (
+        "DTSTART;TZID=America/New_York:20260130T170000",
+        "RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=12",
+    ),
+    # INTERVAL anchored at DTSTART, across both DST changes of 2026
+    ("DTSTART;TZID=Europe/Berlin:20260101T000000", "RRULE:FREQ=HOURLY;INTERVAL=7"),
+    ("DTSTART;TZID=America/New_York:20260105T083000", "RRULE:FREQ=WEEKLY;INTERVAL=3;BYDAY=MO,TH"),
+    ("DTSTART:20260101T000000Z", "RRULE:FREQ=MINUTELY;INTERVAL=97;UNTIL=20261231T000000Z"),
+]
+NARROW = [
+    span("2026-03-28 00:00", "2026-03-30 12:00"),  # Berlin springs forward
+    span("2026-10-24 00:00", "2026-11-02 12:00"),  # both fall back
+    span("2026-10-27 18:00", "2026-10-28 03:00"),
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_a_narrow_window_gives_what_the_whole_year_gives_there(rule: tuple[str, str]) -> None:
+    parsed = parse_calendar(calendar(vevent(*rule, "DURATION:PT45M", uid="r")))
+    year = busy_periods(parsed, *span("2025-12-25 00:00", "2027-01-05 00:00"))
+    assert len(year) > 10
+    for start, end in NARROW:
+        narrow = busy_periods(parsed, start, end)
+        assert narrow == tuple(p for p in year if p.start < end and p.end > start)
