@@ -20,6 +20,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 
 from cerebri.ics.times import to_instant
+from cerebri.temporal.instant import Instant
 
 __all__ = ["Key", "instance_keys", "value_key"]
 
@@ -53,9 +54,9 @@ def value_key(value: date, series_start: date, floating: tzinfo) -> Key:
     return ("t", to_instant(value, floating).ns)
 
 
-def instance_keys(start: date, floating: tzinfo) -> tuple[Key, ...]:
+def instance_keys(start: date, instant: Instant) -> tuple[Key, ...]:
     """The keys an instance starting at ``start`` (as the series generates it: a date,
-    or a date-time in the ``DTSTART`` zone or floating) is named by."""
+    or a date-time in the ``DTSTART`` zone or floating) at ``instant`` is named by."""
     if not isinstance(start, datetime):
         return (("d", start.toordinal()),)
-    return (("t", to_instant(start, floating).ns), ("d", start.date().toordinal()))
+    return (("t", instant.ns), ("d", start.date().toordinal()))

@@ -156,7 +156,7 @@ class _Master:
         found: set[Key] = set()
         for start in self.library.rrule_between(low, high):
             value = start if isinstance(self.start, datetime) else start.date()
-            found.update(instance_keys(value, floating))
+            found.update(instance_keys(value, to_instant(value, floating)))
         return found
 
 
@@ -242,37 +242,35 @@ class _Series:
             )
         if not self.masters:
             return  # overrides without their series (a single-instance invitation)
+        named = [(k, v, "EXDATE", m.component) for m in self.masters for k, v in m.exdates.items()]
+        named += [
+            (k, time_of(o, "RECURRENCE-ID"), "RECURRENCE-ID", o) for k, o in self.overrides.items()
+        ]
+        if not named:
+            return
+        instants = [self._instant(value) for _, value, _, _ in named]
+        low, high = _utc(min(instants), -_NEAR), _utc(max(instants), _NEAR)
+        known: set[Key] = set()
         for master in self.masters:
-            for key, value in master.exdates.items():
-                if not self._names_instance(key, value):
-                    warn(
-                        CalendarWarning(
-                            "ics.unmatched_exdate",
-                            f"EXDATE {_shown(value)} names no instance of the series; "
-                            "it removes nothing",
-                            uid=self.uid,
-                            line=property_line(master.component, "EXDATE"),
-                            source=source,
-                        )
-                    )
-        for key, override in self.overrides.items():
-            rid = time_of(override, "RECURRENCE-ID")
-            if not self._names_instance(key, rid):
-                warn(
-                    CalendarWarning(
-                        "ics.unmatched_recurrence_id",
-                        f"RECURRENCE-ID {_shown(rid)} names no instance of the series; "
-                        "the override stands as busy time of its own",
-                        uid=self.uid,
-                        line=property_line(override, "RECURRENCE-ID"),
-                        source=source,
-                    )
+            known |= master.raw_keys(low, high, self.floating)
+        for key, value, name, component in named:
+            if key in known:
+                continue
+            exdate = name == "EXDATE"
+            warn(
+                CalendarWarning(
+                    "ics.unmatched_exdate" if exdate else "ics.unmatched_recurrence_id",
+                    f"{name} {_shown(value)} names no instance of the series; "
+                    + (
+                        "it removes nothing"
+                        if exdate
+                        else "the override stands as busy time of its own"
+                    ),
+                    uid=self.uid,
+                    line=property_line(component, name),
+                    source=source,
                 )
-
-    def _names_instance(self, key: Key, value: date) -> bool:
-        instant = self._instant(value)
-        low, high = _utc(instant, -_NEAR), _utc(instant, _NEAR)
-        return any(key in master.raw_keys(low, high, self.floating) for master in self.masters)
+            )
 
     # -- the counted limit ----------------------------------------------------------------
 
@@ -332,15 +330,15 @@ class _Series:
         the exact window), overrides included."""
         back, ahead = self._reach()
         for master in self.masters:
-            seen: set[date] = set()
+            named = bool(master.exdates) or bool(self.overrides)
             for start in master.starts(_shifted(low, -back), _shifted(high, ahead)):
-                if start in seen:
+                instant = to_instant(start, self.floating)
+                if named and any(
+                    key in master.exdates or key in self.overrides
+                    for key in instance_keys(start, instant)
+                ):
                     continue
-                seen.add(start)
-                keys = instance_keys(start, self.floating)
-                if any(key in master.exdates or key in self.overrides for key in keys):
-                    continue
-                yield self._regular(master.component, start)
+                yield self._regular(master.component, start, instant)
         excluded = {key for master in self.masters for key in master.exdates}
         for key, override in self.overrides.items():
             if key in excluded:
@@ -352,14 +350,13 @@ class _Series:
                 is_override=True,
             )
 
-    def _regular(self, master: Component, start: date) -> Instance:
+    def _regular(self, master: Component, start: date, instant: Instant) -> Instance:
         """The instance of ``master`` originally at ``start``, moved and reshaped by the
         last ``THISANDFUTURE`` override before it, if any."""
         if self.future:
-            instant = self._instant(start).ns
             governing = None
             for rid, override in self.future:
-                if rid < instant:
+                if rid < instant.ns:
                     governing = override
             if governing is not None:
                 moved_to, moved_from = _comparable(
@@ -371,14 +368,21 @@ class _Series:
                 else:
                     moved = start + timedelta(days=shift.days)
                 return self._make(moved, governing, start, is_override=False)
-        return self._make(start, master, start, is_override=False)
+        return self._make(start, master, start, is_override=False, start_instant=instant)
 
     def _make(
-        self, start_value: date, source: Component, original: date, *, is_override: bool
+        self,
+        start_value: date,
+        source: Component,
+        original: date,
+        *,
+        is_override: bool,
+        start_instant: Instant | None = None,
     ) -> Instance:
-        """The instance starting at ``start_value`` defined by ``source`` (its end rule,
-        ``SUMMARY``, ``TRANSP``, ``STATUS``), originally at ``original``."""
-        start = to_instant(start_value, self.floating)
+        """The instance starting at ``start_value`` (at ``start_instant`` when known)
+        defined by ``source`` (its end rule, ``SUMMARY``, ``TRANSP``, ``STATUS``),
+        originally at ``original``."""
+        start = start_instant or to_instant(start_value, self.floating)
         original_instant = start if original is start_value else to_instant(original, self.floating)
         end = self._end(source, start_value, start, None if is_override else original_instant)
         recurrence_id: str | None = None
