@@ -211,3 +211,10 @@ def test_a_higher_sequence_is_an_update_not_a_second_event() -> None:
     busy = busy_periods(parsed, *WINDOW)
     assert spans(busy) == [hour(5, 14)]
     assert calendar_warnings(parsed) == ()
+
+
+def test_identical_copies_give_one_busy_period_and_a_warning() -> None:
+    event = vevent("DTSTART:20261005T090000Z", "DTEND:20261005T100000Z", uid="twice")
+    parsed = parse_calendar(calendar(event, event))
+    assert spans(busy_periods(parsed, *WINDOW)) == [hour(5)]
+    assert [w.code for w in calendar_warnings(parsed)] == ["ics.duplicate_uid"]

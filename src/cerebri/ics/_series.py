@@ -20,7 +20,8 @@ Masters (components without ``RECURRENCE-ID``): of several with one UID, the hig
 ``SEQUENCE`` is the current version and lower ones are older versions it replaces
 (RFC 5546 section 2.1.4); several with the same highest ``SEQUENCE`` (or none) are all
 kept, each expanded with its own rules and ``EXDATE`` values, and reported
-(``ics.duplicate_uid``), so that their time is never offered as free.
+(``ics.duplicate_uid``), so that their time is never offered as free; identical instances
+(identical copies of one component) are given once.
 
 Values that name no instance are reported (``ics.unmatched_exdate``,
 ``ics.unmatched_recurrence_id``) whatever the query window: each is looked up among the
@@ -329,6 +330,7 @@ class _Series:
         """Every instance whose reading may overlap ``[low, high]`` (callers cut them to
         the exact window), overrides included."""
         back, ahead = self._reach()
+        made: set[Instance] | None = set() if len(self.masters) > 1 else None
         for master in self.masters:
             named = bool(master.exdates) or bool(self.overrides)
             for start in master.starts(_shifted(low, -back), _shifted(high, ahead)):
@@ -338,7 +340,12 @@ class _Series:
                     for key in instance_keys(start, instant)
                 ):
                     continue
-                yield self._regular(master.component, start, instant)
+                instance = self._regular(master.component, start, instant)
+                if made is not None:
+                    if instance in made:
+                        continue  # an identical copy of the component: the same busy time
+                    made.add(instance)
+                yield instance
         excluded = {key for master in self.masters for key in master.exdates}
         for key, override in self.overrides.items():
             if key in excluded:
