@@ -7,7 +7,8 @@ The reference expands the rule with ``dateutil.rrule`` over ``zoneinfo``-aware s
 weekly or hourly, with ``COUNT``, ``UNTIL`` or neither and an ``INTERVAL``, starting near
 the DST changes of Europe/Berlin and America/New_York; ``EXDATE`` and ``RECURRENCE-ID``
 values are written in another zone, in UTC or in the series' zone, naming an instance or
-(seven minutes off) none.
+(seven minutes off) none; some overrides carry ``RANGE=THISANDFUTURE`` and move every later
+instance by their own shift on the series' wall clock, with their own length.
 """
 
 from __future__ import annotations
@@ -81,13 +82,11 @@ def cases(draw: st.DrawFn) -> Case:
         until = (start + timedelta(hours=draw(st.integers(0, 24 * 12)))).astimezone(UTC)
         rule_text += f";UNTIL={_stamp(until)}Z"
         kwargs["until"] = until
-    horizon = start.astimezone(UTC) + timedelta(days=16)
-    starts = [
-        s.astimezone(UTC)
-        for s in rrule(FREQUENCIES[freq], dtstart=start, interval=interval, **kwargs).between(
-            start - timedelta(seconds=1), horizon.astimezone(zone), inc=True
-        )
-    ]
+    horizon = start.astimezone(UTC) + timedelta(days=17)
+    walls = rrule(FREQUENCIES[freq], dtstart=start, interval=interval, **kwargs).between(
+        start - timedelta(seconds=1), horizon.astimezone(zone), inc=True
+    )  # local times as the rule generates them (one may lie in a DST gap)
+    starts = [s.astimezone(UTC) for s in walls]
     assert starts and starts[0] == start.astimezone(UTC)
 
     def named(st_index: int, off: bool) -> datetime:
@@ -108,23 +107,40 @@ def cases(draw: st.DrawFn) -> Case:
         lines.append("EXDATE" + _written(value, draw(st.sampled_from(ZONES))))
     components = [vevent(*lines, uid="p")]
     overrides: dict[datetime, datetime] = {}
+    futures: list[datetime] = []
     for _ in range(draw(st.integers(0, 3))):
         rid = named(draw(st.integers(0, 30)), draw(st.booleans()))
         if rid in overrides:
             continue
         moved = rid + timedelta(minutes=draw(st.integers(-180, 180)))
         overrides[rid] = moved
+        future = draw(st.booleans())
+        if future:
+            futures.append(rid)
         components.append(
             vevent(
-                "RECURRENCE-ID" + _written(rid, draw(st.sampled_from(ZONES))),
+                "RECURRENCE-ID"
+                + (";RANGE=THISANDFUTURE" if future else "")
+                + _written(rid, draw(st.sampled_from(ZONES))),
                 f"DTSTART:{_stamp(moved)}Z",
                 "DURATION:PT20M",
                 uid="p",
             )
         )
-    expected = [(s, s + LENGTH) for s in starts if s not in exdates and s not in overrides] + [
-        (moved, moved + OVERRIDE_LENGTH) for rid, moved in overrides.items() if rid not in exdates
-    ]
+    expected = [(moved, moved + OVERRIDE_LENGTH) for rid, moved in overrides.items()]
+    expected = [pair for pair, rid in zip(expected, overrides, strict=True) if rid not in exdates]
+    for wall, s in zip(walls, starts, strict=True):
+        if s in exdates or s in overrides:
+            continue
+        earlier = [rid for rid in futures if rid < s]
+        if not earlier:
+            expected.append((s, s + LENGTH))
+            continue
+        # RFC 5545 3.8.4.4: moved by the last THISANDFUTURE override before it, by the
+        # same difference on the series' wall clock, with that override's length.
+        governing = max(earlier)
+        moved = (wall + (overrides[governing] - governing)).astimezone(UTC)
+        expected.append((moved, moved + OVERRIDE_LENGTH))
     window_start = start.astimezone(UTC) + timedelta(hours=draw(st.integers(-24, 24 * 6)))
     window_end = window_start + timedelta(hours=draw(st.integers(1, 24 * 8)))
     inside = sorted((a, b) for a, b in expected if a < window_end and b > window_start)
