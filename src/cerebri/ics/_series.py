@@ -56,6 +56,10 @@ from cerebri.temporal.instant import Instant
 _NEAR: Final = timedelta(days=2)
 """Instances are looked up this far on both sides of an ``EXDATE`` or ``RECURRENCE-ID``."""
 
+_FIRST: Final = datetime.min.replace(tzinfo=UTC)
+_LAST: Final = datetime.max.replace(tzinfo=UTC)
+_TICK: Final = timedelta(seconds=1)
+
 Warn = Callable[[CalendarWarning], None]
 
 
@@ -110,18 +114,11 @@ def _without_exdates(master: Component) -> Component:
 
 
 def _utc(instant: Instant, delta: timedelta) -> datetime:
+    """``instant + delta`` as an aware UTC datetime, clamped to ``datetime``'s range."""
     moment = instant.to_datetime()
     if moment is None:
-        return datetime.min.replace(tzinfo=UTC) if instant.ns < 0 else _LAST
-    try:
-        return moment + delta
-    except OverflowError:
-        return datetime.min.replace(tzinfo=UTC) if delta < timedelta(0) else _LAST
-
-
-_FIRST: Final = datetime.min.replace(tzinfo=UTC)
-_LAST: Final = datetime.max.replace(tzinfo=UTC)
-_TICK: Final = timedelta(seconds=1)
+        return _FIRST if instant.ns < 0 else _LAST
+    return _shifted(moment, delta)
 
 
 class _Master:
@@ -156,7 +153,11 @@ class _Master:
         """The keys of every instance start the rules generate in ``[low, high]``."""
         found: set[Key] = set()
         for start in self.library.rrule_between(low, high):
-            value = start if isinstance(self.start, datetime) else start.date()
+            value = (
+                start.date()
+                if isinstance(start, datetime) and not isinstance(self.start, datetime)
+                else start
+            )
             found.update(instance_keys(value, to_instant(value, floating)))
         return found
 
@@ -463,7 +464,7 @@ def _shifted(moment: datetime, delta: timedelta) -> datetime:
     try:
         return moment + delta
     except OverflowError:
-        return datetime.min.replace(tzinfo=UTC) if delta < timedelta(0) else _LAST
+        return _FIRST if delta < timedelta(0) else _LAST
 
 
 __all__ = ["CalendarError", "_Series", "_rdate_leaves", "_sequence"]
