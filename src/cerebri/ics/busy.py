@@ -124,6 +124,11 @@ def busy_periods(
     repeated, except those that depend on the floating zone, once per zone
     (:func:`cerebri.ics.validate.check_for_query`).
 
+    ``max_occurrences`` counts generated recurrence instances in and near the window (see
+    :mod:`cerebri.ics.budget`). Warnings about series (``ics.duplicate_uid``,
+    ``ics.unmatched_exdate``, ``ics.unmatched_recurrence_id``; the same for every window)
+    are attached to each calendar given (:func:`cerebri.ics.calendar_warnings`).
+
     Raises:
         CalendarError: a malformed component (codes in :mod:`cerebri.ics.errors`), or more
             than ``max_occurrences`` generated instances (``ics.expansion_limit``).
