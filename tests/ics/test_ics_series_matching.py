@@ -6,6 +6,11 @@ Expected answers are worked out by hand in each test: Europe/Berlin is UTC+2 unt
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import icalendar
+import recurring_ical_events
+
 from cerebri.calendars.query import event_objects
 from cerebri.ics import busy_periods, calendar_warnings, parse_calendar
 from tests.ics.helpers import calendar, span, spans, utc, vevent
@@ -218,3 +223,47 @@ def test_identical_copies_give_one_busy_period_and_a_warning() -> None:
     parsed = parse_calendar(calendar(event, event))
     assert spans(busy_periods(parsed, *WINDOW)) == [hour(5)]
     assert [w.code for w in calendar_warnings(parsed)] == ["ics.duplicate_uid"]
+
+
+# --- what recurring-ical-events does today (a library fix shows up here) -------------------
+
+
+def library_starts(text: str) -> list[datetime]:
+    found = recurring_ical_events.of(icalendar.Calendar.from_ical(text)).between(
+        datetime(2026, 10, 4, tzinfo=UTC), datetime(2026, 10, 9, tzinfo=UTC)
+    )
+    return sorted(event["DTSTART"].dt.astimezone(UTC) for event in found)
+
+
+def test_library_compares_exdate_wall_times_across_zones() -> None:
+    text = calendar(vevent(*DAILY_BERLIN, "EXDATE;TZID=America/New_York:20261005T110000"))
+    day = [datetime(2026, 10, d, 9, tzinfo=UTC) for d in (4, 5, 6, 7, 8)]
+    assert library_starts(text) == [day[0], *day[2:]]  # 11:00 New York removed 09:00Z
+    assert [p.start.to_datetime() for p in busy_periods(parse_calendar(text), *WINDOW)] == day
+
+
+def test_library_lets_one_override_swallow_another_instance() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART;TZID=Europe/Berlin:20261005T080000",
+            "DURATION:PT30M",
+            "RRULE:FREQ=HOURLY;COUNT=5",
+        ),
+        vevent(
+            "RECURRENCE-ID;TZID=Europe/Berlin:20261005T090000",
+            "DTSTART:20261005T071500Z",
+            "DURATION:PT30M",
+        ),
+    )
+    # 06:00Z, the override at 07:15Z, 08:00Z, [09:00Z lost], 10:00Z
+    assert len(library_starts(text)) == 4
+    assert len(busy_periods(parse_calendar(text), *WINDOW)) == 5
+
+
+def test_library_keeps_only_the_first_of_two_events_with_one_uid() -> None:
+    text = calendar(
+        vevent("DTSTART:20261005T090000Z", "DTEND:20261005T100000Z", uid="dup"),
+        vevent("DTSTART:20261005T140000Z", "DTEND:20261005T150000Z", uid="dup"),
+    )
+    assert library_starts(text) == [datetime(2026, 10, 5, 9, tzinfo=UTC)]
+    assert len(busy_periods(parse_calendar(text), *WINDOW)) == 2

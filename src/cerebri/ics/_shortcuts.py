@@ -99,7 +99,7 @@ def _lone_instance(
     the library would not yield it for the padded query ``[low, high]`` (:func:`_outside`):
     nothing is computed, and nothing is reported on either path.
 
-    Otherwise this is the instance :meth:`_Series.instance` makes of the library's
+    Otherwise this is the instance :meth:`_Series._make` makes of the library's
     occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
     copy keeps ``SUMMARY``, ``TRANSP`` and ``STATUS``. Whether it is reported only depends
     on the window: with the whole :data:`QUERY_PADDING` on both sides (the caller checks
@@ -132,7 +132,7 @@ def _lone_instance(
             return _Lone.LIBRARY
         if _outside(raw_start, raw_end, low, high):
             return _Lone.OUTSIDE
-        # the rest is _Series.instance of the library's occurrence (start + timedelta(0))
+        # the rest is _Series._make of the library's occurrence (start + timedelta(0))
         start_value = raw_start + timedelta(0) if isinstance(raw_start, datetime) else raw_start
         start = to_instant(start_value, floating)
         defined_end = None if dtend is None else time_of(component, "DTEND")
