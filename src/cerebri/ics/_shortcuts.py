@@ -100,8 +100,8 @@ def _lone_instance(
     nothing is computed, and nothing is reported on either path.
 
     Otherwise this is the instance :meth:`_Series._make` makes of the library's
-    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
-    copy keeps ``SUMMARY``, ``TRANSP`` and ``STATUS``. Whether it is reported only depends
+    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared);
+    ``SUMMARY``, ``TRANSP`` and ``STATUS`` are the component's. Whether it is reported only depends
     on the window: with the whole :data:`QUERY_PADDING` on both sides (the caller checks
     that no clamping happened), the library's reading of the event (floating times and
     dates as UTC, wall-clock ends) differs from the corrected one by less than 24 hours at
