@@ -211,3 +211,22 @@ def test_a_narrow_window_gives_what_the_whole_year_gives_there(rule: tuple[str, 
     for start, end in NARROW:
         narrow = busy_periods(parsed, start, end)
         assert narrow == tuple(p for p in year if p.start < end and p.end > start)
+
+
+def test_a_value_too_far_to_check_is_not_walked_to() -> None:
+    # A minutely series and an EXDATE seven thousand years later: checking whether the value
+    # names an instance would step over 3.6 * 10^9 instances; the check is skipped after
+    # WALK_FACTOR * max_occurrences steps, and the window is answered.
+    text = calendar(
+        vevent(
+            "DTSTART:20260101T000000Z",
+            "DURATION:PT1M",
+            "RRULE:FREQ=MINUTELY",
+            "EXDATE:90001231T000000Z",
+            uid="f",
+        )
+    )
+    parsed = parse_calendar(text)
+    window = span("2026-01-05 00:00", "2026-01-05 01:00")
+    assert len(busy_periods(parsed, *window, max_occurrences=10_000)) == 60
+    assert calendar_warnings(parsed) == ()

@@ -121,6 +121,10 @@ def _utc(instant: Instant, delta: timedelta) -> datetime:
     return _shifted(moment, delta)
 
 
+class _TooManyStepsError(Exception):
+    """A walk took more steps than allowed."""
+
+
 class _Master:
     """One master component: its start, its ``EXDATE`` keys and its library series."""
 
@@ -148,6 +152,24 @@ class _Master:
             return
         for occurrence in self.library.between(low, high):
             yield occurrence.start
+
+    def walkable(self, high: datetime, steps: int) -> bool:
+        """Whether the rules generate at most ``steps`` instances up to ``high`` (counted
+        with :func:`cerebri.ics.rules.count_instances`, which stops early)."""
+        taken = 0
+
+        def step() -> None:
+            nonlocal taken
+            taken += 1
+            if taken > steps:
+                raise _TooManyStepsError
+
+        try:
+            for rule in _rule_values(self.component):
+                count_instances(rule, self.start, _FIRST, high, spend=step, walk=step)
+        except _TooManyStepsError:
+            return False
+        return True
 
     def raw_keys(self, low: datetime, high: datetime, floating: tzinfo) -> set[Key]:
         """The keys of every instance start the rules generate in ``[low, high]``."""
@@ -229,8 +251,12 @@ class _Series:
 
     # -- checks independent of the query window -------------------------------------------
 
-    def report(self, warn: Warn, source: str) -> None:
-        """Report repeated masters and values that name no instance (see the module doc)."""
+    def report(self, warn: Warn, source: str, steps: int) -> None:
+        """Report repeated masters and values that name no instance (see the module doc).
+
+        Finding the instances around the values may step over at most ``steps`` rule
+        instances per master; a series that needs more is not checked (nothing reported).
+        """
         for master in self.masters[1:]:
             warn(
                 CalendarWarning(
@@ -254,6 +280,8 @@ class _Series:
         low, high = _utc(min(instants), -_NEAR), _utc(max(instants), _NEAR)
         known: set[Key] = set()
         for master in self.masters:
+            if not master.walkable(high, steps):
+                return
             known |= master.raw_keys(low, high, self.floating)
         for key, value, name, component in named:
             if key in known:

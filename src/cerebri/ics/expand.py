@@ -67,7 +67,7 @@ from recurring_ical_events import (  # type: ignore[import-untyped]  # no type i
 
 from cerebri.ics._series import Warn, _sequence, _Series
 from cerebri.ics._shortcuts import _Lone, _lone_instance
-from cerebri.ics.budget import Budget
+from cerebri.ics.budget import WALK_FACTOR, Budget
 from cerebri.ics.errors import CalendarError, CalendarErrorCode
 from cerebri.ics.instance import Instance
 from cerebri.ics.source import component_line, component_uid
@@ -215,7 +215,7 @@ def expand(
             series = _Series(uid, components, floating, cancel_all, _ADAPTERS[name])
             line = series.line
             if warn is not None:
-                series.report(warn, source)
+                series.report(warn, source, WALK_FACTOR * budget.limit)
             charged = series.charge(low, high, budget, source)
             for produced, instance in enumerate(series.instances(low, high), start=1):
                 if produced > charged:  # the count bounds the work; charge any excess
