@@ -7,6 +7,7 @@ import pytest
 
 from cerebri.errors import CerebriError
 from cerebri.ics import CODES, CalendarError, busy_periods, parse_calendar, working_periods
+from cerebri.ics.budget import WALK_FACTOR
 from tests.ics.helpers import calendar, utc, vevent
 
 WINDOW = (utc("2024-01-01 00:00"), utc("2025-01-01 00:00"))
@@ -134,12 +135,14 @@ def test_huge_count_hits_the_counted_limit() -> None:
     assert "1000" in error.message
 
 
-def test_the_limit_counts_from_the_start_of_the_series() -> None:
-    # Daily since 2000: 8 766 instances precede the window; generating them is work too.
+def test_instances_before_the_window_are_stepped_over_within_a_bound() -> None:
+    # Daily since 2000: 8 766 instances precede the 2024 window. They are not charged
+    # (the window needs ~5), but stepping over them is bounded by WALK_FACTOR * limit.
     text = calendar(vevent("DTSTART:20000101T100000Z", "RRULE:FREQ=DAILY", uid="old"))
-    error = failure(text, max_occurrences=5000)
+    expand_text(text, max_occurrences=5000)  # 100 000 steps allowed: no error
+    error = failure(text, max_occurrences=8766 // WALK_FACTOR - 1)
     assert (error.code, error.uid) == ("ics.expansion_limit", "old")
-    expand_text(text, max_occurrences=10_000)  # enough: no error
+    assert "--max-occurrences" in error.message
 
 
 def test_freebusy_periods_count_too() -> None:

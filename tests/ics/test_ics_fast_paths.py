@@ -1,9 +1,8 @@
 """The shortcuts of :mod:`cerebri.ics` give what the slow paths give, byte for byte.
 
 * Lone, non-recurring events are expanded without ``recurring-ical-events``
-  (``expand._lone_instance``) and the library's occurrence copies are skipped when nothing
-  in them can differ (``expand._copied_from``). With both shortcuts switched off every
-  component goes through the library as before: busy periods, working periods and errors
+  (``expand._lone_instance``). With the shortcut switched off every component goes
+  through the library as before: busy periods, working periods and errors
   must be identical, on random single events (zoned, UTC, floating, all-day, around DST
   changes, with ``DTEND``, ``DURATION`` or neither, over windows near and far) and on every
   conformance file.
@@ -144,12 +143,9 @@ def scenarios(draw: st.DrawFn) -> tuple[str, tuple[Instant, Instant]]:
 
 @contextmanager
 def library_only() -> Iterator[None]:
-    """Every component through ``recurring-ical-events``, every occurrence copied."""
-    with (
-        mock.patch.object(
-            expand_module, "_lone_instance", lambda *a, **k: expand_module._Lone.LIBRARY
-        ),
-        mock.patch.object(expand_module, "_copied_from", lambda occurrence: None),
+    """Every component through ``recurring-ical-events``."""
+    with mock.patch.object(
+        expand_module, "_lone_instance", lambda *a, **k: expand_module._Lone.LIBRARY
     ):
         yield
 

@@ -176,19 +176,31 @@ def _busy(event: Event) -> list[tuple[datetime, datetime]]:
         end = _aware(event.start + timedelta(minutes=event.minutes), event.zone)
         return [(start, end)]
     moved = dict(event.moved)
+    starts = dict(_instances(event))
+    length = timedelta(minutes=event.minutes)  # each DTEND is DTSTART + length, wall clock
+    master_exact = _aware(event.start + length, event.zone) - _aware(event.start, event.zone)
     busy: list[tuple[datetime, datetime]] = []
     for index, local in _instances(event):
         if index in event.exdates:
             continue
-        actual = moved.get(index, local)
-        if event.future is not None and index >= event.future[0]:
-            actual = local + event.future[1]
-        if actual is None:  # the override cancels this instance
+        # DTEND-defined instances keep the exact duration of the component that defines
+        # them (RFC 5545 section 3.8.5.3): the master's, a single override's own DTSTART to
+        # DTEND, or the THISANDFUTURE override's for the instances it moves.
+        if index in moved:
+            actual = moved[index]
+            if actual is None:  # the override cancels this instance
+                continue
+            busy.append((_aware(actual, event.zone), _aware(actual + length, event.zone)))
             continue
-        # DTEND-defined events keep the exact duration of the first instance (3.8.5.3);
-        # the master's DTSTART/DTEND lie in one offset here, so that is ``minutes``.
-        start = _aware(actual, event.zone)
-        busy.append((start, start + timedelta(minutes=event.minutes)))
+        if event.future is not None and index >= event.future[0]:
+            first, shift = event.future
+            anchor = starts[first] + shift
+            exact = _aware(anchor + length, event.zone) - _aware(anchor, event.zone)
+            start = _aware(local + shift, event.zone)
+            busy.append((start, start + exact))
+            continue
+        start = _aware(local, event.zone)
+        busy.append((start, start + master_exact))
     return busy
 
 

@@ -13,7 +13,7 @@ from datetime import date, datetime, time
 
 from icalendar import Component
 
-from cerebri.ics import working_periods
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, working_periods
 from cerebri.temporal import Instant, Interval, complement, merge, zone
 
 __all__ = ["unavailable_ranges"]
@@ -45,12 +45,17 @@ def unavailable_ranges(
     window_end: Instant,
     *,
     floating_zone: str,
+    max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
 ) -> tuple[Interval, ...]:
     """Merged UTC nanosecond intervals inside the window that some calendar's availability
     excludes. Calendars without ``VAVAILABILITY`` contribute nothing.
 
+    ``max_occurrences`` bounds each calendar's expansion (generated ``AVAILABLE``
+    instances per calendar and window; see :data:`cerebri.ics.DEFAULT_MAX_OCCURRENCES`).
+
     Raises:
-        CalendarError: a malformed availability component (see :mod:`cerebri.ics`).
+        CalendarError: a malformed availability component (see :mod:`cerebri.ics`), or
+            ``ics.expansion_limit`` past ``max_occurrences``.
     """
     window = Interval(window_start.ns, window_end.ns)
     closed: list[Interval] = []
@@ -64,7 +69,11 @@ def unavailable_ranges(
         open_time = merge(
             Interval(a.ns, b.ns)
             for a, b in working_periods(
-                calendar, window_start, window_end, floating_zone=floating_zone
+                calendar,
+                window_start,
+                window_end,
+                floating_zone=floating_zone,
+                max_occurrences=max_occurrences,
             )
             if a < b
         )

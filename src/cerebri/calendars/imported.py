@@ -264,7 +264,11 @@ class ImportedCalendars:
             ),
             unobserved=unobserved_ranges(self._calendars, window),
             unavailable=unavailable_ranges(
-                self._calendars, window_start, window_end, floating_zone=zone_name
+                self._calendars,
+                window_start,
+                window_end,
+                floating_zone=zone_name,
+                max_occurrences=self._max_occurrences,
             ),
         )
         self._expansions += 1

@@ -10,7 +10,7 @@ from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
-from cerebri.ics import busy_periods
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, busy_periods
 from cerebri.planner import PlannerLimits, plan
 from cerebri.temporal import Interval
 
@@ -38,6 +38,7 @@ def find_slot(
     *,
     floating_zone: str | None = None,
     limits: PlannerLimits = FIND_SLOT_LIMITS,
+    max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
 ) -> SlotAnswer:
     """Plan ``query`` over named calendars; returns the CPIR request built and its result.
 
@@ -46,19 +47,33 @@ def find_slot(
     The answer unpacks as ``(request, result)`` and carries the calendars' ``warnings``
     and whether they are ``complete`` (:class:`~cerebri.calendars.SlotAnswer`); over an
     incomplete calendar the assessment is ``BestFound``.
+    ``max_occurrences`` bounds each calendar's recurrence expansion (generated instances
+    per query, see :func:`cerebri.ics.busy_periods`).
 
     Raises:
-        CalendarError: a malformed calendar.
+        CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
+            ``max_occurrences``.
     """
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
     wide_start, wide_end = expansion_window(query)
     named = [
-        (name, busy_periods(calendar, wide_start, wide_end, floating_zone=zone_name))
+        (
+            name,
+            busy_periods(
+                calendar,
+                wide_start,
+                wide_end,
+                floating_zone=zone_name,
+                max_occurrences=max_occurrences,
+            ),
+        )
         for name, calendar in calendars
     ]
     parsed = [calendar for _, calendar in calendars]
     unknown = unobserved_ranges(parsed, window)
-    closed = unavailable_ranges(parsed, wide_start, wide_end, floating_zone=zone_name)
+    closed = unavailable_ranges(
+        parsed, wide_start, wide_end, floating_zone=zone_name, max_occurrences=max_occurrences
+    )
     request = build_request(event_objects(named, query.zone), unknown, query, unavailable=closed)
     return answer_for(request, plan(request, limits=limits), parsed)

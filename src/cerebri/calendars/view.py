@@ -9,7 +9,14 @@ from icalendar import Component
 
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.ics import BusyPeriod, CalendarWarning, busy_periods, calendar_incomplete, warnings_of
+from cerebri.ics import (
+    DEFAULT_MAX_OCCURRENCES,
+    BusyPeriod,
+    CalendarWarning,
+    busy_periods,
+    calendar_incomplete,
+    warnings_of,
+)
 from cerebri.temporal import Instant, Interval, complement, merge
 
 __all__ = ["FreeBusyView", "freebusy"]
@@ -42,15 +49,19 @@ def freebusy(
     window_end: Instant,
     *,
     floating_zone: str = "UTC",
-    max_occurrences: int = 100_000,
+    max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
 ) -> FreeBusyView:
     """Busy, free and unknown time of ``calendars`` in ``[window_start, window_end)``.
 
     Free time is only time every calendar describes, none marks busy and no attendee's
     availability (RFC 7953) excludes.
 
+    ``max_occurrences`` bounds the generated recurrence instances of one query (see
+    :func:`cerebri.ics.busy_periods`).
+
     Raises:
-        CalendarError: a malformed calendar (see :mod:`cerebri.ics`).
+        CalendarError: a malformed calendar (see :mod:`cerebri.ics`), or
+            ``ics.expansion_limit`` past ``max_occurrences``.
     """
     window = Interval(window_start.ns, window_end.ns)
     busy = busy_periods(
@@ -61,7 +72,13 @@ def freebusy(
         max_occurrences=max_occurrences,
     )
     unknown = unobserved_ranges(calendars, window)
-    closed = unavailable_ranges(calendars, window_start, window_end, floating_zone=floating_zone)
+    closed = unavailable_ranges(
+        calendars,
+        window_start,
+        window_end,
+        floating_zone=floating_zone,
+        max_occurrences=max_occurrences,
+    )
     taken = [
         piece
         for p in busy

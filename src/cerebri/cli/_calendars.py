@@ -27,7 +27,7 @@ from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, printable, table_console
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
-from cerebri.ics import CalendarWarning, object_id
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
 from cerebri.render import render_result
 from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.temporal import Instant
@@ -82,6 +82,17 @@ NoCacheOption = Annotated[
     typer.Option(
         "--no-cache",
         help="Read CalDAV calendars in full and leave the local cache untouched.",
+    ),
+]
+
+
+MaxOccurrencesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-occurrences",
+        min=0,
+        help="Most recurrence instances generated per query (per calendar and window); "
+        "more is refused with ics.expansion_limit.",
     ),
 ]
 
@@ -189,6 +200,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     emit_request: Annotated[
         bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
     ] = False,
+    max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
     skip: SkipOption = False,
@@ -223,6 +235,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 use_cache=not no_cache,
             ),
             floating_zone=tz,
+            max_occurrences=max_occurrences,
         )
         answer = calendars.find_slot(query)
         request, result = answer
@@ -260,6 +273,7 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav: CalDAVOption = None,
     tz: ZoneOption = "UTC",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
     skip: SkipOption = False,
@@ -278,7 +292,13 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
             skip_invalid_events=skip,
             use_cache=not no_cache,
         )
-        view = freebusy_view([c for _, c in calendars], window[0], window[1], floating_zone=tz)
+        view = freebusy_view(
+            [c for _, c in calendars],
+            window[0],
+            window[1],
+            floating_zone=tz,
+            max_occurrences=max_occurrences,
+        )
     except CerebriError as error:
         raise fail(error) from None
     if as_json:

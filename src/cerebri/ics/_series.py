@@ -1,23 +1,47 @@
-"""All components of one UID as a series, and the library's occurrences as instances.
+"""All components of one UID as a series, and its instances.
 
-:class:`_Series` finds the master and the overrides of one UID, charges every instance
-its rules can generate to the query's :class:`~cerebri.ics.budget.Budget`, and turns
-each occurrence ``recurring-ical-events`` yields into an
-:class:`~cerebri.ics.instance.Instance` with the corrections of
-:mod:`cerebri.ics.expand`: recomputed ends (:mod:`cerebri.ics._ends`), the original start
-as the recurrence id of instances moved by a ``RANGE=THISANDFUTURE`` override. End rules,
-sequences and the series' value type are read once per component.
+:class:`_Series` finds the masters and the overrides of one UID, charges the instances a
+query window needs to the query's :class:`~cerebri.ics.budget.Budget`, and builds each
+:class:`~cerebri.ics.instance.Instance`. ``recurring-ical-events`` generates the start of
+every instance of one master (``RRULE``, ``RDATE``, ``DTSTART``); this module then applies
+what RFC 5545 says about the rest, matching by instant (:mod:`cerebri.ics._matching`):
+
+* an ``EXDATE`` value removes the instance it names, and nothing when it names none;
+* an override (``RECURRENCE-ID``) replaces the instance it names; one that names no
+  instance stands as an instance of its own (RFC 5545 section 3.8.4.4 lets the override
+  define it). Of several overrides of one instance the highest ``SEQUENCE`` wins (the
+  first in canonical order among equals);
+* a ``RANGE=THISANDFUTURE`` override also moves every later instance by its own shift
+  (``DTSTART - RECURRENCE-ID``) and gives it its length and properties;
+* ends are recomputed (:mod:`cerebri.ics._ends`); a moved instance's recurrence id is its
+  original start.
+
+Masters (components without ``RECURRENCE-ID``): of several with one UID, the highest
+``SEQUENCE`` is the current version and lower ones are older versions it replaces
+(RFC 5546 section 2.1.4); several with the same highest ``SEQUENCE`` (or none) are all
+kept, each expanded with its own rules and ``EXDATE`` values, and reported
+(``ics.duplicate_uid``), so that their time is never offered as free; identical instances
+(identical copies of one component) are given once.
+
+Values that name no instance are reported (``ics.unmatched_exdate``,
+``ics.unmatched_recurrence_id``) whatever the query window: each is looked up among the
+instances around it, not among those of the window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any, Final
 
-from icalendar import Component
+from icalendar import Calendar, Component
+from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
+    CalendarQuery,
+    EventAdapter,
+)
 
 from cerebri.ics._ends import _end_rule, _EndRule, _plus
+from cerebri.ics._matching import Key, instance_keys, value_key
 from cerebri.ics.budget import Budget
 from cerebri.ics.errors import CalendarError
 from cerebri.ics.instance import Instance
@@ -25,8 +49,18 @@ from cerebri.ics.rules import count_instances, is_empty_rule
 from cerebri.ics.source import component_line, property_line
 from cerebri.ics.times import Duration, add_duration, date_text, to_instant, utc_text
 from cerebri.ics.validate import time_of
+from cerebri.ics.warnings import CalendarWarning
 from cerebri.ics.zones import property_values
 from cerebri.temporal.instant import Instant
+
+_NEAR: Final = timedelta(days=2)
+"""Instances are looked up this far on both sides of an ``EXDATE`` or ``RECURRENCE-ID``."""
+
+_FIRST: Final = datetime.min.replace(tzinfo=UTC)
+_LAST: Final = datetime.max.replace(tzinfo=UTC)
+_TICK: Final = timedelta(seconds=1)
+
+Warn = Callable[[CalendarWarning], None]
 
 
 def _sequence(component: Component) -> int:
@@ -56,55 +90,145 @@ def _comparable(value: date, other: date) -> tuple[datetime, datetime]:
     return first, second
 
 
-def _same_time(first: date, second: date) -> bool:
-    if isinstance(first, datetime) != isinstance(second, datetime):
-        return False
-    if (
-        isinstance(first, datetime)
-        and isinstance(second, datetime)
-        and (first.tzinfo is None) != (second.tzinfo is None)
-    ):
-        return False
-    return first == second
-
-
 def _rule_values(component: Component) -> list[Any]:
     return [rule for rule in property_values(component, "RRULE") if not is_empty_rule(rule)]
 
 
-def _rdate_leaves(component: Component) -> Iterator[Any]:
-    for value in property_values(component, "RDATE"):
+def _leaves(component: Component, name: str) -> Iterator[Any]:
+    for value in property_values(component, name):
         leaves = getattr(value, "dts", None)
         yield from (leaf.dt for leaf in (leaves if isinstance(leaves, list) else [value]))
 
 
+def _rdate_leaves(component: Component) -> Iterator[Any]:
+    return _leaves(component, "RDATE")
+
+
+def _without_exdates(master: Component) -> Component:
+    """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself)."""
+    clone = type(master)()
+    for name, value in master.items():
+        if name.upper() != "EXDATE":
+            clone[name] = value
+    return clone
+
+
+def _utc(instant: Instant, delta: timedelta) -> datetime:
+    """``instant + delta`` as an aware UTC datetime, clamped to ``datetime``'s range."""
+    moment = instant.to_datetime()
+    if moment is None:
+        return _FIRST if instant.ns < 0 else _LAST
+    return _shifted(moment, delta)
+
+
+class _TooManyStepsError(Exception):
+    """A walk took more steps than allowed."""
+
+
+class _Master:
+    """One master component: its start, its ``EXDATE`` keys and its library series."""
+
+    def __init__(self, component: Component, adapter: object, floating: tzinfo) -> None:
+        self.component = component
+        self.start = time_of(component, "DTSTART")
+        self.exdates: dict[Key, date] = {}
+        for value in _leaves(component, "EXDATE"):
+            if isinstance(value, date):
+                self.exdates.setdefault(value_key(value, self.start, floating), value)
+        self.length = _length(component)
+        container = Calendar()
+        container.add_component(_without_exdates(component))
+        (self.library,) = CalendarQuery(container, components=(adapter,)).series
+
+    def starts(self, low: datetime, high: datetime) -> Iterator[date]:
+        """The starts of the instances whose library reading overlaps ``[low, high]``.
+
+        The library reaches back by the master's length from ``low``; ``low`` is raised as
+        far as needed to keep that within year 1 (instances then still overlap ``low``).
+        """
+        low = max(low, _shifted(_FIRST, self.length + _TICK))
+        high = min(high, _shifted(_LAST, -_TICK))
+        if low > high:
+            return
+        for occurrence in self.library.between(low, high):
+            yield occurrence.start
+
+    def walkable(self, high: datetime, steps: int) -> bool:
+        """Whether the rules generate at most ``steps`` instances up to ``high`` (counted
+        with :func:`cerebri.ics.rules.count_instances`, which stops early)."""
+        taken = 0
+
+        def step() -> None:
+            nonlocal taken
+            taken += 1
+            if taken > steps:
+                raise _TooManyStepsError
+
+        try:
+            for rule in _rule_values(self.component):
+                count_instances(rule, self.start, _FIRST, high, spend=step, walk=step)
+        except _TooManyStepsError:
+            return False
+        return True
+
+    def raw_keys(self, low: datetime, high: datetime, floating: tzinfo) -> set[Key]:
+        """The keys of every instance start the rules generate in ``[low, high]``."""
+        found: set[Key] = set()
+        for start in self.library.rrule_between(low, high):
+            value = (
+                start.date()
+                if isinstance(start, datetime) and not isinstance(self.start, datetime)
+                else start
+            )
+            found.update(instance_keys(value, to_instant(value, floating)))
+        return found
+
+
 class _Series:
-    """All components of one UID, and how to turn the library's copies into instances."""
+    """All components of one UID, and how to turn them into instances."""
 
     def __init__(
-        self, uid: str, components: list[Component], floating: tzinfo, cancel_all: bool
+        self,
+        uid: str,
+        components: list[Component],
+        floating: tzinfo,
+        cancel_all: bool,
+        adapter: object = "VEVENT",
     ) -> None:
         self.uid = uid
         self.components = components
         self.floating = floating
         self.cancel_all = cancel_all
-        self.master: Component | None = None
+        all_masters = [c for c in components if "RECURRENCE-ID" not in c]
+        top = max((_sequence(c) for c in all_masters), default=-1)
+        self.masters = [_Master(c, adapter, floating) for c in all_masters if _sequence(c) == top]
+        self.master: Component | None = self.masters[0].component if self.masters else None
+        first = None if self.master is None else self.masters[0].start
+        self.overrides: dict[Key, Component] = {}
+        self.future: list[tuple[int, Component]] = []
         for component in components:
-            if "RECURRENCE-ID" in component:
+            if "RECURRENCE-ID" not in component:
                 continue
-            if self.master is None or _sequence(component) > _sequence(self.master):
-                self.master = component
-        self.overrides = [c for c in components if "RECURRENCE-ID" in c]
-        self.owner_of_rid = {id(c.get("RECURRENCE-ID")): c for c in self.overrides}
-        self.recurring = bool(self.overrides) or (
-            self.master is not None and (bool(_rule_values(self.master)) or "RDATE" in self.master)
+            rid = time_of(component, "RECURRENCE-ID")
+            key = value_key(rid, rid if first is None else first, floating)
+            known = self.overrides.get(key)
+            if known is None or _sequence(component) > _sequence(known):
+                self.overrides[key] = component
+        for component in self.overrides.values():
+            if _is_this_and_future(component):
+                self.future.append(
+                    (self._instant(time_of(component, "RECURRENCE-ID")).ns, component)
+                )
+        self.future.sort(key=lambda pair: pair[0])
+        self.recurring = bool(self.overrides) or any(
+            bool(_rule_values(m.component)) or "RDATE" in m.component for m in self.masters
         )
         self.periods: dict[int, tuple[date, object]] = {}
         self._end_rules: dict[int, _EndRule] = {}  # per id(component)
         self._sequences: dict[int, int] = {}
         self._dates_only: bool | None = None
-        if self.master is not None:
-            for leaf in _rdate_leaves(self.master):
+        for master in self.masters:
+            for leaf in _rdate_leaves(master.component):
                 if isinstance(leaf, tuple):
                     self.periods[to_instant(leaf[0], floating).ns] = (leaf[0], leaf[1])
 
@@ -113,78 +237,194 @@ class _Series:
         first = self.master if self.master is not None else self.components[0]
         return component_line(first)
 
-    def charge(self, stop: datetime, budget: Budget, source: str) -> int:
-        """Charge every instance the series can generate up to ``stop``; return the count."""
+    def _instant(self, value: date) -> Instant:
+        """``value`` as an instant; floating values in the zone of the series' start."""
+        if (
+            isinstance(value, datetime)
+            and value.tzinfo is None
+            and self.masters
+            and isinstance(self.masters[0].start, datetime)
+            and self.masters[0].start.tzinfo is not None
+        ):
+            value = value.replace(tzinfo=self.masters[0].start.tzinfo)
+        return to_instant(value, self.floating)
+
+    # -- checks independent of the query window -------------------------------------------
+
+    def report(self, warn: Warn, source: str, steps: int) -> None:
+        """Report repeated masters and values that name no instance (see the module doc).
+
+        Finding the instances around the values may step over at most ``steps`` rule
+        instances per master; a series that needs more is not checked (nothing reported).
+        """
+        for master in self.masters[1:]:
+            warn(
+                CalendarWarning(
+                    "ics.duplicate_uid",
+                    "another component has this UID and the same SEQUENCE without "
+                    "RECURRENCE-ID; both are kept as busy time",
+                    uid=self.uid,
+                    line=component_line(master.component),
+                    source=source,
+                )
+            )
+        if not self.masters:
+            return  # overrides without their series (a single-instance invitation)
+        named = [(k, v, "EXDATE", m.component) for m in self.masters for k, v in m.exdates.items()]
+        named += [
+            (k, time_of(o, "RECURRENCE-ID"), "RECURRENCE-ID", o) for k, o in self.overrides.items()
+        ]
+        if not named:
+            return
+        instants = [self._instant(value) for _, value, _, _ in named]
+        low, high = _utc(min(instants), -_NEAR), _utc(max(instants), _NEAR)
+        known: set[Key] = set()
+        for master in self.masters:
+            if not master.walkable(high, steps):
+                return
+            known |= master.raw_keys(low, high, self.floating)
+        for key, value, name, component in named:
+            if key in known:
+                continue
+            exdate = name == "EXDATE"
+            warn(
+                CalendarWarning(
+                    "ics.unmatched_exdate" if exdate else "ics.unmatched_recurrence_id",
+                    f"{name} {_shown(value)} names no instance of the series; "
+                    + (
+                        "it removes nothing"
+                        if exdate
+                        else "the override stands as busy time of its own"
+                    ),
+                    uid=self.uid,
+                    line=property_line(component, name),
+                    source=source,
+                )
+            )
+
+    # -- the counted limit ----------------------------------------------------------------
+
+    def charge(self, low: datetime, high: datetime, budget: Budget, source: str) -> int:
+        """Charge the instances the window ``[low, high]`` needs; return the count.
+
+        Every override, ``DTSTART`` and ``RDATE`` value counts one; rule instances count
+        when they start from one span (the master's length plus the moves of
+        ``THISANDFUTURE`` overrides, plus a day of slack) before ``low`` up to ``high``.
+        Rule instances before that are only walked over, within :meth:`Budget.walk`.
+        """
         before = budget.used
 
         def spend() -> None:
             budget.spend(uid=self.uid, line=self.line, source=source)
 
-        def spend_rule() -> None:
-            line = None if self.master is None else property_line(self.master, "RRULE")
-            budget.spend(uid=self.uid, line=line, source=source)
-
         for _ in self.overrides:
             spend()
-        if self.master is not None:
+        back, ahead = self._reach()
+        for master in self.masters:
             spend()
-            for _ in _rdate_leaves(self.master):
+            for _ in _rdate_leaves(master.component):
                 spend()
-            start = time_of(self.master, "DTSTART")
-            for rule in _rule_values(self.master):
-                count_instances(rule, start, stop + self._later_shift(), spend_rule)
+            line = property_line(master.component, "RRULE")
+
+            def spend_rule(line: int | None = line) -> None:
+                budget.spend(uid=self.uid, line=line, source=source)
+
+            def walk(line: int | None = line) -> None:
+                budget.walk(uid=self.uid, line=line, source=source)
+
+            length = _length(master.component)
+            for rule in _rule_values(master.component):
+                count_instances(
+                    rule,
+                    master.start,
+                    _shifted(low, -(back + length)),
+                    _shifted(high, ahead),
+                    spend=spend_rule,
+                    walk=walk,
+                )
         return budget.used - before
 
-    def _later_shift(self) -> timedelta:
-        """How far a ``THISANDFUTURE`` override pulls instances earlier (the library queries
-        that much later)."""
-        shift = timedelta(0)
-        for override in self.overrides:
-            if _is_this_and_future(override):
-                rid = to_instant(time_of(override, "RECURRENCE-ID"), self.floating)
-                start = to_instant(time_of(override, "DTSTART"), self.floating)
-                shift = max(shift, timedelta(microseconds=(rid - start) // 1000))
-        return shift
+    def _reach(self) -> tuple[timedelta, timedelta]:
+        """How much earlier and later than the window original starts of instances moved
+        by ``THISANDFUTURE`` overrides may lie (RFC 5545 section 3.8.4.4)."""
+        back = ahead = timedelta(0)
+        for _, override in self.future:
+            earlier, later = EventAdapter(override).extend_query_span_by
+            back, ahead = max(back, earlier), max(ahead, later)
+        return back, ahead
 
-    def instance(self, copy: Component) -> Instance:
-        """Turn one occurrence copy made by the library into an :class:`Instance`."""
-        return self._instance(time_of(copy, "DTSTART"), copy)
+    # -- instances ------------------------------------------------------------------------
 
-    def instance_of(self, occurrence: Any, component: Component | None) -> Instance:
-        """:meth:`instance` of ``occurrence.as_component(False)``, without making the copy
-        when :func:`_copied_from` finds the component it would copy (``component``, its
-        result for ``occurrence``, passed in by :func:`cerebri.ics.expand._run`)."""
-        if component is None:
-            return self.instance(occurrence.as_component(False))
-        return self._instance(occurrence.start, component)
-
-    def _instance(self, start_value: date, copy: Component) -> Instance:
-        """The instance starting at ``start_value`` whose ``RECURRENCE-ID`` object,
-        ``SUMMARY``, ``TRANSP`` and ``STATUS`` are those of ``copy``."""
-        owner = self.owner_of_rid.get(id(copy.get("RECURRENCE-ID")))
-        is_override = False
-        if owner is None:
-            source = self.master
-            original = start_value
-        elif _is_this_and_future(owner) and not _same_time(start_value, time_of(owner, "DTSTART")):
-            source = owner  # an instance moved along by a THISANDFUTURE override
-            moved_to, moved_from = _comparable(
-                time_of(owner, "DTSTART"), time_of(owner, "RECURRENCE-ID")
+    def instances(self, low: datetime, high: datetime) -> Iterator[Instance]:
+        """Every instance whose reading may overlap ``[low, high]`` (callers cut them to
+        the exact window), overrides included."""
+        back, ahead = self._reach()
+        made: set[Instance] | None = set() if len(self.masters) > 1 else None
+        for master in self.masters:
+            named = bool(master.exdates) or bool(self.overrides)
+            for start in master.starts(_shifted(low, -back), _shifted(high, ahead)):
+                instant = to_instant(start, self.floating)
+                if named and any(
+                    key in master.exdates or key in self.overrides
+                    for key in instance_keys(start, instant)
+                ):
+                    continue
+                instance = self._regular(master.component, start, instant)
+                if made is not None:
+                    if instance in made:
+                        continue  # an identical copy of the component: the same busy time
+                    made.add(instance)
+                yield instance
+        excluded = {key for master in self.masters for key in master.exdates}
+        for key, override in self.overrides.items():
+            if key in excluded:
+                continue  # RFC 5545 3.8.5.1: EXDATE removes the instance, overridden or not
+            yield self._make(
+                time_of(override, "DTSTART"),
+                override,
+                time_of(override, "RECURRENCE-ID"),
+                is_override=True,
             )
-            original = start_value - (moved_to - moved_from)
-        else:
-            source = owner
-            original = time_of(owner, "RECURRENCE-ID")
-            is_override = True
-        if source is None:  # pragma: no cover - the library only yields known components
-            raise CalendarError("ics.syntax", "occurrence without a defining component")
-        start = to_instant(start_value, self.floating)
+
+    def _regular(self, master: Component, start: date, instant: Instant) -> Instance:
+        """The instance of ``master`` originally at ``start``, moved and reshaped by the
+        last ``THISANDFUTURE`` override before it, if any."""
+        if self.future:
+            governing = None
+            for rid, override in self.future:
+                if rid < instant.ns:
+                    governing = override
+            if governing is not None:
+                moved_to, moved_from = _comparable(
+                    time_of(governing, "DTSTART"), time_of(governing, "RECURRENCE-ID")
+                )
+                shift = moved_to - moved_from
+                if isinstance(start, datetime):
+                    moved: date = start + shift
+                else:
+                    moved = start + timedelta(days=shift.days)
+                return self._make(moved, governing, start, is_override=False)
+        return self._make(start, master, start, is_override=False, start_instant=instant)
+
+    def _make(
+        self,
+        start_value: date,
+        source: Component,
+        original: date,
+        *,
+        is_override: bool,
+        start_instant: Instant | None = None,
+    ) -> Instance:
+        """The instance starting at ``start_value`` (at ``start_instant`` when known)
+        defined by ``source`` (its end rule, ``SUMMARY``, ``TRANSP``, ``STATUS``),
+        originally at ``original``."""
+        start = start_instant or to_instant(start_value, self.floating)
         original_instant = start if original is start_value else to_instant(original, self.floating)
         end = self._end(source, start_value, start, None if is_override else original_instant)
         recurrence_id: str | None = None
         if self.recurring:
             recurrence_id = self._recurrence_text(original, original_instant)
-        summary = copy.get("SUMMARY")
+        summary = source.get("SUMMARY")
         return Instance(
             start=start,
             end=end,
@@ -192,8 +432,8 @@ class _Series:
             recurrence_id=recurrence_id,
             summary=None if summary is None else str(summary),
             sequence=self._sequence_of(source),
-            transparent=str(copy.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
-            cancelled=self.cancel_all or str(copy.get("STATUS", "")).upper() == "CANCELLED",
+            transparent=str(source.get("TRANSP", "OPAQUE")).upper() == "TRANSPARENT",
+            cancelled=self.cancel_all or str(source.get("STATUS", "")).upper() == "CANCELLED",
         )
 
     def _sequence_of(self, source: Component) -> int:
@@ -212,7 +452,7 @@ class _Series:
             dates_only = not isinstance(original, datetime)
         else:
             if self._dates_only is None:
-                self._dates_only = not isinstance(time_of(self.master, "DTSTART"), datetime)
+                self._dates_only = not isinstance(self.masters[0].start, datetime)
             dates_only = self._dates_only
         if dates_only:
             return date_text(original.date() if isinstance(original, datetime) else original)
@@ -233,3 +473,26 @@ class _Series:
         if rule is None:
             rule = self._end_rules[id(source)] = _end_rule(source, self.floating)
         return rule.end(start_value, start, self.floating)
+
+
+def _shown(value: date) -> str:
+    return value.isoformat()
+
+
+def _length(component: Component) -> timedelta:
+    """The library's reading of the component's length (never negative)."""
+    try:
+        length = EventAdapter(component).duration
+    except Exception:  # a reading the library cannot make; validation refused worse ones
+        return timedelta(0)
+    return length if isinstance(length, timedelta) and length > timedelta(0) else timedelta(0)
+
+
+def _shifted(moment: datetime, delta: timedelta) -> datetime:
+    try:
+        return moment + delta
+    except OverflowError:
+        return _FIRST if delta < timedelta(0) else _LAST
+
+
+__all__ = ["CalendarError", "_Series", "_rdate_leaves", "_sequence"]

@@ -1,23 +1,19 @@
-"""Shortcuts past ``recurring-ical-events``, each giving exactly the instances and errors
-of the library path (compared in ``tests/ics/test_ics_fast_paths.py``):
+"""The shortcut past ``recurring-ical-events``, giving exactly the instances and errors
+of the library path (compared in ``tests/ics/test_ics_fast_paths.py``): a UID with one
+plain, non-recurring component (no ``RRULE``, ``RDATE``, ``EXDATE`` or ``RECURRENCE-ID``)
+becomes its one instance without the library, and is skipped at once when the library
+would not yield it for the padded window (:func:`_lone_instance`); anything unusual about
+it (mixed value kinds, ``pytz``, a failure) takes the library path.
 
-* a UID with one plain, non-recurring component (no ``RRULE``, ``RDATE``, ``EXDATE`` or
-  ``RECURRENCE-ID``) becomes its one instance without the library, and is skipped at once
-  when the library would not yield it for the padded window (:func:`_lone_instance`);
-  anything unusual about it (mixed value kinds, ``pytz``, a failure) takes the library path;
-* the library's occurrences are read without the shallow copy it makes of each
-  (:func:`_copied_from`);
-
-Both are looked up through :mod:`cerebri.ics.expand`, which calls them; the tests switch
-them off there.
+It is looked up through :mod:`cerebri.ics.expand`, which calls it; the tests switch it off
+there.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from enum import Enum
 from typing import Any, Final, cast
-from zoneinfo import ZoneInfo
 
 from icalendar import Component
 
@@ -25,39 +21,6 @@ from cerebri.ics._ends import _end_rule_of
 from cerebri.ics.instance import Instance
 from cerebri.ics.times import to_instant
 from cerebri.ics.validate import component_duration, time_of
-
-_PLAIN_ZONES: Final = (ZoneInfo, timezone)
-"""Zones whose names ``icalendar`` reads without calling into other code (zones built from
-a ``VTIMEZONE`` are ``dateutil`` objects; their occurrences are copied, as before)."""
-
-
-def _copied_from(occurrence: Any) -> Component | None:
-    """The component ``occurrence.as_component(False)`` would copy, when the copy could
-    neither fail nor differ in what :meth:`_Series._instance` reads; else ``None``.
-
-    The copy (``recurring_ical_events`` ``ComponentAdapter.as_component``) is a shallow
-    copy of the adapter's component: the same ``RECURRENCE-ID`` object when it has one (a
-    new one otherwise, which names no override), the same ``SUMMARY``, ``TRANSP`` and
-    ``STATUS``, ``DTSTART`` set to ``occurrence.start``. Making it builds two property values
-    (``icalendar`` looks up zone names for their ``TZID``) and compares the occurrence's
-    ``SEQUENCE`` with 0; for dates, floating date-times and date-times in ``zoneinfo`` or
-    fixed-offset zones, and an integer sequence, none of that can raise. The library's
-    private attributes are read defensively: without them every occurrence is copied.
-    """
-    adapter = getattr(occurrence, "_adapter", None)
-    component = getattr(adapter, "_component", None)
-    if not isinstance(component, Component):
-        return None
-    if not isinstance(getattr(occurrence, "sequence", None), int):
-        return None
-    for value in (getattr(occurrence, "start", None), getattr(occurrence, "end", None)):
-        if not isinstance(value, date):
-            return None
-        zone = value.tzinfo if isinstance(value, datetime) else None
-        if zone is not None and not isinstance(zone, _PLAIN_ZONES):
-            return None
-    return component
-
 
 _SERIES_PROPERTIES: Final = ("RECURRENCE-ID", "RRULE", "RDATE", "EXDATE")
 _LONGEST_LONE: Final = timedelta(days=3650)
@@ -136,9 +99,9 @@ def _lone_instance(
     the library would not yield it for the padded query ``[low, high]`` (:func:`_outside`):
     nothing is computed, and nothing is reported on either path.
 
-    Otherwise this is the instance :meth:`_Series.instance` makes of the library's
-    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared), its
-    copy keeps ``SUMMARY``, ``TRANSP`` and ``STATUS``. Whether it is reported only depends
+    Otherwise this is the instance :meth:`_Series._make` makes of the library's
+    occurrence: the library's start is ``DTSTART + timedelta(0)`` (``fold`` cleared);
+    ``SUMMARY``, ``TRANSP`` and ``STATUS`` are the component's. Whether it is reported only depends
     on the window: with the whole :data:`QUERY_PADDING` on both sides (the caller checks
     that no clamping happened), the library's reading of the event (floating times and
     dates as UTC, wall-clock ends) differs from the corrected one by less than 24 hours at
@@ -169,7 +132,7 @@ def _lone_instance(
             return _Lone.LIBRARY
         if _outside(raw_start, raw_end, low, high):
             return _Lone.OUTSIDE
-        # the rest is _Series.instance of the library's occurrence (start + timedelta(0))
+        # the rest is _Series._make of the library's occurrence (start + timedelta(0))
         start_value = raw_start + timedelta(0) if isinstance(raw_start, datetime) else raw_start
         start = to_instant(start_value, floating)
         defined_end = None if dtend is None else time_of(component, "DTEND")

@@ -1,27 +1,44 @@
 """The counted limit of one query: :class:`Budget`.
 
-Before a series is expanded, every instance its rules generate from the
-series start up to the end of the (padded) query window is charged to a :class:`Budget`,
-plus one per ``DTSTART``, ``RDATE`` value and override. When the total passes the limit,
-``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
-UID order, so the named UID does not depend on the file's order either.
-(The counting itself is :meth:`cerebri.ics._series._Series.charge`; the UID order is
-:func:`cerebri.ics.expand.expand`.)
+What a query window needs is charged: every instance a rule generates from a little
+before the (padded) window up to its end, plus one per ``DTSTART``, ``RDATE`` value and
+override (:meth:`cerebri.ics._series._Series.charge`). When the total passes the limit,
+``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted
+in UID order (:func:`cerebri.ics.expand.expand`), so the named UID does not depend on the
+file's order either.
+
+Rule instances before the window are not charged, but the recurrence engine still steps
+over them one by one (``dateutil`` has no exact jump for every rule, and a ``COUNT`` counts
+from ``DTSTART``), so that walk is bounded too: :data:`WALK_FACTOR` times the limit.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from cerebri.ics.errors import CalendarError
 
-__all__ = ["Budget"]
+__all__ = ["WALK_FACTOR", "Budget"]
+
+WALK_FACTOR: Final = 20
+"""Rule instances stepped over before a window, per unit of the limit (a limit of 100 000
+lets a query step over two million: an hourly series running for 228 years)."""
+
+OPTION_HINT: Final = (
+    "raise max_occurrences (--max-occurrences N on the command line) or split the calendar"
+)
 
 
 class Budget:
-    """A counted limit shared by one query (``busy_periods`` or ``working_periods``)."""
+    """A counted limit shared by one query (``busy_periods`` or ``working_periods``).
+
+    ``limit`` is a number of generated instances (the unit of ``max_occurrences``).
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.used = 0
+        self.walked = 0
 
     def spend(self, *, uid: str, line: int | None, source: str) -> None:
         """Charge one instance; raise ``ics.expansion_limit`` once the limit is passed."""
@@ -29,9 +46,23 @@ class Budget:
         if self.used > self.limit:
             raise CalendarError(
                 "ics.expansion_limit",
-                f"the calendar yields more than {self.limit} event instances up to the end of "
-                "the window (single events count one each, recurrences from their first "
-                "instance); raise max_occurrences or split the calendar",
+                f"the calendar yields more than {self.limit} event instances in and near the "
+                f"query window (generated instances per query); {OPTION_HINT}",
+                uid=uid,
+                line=line,
+                source=source,
+            )
+
+    def walk(self, *, uid: str, line: int | None, source: str) -> None:
+        """Count one rule instance stepped over before the window; raise
+        ``ics.expansion_limit`` past ``WALK_FACTOR * limit`` of them."""
+        self.walked += 1
+        if self.walked > WALK_FACTOR * self.limit:
+            raise CalendarError(
+                "ics.expansion_limit",
+                f"the recurrence rules step over more than {WALK_FACTOR * self.limit} "
+                f"instances before the query window ({WALK_FACTOR} per allowed instance); "
+                f"{OPTION_HINT}",
                 uid=uid,
                 line=line,
                 source=source,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 from icalendar import Component
@@ -30,6 +31,7 @@ from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
 from cerebri.ics.validate import check_for_query
+from cerebri.ics.warnings import add_warning
 from cerebri.ics.zones import floating_tz
 from cerebri.temporal.instant import Instant
 
@@ -131,6 +133,11 @@ def busy_periods(
     repeated, except those that depend on the floating zone, once per zone
     (:func:`cerebri.ics.validate.check_for_query`).
 
+    ``max_occurrences`` counts generated recurrence instances in and near the window (see
+    :mod:`cerebri.ics.budget`). Warnings about series (``ics.duplicate_uid``,
+    ``ics.unmatched_exdate``, ``ics.unmatched_recurrence_id``; the same for every window)
+    are attached to each calendar given (:func:`cerebri.ics.calendar_warnings`).
+
     Raises:
         CalendarError: a malformed component (codes in :mod:`cerebri.ics.errors`), or more
             than ``max_occurrences`` generated instances (``ics.expansion_limit``).
@@ -155,6 +162,7 @@ def busy_periods(
             budget=budget,
             source=source,
             cancel_all=cancel_all,
+            warn=partial(add_warning, calendar),
         ):
             if instance.transparent or instance.cancelled:
                 continue

@@ -17,7 +17,10 @@ these stable codes (the message is for people and may change):
     An end before its start: ``DTEND`` before ``DTSTART``, a negative ``DURATION``, a
     period whose end precedes its start, or a time outside the supported range.
 ``ics.expansion_limit``
-    Expanding recurrences would generate more instances than the counted limit allows.
+    Expanding recurrences would generate more instances in and near the query window than
+    the counted limit (``max_occurrences``, ``--max-occurrences``) allows, or step over
+    more than ``WALK_FACTOR`` times that many before the window
+    (:mod:`cerebri.ics.budget`).
 ``ics.unsupported``
     Valid iCalendar that cerebri does not implement: ``RSCALE`` (RFC 7529, non-Gregorian
     recurrence), ``SKIP`` (RFC 7529), a ``CALSCALE`` other than ``GREGORIAN``

@@ -1,10 +1,15 @@
 """Recurring components as instances: ``recurring-ical-events`` plus RFC 5545 corrections.
 
-``recurring-ical-events`` decides *which* instances exist: ``RRULE``, ``RDATE`` (also with
-``PERIOD`` values), ``EXDATE``, ``RECURRENCE-ID`` overrides matched in any value form, the
-``SEQUENCE`` order between duplicates, ``RANGE=THISANDFUTURE`` shifts. This module keeps
-that and corrects the library where it departs from RFC 5545:
+``recurring-ical-events`` generates the starts of each master's instances: ``RRULE``,
+``RDATE`` (also with ``PERIOD`` values), ``DTSTART``. cerebri applies the rest itself
+(:mod:`cerebri.ics._series`) and corrects the library where it departs from RFC 5545:
 
+* **``EXDATE`` and ``RECURRENCE-ID``** name an instance by its original start, compared
+  as instants (zoned and UTC values) or local times (floating and ``DATE`` values); the
+  library compares local wall times across zones (:mod:`cerebri.ics._matching`). Values
+  that name no instance are reported as warnings, never silently applied elsewhere.
+* **Repeated masters** (one UID, no ``RECURRENCE-ID``, equal ``SEQUENCE``) are all kept
+  as busy time and reported (``ics.duplicate_uid``); the library keeps the first.
 * **Instance ends** are recomputed here. The library adds ``DTEND - DTSTART`` (or the
   ``DURATION``) on the wall clock, so ``DURATION:PT1H`` starting 02:30 CEST on the night
   clocks go back ends 03:30 CET, two elapsed hours. RFC 5545 section 3.3.6 makes hours,
@@ -14,14 +19,17 @@ that and corrects the library where it departs from RFC 5545:
 * **``DTEND`` before ``DTSTART``** is refused (:mod:`cerebri.ics.validate`); the library
   swaps the two.
 * **Recurrence ids** of instances moved by a ``RANGE=THISANDFUTURE`` override are their
-  original start; the library reports the override's own ``RECURRENCE-ID`` for all of them.
-* **Order**: components are handed to the library grouped by UID and in a canonical order
-  (UID, recurrence id, ``SEQUENCE``, ``DTSTAMP``, text), so the library's "first of equal
-  ``SEQUENCE`` wins" rule no longer depends on the order of the file.
+  original start.
+* **Order**: components are grouped by UID and put in a canonical order (UID, recurrence
+  id, ``SEQUENCE``, ``DTSTAMP``, text), so "first of equal ``SEQUENCE`` wins" between
+  overrides does not depend on the order of the file.
+* **Extreme years**: query windows are clamped a few days inside years 1 and 9999, so
+  a window at either end of ``datetime``'s range expands instead of overflowing.
 
-Counted limit: before a series is expanded, every instance its rules generate from the
-series start up to the end of the (padded) query window is charged to a :class:`Budget`,
-plus one per ``DTSTART``, ``RDATE`` value and override. When the total passes the limit,
+Counted limit (:mod:`cerebri.ics.budget`): the instances a window needs are charged to a
+:class:`Budget` (rule instances from shortly before the padded window to its end, plus one
+per ``DTSTART``, ``RDATE`` value and override); rule instances before the window are only
+stepped over, within a bound of their own. When either passes its limit,
 ``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
 UID order, so the named UID does not depend on the file's order either.
 
@@ -33,36 +41,33 @@ Shortcuts, each giving exactly the instances and errors of the library path (com
   when the library would not yield it for the padded window
   (:func:`cerebri.ics._shortcuts._lone_instance`); anything unusual about it (mixed value
   kinds, ``pytz``, a failure) takes the library path;
-* the library's occurrences are read without the shallow copy it makes of each
-  (:func:`cerebri.ics._shortcuts._copied_from`);
 * end rules, sequences and the series' value type are read once per component;
 * the text tie-breaker of the canonical order is written only for components whose other
   key fields tie (:func:`_canonical_order`).
 
-This module groups the components by UID, orders each group canonically and runs the
-library; the rest lives behind it: :mod:`cerebri.ics.budget` (the counted limit),
+This module groups the components by UID, orders each group canonically and expands
+them; the rest lives behind it: :mod:`cerebri.ics.budget` (the counted limit),
 :mod:`cerebri.ics.instance` (:class:`Instance`), :mod:`cerebri.ics._series` (one UID's
-series and its instances), :mod:`cerebri.ics._ends` (corrected ends) and
-:mod:`cerebri.ics._shortcuts` (the paths past the library).
+series and its instances), :mod:`cerebri.ics._matching` (which instance a value names),
+:mod:`cerebri.ics._ends` (corrected ends) and :mod:`cerebri.ics._shortcuts` (the path
+past the library).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Final
 
-from icalendar import Calendar, Component
+from icalendar import Component
 from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
     BadRuleStringFormat,
-    CalendarQuery,
     EventAdapter,
     PeriodEndBeforeStart,
 )
 
-from cerebri.ics._series import _sequence, _Series
-from cerebri.ics._shortcuts import _copied_from, _Lone, _lone_instance
-from cerebri.ics.budget import Budget
+from cerebri.ics._series import Warn, _sequence, _Series
+from cerebri.ics._shortcuts import _Lone, _lone_instance
+from cerebri.ics.budget import WALK_FACTOR, Budget
 from cerebri.ics.errors import CalendarError, CalendarErrorCode
 from cerebri.ics.instance import Instance
 from cerebri.ics.source import component_line, component_uid
@@ -75,8 +80,10 @@ QUERY_PADDING: Final = timedelta(days=2)
 to the exact window by instant. Covers floating-zone offsets, all-day days and the
 difference between the library's ends and the corrected ones."""
 
-_EARLIEST: Final = datetime(100, 1, 1, tzinfo=UTC)
-_LATEST: Final = datetime(9900, 1, 1, tzinfo=UTC)
+_EARLIEST: Final = datetime.min.replace(tzinfo=UTC)
+_LATEST: Final = datetime.max.replace(tzinfo=UTC)
+"""Padded query windows are clamped to ``datetime``'s range (years 1 to 9999); each
+series then keeps the library's own widening inside it (:mod:`cerebri.ics._series`)."""
 
 
 class _AvailableAdapter(EventAdapter):  # type: ignore[misc]  # the base class is untyped
@@ -170,12 +177,16 @@ def expand(
     budget: Budget,
     source: str,
     cancel_all: bool = False,
+    warn: Warn | None = None,
 ) -> list[Instance]:
     """Every instance of the ``name`` components (``VEVENT`` or ``AVAILABLE``) of
     ``container`` that overlaps ``[window_start, window_end)``.
 
     ``cancel_all`` marks every instance cancelled (a calendar with ``METHOD:CANCEL``).
-    Components must have passed :func:`cerebri.ics.validate.check_component`.
+    ``warn`` receives the warnings about a series (``ics.duplicate_uid``,
+    ``ics.unmatched_exdate``, ``ics.unmatched_recurrence_id``); they do not depend on the
+    window. Components must have passed :func:`cerebri.ics.validate.check_component`.
+    Raises :class:`CalendarError` (``ics.expansion_limit`` past the budget).
     """
     groups: dict[str, list[Component]] = {}
     for component in container.walk(name):
@@ -201,54 +212,19 @@ def expand(
         components = _canonical_order(group)
         line = component_line(components[0])
         try:
-            series = _Series(uid, components, floating, cancel_all)
+            series = _Series(uid, components, floating, cancel_all, _ADAPTERS[name])
             line = series.line
-            charged = series.charge(high, budget, source)
-            found.extend(
-                _run(
-                    series,
-                    name,
-                    low=low,
-                    high=high,
-                    charged=charged,
-                    window=(window_start, window_end),
-                    source=source,
-                )
-            )
+            if warn is not None:
+                series.report(warn, source, WALK_FACTOR * budget.limit)
+            charged = series.charge(low, high, budget, source)
+            for produced, instance in enumerate(series.instances(low, high), start=1):
+                if produced > charged:  # the count bounds the work; charge any excess
+                    budget.spend(uid=uid, line=line, source=source)
+                if overlaps(instance.start, instance.end, window_start, window_end):
+                    found.append(instance)
         except CalendarError:
             raise
         except Exception as exc:  # the library and the zone rules raise many types
             code, message = _library_error(exc)
             raise CalendarError(code, message, uid=uid, line=line, source=source) from None
     return found
-
-
-def _run(
-    series: _Series,
-    name: str,
-    *,
-    low: datetime,
-    high: datetime,
-    charged: int,
-    window: tuple[Instant, Instant],
-    source: str,
-) -> Iterator[Instance]:
-    container = Calendar()
-    for component in series.components:
-        container.add_component(component)
-    query = CalendarQuery(container, components=(_ADAPTERS[name],))
-    produced = 0
-    for library_series in query.series:
-        for occurrence in library_series.between(low, high):
-            produced += 1
-            if produced > charged:  # defensive: the count above must bound the library
-                raise CalendarError(
-                    "ics.expansion_limit",
-                    "the recurrence engine generated more instances than were counted",
-                    uid=series.uid,
-                    line=series.line,
-                    source=source,
-                )
-            instance = series.instance_of(occurrence, _copied_from(occurrence))
-            if overlaps(instance.start, instance.end, *window):
-                yield instance

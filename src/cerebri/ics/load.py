@@ -13,7 +13,8 @@
    (:mod:`cerebri.ics.zones`), and check the components cerebri reads
    (:mod:`cerebri.ics.validate`).
 
-Leniency (documented): a UTF-8 byte-order mark is dropped; bare top-level components
+Leniency (documented): a leap second (second 60) is read as second 59 and reported
+(:mod:`cerebri.ics.leap`); a UTF-8 byte-order mark is dropped; bare top-level components
 without a ``VCALENDAR`` around them (the RFC 7953 examples are written that way) are wrapped
 in a new ``VCALENDAR``; blank lines are ignored. Several ``VCALENDAR`` objects in one text
 are refused (``ics.syntax``): split the stream first. Lines that bend RFC 5545 in a way whose
@@ -42,6 +43,7 @@ from typing import Final
 from icalendar import Calendar, Component, GloballyUniqueTZIDGuessed
 
 from cerebri.ics.errors import SKIP_HINT, CalendarError, require
+from cerebri.ics.leap import replace_leap_seconds, report_leap_seconds
 from cerebri.ics.lenient import relax_calendar
 from cerebri.ics.source import (
     DEFAULT_SOURCE,
@@ -342,7 +344,7 @@ def parse_calendar(
     require(data, (str, bytes), "parse_calendar", "data")
     require(source, str, "parse_calendar", "source")
     require(skip_invalid_events, bool, "parse_calendar", "skip_invalid_events")
-    text = _decode(data, source)
+    text, leaps = replace_leap_seconds(_decode(data, source))
     scanner = _scan(text, source, skip=skip_invalid_events)
     text = _edited(text, scanner.edits)
     try:
@@ -366,6 +368,7 @@ def parse_calendar(
         wrapped = True
     attach_source(calendar, source)
     found = _attach_lines(calendar, scanner, wrapped)
+    report_leap_seconds(calendar, leaps, {e.line: e.uid for e in scanner.seen}, source)
     noticed = [_warning(note, found, source) for note in scanner.notes]
     noticed.extend(_check(calendar, source, skip=skip_invalid_events))
     kept = {id(component) for component in calendar.walk()}

@@ -35,6 +35,7 @@ FREQUENCIES: Final = frozenset(
     {"SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"}
 )
 _SLACK: Final = timedelta(days=1)
+_LAST: Final = datetime.max.replace(tzinfo=UTC)
 _BY_RANGES: Final = {
     "BYSECOND": (0, 60, True),
     "BYMINUTE": (0, 59, True),
@@ -148,35 +149,65 @@ def _check_parts(rule: vRecur) -> str | None:
 
 
 def _stop_in_domain(moment: datetime, *, aware: bool) -> datetime:
-    """``moment`` (aware UTC) in the comparison domain of the rule's start, plus slack."""
-    if aware:
-        return moment + _SLACK
-    return moment.astimezone(UTC).replace(tzinfo=None) + _SLACK
+    """``moment`` (aware UTC) in the comparison domain of the rule's start, plus slack
+    (the last representable time when that overflows)."""
+    try:
+        if aware:
+            return moment + _SLACK
+        return moment.astimezone(UTC).replace(tzinfo=None) + _SLACK
+    except OverflowError:
+        return _LAST if aware else _LAST.replace(tzinfo=None)
+
+
+def _low_in_domain(moment: datetime, *, aware: bool) -> datetime | None:
+    """``moment`` (aware UTC) in the comparison domain of the rule's start, minus slack;
+    ``None`` when that is before the first representable time."""
+    try:
+        if aware:
+            return moment - _SLACK
+        return moment.astimezone(UTC).replace(tzinfo=None) - _SLACK
+    except OverflowError:
+        return None
 
 
 def _until_in_domain(until: date | datetime, *, aware: bool) -> datetime:
     if isinstance(until, datetime) and until.tzinfo is not None:
         return _stop_in_domain(until, aware=aware)
-    naive = _as_datetime(until) + _SLACK  # a date UNTIL covers its whole day
-    return naive.replace(tzinfo=UTC) + _SLACK if aware else naive
+    try:
+        naive = _as_datetime(until) + _SLACK  # a date UNTIL covers its whole day
+        return naive.replace(tzinfo=UTC) + _SLACK if aware else naive
+    except OverflowError:
+        return _LAST if aware else _LAST.replace(tzinfo=None)
 
 
 def count_instances(
-    rule: vRecur, start: date | datetime, stop: datetime, spend: Callable[[], None]
+    rule: vRecur,
+    start: date | datetime,
+    low: datetime,
+    stop: datetime,
+    *,
+    spend: Callable[[], None],
+    walk: Callable[[], None],
 ) -> None:
-    """Call ``spend()`` once per instance ``rule`` generates from ``start`` until ``stop``.
+    """Call ``spend()`` once per instance ``rule`` generates from ``low`` until ``stop``
+    and ``walk()`` once per instance before ``low``.
 
-    ``stop`` is an aware UTC datetime; the walk ends at ``stop`` (or the rule's ``UNTIL``,
-    or its ``COUNT``), each bound widened by a day so the count is never too small.
-    ``spend`` raises to abort. ``rule`` must have passed :func:`check_rule`.
+    ``low`` and ``stop`` are aware UTC datetimes; the walk ends at ``stop`` (or the rule's
+    ``UNTIL``, or its ``COUNT``), and ``low`` is moved a day earlier and ``stop`` a day
+    later, so the count is never too small. ``spend`` and ``walk`` raise to abort.
+    ``rule`` must have passed :func:`check_rule`.
     """
     begin = _as_datetime(start)
     aware = begin.tzinfo is not None
     limit = _stop_in_domain(stop, aware=aware)
+    first = _low_in_domain(low, aware=aware)
     until = rule.get("UNTIL")
     if isinstance(until, list) and until and isinstance(until[0], date):
         limit = min(limit, _until_in_domain(until[0], aware=aware))
     for moment in _build(rule, start):
         if moment > limit:
             return
-        spend()
+        if first is not None and moment < first:
+            walk()
+        else:
+            spend()

@@ -65,7 +65,9 @@ WARNING_CODES: Final[tuple[CalendarWarningCode, ...]] = (
     An override whose ``RECURRENCE-ID`` is no instance of its series; it stands as busy time
     of its own.
 ``ics.duplicate_uid``
-    Several components share a UID without ``RECURRENCE-ID``; every one of them is kept.
+    Several components share a UID without ``RECURRENCE-ID`` and with the same (or no)
+    ``SEQUENCE``; every one of them is kept as busy time (a higher ``SEQUENCE`` is an
+    update and replaces the lower ones, RFC 5546; that is not reported).
 ``ics.leap_second``
     A time with second 60 (RFC 5545 section 3.3.12 allows it) was read as second 59.
 """
