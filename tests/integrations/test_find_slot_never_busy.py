@@ -62,6 +62,9 @@ class Series:
     # RANGE=THISANDFUTURE at this index, shifting it and every later instance by this much
     # wall-clock time; then EXDATE and single overrides are drawn only before that index.
     future: tuple[int, timedelta] | None = None
+    # The zone EXDATE and RECURRENCE-ID values are written in: the same instant, another
+    # zone's wall clock (RFC 5545 compares them as instants); None = the series' zone.
+    value_zone: str | None = None
 
 
 Event = Single | Series
@@ -79,7 +82,11 @@ def _utc_text(instant: datetime) -> str:
     return instant.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
-def _dt(name: str, local: datetime, zone: str) -> str:
+def _dt(name: str, local: datetime, zone: str, written_in: str | None = None) -> str:
+    if written_in is not None and written_in != zone:  # the same instant in another zone
+        instant = _aware(local, zone)
+        local = instant.astimezone(ZoneInfo(written_in)).replace(tzinfo=None)
+        zone = written_in
     if zone == "UTC":
         return f"{name}:{_utc_text(_aware(local, zone))}"
     return f"{name};TZID={zone}:{_local_text(local)}"
@@ -125,8 +132,8 @@ def _texts(event: Event) -> list[str]:
     ]
     starts = dict(_instances(event))
     for index in sorted(event.exdates):
-        if index in starts:  # in the same zone's form as DTSTART (RFC 5545 3.8.5.1)
-            master.append(_dt("EXDATE", starts[index], event.zone))
+        if index in starts:  # the instant of an instance, maybe in another zone
+            master.append(_dt("EXDATE", starts[index], event.zone, event.value_zone))
     components = ["\n".join(master)]
     for index, new_start in event.moved:
         if index not in starts or index in event.exdates:
@@ -134,7 +141,7 @@ def _texts(event: Event) -> list[str]:
         lines = [
             f"UID:{event.uid}",
             "DTSTAMP:20260901T000000Z",
-            _dt("RECURRENCE-ID", starts[index], event.zone),
+            _dt("RECURRENCE-ID", starts[index], event.zone, event.value_zone),
         ]
         if new_start is None:
             lines += [
@@ -271,6 +278,7 @@ def _series(draw: st.DrawFn, uid: str) -> Series:
         exdates,
         tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
         future,
+        draw(st.sampled_from([None, *ZONES])),
     )
 
 
