@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from cerebri.errors import InputTooLargeError
 from cerebri.proposals.digest import envelope_payload, load_json, sha256_digest
 from cerebri.proposals.envelope import ALLOWED_EXECUTOR_MODES, Candidate, Envelope
 from cerebri.proposals.errors import ProposalError, json_pointer
@@ -98,7 +99,15 @@ def check_artifact(
     if artifact_bytes is None:
         if store is None:
             raise ValueError("check_artifact needs artifact bytes or a store")
-        artifact_bytes = store.get(candidate.artifact_ref)
+        try:
+            artifact_bytes = store.get(candidate.artifact_ref, max_bytes=candidate.artifact_size)
+        except InputTooLargeError:
+            raise ProposalError(
+                f"stored artifact has more than the {candidate.artifact_size} bytes the "
+                "envelope says",
+                code="proposal.size_mismatch",
+                path="/candidate/artifact~1size",
+            ) from None
     if len(artifact_bytes) != candidate.artifact_size:
         raise ProposalError(
             f"artifact has {len(artifact_bytes)} bytes, envelope says {candidate.artifact_size}",

@@ -35,6 +35,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from cerebri import __version__
+from cerebri._files import read_bounded
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError, ParseError
 from cerebri.planner import plan, validate
@@ -208,7 +209,12 @@ def _add_example_routes(app: FastAPI, settings: ServiceSettings) -> None:
         stem = name.removesuffix(".json")
         if stem not in names():
             return problem_response(404, "http.not_found", f"no example named {name!r}")
-        data = (folder / f"{stem}.json").read_bytes()
+        try:  # an example is a request body: it must fit the body limit too
+            data = read_bounded(
+                folder / f"{stem}.json", limit=settings.max_request_bytes, what="example"
+            )
+        except CerebriError:
+            return problem_response(404, "http.not_found", f"example {name!r} cannot be read")
         return Response(data, media_type="application/json")
 
 
