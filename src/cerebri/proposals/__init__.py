@@ -39,6 +39,7 @@ from cerebri.proposals.digest import (
 from cerebri.proposals.envelope import (
     ALLOWED_EXECUTOR_MODES,
     INSTANT_PATTERN,
+    MAX_VALIDITY_SECONDS,
     ArtifactType,
     Candidate,
     Classification,
@@ -108,6 +109,7 @@ __all__ = [
     "INSTANT_PATTERN",
     "KEYID_PATTERN",
     "MAX_JSON_DEPTH",
+    "MAX_VALIDITY_SECONDS",
     "PROPOSAL_PAYLOAD_TYPE",
     "PROPOSAL_REF_PREFIX",
     "REF_PREFIX",
