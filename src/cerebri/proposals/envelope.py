@@ -59,8 +59,9 @@ verification both hold this limit (``proposal.validity_too_long``)."""
 
 
 def is_rfc3339_utc(text: str) -> bool:
-    """Whether ``text`` matches :data:`INSTANT_PATTERN` (shape only; ``Instant`` checks fields)."""
-    return _INSTANT_RE.fullmatch(text) is not None
+    """Whether ``text`` matches :data:`INSTANT_PATTERN` (shape only; ``Instant`` checks fields).
+    Anything but a ``str`` is ``False``."""
+    return isinstance(text, str) and _INSTANT_RE.fullmatch(text) is not None
 
 
 class ArtifactType(StrEnum):

@@ -43,6 +43,10 @@ def parse_subject(text: str) -> Subject:
 
     Raises ``ProposalError`` ``proposal.schema`` (path ``/author``) for any other form.
     """
+    if not isinstance(text, str):
+        raise ProposalError(
+            f"author is text, not {type(text).__name__}", code="proposal.schema", path="/author"
+        )
     kind, _, ident = text.partition(":")
     try:
         return Subject.model_validate_json(canonical_json({"kind": kind, "id": ident}))

@@ -72,8 +72,14 @@ def digest_of_ref(ref_or_digest: str) -> str:
     """The ``sha256:<hex>`` digest named by ``cas:sha256:<hex>`` or by the digest itself.
 
     Raises ``ProposalError``: ``proposal.unknown_algorithm`` for another algorithm
-    (``sha512:…``), ``proposal.bad_ref`` for any other shape (uppercase or short hex, …).
+    (``sha512:…``), ``proposal.bad_ref`` for any other shape (uppercase or short hex, …)
+    or a value that is not a ``str``.
     """
+    if not isinstance(ref_or_digest, str):
+        raise ProposalError(
+            f"a content address is text, not {type(ref_or_digest).__name__}",
+            code="proposal.bad_ref",
+        )
     text = ref_or_digest.removeprefix(REF_PREFIX)
     match = _SHAPE.fullmatch(text)
     if match is None:
