@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import cerebri
-from cerebri import CerebriError, ParseError, cpir, plans, proposals
-from cerebri._nesting import too_deep_at
+from cerebri import CerebriError, InputTooLargeError, ParseError, cpir, plans, proposals
+from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.temporal import Instant
 from tests.proposals.helpers import ARTIFACT, NOW, registry
 
@@ -88,6 +88,27 @@ def test_deep_python_values_are_json_too_deep(name: str) -> None:
         with pytest.raises(ParseError) as deep_text:
             call(nested_text(DEPTH))
         assert deep_text.value.code == "json.too_deep"
+
+
+@pytest.mark.parametrize("name", sorted(REQUEST_ENTRY_POINTS))
+def test_shallow_values_that_expand_astronomically_are_too_large(name: str) -> None:
+    """60 levels of ``[x, x]``: 2**61 - 1 values as text, refused before serialising."""
+    with pytest.raises(InputTooLargeError) as caught:
+        REQUEST_ENTRY_POINTS[name]({"a": doubling_dag(60)})
+    assert caught.value.code == "input.too_large"
+
+
+def test_canonical_json_refuses_an_astronomical_value() -> None:
+    with pytest.raises(proposals.ProposalError) as caught:
+        proposals.canonical_json(doubling_dag(60))
+    assert caught.value.code == "proposal.canonical_json"
+
+
+def test_expanded_size_counts_every_place() -> None:
+    assert expanded_size({"a": [1, 2, {"b": None}]}, 100) == 6  # by hand: 3 containers, 3 scalars
+    assert expanded_size(doubling_dag(10), 10**6) == 2**11 - 1
+    assert expanded_size(doubling_dag(60), 1000) > 1000
+    assert expanded_size("x", 10) == 1
 
 
 def test_python_value_and_text_agree_at_the_limit() -> None:

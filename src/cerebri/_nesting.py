@@ -8,13 +8,17 @@ goes below ``limit + 1`` levels, treats a container met again on its own path (a
 too deep, and remembers the height of every container it finished, so shared sub-values
 are walked once (linear time). Callers turn the answer into their own typed error
 (``json.too_deep``, ``proposal.canonical_json``...).
+
+A value can also be shallow but astronomically large once written out: ``[x, x]`` nested 60
+levels deep is 2**60 values in JSON text although it holds 61 lists. :func:`expanded_size`
+counts the values the JSON text would hold, also in linear time, stopping at a cap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["too_deep_at"]
+__all__ = ["expanded_size", "too_deep_at"]
 
 _Children = list[tuple[object, object]]
 
@@ -40,7 +44,7 @@ class _Frame:
         self.children = children
         self.key = key
         self.next = 0
-        self.best = 0  # greatest height among the children finished so far
+        self.best = 0  # too_deep_at: greatest child height; expanded_size: running total
 
 
 def too_deep_at(value: object, limit: int) -> str | None:
@@ -87,3 +91,39 @@ def too_deep_at(value: object, limit: int) -> str | None:
         frames.append(_Frame(child, grandchildren, key))
         active.add(id(child))
     return None
+
+
+def expanded_size(value: object, cap: int) -> int:
+    """How many JSON values (containers and scalars) ``value`` holds once written out, with
+    shared sub-values counted at every place they appear; counting stops early once the
+    total exceeds ``cap`` (a number greater than ``cap`` is returned then).
+
+    ``value`` must not contain itself (call :func:`too_deep_at` first).
+    """
+    sizes: dict[int, int] = {}
+    held: list[object] = []
+    frames = [_Frame(value, _children(value) or [], None)]
+    while frames:
+        frame = frames[-1]
+        if frame.next == len(frame.children):
+            frames.pop()
+            size = frame.best + 1
+            if size > cap:
+                return size
+            sizes[id(frame.node)] = size
+            held.append(frame.node)
+            if frames:
+                frames[-1].best += size
+            continue
+        _, child = frame.children[frame.next]
+        frame.next += 1
+        grandchildren = _children(child)
+        if grandchildren is None:
+            frame.best += 1
+        elif id(child) in sizes:
+            frame.best += sizes[id(child)]
+        else:
+            frames.append(_Frame(child, grandchildren, None))
+        if frame.best > cap:
+            return frame.best
+    return sizes.get(id(value), 1)

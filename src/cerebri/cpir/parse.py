@@ -14,14 +14,26 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cerebri._nesting import too_deep_at
+from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.cpir.request import PlanningRequest
-from cerebri.errors import ParseError
+from cerebri.errors import InputTooLargeError, ParseError
 
-__all__ = ["MAX_NESTING", "check_depth", "load_json", "parse_model", "parse_request"]
+__all__ = [
+    "MAX_DECODED_VALUES",
+    "MAX_NESTING",
+    "check_depth",
+    "load_json",
+    "parse_model",
+    "parse_request",
+]
 
 MAX_NESTING = 128
 """Deepest allowed nesting of arrays and objects; the outermost object is level 1."""
+
+MAX_DECODED_VALUES = 16 * 1024 * 1024
+"""Most JSON values (objects, arrays and scalars, counted as JSON text would write them) a
+decoded Python document may hold; beyond is ``input.too_large``. It stops values that share
+sub-values from expanding to astronomical text (``[x, x]`` nested 60 levels deep)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -116,15 +128,21 @@ def _check_structure(document: Any) -> None:
 
 def check_depth(value: object) -> None:
     """Refuse a decoded Python value nested deeper than :data:`MAX_NESTING` levels of
-    mappings, lists and tuples, or containing itself (iteratively, never recursing).
+    mappings, lists and tuples, or containing itself, or holding more than
+    :data:`MAX_DECODED_VALUES` values once written out (iteratively, never recursing).
 
     Raises:
         ParseError: ``json.too_deep`` with the pointer of the first container too deep.
+        InputTooLargeError: ``input.too_large`` beyond :data:`MAX_DECODED_VALUES`.
     """
     where = too_deep_at(value, MAX_NESTING)
     if where is not None:
         raise ParseError(
             f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep", path=where
+        )
+    if expanded_size(value, MAX_DECODED_VALUES) > MAX_DECODED_VALUES:
+        raise InputTooLargeError(
+            f"the document holds more than {MAX_DECODED_VALUES} JSON values once written out"
         )
 
 
@@ -235,9 +253,10 @@ def _translate(exc: ValidationError, document: Any) -> ParseError:
 def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     """Parse ``source`` (JSON text, UTF-8 bytes, or already-decoded JSON values) as ``model``.
 
-    Decoded values are checked for depth first, without recursion: more than
+    Decoded values are checked first, without recursion (:func:`check_depth`): more than
     :data:`MAX_NESTING` levels of dicts, lists and tuples (or a value that contains itself)
-    is ``json.too_deep``, exactly as for the same document as text.
+    is ``json.too_deep``, exactly as for the same document as text; more than
+    :data:`MAX_DECODED_VALUES` values is ``InputTooLargeError`` (``input.too_large``).
 
     Raises:
         ParseError: see :func:`load_json`; ``json.not_object`` when the document is not a

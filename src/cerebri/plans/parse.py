@@ -76,6 +76,8 @@ def decode(source: DraftSource) -> dict[str, Any]:
     Raises:
         ParseError: ``json.*`` codes for text that is not strict JSON; ``json.too_deep``
             for a decoded value nested deeper than 128 levels (or containing itself).
+        InputTooLargeError: ``input.too_large`` for a decoded value holding more than
+            :data:`~cerebri.cpir.parse.MAX_DECODED_VALUES` values once written out.
         DraftError: ``draft.schema`` when the document is not a JSON object.
     """
     if isinstance(source, bytes | str):

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import rfc8785
 
-from cerebri._nesting import too_deep_at
+from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.proposals.errors import ProposalError
 
 __all__ = [
@@ -39,6 +39,7 @@ MAX_JSON_DEPTH: Final = 128
 """Deepest nesting of arrays/objects :func:`load_json` accepts (envelopes need 4)."""
 
 
+_MAX_VALUES: Final = 16 * 1024 * 1024
 _JCS_EXPONENT_FROM: Final = 1e21  # RFC 8785 / ECMAScript write integral floats below this
 # without exponent, i.e. as integer text
 
@@ -69,13 +70,16 @@ def canonical_json(value: Any) -> bytes:
     NaN/Infinity, integers with ``abs(n) > 2^53 - 1``, integral floats that JCS would write
     as such integers (``9007199254740992.0``: :func:`load_json` could not read them back),
     non-string keys, other types, and values nested deeper than :data:`MAX_JSON_DEPTH`
-    levels or containing themselves (checked first, without recursion).
+    levels, containing themselves or holding more than 16 Mi values once written out
+    (shared sub-values counted at every place; all checked first, without recursion).
     """
     where = too_deep_at(value, MAX_JSON_DEPTH)
     if where is not None:
         raise ProposalError(
             f"value nested deeper than {MAX_JSON_DEPTH} levels", code=_CODE, path=where
         )
+    if expanded_size(value, _MAX_VALUES) > _MAX_VALUES:
+        raise ProposalError(f"value holds more than {_MAX_VALUES} JSON values", code=_CODE)
     unreadable = _unreadable_float(value)
     if unreadable is not None:
         raise ProposalError(
