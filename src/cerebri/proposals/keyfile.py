@@ -19,7 +19,10 @@ Private keys are unencrypted PKCS#8 PEM files created with mode 0600 and never o
 (``Ed25519PrivateKey.generate()``); every instant is passed in, in UTC.
 
 File system failures are typed: ``proposal.key_registry`` for the registry file and the key
-directory, ``proposal.private_key`` for PEM files. :func:`new_key` and :func:`rotate_key`
+directory, ``proposal.private_key`` for PEM files. Both are read through
+:func:`cerebri._files.read_bounded`: regular files only (a device, FIFO or directory is
+refused by type before reading), at most :data:`MAX_REGISTRY_BYTES` /
+:data:`MAX_PRIVATE_KEY_BYTES` (``input.too_large`` beyond). :func:`new_key` and :func:`rotate_key`
 write the PEM first and the registry second; if the registry write fails the PEM is removed
 again, so nothing is left half-done and a retry works. A registry that could not be read
 back (an instant outside years 0000..9999) is never written.
