@@ -419,3 +419,25 @@ def test_draft_with_an_unrepresentable_integer(setup: dict[str, Path]) -> None:
     result = propose(setup, draft)
     assert (result.exit_code, error_code(result)) == (2, "proposal.canonical_json")
     assert store_files(setup["store"]) == []
+
+
+def test_verify_refuses_an_envelope_valid_for_more_than_a_year(setup: dict[str, Path]) -> None:
+    from tests.proposals.helpers import body, signed
+
+    envelope = setup["tmp"] / "long.json"
+    envelope.write_bytes(signed(body(**{"expires-at": "9999-12-31T23:59:59Z"})))
+    registry = setup["tmp"] / "k1-registry.json"
+    from cerebri.proposals import registry_to_wire
+    from tests.proposals.helpers import registry as k1_registry
+
+    registry.write_text(json.dumps(registry_to_wire(k1_registry())), encoding="utf-8")
+    result = run(
+        "verify", envelope, "--registry", registry, "--json", "--at", "2025-03-01T12:00:00Z"
+    )
+    assert result.exit_code == 1, result.output
+    checks = {c["check"]: c for c in report(result)["checks"]}
+    assert checks["signature"]["verdict"] == "passed"
+    assert (checks["window"]["verdict"], checks["window"]["code"]) == (
+        "failed",
+        "proposal.validity_too_long",
+    )

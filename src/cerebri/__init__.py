@@ -17,7 +17,7 @@ from cerebri.cpir import (
     ValidationReport,
     parse_request,
 )
-from cerebri.errors import CerebriError, InputTooLargeError, ParseError
+from cerebri.errors import CerebriError, InputTooLargeError, ParseError, UnreadableInputError
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
 from cerebri.temporal import TemporalResult, temporal_report
 
@@ -32,6 +32,7 @@ __all__ = [
     "PlanningRequest",
     "PlanningResult",
     "TemporalResult",
+    "UnreadableInputError",
     "ValidationReport",
     "__version__",
     "parse_request",

@@ -9,7 +9,10 @@
      │            cpir.unknown_field, cpir.missing_field, cpir.invalid_enum,
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)
-     │     codes: input.too_large    (raw text over a transport limit, before parsing)
+     │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
+     ├── UnreadableInputError         (cerebri._files) a file cannot be read
+     │     codes: input.unreadable   (absent, no permission, or not a regular file:
+     │                                a device, FIFO, socket or directory)
      ├── TemporalRejected             (cerebri.temporal) temporal.* codes
      ├── PlanError                    (cerebri.planner)  plan.* codes
      ├── CalendarError                (cerebri.ics)      ics.* codes
@@ -26,7 +29,7 @@ yields a ``ValidationReport`` with issues (planner.md section 2).
 
 from __future__ import annotations
 
-__all__ = ["CerebriError", "InputTooLargeError", "ParseError"]
+__all__ = ["CerebriError", "InputTooLargeError", "ParseError", "UnreadableInputError"]
 
 
 class CerebriError(Exception):
@@ -72,3 +75,19 @@ class InputTooLargeError(CerebriError, ValueError):
     """The raw input is larger than the configured byte limit (HTTP 413 class)."""
 
     code = "input.too_large"
+
+
+class UnreadableInputError(CerebriError):
+    """A file cannot be read: it is absent, not permitted, or not a regular file (a
+    device such as ``/dev/zero``, a FIFO, a socket or a directory). The message names the
+    path.
+
+    Attributes:
+        missing: ``True`` when the path does not exist (callers may treat that as "empty").
+    """
+
+    code = "input.unreadable"
+
+    def __init__(self, message: str, *, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cerebri.proposals import (
+    MAX_VALIDITY_SECONDS,
     PROPOSAL_PAYLOAD_TYPE,
     ArtifactType,
     Classification,
@@ -76,7 +77,7 @@ ENVELOPE_INPUTS = st.fixed_dictionaries(
         "kind": st.sampled_from(["principal", "service"]),
         "ids": st.lists(IDS, min_size=6, max_size=6),
         "proposed": st.integers(0, 4_000_000_000),
-        "duration": st.integers(1, 10**9),
+        "duration": st.integers(1, MAX_VALIDITY_SECONDS),  # propose refuses longer
         "offset": st.integers(0, 10**9),
     }
 )

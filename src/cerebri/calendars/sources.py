@@ -11,6 +11,7 @@ from pathlib import Path
 
 from icalendar import Component
 
+from cerebri._files import read_bounded
 from cerebri.errors import CerebriError
 from cerebri.ics import parse_calendar
 from cerebri.temporal import Instant
@@ -36,18 +37,7 @@ def calendar_id_for(name: str, taken: set[str]) -> str:
 
 
 def _read(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_CALENDAR_BYTES + 1)
-    except OSError as exc:
-        raise CerebriError(
-            f"cannot read {path}: {exc.strerror or exc}", code="input.unreadable"
-        ) from None
-    if len(data) > MAX_CALENDAR_BYTES:
-        raise CerebriError(
-            f"{path} is larger than {MAX_CALENDAR_BYTES} bytes", code="input.too_large"
-        )
-    return data
+    return read_bounded(path, limit=MAX_CALENDAR_BYTES, what="calendar")
 
 
 def load_sources(

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from cerebri import __version__
+from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
 from cerebri.calendars import FIND_SLOT_LIMITS
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError, InputTooLargeError
@@ -36,7 +37,7 @@ __all__ = [
     "table_console",
 ]
 
-MAX_INPUT_BYTES = 64 * 1024 * 1024
+MAX_INPUT_BYTES = DEFAULT_MAX_BYTES
 """Largest input the CLI reads, in bytes; larger files fail with ``input.too_large``."""
 
 EXIT_INPUT = 2
@@ -98,20 +99,16 @@ def fail(error: CerebriError) -> typer.Exit:
 
 
 def read_input(source: str) -> bytes:
+    """The bytes of FILE (at most :data:`MAX_INPUT_BYTES`, through
+    :func:`cerebri._files.read_bounded`: regular files only) or of stdin for ``-``.
+
+    Raises ``input.too_large`` / ``input.unreadable``."""
     if source == "-":
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-    else:
-        path = Path(source)
-        try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_INPUT_BYTES + 1)
-        except OSError as exc:
-            raise CerebriError(
-                f"cannot read {source}: {exc.strerror or exc}", code="input.unreadable", path=None
-            ) from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise InputTooLargeError(f"input is larger than {MAX_INPUT_BYTES} bytes")
-    return data
+        if len(data) > MAX_INPUT_BYTES:
+            raise InputTooLargeError(f"input is larger than {MAX_INPUT_BYTES} bytes")
+        return data
+    return read_bounded(Path(source), limit=MAX_INPUT_BYTES, what="input")
 
 
 def load_request(source: str) -> PlanningRequest:

@@ -44,6 +44,7 @@ from cerebri.plans import (
 )
 from cerebri.proposals import (
     INSTANT_PATTERN,
+    MAX_VALIDITY_SECONDS,
     ArtifactType,
     Classification,
     ExecutorMode,
@@ -76,8 +77,9 @@ EXIT_REFUSED = 1
 
 REGISTRY_FILE = "registry.json"
 
-MAX_EXPIRES_IN_SECONDS = 31_536_000
-"""``propose --expires-in`` at most one year (365 days): proposals are short-lived wishes."""
+MAX_EXPIRES_IN_SECONDS = MAX_VALIDITY_SECONDS
+"""``propose --expires-in`` at most one year (365 days): proposals are short-lived wishes;
+``verify`` refuses a longer window (``proposal.validity_too_long``)."""
 
 UNREADABLE_INPUT_CODES = frozenset({"proposal.ledger", "proposal.store"})
 """``verify``: a check failing with one of these could not read its input: exit 2, not 1."""

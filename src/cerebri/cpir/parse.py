@@ -14,13 +14,26 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.cpir.request import PlanningRequest
-from cerebri.errors import ParseError
+from cerebri.errors import InputTooLargeError, ParseError
 
-__all__ = ["MAX_NESTING", "load_json", "parse_model", "parse_request"]
+__all__ = [
+    "MAX_DECODED_VALUES",
+    "MAX_NESTING",
+    "check_depth",
+    "load_json",
+    "parse_model",
+    "parse_request",
+]
 
 MAX_NESTING = 128
 """Deepest allowed nesting of arrays and objects; the outermost object is level 1."""
+
+MAX_DECODED_VALUES = 16 * 1024 * 1024
+"""Most JSON values (objects, arrays and scalars, counted as JSON text would write them) a
+decoded Python document may hold; beyond is ``input.too_large``. It stops values that share
+sub-values from expanding to astronomical text (``[x, x]`` nested 60 levels deep)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -113,6 +126,26 @@ def _check_structure(document: Any) -> None:
             stack.extend((child, depth + 1, [*path, key]) for key, child in items)
 
 
+def check_depth(value: object) -> None:
+    """Refuse a decoded Python value nested deeper than :data:`MAX_NESTING` levels of
+    mappings, lists and tuples, or containing itself, or holding more than
+    :data:`MAX_DECODED_VALUES` values once written out (iteratively, never recursing).
+
+    Raises:
+        ParseError: ``json.too_deep`` with the pointer of the first container too deep.
+        InputTooLargeError: ``input.too_large`` beyond :data:`MAX_DECODED_VALUES`.
+    """
+    where = too_deep_at(value, MAX_NESTING)
+    if where is not None:
+        raise ParseError(
+            f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep", path=where
+        )
+    if expanded_size(value, MAX_DECODED_VALUES) > MAX_DECODED_VALUES:
+        raise InputTooLargeError(
+            f"the document holds more than {MAX_DECODED_VALUES} JSON values once written out"
+        )
+
+
 def load_json(text: str | bytes) -> Any:
     """Parse strict JSON text into Python values.
 
@@ -120,11 +153,16 @@ def load_json(text: str | bytes) -> Any:
 
     Raises:
         ParseError: ``json.syntax`` (malformed, not UTF-8, a byte order mark, a lone
-            surrogate), ``json.duplicate_key``, ``json.non_finite_number`` (``NaN``,
-            ``Infinity``, ``-Infinity``, a double overflow such as ``1e400``),
+            surrogate, ``text`` neither ``str`` nor ``bytes``), ``json.duplicate_key``,
+            ``json.non_finite_number`` (``NaN``, ``Infinity``, ``-Infinity``, a double
+            overflow such as ``1e400``),
             ``json.number_out_of_range`` (an integer of more than 64 digits),
             ``json.too_deep`` (more than :data:`MAX_NESTING` levels).
     """
+    if not isinstance(text, str | bytes):
+        raise ParseError(
+            f"JSON text is str or bytes, not {type(text).__name__}", code="json.syntax"
+        )
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -215,6 +253,11 @@ def _translate(exc: ValidationError, document: Any) -> ParseError:
 def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     """Parse ``source`` (JSON text, UTF-8 bytes, or already-decoded JSON values) as ``model``.
 
+    Decoded values are checked first, without recursion (:func:`check_depth`): more than
+    :data:`MAX_NESTING` levels of dicts, lists and tuples (or a value that contains itself)
+    is ``json.too_deep``, exactly as for the same document as text; more than
+    :data:`MAX_DECODED_VALUES` values is ``InputTooLargeError`` (``input.too_large``).
+
     Raises:
         ParseError: see :func:`load_json`; ``json.not_object`` when the document is not a
             JSON object; ``cpir.unknown_field``, ``cpir.missing_field``,
@@ -224,6 +267,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     if isinstance(source, str | bytes):
         document = load_json(source)
     else:
+        check_depth(source)
         try:
             text = json.dumps(source, allow_nan=False, ensure_ascii=False)
         except ValueError as exc:

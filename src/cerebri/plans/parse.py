@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from cerebri.cpir import load_json
+from cerebri.cpir.parse import check_depth
 from cerebri.errors import ParseError
 from cerebri.plans.draft import MAX_DRAFT_STEPS, PlanDraft
 from cerebri.plans.report import DraftError, DraftProblem
@@ -73,10 +74,17 @@ def decode(source: DraftSource) -> dict[str, Any]:
     """The JSON object of ``source``.
 
     Raises:
-        ParseError: ``json.*`` codes for text that is not strict JSON.
+        ParseError: ``json.*`` codes for text that is not strict JSON; ``json.too_deep``
+            for a decoded value nested deeper than 128 levels (or containing itself).
+        InputTooLargeError: ``input.too_large`` for a decoded value holding more than
+            :data:`~cerebri.cpir.parse.MAX_DECODED_VALUES` values once written out.
         DraftError: ``draft.schema`` when the document is not a JSON object.
     """
-    document = _load(source) if isinstance(source, bytes | str) else source
+    if isinstance(source, bytes | str):
+        document = _load(source)
+    else:
+        check_depth(source)
+        document = source
     if not isinstance(document, Mapping):
         raise DraftError("a plan draft is a JSON object", code="draft.schema", path="")
     return dict(document)

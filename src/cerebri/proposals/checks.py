@@ -10,8 +10,14 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from cerebri.errors import InputTooLargeError
 from cerebri.proposals.digest import envelope_payload, load_json, sha256_digest
-from cerebri.proposals.envelope import ALLOWED_EXECUTOR_MODES, Candidate, Envelope
+from cerebri.proposals.envelope import (
+    ALLOWED_EXECUTOR_MODES,
+    MAX_VALIDITY_SECONDS,
+    Candidate,
+    Envelope,
+)
 from cerebri.proposals.errors import ProposalError, json_pointer
 from cerebri.proposals.ledger import ReplayLedger, VerifiedEnvelope
 from cerebri.proposals.signing import PROPOSAL_PAYLOAD_TYPE, KeyRegistry, count_valid_signers
@@ -25,6 +31,7 @@ __all__ = [
     "check_replay",
     "check_schema",
     "check_signature",
+    "check_validity_span",
     "check_window",
 ]
 
@@ -98,7 +105,15 @@ def check_artifact(
     if artifact_bytes is None:
         if store is None:
             raise ValueError("check_artifact needs artifact bytes or a store")
-        artifact_bytes = store.get(candidate.artifact_ref)
+        try:
+            artifact_bytes = store.get(candidate.artifact_ref, max_bytes=candidate.artifact_size)
+        except InputTooLargeError:
+            raise ProposalError(
+                f"stored artifact has more than the {candidate.artifact_size} bytes the "
+                "envelope says",
+                code="proposal.size_mismatch",
+                path="/candidate/artifact~1size",
+            ) from None
     if len(artifact_bytes) != candidate.artifact_size:
         raise ProposalError(
             f"artifact has {len(artifact_bytes)} bytes, envelope says {candidate.artifact_size}",
@@ -113,8 +128,23 @@ def check_artifact(
         )
 
 
+def check_validity_span(proposed_at: Instant, expires_at: Instant) -> None:
+    """The window ``[proposed-at, expires-at)`` spans at most :data:`MAX_VALIDITY_SECONDS`
+    (``proposal.validity_too_long`` at ``/expires-at`` otherwise)."""
+    latest = proposed_at.plus_seconds(MAX_VALIDITY_SECONDS)
+    if latest is not None and latest < expires_at:
+        raise ProposalError(
+            f"valid from {proposed_at} to {expires_at}: longer than "
+            f"{MAX_VALIDITY_SECONDS} s (one year)",
+            code="proposal.validity_too_long",
+            path="/expires-at",
+        )
+
+
 def check_window(envelope: Envelope, now: Instant) -> None:
-    """Valid iff ``proposed-at <= now < expires-at`` (half-open)."""
+    """The window spans at most one year (:func:`check_validity_span`, judged first: it
+    does not depend on ``now``), and ``proposed-at <= now < expires-at`` (half-open)."""
+    check_validity_span(envelope.proposed_at, envelope.expires_at)
     if now < envelope.proposed_at:
         raise ProposalError(
             f"valid from {envelope.proposed_at}", code="proposal.not_yet_valid", path="/proposed-at"

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import rfc8785
 
+from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.proposals.errors import ProposalError
 
 __all__ = [
@@ -38,6 +39,7 @@ MAX_JSON_DEPTH: Final = 128
 """Deepest nesting of arrays/objects :func:`load_json` accepts (envelopes need 4)."""
 
 
+_MAX_VALUES: Final = 16 * 1024 * 1024
 _JCS_EXPONENT_FROM: Final = 1e21  # RFC 8785 / ECMAScript write integral floats below this
 # without exponent, i.e. as integer text
 
@@ -67,8 +69,17 @@ def canonical_json(value: Any) -> bytes:
     Raises ``ProposalError`` (``proposal.canonical_json``) for what JCS cannot represent:
     NaN/Infinity, integers with ``abs(n) > 2^53 - 1``, integral floats that JCS would write
     as such integers (``9007199254740992.0``: :func:`load_json` could not read them back),
-    non-string keys, other types.
+    non-string keys, other types, and values nested deeper than :data:`MAX_JSON_DEPTH`
+    levels, containing themselves or holding more than 16 Mi values once written out
+    (shared sub-values counted at every place; all checked first, without recursion).
     """
+    where = too_deep_at(value, MAX_JSON_DEPTH)
+    if where is not None:
+        raise ProposalError(
+            f"value nested deeper than {MAX_JSON_DEPTH} levels", code=_CODE, path=where
+        )
+    if expanded_size(value, _MAX_VALUES) > _MAX_VALUES:
+        raise ProposalError(f"value holds more than {_MAX_VALUES} JSON values", code=_CODE)
     unreadable = _unreadable_float(value)
     if unreadable is not None:
         raise ProposalError(
@@ -134,9 +145,11 @@ def _too_deep() -> ProposalError:
 def load_json(data: bytes) -> Any:
     """Parse UTF-8 JSON bytes strictly (see the module docstring).
 
-    Malformed JSON, invalid UTF-8 or nesting deeper than :data:`MAX_JSON_DEPTH` is
-    ``proposal.schema``; representability problems are ``proposal.canonical_json``.
+    Malformed JSON, invalid UTF-8, ``data`` that is not ``bytes`` or nesting deeper than
+    :data:`MAX_JSON_DEPTH` is ``proposal.schema``; representability problems are
+    ``proposal.canonical_json``.
     """
+    _require_bytes(data, "JSON text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -158,13 +171,35 @@ def load_json(data: bytes) -> Any:
     return value
 
 
+def _require_bytes(data: object, what: str) -> None:
+    if not isinstance(data, bytes | bytearray):
+        raise ProposalError(
+            f"{what} must be bytes, not {type(data).__name__}", code="proposal.schema"
+        )
+
+
+def _require_object(document: object) -> None:
+    if not isinstance(document, Mapping):
+        raise ProposalError(
+            f"an envelope is a JSON object, not {type(document).__name__}",
+            code="proposal.schema",
+            path="",
+        )
+
+
 def sha256_digest(data: bytes) -> str:
-    """``"sha256:"`` plus the 64 lowercase hex digits of SHA-256 over ``data``."""
+    """``"sha256:"`` plus the 64 lowercase hex digits of SHA-256 over ``data``
+    (``proposal.schema`` if ``data`` is not bytes)."""
+    _require_bytes(data, "digested data")
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def envelope_payload(document: Mapping[str, Any]) -> bytes:
-    """The signed bytes of an envelope: RFC 8785 form of every field except ``signature``."""
+    """The signed bytes of an envelope: RFC 8785 form of every field except ``signature``.
+
+    ``proposal.schema`` when ``document`` is not a mapping; :func:`canonical_json` codes.
+    """
+    _require_object(document)
     return canonical_json({k: v for k, v in document.items() if k != "signature"})
 
 

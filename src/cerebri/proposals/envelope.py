@@ -7,7 +7,9 @@ alias. Instants are RFC 3339 strings in UTC with a four-digit year (:data:`INSTA
 extended-year spellings ``Instant.format`` uses outside 0000..9999 (``+10000-…``) are not
 RFC 3339 and are refused (``proposal.schema``).
 The validity window is half-open: an envelope is valid at ``now`` iff
-``proposed-at <= now < expires-at``.
+``proposed-at <= now < expires-at``, and it spans at most :data:`MAX_VALIDITY_SECONDS`
+(one year): ``propose`` refuses to sign and verification refuses a longer window
+(``proposal.validity_too_long``).
 
 An envelope is a description of a wish, never permission: see :mod:`cerebri.proposals.verify`.
 """
@@ -26,6 +28,7 @@ from cerebri.temporal import Instant
 __all__ = [
     "ALLOWED_EXECUTOR_MODES",
     "INSTANT_PATTERN",
+    "MAX_VALIDITY_SECONDS",
     "ArtifactType",
     "Candidate",
     "Classification",
@@ -49,10 +52,16 @@ INSTANT_PATTERN: Final = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$"
 """RFC 3339 UTC instant text with a four-digit year, as envelopes and key files carry it."""
 _INSTANT_RE: Final = re.compile(INSTANT_PATTERN, re.ASCII)
 
+MAX_VALIDITY_SECONDS: Final = 31_536_000
+"""Longest validity window ``expires-at - proposed-at``, in seconds: one year of 365 days.
+Proposals are short-lived wishes; ``propose`` (and ``cerebri propose --expires-in``) and
+verification both hold this limit (``proposal.validity_too_long``)."""
+
 
 def is_rfc3339_utc(text: str) -> bool:
-    """Whether ``text`` matches :data:`INSTANT_PATTERN` (shape only; ``Instant`` checks fields)."""
-    return _INSTANT_RE.fullmatch(text) is not None
+    """Whether ``text`` matches :data:`INSTANT_PATTERN` (shape only; ``Instant`` checks fields).
+    Anything but a ``str`` is ``False``."""
+    return isinstance(text, str) and _INSTANT_RE.fullmatch(text) is not None
 
 
 class ArtifactType(StrEnum):

@@ -21,6 +21,8 @@ Codes (stable; callers switch on them)::
                               stored file was altered, or ``artifact/ref`` names another digest
     proposal.not_yet_valid    ``now < proposed-at``
     proposal.expired          ``now >= expires-at``
+    proposal.validity_too_long  ``expires-at`` is more than one year (MAX_VALIDITY_SECONDS)
+                              after ``proposed-at``: refused by ``propose`` and verification
     proposal.executor_mode    executor mode not allowed for the artifact type
     proposal.replayed         idempotency key already consumed by a different payload
     proposal.key_registry     a key registry file is malformed (unknown field, bad base64,

@@ -19,7 +19,10 @@ Private keys are unencrypted PKCS#8 PEM files created with mode 0600 and never o
 (``Ed25519PrivateKey.generate()``); every instant is passed in, in UTC.
 
 File system failures are typed: ``proposal.key_registry`` for the registry file and the key
-directory, ``proposal.private_key`` for PEM files. :func:`new_key` and :func:`rotate_key`
+directory, ``proposal.private_key`` for PEM files. Both are read through
+:func:`cerebri._files.read_bounded`: regular files only (a device, FIFO or directory is
+refused by type before reading), at most :data:`MAX_REGISTRY_BYTES` /
+:data:`MAX_PRIVATE_KEY_BYTES` (``input.too_large`` beyond). :func:`new_key` and :func:`rotate_key`
 write the PEM first and the registry second; if the registry write fails the PEM is removed
 again, so nothing is left half-done and a retry works. A registry that could not be read
 back (an instant outside years 0000..9999) is never written.
@@ -45,6 +48,8 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from cerebri._files import read_bounded
+from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import load_json
 from cerebri.proposals.envelope import is_rfc3339_utc
@@ -54,6 +59,8 @@ from cerebri.temporal import Instant
 
 __all__ = [
     "KEYID_PATTERN",
+    "MAX_PRIVATE_KEY_BYTES",
+    "MAX_REGISTRY_BYTES",
     "load_private_key",
     "load_registry",
     "new_key",
@@ -68,6 +75,13 @@ __all__ = [
 
 KEYID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 """Keyids that are also safe file names (``<keyid>.pem``)."""
+
+MAX_REGISTRY_BYTES: Final = 16 * 1024 * 1024
+"""Largest key registry file read, in bytes (16 MiB, about 80 000 keys; ``input.too_large``)."""
+
+MAX_PRIVATE_KEY_BYTES: Final = 64 * 1024
+"""Largest private key PEM file read, in bytes (64 KiB; an Ed25519 PKCS#8 PEM is 119 bytes;
+``input.too_large``)."""
 
 _REGISTRY: Final = "proposal.key_registry"
 _PRIVATE: Final = "proposal.private_key"
@@ -173,13 +187,16 @@ def registry_to_wire(registry: KeyRegistry) -> dict[str, Any]:
 
 
 def load_registry(path: Path) -> KeyRegistry:
-    """Read and parse a registry file (``proposal.key_registry`` if unreadable or malformed)."""
+    """Read and parse a registry file.
+
+    Raises ``proposal.key_registry`` if it is unreadable, not a regular file (a device,
+    FIFO or directory) or malformed, and ``InputTooLargeError`` (``input.too_large``)
+    beyond :data:`MAX_REGISTRY_BYTES`.
+    """
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ProposalError(
-            f"cannot read key registry {path}: {exc.strerror or exc}", code=_REGISTRY
-        ) from None
+        data = read_bounded(path, limit=MAX_REGISTRY_BYTES, what="key registry")
+    except UnreadableInputError as exc:
+        raise ProposalError(exc.message, code=_REGISTRY) from None
     return parse_registry(data)
 
 
@@ -222,11 +239,17 @@ def write_private_key(private_key: Ed25519PrivateKey, path: Path) -> None:
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:
-    """Read an unencrypted PKCS#8 PEM Ed25519 private key (``proposal.private_key``)."""
+    """Read an unencrypted PKCS#8 PEM Ed25519 private key.
+
+    Raises ``proposal.private_key`` (unreadable, not a regular file, not such a key) and
+    ``InputTooLargeError`` (``input.too_large``) beyond :data:`MAX_PRIVATE_KEY_BYTES`.
+    """
     try:
-        key = load_pem_private_key(Path(path).read_bytes(), password=None)
-    except OSError as exc:
-        raise ProposalError(f"cannot read {path}: {exc.strerror or exc}", code=_PRIVATE) from None
+        data = read_bounded(path, limit=MAX_PRIVATE_KEY_BYTES, what="private key")
+    except UnreadableInputError as exc:
+        raise ProposalError(exc.message, code=_PRIVATE) from None
+    try:
+        key = load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
         raise ProposalError(f"{path} is not an unencrypted PEM key: {exc}", code=_PRIVATE) from None
     if not isinstance(key, Ed25519PrivateKey):

@@ -34,13 +34,21 @@ from typing import Annotated, Final, Literal, Protocol
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json, load_json
 from cerebri.proposals.envelope import Envelope
 from cerebri.proposals.errors import ProposalError, json_pointer
 from cerebri.temporal import Instant
 
-__all__ = ["FileReplayLedger", "InMemoryReplayLedger", "ReplayLedger", "VerifiedEnvelope"]
+__all__ = [
+    "MAX_LEDGER_BYTES",
+    "FileReplayLedger",
+    "InMemoryReplayLedger",
+    "ReplayLedger",
+    "VerifiedEnvelope",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +116,11 @@ class _LedgerFile(BaseModel):
     entries: dict[str, _Entry]
 
 
+MAX_LEDGER_BYTES: Final = DEFAULT_MAX_BYTES
+"""Largest ledger file read, in bytes (64 MiB, some 20 000 entries of a few KiB each; the
+file is rewritten whole on every claim, so it is meant for small deployments).
+``input.too_large`` beyond."""
+
 LOCK_TIMEOUT_SECONDS: Final = 60.0
 """How long :meth:`FileReplayLedger.claim` waits for the ledger lock (``proposal.ledger``)."""
 
@@ -135,13 +148,11 @@ class FileReplayLedger:
 
     def _load(self) -> dict[str, _Entry]:
         try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise ProposalError(
-                f"cannot read ledger {self.path}: {exc.strerror or exc}", code="proposal.ledger"
-            ) from None
+            data = read_bounded(self.path, limit=MAX_LEDGER_BYTES, what="ledger")
+        except UnreadableInputError as exc:
+            if exc.missing:
+                return {}
+            raise ProposalError(exc.message, code="proposal.ledger") from None
         try:
             load_json(data)  # depth, duplicate members: never hand hostile nesting to pydantic
             return dict(_LedgerFile.model_validate_json(data).entries)

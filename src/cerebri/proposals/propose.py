@@ -15,7 +15,7 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 
-from cerebri.proposals.checks import check_schema
+from cerebri.proposals.checks import check_schema, check_validity_span
 from cerebri.proposals.digest import canonical_json, envelope_payload, sha256_digest
 from cerebri.proposals.envelope import (
     ArtifactType,
@@ -43,6 +43,10 @@ def parse_subject(text: str) -> Subject:
 
     Raises ``ProposalError`` ``proposal.schema`` (path ``/author``) for any other form.
     """
+    if not isinstance(text, str):
+        raise ProposalError(
+            f"author is text, not {type(text).__name__}", code="proposal.schema", path="/author"
+        )
     kind, _, ident = text.partition(":")
     try:
         return Subject.model_validate_json(canonical_json({"kind": kind, "id": ident}))
@@ -79,7 +83,9 @@ def propose(
 
     Raises ``ProposalError`` ``proposal.schema`` (with a JSON pointer) when the envelope
     would be invalid, including no signing key, a task-pack type without ``target`` or with
-    another executor mode, and ``expires_at <= proposed_at``.
+    another executor mode, and ``expires_at <= proposed_at``; ``proposal.validity_too_long``
+    (``/expires-at``) when ``expires_at`` is more than
+    :data:`~cerebri.proposals.envelope.MAX_VALIDITY_SECONDS` (one year) after ``proposed_at``.
     """
     document: dict[str, Any] = {
         "schema/v": 2,
@@ -108,6 +114,7 @@ def propose(
     document["proposal/ref"] = proposal_ref
     placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for _, keyid in signing_keys]
     check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
+    check_validity_span(proposed_at, expires_at)
     payload = envelope_payload(document)
     entries = [sign(PROPOSAL_PAYLOAD_TYPE, payload, key, keyid) for key, keyid in signing_keys]
     signature = {"signatures": [entry.model_dump(mode="json") for entry in entries]}

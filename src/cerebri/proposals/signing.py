@@ -55,7 +55,16 @@ APPROVAL_PAYLOAD_TYPE: Final = "application/vnd.cerebri.approval.v1+json"
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:
-    """DSSE v1 pre-authentication encoding of ``payload_type`` and ``payload`` (see above)."""
+    """DSSE v1 pre-authentication encoding of ``payload_type`` and ``payload`` (see above).
+
+    ``proposal.schema`` unless ``payload_type`` is a ``str`` and ``payload`` bytes.
+    """
+    if not isinstance(payload_type, str) or not isinstance(payload, bytes | bytearray):
+        raise ProposalError(
+            "PAE takes a str payload type and bytes payload, not "
+            f"{type(payload_type).__name__} and {type(payload).__name__}",
+            code="proposal.schema",
+        )
     kind = payload_type.encode("utf-8")
     return b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(payload), payload)
 

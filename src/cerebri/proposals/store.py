@@ -14,7 +14,9 @@ Codes: ``proposal.bad_ref`` (not ``cas:<alg>:<hex>`` / ``<alg>:<hex>``),
 ``proposal.unknown_algorithm`` (an algorithm other than ``sha256``),
 ``proposal.artifact_missing``, ``proposal.digest_mismatch``, and ``proposal.store`` when the
 file system refuses a read or write (the root or a fan-out directory is a regular file, an
-object path is a directory, a read-only file system, a full disk...).
+object path is a directory, FIFO or device, a read-only file system, a full disk...).
+Reads go through :func:`cerebri._files.read_bounded`: at most ``max_object_bytes``
+(default :data:`MAX_OBJECT_BYTES`) are read, ``input.too_large`` beyond.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import canonical_json, sha256_digest
 from cerebri.proposals.errors import ProposalError
 
 __all__ = [
+    "MAX_OBJECT_BYTES",
     "REF_PREFIX",
     "ObjectStore",
     "StoredArtifact",
@@ -39,6 +44,10 @@ __all__ = [
 
 REF_PREFIX: Final = "cas:"
 """``artifact/ref`` = ``REF_PREFIX + digest``, e.g. ``cas:sha256:9f86…``."""
+
+MAX_OBJECT_BYTES: Final = DEFAULT_MAX_BYTES
+"""Default largest stored object read, in bytes (64 MiB, the largest request ``propose``
+reads); a larger file is ``input.too_large``."""
 
 _ALGORITHM: Final = "sha256"
 _SHAPE: Final = re.compile(r"([a-z0-9-]+):([0-9a-f]+)", re.ASCII)
@@ -63,8 +72,14 @@ def digest_of_ref(ref_or_digest: str) -> str:
     """The ``sha256:<hex>`` digest named by ``cas:sha256:<hex>`` or by the digest itself.
 
     Raises ``ProposalError``: ``proposal.unknown_algorithm`` for another algorithm
-    (``sha512:…``), ``proposal.bad_ref`` for any other shape (uppercase or short hex, …).
+    (``sha512:…``), ``proposal.bad_ref`` for any other shape (uppercase or short hex, …)
+    or a value that is not a ``str``.
     """
+    if not isinstance(ref_or_digest, str):
+        raise ProposalError(
+            f"a content address is text, not {type(ref_or_digest).__name__}",
+            code="proposal.bad_ref",
+        )
     text = ref_or_digest.removeprefix(REF_PREFIX)
     match = _SHAPE.fullmatch(text)
     if match is None:
@@ -91,8 +106,9 @@ def artifact_for(data: bytes) -> StoredArtifact:
 class ObjectStore:
     """Content-addressed bytes under ``root`` (created on first write)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, max_object_bytes: int = MAX_OBJECT_BYTES) -> None:
         self.root = Path(root)
+        self.max_object_bytes = max_object_bytes
 
     def path_for(self, ref_or_digest: str) -> Path:
         """The file that holds (or would hold) the bytes of ``ref_or_digest``."""
@@ -114,8 +130,16 @@ class ObjectStore:
         path = self.path_for(artifact.digest)
         try:
             try:
-                intact = sha256_digest(path.read_bytes()) == artifact.digest
-            except FileNotFoundError:
+                held = read_bounded(path, limit=artifact.size, what="stored object")
+                intact = sha256_digest(held) == artifact.digest
+            except InputTooLargeError:
+                intact = False  # longer than the bytes it should hold: altered, rewrite
+            except UnreadableInputError as exc:
+                if not exc.missing:
+                    raise ProposalError(
+                        f"cannot write to object store {self.root}: {exc.message}",
+                        code="proposal.store",
+                    ) from None
                 intact = False
             if not intact:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,23 +152,29 @@ class ObjectStore:
         """Store the RFC 8785 canonical bytes of a JSON value (``proposal.canonical_json``)."""
         return self.put(canonical_json(value))
 
-    def get(self, ref_or_digest: str) -> bytes:
-        """The stored bytes, re-hashed on every read.
+    def get(self, ref_or_digest: str, *, max_bytes: int | None = None) -> bytes:
+        """The stored bytes, re-hashed on every read; at most ``max_bytes`` bytes (default
+        :attr:`max_object_bytes`) are read.
 
         Raises ``ProposalError``: ``proposal.artifact_missing`` when absent,
         ``proposal.digest_mismatch`` when the file no longer hashes to its name,
-        ``proposal.store`` when the file system refuses the read, and the
-        :func:`digest_of_ref` codes.
+        ``proposal.store`` when the file system refuses the read or the object is not a
+        regular file (a directory, FIFO, device...), and the :func:`digest_of_ref` codes;
+        ``InputTooLargeError`` (``input.too_large``) when the file is larger than the limit.
         """
         digest = digest_of_ref(ref_or_digest)
+        limit = self.max_object_bytes if max_bytes is None else max_bytes
         try:
-            data = self.path_for(digest).read_bytes()
-        except FileNotFoundError:
+            data = read_bounded(self.path_for(digest), limit=limit, what="stored object")
+        except UnreadableInputError as exc:
+            if exc.missing:
+                raise ProposalError(
+                    f"no artifact {digest} in the store", code="proposal.artifact_missing"
+                ) from None
             raise ProposalError(
-                f"no artifact {digest} in the store", code="proposal.artifact_missing"
+                f"cannot read from object store {self.root}: {exc.message}",
+                code="proposal.store",
             ) from None
-        except OSError as exc:
-            raise self._io_error("read from", exc) from None
         if sha256_digest(data) != digest:
             raise ProposalError(
                 f"stored bytes of {digest} were altered", code="proposal.digest_mismatch"

@@ -19,7 +19,8 @@ Checks, in order (:class:`CheckName`; one implementation each, in
    ``proposal.digest_mismatch`` (ref names another digest), store reads
    (``proposal.artifact_missing``, ``proposal.digest_mismatch``), ``proposal.size_mismatch``,
    then ``proposal.digest_mismatch``;
-4. ``window``, valid iff ``proposed-at <= clock_now < expires-at``:
+4. ``window``: at most one year long (``proposal.validity_too_long``, whatever
+   ``clock_now``), then valid iff ``proposed-at <= clock_now < expires-at``:
    ``proposal.not_yet_valid``, ``proposal.expired``;
 5. ``executor_mode`` against :data:`~cerebri.proposals.envelope.ALLOWED_EXECUTOR_MODES`:
    ``proposal.executor_mode``;

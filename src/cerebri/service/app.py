@@ -6,8 +6,10 @@ Routes and status codes:
 * ``POST /v1/validate``, ``POST /v1/plan``, ``POST /v1/temporal`` → 200 with the core
   function's JSON for every parsed request (any validation result, planning outcome or
   temporal ``EnvelopeError``); 415 ``http.unsupported_media_type``; 413 ``input.too_large``;
-  400 ``json.*`` syntax errors; 422 ``cpir.*`` and ``json.not_object``. Errors are
-  ``application/problem+json``.
+  400 ``json.*`` syntax errors; 422 ``cpir.*`` and ``json.not_object``; 408
+  ``http.body_timeout`` (and a closed connection) when the body does not arrive within
+  ``ServiceSettings.body_timeout_seconds``. Errors are ``application/problem+json``. A
+  client that hangs up mid-body is one warning line in the log (``cerebri.service``).
 * ``GET /v1/integration/manifest`` → 200; ``POST /v1/integration/suggestions`` → 200
   planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
 * ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
@@ -35,12 +37,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from cerebri import __version__
+from cerebri._files import read_bounded
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError, ParseError
 from cerebri.planner import plan, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
-from cerebri.service.body import parse_error_status, read_json_body
+from cerebri.service.body import ClientGone, parse_error_status, read_json_body
 from cerebri.service.openapi import (
     ENVELOPE_REF,
     PLANNING_REQUEST_REF,
@@ -80,17 +83,37 @@ def health() -> dict[str, JSONValue]:
     }
 
 
+async def _body(request: Request, settings: ServiceSettings) -> bytes:
+    return await read_json_body(
+        request, settings.max_request_bytes, timeout=settings.body_timeout_seconds
+    )
+
+
+def _problem(error: ServiceError) -> Response:
+    """The problem response of a transport failure; a 408 also closes the connection (the
+    rest of the body may still be on its way and must not be read as a next request)."""
+    headers = {"Connection": "close"} if error.status == 408 else None
+    return problem_response(error.status, error.code, error.detail, error.path, headers)
+
+
+def _nobody_left() -> Response:
+    """What a route returns after the client hung up mid-body: nobody receives it."""
+    return Response(status_code=400)
+
+
 def _core_route(
     settings: ServiceSettings, run: Callable[[bytes], JSONValue]
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            body = await read_json_body(request, settings.max_request_bytes)
+            body = await _body(request, settings)
             # Planning is CPU-bound: run it off the event loop so /health and other
             # connections stay responsive while a request is planned.
             return json_response(await run_in_threadpool(run, body))
+        except ClientGone:
+            return _nobody_left()
         except ServiceError as error:
-            return problem_response(error.status, error.code, error.detail, error.path)
+            return _problem(error)
         except ParseError as error:
             return problem_response(
                 parse_error_status(error), error.code, error.message, error.path
@@ -160,11 +183,16 @@ def _add_integration_routes(app: FastAPI, settings: ServiceSettings) -> None:
         400 non-JSON; 413 ``request_too_large``; 415 wrong content type (rejected
         envelopes carry only the code)."""
         try:
-            body = await read_json_body(request, settings.max_request_bytes)
+            body = await _body(request, settings)
             version, parsed = integration.parse_envelope(body)
+        except ClientGone:
+            return _nobody_left()
         except ServiceError as error:
             code = "request_too_large" if error.status == 413 else "invalid_request"
-            return json_response(integration.rejected_envelope(code), error.status)
+            response = json_response(integration.rejected_envelope(code), error.status)
+            if error.status == 408:
+                response.headers["Connection"] = "close"
+            return response
         except integration.EnvelopeError as error:
             return json_response(integration.rejected_envelope(error.code), error.status)
         rejection = integration.admission_code(version, parsed)
@@ -208,7 +236,12 @@ def _add_example_routes(app: FastAPI, settings: ServiceSettings) -> None:
         stem = name.removesuffix(".json")
         if stem not in names():
             return problem_response(404, "http.not_found", f"no example named {name!r}")
-        data = (folder / f"{stem}.json").read_bytes()
+        try:  # an example is a request body: it must fit the body limit too
+            data = read_bounded(
+                folder / f"{stem}.json", limit=settings.max_request_bytes, what="example"
+            )
+        except CerebriError:
+            return problem_response(404, "http.not_found", f"example {name!r} cannot be read")
         return Response(data, media_type="application/json")
 
 

@@ -142,6 +142,7 @@ def responses(
         rejected = {"content": {"application/json": {"schema": _OBJECT}}}
         for status, text in (
             (400, "Body is not JSON: rejected envelope, invalid_request."),
+            (408, "Body not received within the body timeout: rejected envelope, invalid_request."),
             (413, "Body larger than 262 144 bytes: rejected envelope, request_too_large."),
             (415, "Content-Type is not JSON: rejected envelope, invalid_request."),
             (422, "Shape error (invalid_request) or an admission rejection."),
@@ -149,6 +150,7 @@ def responses(
             documented[status] = {"description": text, **rejected}
         return documented
     documented[400] = _problem("Not syntactically valid JSON (json.* codes).")
+    documented[408] = _problem("Body not received within the body timeout (http.body_timeout).")
     documented[413] = _problem("Body larger than 262 144 bytes (input.too_large).")
     documented[415] = _problem("Content-Type is not application/json.")
     documented[422] = _problem("Valid JSON that is not a valid request (cpir.* codes).")

@@ -16,7 +16,7 @@ import uvicorn
 
 from cerebri.errors import CerebriError
 from cerebri.service.app import create_app
-from cerebri.service.settings import ServiceSettings
+from cerebri.service.settings import BODY_TIMEOUT_SECONDS, ServiceSettings
 
 __all__ = ["ServeError", "bind", "serve"]
 
@@ -69,10 +69,12 @@ def serve(
     allow_remote: bool = False,
     token: str | None = None,
     out: TextIO | None = None,
+    body_timeout: float = BODY_TIMEOUT_SECONDS,
 ) -> None:
     """Bind, print ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` and serve until interrupted.
 
-    A configured ``token`` is required on every request (``Authorization: Bearer``).
+    A configured ``token`` is required on every request (``Authorization: Bearer``). A
+    request body not received within ``body_timeout`` seconds gets 408.
 
     Raises:
         ServeError: see :func:`bind`.
@@ -83,7 +85,7 @@ def serve(
     stream = out or sys.stdout
     stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
     stream.flush()
-    app = create_app(ServiceSettings(token=token or None))
+    app = create_app(ServiceSettings(token=token or None, body_timeout_seconds=body_timeout))
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -1,14 +1,24 @@
-"""Configuration of the HTTP service: byte limit, optional bearer token, asset folders."""
+"""Configuration of the HTTP service: byte limit, body timeout, optional bearer token,
+asset folders."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["EXAMPLES_DIR", "LAB_DIR", "MAX_REQUEST_BYTES", "ServiceSettings"]
+__all__ = [
+    "BODY_TIMEOUT_SECONDS",
+    "EXAMPLES_DIR",
+    "LAB_DIR",
+    "MAX_REQUEST_BYTES",
+    "ServiceSettings",
+]
 
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest accepted request body, in bytes (api.md section 2); one more byte gets 413."""
+
+BODY_TIMEOUT_SECONDS = 10.0
+"""Seconds a client has to send the whole request body; later gets 408 ``http.body_timeout``."""
 
 LAB_DIR = Path(__file__).resolve().parent / "lab"
 """The packaged Lab page, served at ``/lab/``."""
@@ -27,9 +37,17 @@ class ServiceSettings:
         max_request_bytes: body limit; larger bodies get 413 before any parsing.
         lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
         examples_dir: folder of ``*.json`` example requests.
+        body_timeout_seconds: seconds to receive the whole body (> 0, else ``ValueError``);
+            a slower or unfinished body gets 408 (code ``http.body_timeout``) and a closed
+            connection.
     """
 
     token: str | None = None
     max_request_bytes: int = MAX_REQUEST_BYTES
     lab_dir: Path = field(default=LAB_DIR)
     examples_dir: Path = field(default=EXAMPLES_DIR)
+    body_timeout_seconds: float = BODY_TIMEOUT_SECONDS
+
+    def __post_init__(self) -> None:
+        if not self.body_timeout_seconds > 0:
+            raise ValueError("body_timeout_seconds must be positive")

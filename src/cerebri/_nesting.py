@@ -1,0 +1,129 @@
+"""How deep a Python JSON-like value nests, found without recursion.
+
+Python callers may hand cerebri decoded values (dicts, lists, tuples) instead of JSON text.
+``json.dumps``, pydantic and most walkers recurse on them, so a value nested 100 000 levels
+deep raises ``RecursionError``, and a dict that contains itself never ends. Public entry
+points call :func:`too_deep_at` first: a depth-first walk with an explicit stack that never
+goes below ``limit + 1`` levels, treats a container met again on its own path (a cycle) as
+too deep, and remembers the height of every container it finished, so shared sub-values
+are walked once (linear time). Callers turn the answer into their own typed error
+(``json.too_deep``, ``proposal.canonical_json``...).
+
+A value can also be shallow but astronomically large once written out: ``[x, x]`` nested 60
+levels deep is 2**60 values in JSON text although it holds 61 lists. :func:`expanded_size`
+counts the values the JSON text would hold, also in linear time, stopping at a cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["expanded_size", "too_deep_at"]
+
+_Children = list[tuple[object, object]]
+
+
+def _children(node: object) -> _Children | None:
+    """(key, child) pairs of a mapping, list or tuple; ``None`` for anything else."""
+    if isinstance(node, Mapping):
+        return list(node.items())
+    if isinstance(node, list | tuple):
+        return list(enumerate(node))
+    return None
+
+
+def _pointer(parts: list[object]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+class _Frame:
+    __slots__ = ("best", "children", "key", "next", "node")
+
+    def __init__(self, node: object, children: _Children, key: object) -> None:
+        self.node = node
+        self.children = children
+        self.key = key
+        self.next = 0
+        self.best = 0  # too_deep_at: greatest child height; expanded_size: running total
+
+
+def too_deep_at(value: object, limit: int) -> str | None:
+    """The RFC 6901 pointer of the first mapping, list or tuple nested deeper than
+    ``limit`` levels (the outermost container is level 1) or lying on a cycle, or ``None``
+    when ``value`` stays within ``limit``. Scalars are depth 0; keys that are not strings
+    are written with ``str``.
+    """
+    root = _children(value)
+    if root is None:
+        return None
+    if limit < 1:
+        return ""
+    heights: dict[int, int] = {}
+    held: list[object] = []  # keeps every visited container alive, so ids stay unique
+    frames = [_Frame(value, root, None)]
+    active = {id(value)}
+    while frames:
+        frame = frames[-1]
+        if frame.next == len(frame.children):
+            frames.pop()
+            active.discard(id(frame.node))
+            heights[id(frame.node)] = frame.best + 1
+            held.append(frame.node)
+            if frames:
+                frames[-1].best = max(frames[-1].best, frame.best + 1)
+            continue
+        key, child = frame.children[frame.next]
+        frame.next += 1
+        grandchildren = _children(child)
+        if grandchildren is None:
+            continue
+        depth = len(frames) + 1
+        known = heights.get(id(child))
+        if (
+            id(child) in active
+            or depth > limit
+            or (known is not None and depth + known > limit + 1)
+        ):
+            return _pointer([f.key for f in frames[1:]] + [key])
+        if known is not None:
+            frame.best = max(frame.best, known)
+            continue
+        frames.append(_Frame(child, grandchildren, key))
+        active.add(id(child))
+    return None
+
+
+def expanded_size(value: object, cap: int) -> int:
+    """How many JSON values (containers and scalars) ``value`` holds once written out, with
+    shared sub-values counted at every place they appear; counting stops early once the
+    total exceeds ``cap`` (a number greater than ``cap`` is returned then).
+
+    ``value`` must not contain itself (call :func:`too_deep_at` first).
+    """
+    sizes: dict[int, int] = {}
+    held: list[object] = []
+    frames = [_Frame(value, _children(value) or [], None)]
+    while frames:
+        frame = frames[-1]
+        if frame.next == len(frame.children):
+            frames.pop()
+            size = frame.best + 1
+            if size > cap:
+                return size
+            sizes[id(frame.node)] = size
+            held.append(frame.node)
+            if frames:
+                frames[-1].best += size
+            continue
+        _, child = frame.children[frame.next]
+        frame.next += 1
+        grandchildren = _children(child)
+        if grandchildren is None:
+            frame.best += 1
+        elif id(child) in sizes:
+            frame.best += sizes[id(child)]
+        else:
+            frames.append(_Frame(child, grandchildren, None))
+        if frame.best > cap:
+            return frame.best
+    return sizes.get(id(value), 1)
