@@ -12,8 +12,10 @@ The server is asked *which members changed*, never which events touch a time ran
    and stored members not listed are removed.
 
 The changed members' iCalendar text is then fetched with ``calendar-multiget`` (RFC 4791
-section 7.9, which every CalDAV server must support), in batches. A member listed as changed
-that the multiget no longer finds was deleted meanwhile and is dropped.
+section 7.9, which every CalDAV server must support), in batches, and kept exactly as the
+server sent it (never rewritten by the library's ``vcal.fix()``). A member listed as changed
+that the multiget no longer finds was deleted meanwhile and is dropped; one sent without
+calendar data is kept with empty text.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from urllib.parse import unquote, urlsplit
 
 from caldav.collection import Calendar as DAVCalendar
 from caldav.collection import SynchronizableCalendarObjectCollection
+from caldav.elements import cdav, dav
 from caldav.lib import error as dav_error
 from caldav.lib.url import URL
+from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itself uses
 
 from cerebri.integrations._target import _shown, _Target
 from cerebri.integrations.cache import CachedCalendar, CachedObject
@@ -35,6 +39,7 @@ from cerebri.integrations.report import SyncMethod
 _ETAG: Final = "{DAV:}getetag"
 _RESOURCE_TYPE: Final = "{DAV:}resourcetype"
 _COLLECTION_TYPE: Final = "{DAV:}collection"
+_CALENDAR_DATA: Final = "{urn:ietf:params:xml:ns:caldav}calendar-data"
 _NO_SYNC_STATUSES: Final = frozenset({400, 403, 404, 405, 409, 412, 415, 422, 501})
 """Answers to ``sync-collection`` that mean "not offered here" or "token refused" (RFC 6578
 section 3.2 names 403/409 with ``DAV:valid-sync-token``; Xandikos sends 412)."""
@@ -80,8 +85,8 @@ def refresh(
     """Ask the server what changed since ``base`` and fetch the changed objects.
 
     Raises:
-        CalDAVError: ``caldav.protocol`` for a reply without calendar data; HTTP and
-            library failures propagate to the caller's translation.
+        CalDAVError: ``caldav.protocol`` for an HTTP error answer to the multiget; HTTP
+            and library failures propagate to the caller's translation.
     """
     listing = None
     if use_sync and base.sync_token is not None:
@@ -181,25 +186,66 @@ def _multiget(
     wanted: dict[str, str],
     listed: dict[str, tuple[str, str | None]],
 ) -> dict[str, CachedObject]:
-    """The iCalendar text and ``ETag`` of the ``wanted`` members (``key -> url``)."""
+    """The iCalendar text and ``ETag`` of the ``wanted`` members (``key -> url``).
+
+    The text is the ``calendar-data`` element's content as the server sent it (XML-decoded
+    only). A member the server answers with a ``404`` status is left out (deleted since the
+    listing); one it answers without calendar data is kept with empty text, which
+    :mod:`cerebri.integrations.caldav_source` reports.
+    """
     got: dict[str, CachedObject] = {}
     keys = sorted(wanted)
     for batch in _batches(keys, MULTIGET_BATCH):
-        found: object = collection.multiget([URL.objectify(wanted[key]) for key in batch])
-        if not isinstance(found, list):
-            target.fail("caldav.protocol", "the caldav client answered asynchronously")
-        for item in found:
-            key = object_key(item.url)
+        for key, text, etag in _multiget_batch(collection, target, [wanted[key] for key in batch]):
             if key not in wanted:
                 continue
-            text = item.data
-            if not isinstance(text, str) or not text:
-                target.fail("caldav.protocol", f"{wanted[key]}: the server sent no calendar data")
-            etag = item.props.get(_ETAG)
-            if not isinstance(etag, str):
-                etag = listed[key][1]
-            got[key] = CachedObject(key, wanted[key], etag, text)
+            got[key] = CachedObject(key, wanted[key], etag or listed[key][1], text)
     return got
+
+
+def _multiget_batch(
+    collection: DAVCalendar, target: _Target, urls: list[str]
+) -> list[tuple[str, str, str | None]]:
+    """One ``calendar-multiget`` REPORT: ``(key, text, etag)`` per member found.
+
+    Sent through the library's client (``DAVClient.report``) and read from its parsed XML
+    reply, but not through ``Calendar.multiget``: that hands the text to the library's
+    ``vcal.fix()``, which rewrites it (it drops the later of ``DTEND``/``DURATION``, and
+    its bookkeeping restarts at every ``BEGIN:``, a ``VALARM`` included), so an event would
+    be read differently over CalDAV than from an ``.ics`` file.
+    """
+    client, home_url = collection.client, collection.url
+    if client is None or home_url is None:
+        target.fail("caldav.protocol", "the caldav client lost its connection")
+    query = (
+        cdav.CalendarMultiGet()
+        + (dav.Prop() + [dav.GetEtag(), cdav.CalendarData()])
+        + [dav.Href(value=URL.objectify(url).path) for url in urls]
+    )
+    body = etree.tostring(query.xmlelement(), encoding="utf-8", xml_declaration=True)
+    # RFC 4791 section 7.9: no Depth header on calendar-multiget.
+    response = client.report(str(home_url), body.decode("utf-8"), depth=None)
+    if response.status >= 400:
+        target.fail(
+            "caldav.protocol",
+            f"{_shown(home_url)} answered calendar-multiget with HTTP {response.status}",
+        )
+    found = response.expand_simple_props([dav.GetEtag(), cdav.CalendarData()])
+    rows: list[tuple[str, str, str | None]] = []
+    for href, properties in found.items():
+        status = response.statuses.get(href)
+        if isinstance(status, str) and " 404" in status:
+            continue  # deleted since the listing
+        text = properties.get(_CALENDAR_DATA)
+        etag = properties.get(_ETAG)
+        rows.append(
+            (
+                object_key(home_url.join(URL.objectify(href))),
+                text if isinstance(text, str) and text.strip() else "",
+                etag if isinstance(etag, str) else None,
+            )
+        )
+    return rows
 
 
 def _batches(keys: list[str], size: int) -> Iterable[list[str]]:

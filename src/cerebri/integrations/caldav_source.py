@@ -62,7 +62,8 @@ from icalendar import Calendar
 
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
-from cerebri.ics.warnings import calendar_incomplete
+from cerebri.ics.source import attach_source
+from cerebri.ics.warnings import CalendarWarning, add_warning, calendar_incomplete
 from cerebri.integrations._dav import _collections, _connect, _probe
 from cerebri.integrations._sync import refresh
 from cerebri.integrations._target import _shown, _Target, _target, _translated
@@ -151,6 +152,38 @@ def _has_event(calendar: Calendar) -> bool:
     return bool(calendar.walk("VEVENT"))
 
 
+def _parsed(source: str, text: str, skip_invalid_events: bool) -> Calendar:
+    """One object's text read with :func:`cerebri.ics.parse_calendar`.
+
+    An object the server sent without calendar data (empty text: a 0-byte resource, or a
+    ``calendar-multiget`` answer with no ``calendar-data``) holds time nobody can read:
+    with ``skip_invalid_events`` it becomes an empty calendar carrying an
+    ``ics.skipped_event`` warning (UID unknown, ``source`` the object's URL) and marked
+    incomplete; without, it raises ``caldav.protocol`` naming the object's URL.
+    """
+    if text.strip():
+        return parse_calendar(text, source=source, skip_invalid_events=skip_invalid_events)
+    if not skip_invalid_events:
+        raise CalDAVError(
+            "caldav.protocol",
+            f"{source}: the server sent no calendar data for this object; "
+            "--skip-invalid-events (skip_invalid_events=True) leaves it out",
+            url=source,
+        )
+    empty = Calendar()
+    attach_source(empty, source)
+    add_warning(
+        empty,
+        CalendarWarning(
+            "ics.skipped_event",
+            "the server sent no calendar data for this object; it was left out",
+            source=source,
+        ),
+        incomplete=True,
+    )
+    return empty
+
+
 def fetch_calendars_with_report(
     url: str,
     window_start: Instant,
@@ -183,10 +216,7 @@ def fetch_calendars_with_report(
             rows.extend(found)
             reports.append(report)
     rows.sort()
-    parsed = (
-        parse_calendar(text, source=source, skip_invalid_events=skip_invalid_events)
-        for source, text in rows
-    )
+    parsed = (_parsed(source, text, skip_invalid_events) for source, text in rows)
     # An object whose only event was skipped still carries its warning and incompleteness.
     calendars = tuple(item for item in parsed if _has_event(item) or calendar_incomplete(item))
     return FetchResult(calendars, tuple(reports))
