@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import sqlite3
 import stat
 import threading
 from pathlib import Path
@@ -94,6 +96,41 @@ def test_a_file_of_another_calendar_is_not_trusted(tmp_path: Path) -> None:
     shutil.copy(cache.path_for(URL, USER), cache.path_for(URL, "mallory"))
     found = cache.load(URL, "mallory")
     assert (found.state, dict(found.objects)) == ("discarded", {})
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE objects SET data = 'TEXT x' WHERE key = '/alice/work/a.ics'",
+        "DELETE FROM objects WHERE key = '/alice/work/a.ics'",
+        "UPDATE objects SET etag = '\"2\"' WHERE key = '/alice/work/b.ics'",
+        "UPDATE meta SET value = 'other-token' WHERE key = 'sync_token'",
+        "INSERT INTO objects SELECT '/alice/work/z.ics', url, etag, data, digest FROM objects"
+        " WHERE key = '/alice/work/a.ics'",
+        "UPDATE objects SET data = 'TEXT x', digest = '"
+        + hashlib.sha256(b"TEXT x").hexdigest()
+        + "' WHERE key = '/alice/work/a.ics'",
+    ],
+    ids=["text", "deleted-row", "etag", "token", "added-row", "text-and-its-digest"],
+)
+def test_a_file_whose_content_does_not_match_its_digests_is_discarded(
+    tmp_path: Path, damage: str
+) -> None:
+    cache = CalendarCache(tmp_path)
+    stored = _fill(cache, "a", "b")
+    assert (stored.state, len(stored.objects)) == ("used", 2)
+    with sqlite3.connect(cache.path_for(URL, USER)) as connection:
+        connection.execute(damage)
+    found = cache.load(URL, USER)
+    assert (found.state, dict(found.objects), found.sync_token) == ("discarded", {}, None)
+    # The damaged file is gone: the next write starts a new, trusted one.
+    assert cache.save(URL, USER, found, changed=[_item("a")], removed=[], sync_token="t9")
+    again = cache.load(URL, USER)
+    assert (again.state, sorted(again.objects), again.sync_token) == (
+        "used",
+        ["/alice/work/a.ics"],
+        "t9",
+    )
 
 
 def test_an_unusable_folder_is_unavailable_not_an_error(tmp_path: Path) -> None:

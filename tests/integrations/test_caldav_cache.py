@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import caldav
 import pytest
@@ -150,11 +150,12 @@ def test_second_read_fetches_only_the_changed_object(fresh: Fresh, sync_collecti
 
 def test_refused_sync_token_falls_back_to_a_full_listing(fresh: Fresh) -> None:
     fresh.read()
-    path = fresh.cache.path_for(fresh.url, fresh.server.username)
-    with sqlite3.connect(path) as connection:
-        connection.execute(
-            "UPDATE meta SET value = 'http://invalid/sync/token' WHERE key = ?", ("sync_token",)
-        )
+    user = fresh.server.username
+    stored = fresh.cache.load(fresh.url, user)
+    # A token the server never issued, stored through the cache (which keeps its digests).
+    assert fresh.cache.save(
+        fresh.url, user, stored, changed=[], removed=[], sync_token="http://invalid/sync/token"
+    )
     fresh.collection.save_event(B_MOVED)
     report = _only(result := fresh.read())
     # RFC 6578 3.2: the server refuses the token; the REPORT without one lists every member
@@ -173,6 +174,31 @@ def test_corrupt_cache_file_is_discarded_and_rebuilt(fresh: Fresh) -> None:
     assert _same(_only(rebuilt).fetched, [fresh.object_url(name) for name in "abc"])
     assert _spans(rebuilt) == BUSY_ABC
     assert (_only(fresh.read()).cache, _only(fresh.read()).fetched) == ("used", ())
+
+
+@pytest.mark.parametrize("damage", ["edited-text", "garbled-text", "deleted-row"])
+def test_cache_content_damage_is_found_and_the_calendar_read_again(
+    fresh: Fresh, damage: str
+) -> None:
+    fresh.read()
+    path = fresh.cache.path_for(fresh.url, fresh.server.username)
+    key = unquote(urlsplit(fresh.object_url("a")).path)
+    with sqlite3.connect(path) as connection:
+        if damage == "deleted-row":
+            connection.execute("DELETE FROM objects WHERE key = ?", (key,))
+        elif damage == "garbled-text":
+            connection.execute("UPDATE objects SET data = 'BEGIN:VCALENDAR' WHERE key = ?", (key,))
+        else:  # still valid iCalendar, but A moved to 20:00
+            connection.execute(
+                "UPDATE objects SET data = replace(data, 'T090000Z', 'T200000Z') WHERE key = ?",
+                (key,),
+            )
+    rebuilt = fresh.read()
+    assert (_only(rebuilt).cache, _only(rebuilt).stored) == ("discarded", True)
+    assert _same(_only(rebuilt).fetched, [fresh.object_url(name) for name in "abc"])
+    assert _spans(rebuilt) == BUSY_ABC
+    later = fresh.read()
+    assert (_only(later).cache, _only(later).fetched, _spans(later)) == ("used", (), BUSY_ABC)
 
 
 def test_truncated_cache_file_is_discarded_and_rebuilt(fresh: Fresh) -> None:

@@ -18,8 +18,15 @@ the stored generation moved on and writes nothing (its caller still gets a corre
 
 A file that SQLite cannot read, that fails ``PRAGMA quick_check``, or whose schema, version,
 URL or user do not match is never trusted: it is deleted and rebuilt from the server (the
-state is reported as ``"discarded"``). The cache is an optimisation only: when the folder
-cannot be created or written the read goes on without it (``"unavailable"``).
+state is reported as ``"discarded"``). The same holds for damage SQLite cannot see: each
+object's row keeps the SHA-256 of its text, and the file keeps a SHA-256 over the whole
+state (every object's key, URL, ``ETag`` and text digest, sorted by key, and the sync
+token); both are checked on every load, so an edited text, ETag or token and a deleted or
+added row are all found. (These digests detect damage and stray edits; anyone who can write
+the file can also recompute them, so they are no defence against a deliberate forger.)
+
+The cache is an optimisation only: when the folder cannot be created or written the read
+goes on without it (``"unavailable"``).
 """
 
 from __future__ import annotations
@@ -50,17 +57,19 @@ CACHE_DIR_ENV: Final = "CEREBRI_CACHE_DIR"
 
 CacheState = Literal["off", "new", "used", "discarded", "unavailable"]
 """How a read met its cache: ``off`` (no cache asked for), ``new`` (no file yet), ``used``
-(a stored state was read), ``discarded`` (an unreadable file was deleted and rebuilt),
+(a stored state was read), ``discarded`` (a file that was unreadable, of another version,
+calendar or user, or whose digests did not match its content was deleted and rebuilt),
 ``unavailable`` (the folder or file could not be opened; the read went on without it)."""
 
-_SCHEMA_VERSION: Final = "1"
+_SCHEMA_VERSION: Final = "2"
 _SUFFIX: Final = ".sqlite3"
 _BUSY_TIMEOUT_SECONDS: Final = 30.0
 _CORRUPT_CODES: Final = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS objects ("
-    " key TEXT PRIMARY KEY, url TEXT NOT NULL, etag TEXT, data TEXT NOT NULL)",
+    " key TEXT PRIMARY KEY, url TEXT NOT NULL, etag TEXT, data TEXT NOT NULL,"
+    " digest TEXT NOT NULL)",
 )
 
 
@@ -245,7 +254,7 @@ def _ensure_schema(connection: sqlite3.Connection, calendar_url: str, username: 
         if not tables:
             for statement in _SCHEMA:
                 connection.execute(statement)
-            rows = [*expected.items(), ("generation", "0")]
+            rows = [*expected.items(), ("generation", "0"), ("state", _state_digest([], None))]
             connection.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", rows)
         elif not {"meta", "objects"} <= tables:
             raise _CorruptError("missing tables")
@@ -263,18 +272,44 @@ def _read(connection: sqlite3.Connection, state: CacheState | None) -> CachedCal
     connection.execute("BEGIN")
     try:
         meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        rows = connection.execute("SELECT key, url, etag, data FROM objects").fetchall()
+        rows = connection.execute("SELECT key, url, etag, data, digest FROM objects").fetchall()
     finally:
         connection.execute("COMMIT")
     objects: dict[str, CachedObject] = {}
-    for key, url, etag, data in rows:
-        if not (isinstance(key, str) and isinstance(url, str) and isinstance(data, str)):
+    listed: list[tuple[str, str, str | None, str]] = []
+    for key, url, etag, data, digest in rows:
+        if not all(isinstance(value, str) for value in (key, url, data, digest)):
             raise _CorruptError("a row of the wrong type")
-        objects[key] = CachedObject(key, url, etag if isinstance(etag, str) else None, data)
-    generation = int(meta.get("generation", "0"))
+        if etag is not None and not isinstance(etag, str):
+            raise _CorruptError("a row of the wrong type")
+        if digest != _text_digest(data):
+            raise _CorruptError("an object's text does not match its digest")
+        objects[key] = CachedObject(key, url, etag, data)
+        listed.append((key, url, etag, digest))
+    sync_token = meta.get("sync_token")
+    if meta.get("state") != _state_digest(listed, sync_token):
+        raise _CorruptError("the stored state does not match its digest")
+    try:
+        generation = int(meta.get("generation", "0"))
+    except ValueError as exc:
+        raise _CorruptError("a generation that is no number") from exc
     if state is None:
         state = "used" if generation > 0 else "new"
-    return CachedCalendar(meta.get("sync_token"), objects, generation, state)
+    return CachedCalendar(sync_token, objects, generation, state)
+
+
+def _text_digest(text: str) -> str:
+    """SHA-256 of an object's text (UTF-8), hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _state_digest(rows: Iterable[tuple[str, str, str | None, str]], sync_token: str | None) -> str:
+    """SHA-256 (hex) over ``(key, url, etag, text digest)`` rows sorted by key, and the token.
+
+    JSON keeps the fields apart, so no two different states share the digested text.
+    """
+    text = json.dumps([sorted(rows), sync_token], separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _write(
@@ -291,8 +326,11 @@ def _write(
             connection.execute("ROLLBACK")
             return False
         connection.executemany(
-            "INSERT OR REPLACE INTO objects (key, url, etag, data) VALUES (?, ?, ?, ?)",
-            [(item.key, item.url, item.etag, item.data) for item in changed],
+            "INSERT OR REPLACE INTO objects (key, url, etag, data, digest) VALUES (?, ?, ?, ?, ?)",
+            [
+                (item.key, item.url, item.etag, item.data, _text_digest(item.data))
+                for item in changed
+            ],
         )
         connection.executemany("DELETE FROM objects WHERE key = ?", [(key,) for key in removed])
         if sync_token is None:
@@ -303,6 +341,11 @@ def _write(
             )
         connection.execute(
             "UPDATE meta SET value = ? WHERE key = 'generation'", (str(generation + 1),)
+        )
+        listed = connection.execute("SELECT key, url, etag, digest FROM objects").fetchall()
+        connection.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('state', ?)",
+            (_state_digest([tuple(row) for row in listed], sync_token),),
         )
         connection.execute("COMMIT")
     except BaseException:
