@@ -13,6 +13,7 @@ from caldav.collection import CalendarSet, Principal
 from caldav.davclient import DAVClient
 from caldav.lib import error as dav_error
 
+from cerebri.integrations._deadline import BoundedClient
 from cerebri.integrations._target import _shown, _Target
 
 _CALENDAR_TYPE: Final = "{urn:ietf:params:xml:ns:caldav}calendar"
@@ -23,12 +24,14 @@ _DISPLAY_NAME: Final = "{DAV:}displayname"
 def _connect(
     target: _Target, username: str | None, password: str | None, timeout_seconds: float
 ) -> DAVClient:
-    return DAVClient(
+    """A client whose requests each finish within ``timeout_seconds`` (connect and each socket
+    read too): see :mod:`cerebri.integrations._deadline`."""
+    return BoundedClient(
+        request_seconds=timeout_seconds,
         url=target.url,
         username=username,
         password=password,
-        # caldav annotates ``int``; the value goes to niquests, which takes float seconds.
-        timeout=timeout_seconds,  # type: ignore[arg-type]
+        timeout=timeout_seconds,  # niquests' connect and per-read timeout, float seconds
         enable_rfc6764=False,  # the URL is used as given: no DNS service discovery
         rate_limit_handle=False,  # HTTP 429/503 is reported, never slept on and retried
     )

@@ -19,6 +19,7 @@ from caldav.lib import error as dav_error
 from caldav.lib.http_sync import requests as http
 
 from cerebri.errors import CerebriError
+from cerebri.integrations._deadline import DeadlineError
 from cerebri.integrations.errors import CalDAVError, CalDAVErrorCode
 
 _SUPPORTED_REPORT: Final = "{DAV:}supported-report"
@@ -106,6 +107,12 @@ def _translated(target: _Target, *, freebusy: bool = False) -> Iterator[None]:
         target.fail("caldav.protocol", f"{target.shown}: TLS failed ({exc})")
     except http.exceptions.Timeout:
         target.fail("caldav.unreachable", f"{target.shown} did not answer within the timeout")
+    except DeadlineError as exc:
+        target.fail(
+            "caldav.unreachable",
+            f"{target.shown}: a request did not finish within {exc.seconds:g} s "
+            "(the timeout applies to each request as a whole)",
+        )
     except http.exceptions.ConnectionError as exc:
         target.fail("caldav.unreachable", f"{target.shown} could not be reached ({_cause(exc)})")
     except Exception as exc:  # the library's parsers raise many types; never leak them
