@@ -4,9 +4,10 @@
 collections at a URL, as the server stores them: each object (one ``UID``: a series master
 with its ``RRULE``/``RDATE``/``EXDATE``, its ``RECURRENCE-ID`` overrides and the
 ``VTIMEZONE`` definitions they need) becomes one :class:`icalendar.Calendar`, read with
-:func:`cerebri.ics.parse_calendar`. Nothing is expanded or filtered by the server or by the
-``caldav`` library, so :func:`cerebri.ics.busy_periods` expands the result exactly as it
-expands an ``.ics`` file and keeps what overlaps the window::
+:func:`cerebri.ics.parse_calendar`. Nothing is expanded or filtered by the server or
+rewritten by the ``caldav`` library (the ``calendar-data`` text is parsed as the server sent
+it, never after the library's ``vcal.fix()``), so :func:`cerebri.ics.busy_periods` expands
+the result exactly as it expands an ``.ics`` file and keeps what overlaps the window::
 
     calendars = fetch_calendars("https://dav.example.com/alice/work/", start, end,
                                 username="alice", password=secret)
@@ -39,13 +40,21 @@ its ``FREEBUSY`` periods. There the *server* expands recurrences and applies ``T
 Failures raise :class:`CalDAVError` with one of :data:`CODES`; the message names the URL
 (never the password). A calendar object that is not valid iCalendar raises
 :class:`cerebri.ics.CalendarError` with its ``ics.*`` code, ``uid``, ``line`` and ``source``
-(the object's URL without credentials). Malformed arguments (an empty window, a URL that is
-not ``http``/``https``, a timeout that is not positive) raise ``ValueError``/``TypeError``.
+(the object's URL without credentials); one the server sends without calendar data (a
+0-byte resource) raises ``caldav.protocol`` naming the object's URL. With
+``skip_invalid_events`` both are left out with an ``ics.skipped_event`` warning and the
+answer is incomplete. Malformed arguments (an empty window, a URL that is not
+``http``/``https``, a timeout that is not positive) raise ``ValueError``/``TypeError``.
 
-``timeout_seconds`` is handed to the HTTP client as its network timeout (connect and each
-read). It is the only wall-clock value here, used at the I/O edge alone. Nothing is retried
-(the library's rate-limit sleeping is switched off; its authentication handshake, a second
-request after a ``401`` challenge, is the only repeated request).
+``timeout_seconds`` (seconds) bounds each HTTP request as a whole: connecting, sending,
+and receiving the reply to its last byte (with the authentication handshake) must finish
+within it, else the read fails with ``caldav.unreachable`` "did not finish within ...".
+It is also the HTTP client's connect and per-read timeout. A read makes a few requests (the
+probe, discovery, the change listing, one ``calendar-multiget`` per 100 changed objects),
+each with the full limit (:mod:`cerebri.integrations._deadline`). It is the only wall-clock
+value here, used at the I/O edge alone. Nothing is retried (the library's rate-limit
+sleeping is switched off; its authentication handshake, a second request after a ``401``
+challenge, is the only repeated request).
 
 The error type is in :mod:`cerebri.integrations.errors`; URL and credential handling in
 :mod:`cerebri.integrations._target`; discovery in :mod:`cerebri.integrations._dav`.
@@ -249,7 +258,8 @@ def fetch_calendars(
         username, password: HTTP credentials (the library negotiates Basic or Digest).
         calendar: keep only calendars whose display name or last URL path segment equals
             this text; none matching is ``caldav.not_found``.
-        timeout_seconds: the network timeout handed to the HTTP client, in seconds.
+        timeout_seconds: the time limit, in seconds, of each HTTP request as a whole
+            (connect to last byte of the reply); also the connect and per-read timeout.
         cache: ``True`` (default) keeps each collection in the user's cache
             (:meth:`CalendarCache.user`, ``$CEREBRI_CACHE_DIR``) and downloads only what
             changed; a :class:`~cerebri.integrations.cache.CalendarCache` uses that folder;
@@ -259,15 +269,20 @@ def fetch_calendars(
             servers whose sync support is broken.
         skip_invalid_events: handed to :func:`cerebri.ics.parse_calendar` for every
             object: an unreadable ``VEVENT`` is left out with an ``ics.skipped_event``
-            warning and its calendar is marked incomplete (docs/decisions/0014).
+            warning and its calendar is marked incomplete (docs/decisions/0014). An object
+            without calendar data becomes an empty calendar with that warning (no UID,
+            ``source`` the object's URL), marked incomplete.
 
     Returns:
-        One :class:`icalendar.Calendar` per calendar object that holds a ``VEVENT``, read
-        with :func:`cerebri.ics.parse_calendar` (source: the object's URL without
+        One :class:`icalendar.Calendar` per calendar object that holds a ``VEVENT`` (or
+        that lost events to ``skip_invalid_events``), read with
+        :func:`cerebri.ics.parse_calendar` (source: the object's URL without
         credentials), sorted by object URL (so by calendar URL first).
 
     Raises:
-        CalDAVError: see :data:`CODES`.
+        CalDAVError: see :data:`CODES`; ``caldav.unreachable`` also when a request did not
+            finish within ``timeout_seconds``; ``caldav.protocol`` with ``url`` the
+            object's URL for an object sent without calendar data (unless skipped).
         CalendarError: an object is not valid iCalendar (its ``ics.*`` code, ``uid``,
             ``line``; ``source`` is the object's URL).
         ValueError, TypeError: malformed arguments.
@@ -302,6 +317,8 @@ def fetch_freebusy(
     :func:`cerebri.ics.parse_calendar` (source: the calendar URL). The server decides what
     is busy: it expands recurrences, skips transparent events and may report cancelled ones
     as ``FBTYPE=FREE`` (which :func:`cerebri.ics.busy_periods` does not count as busy).
+    The reply is taken from the library's ``FreeBusy`` object, whose text went through
+    ``vcal.fix()``; that rewrites none of the ``FREEBUSY`` values read here.
 
     Raises:
         CalDAVError: ``caldav.not_found`` when ``url`` is not a calendar collection;

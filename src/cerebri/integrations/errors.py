@@ -31,8 +31,9 @@ class CalDAVError(CerebriError):
     Codes:
 
     ``caldav.unreachable``
-        No answer: connection refused, a name that does not resolve, or the network
-        timeout passed.
+        No answer: connection refused, a name that does not resolve, the network timeout
+        passed, or a request did not finish as a whole within ``timeout_seconds`` (a
+        server that answers too slowly).
     ``caldav.unauthorized``
         The server refused the credentials or the access (HTTP 401 or 403).
     ``caldav.not_found``
