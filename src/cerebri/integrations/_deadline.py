@@ -67,8 +67,8 @@ class BoundedClient(DAVClient):
     """
 
     def __init__(self, *, request_seconds: float, **options: Any) -> None:
+        self.request_seconds = request_seconds  # set first: the base class may send requests
         super().__init__(**options)
-        self.request_seconds = request_seconds
 
     def request(
         self,
