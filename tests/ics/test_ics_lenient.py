@@ -155,7 +155,7 @@ def test_another_property_after_the_calendar_stays_refused() -> None:
 
 
 @pytest.mark.parametrize(("duration", "how"), [("PT1H", "agree"), ("PT0S", "disagree")])
-def test_dtend_and_duration_together_read_dtend(duration: str, how: str) -> None:
+def test_dtend_and_duration_together_read_dtend_when_it_ends_later(duration: str, how: str) -> None:
     text = calendar(
         vevent(
             "DTSTART:20240105T100000Z",
@@ -169,6 +169,61 @@ def test_dtend_and_duration_together_read_dtend(duration: str, how: str) -> None
     warning = only_warning(parsed)
     assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "both", 9)
     assert f"they {how}" in warning.message
+    assert "DTEND 2024-01-05T11:00:00+00:00" in warning.message
+    assert f"DURATION {duration}" in warning.message
+    assert "DTEND is read" in warning.message
+
+
+def test_a_longer_duration_than_dtend_keeps_the_later_end_busy() -> None:
+    # DTEND says 10:00-11:00, DURATION says 10:00-12:30: 11:00-12:30 is not known to be
+    # free, so the event is busy until 12:30 (the later end).
+    text = calendar(
+        vevent(
+            "DTSTART:20240105T100000Z",
+            "DTEND:20240105T110000Z",
+            "DURATION:PT2H30M",
+            uid="longer",
+        )
+    )
+    parsed, found = read(text)
+    assert found == [span("2024-01-05 10:00", "2024-01-05 12:30")]
+    warning = only_warning(parsed)
+    assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "longer", 9)
+    assert "DTEND 2024-01-05T11:00:00+00:00 and DURATION PT2H30M" in warning.message
+    assert "they disagree" in warning.message
+    assert "DURATION is read, DTEND ignored" in warning.message
+
+
+def test_a_recurring_master_with_a_longer_duration_is_busy_until_the_later_end_each_time() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART:20240105T100000Z",
+            "DTEND:20240105T103000Z",
+            "DURATION:PT1H",
+            "RRULE:FREQ=DAILY;COUNT=3",
+            uid="series",
+        )
+    )
+    _, found = read(text)
+    assert found == [
+        span("2024-01-05 10:00", "2024-01-05 11:00"),
+        span("2024-01-06 10:00", "2024-01-06 11:00"),
+        span("2024-01-07 10:00", "2024-01-07 11:00"),
+    ]
+
+
+def test_an_all_day_event_with_a_longer_duration_covers_the_later_end_day() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART;VALUE=DATE:20240105",
+            "DTEND;VALUE=DATE:20240106",
+            "DURATION:P2D",
+            uid="days",
+        )
+    )
+    parsed, found = read(text)
+    assert found == [span("2024-01-05 00:00", "2024-01-07 00:00")]
+    assert "DURATION is read" in only_warning(parsed).message
 
 
 def test_a_clean_calendar_has_no_warnings() -> None:
