@@ -32,10 +32,14 @@ WINDOW = (utc("2024-01-01 00:00"), utc("2024-02-01 00:00"))
 
 
 def read(
-    text: str, *, skip: bool = False, zone: str = "UTC"
+    text: str,
+    *,
+    skip: bool = False,
+    zone: str = "UTC",
+    window: tuple[Instant, Instant] = WINDOW,
 ) -> tuple[Calendar, list[tuple[Instant, Instant]]]:
     parsed = parse_calendar(text, source="odd.ics", skip_invalid_events=skip)
-    found = busy_periods(parsed, *WINDOW, floating_zone=zone)
+    found = busy_periods(parsed, *window, floating_zone=zone)
     return parsed, spans(found)
 
 
@@ -313,6 +317,7 @@ def test_skip_does_not_hide_errors_outside_events() -> None:
     [
         "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1",
         "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD",
+        "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=FORWARD",
     ],
 )
 def test_rfc_7529_rules_are_unsupported_not_invalid(rule: str) -> None:
@@ -320,6 +325,30 @@ def test_rfc_7529_rules_are_unsupported_not_invalid(rule: str) -> None:
     with pytest.raises(CalendarError) as caught:
         read(text)
     assert (caught.value.code, caught.value.uid, caught.value.line) == ("ics.unsupported", "rs", 8)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "RSCALE=GREGORIAN;FREQ=MONTHLY;COUNT=4",
+        "RSCALE=gregorian;FREQ=MONTHLY;COUNT=4;SKIP=OMIT",
+        "FREQ=MONTHLY;SKIP=OMIT;RSCALE=Gregorian;COUNT=4",
+    ],
+)
+def test_a_gregorian_rscale_is_a_plain_rule(rule: str) -> None:
+    # RFC 7529 section 3.1: SKIP defaults to OMIT, which is RFC 5545's behaviour; the 31st
+    # each month from 31 January: February and April have no 31st and are left out.
+    text = calendar(
+        vevent("DTSTART:20240131T100000Z", "DTEND:20240131T110000Z", f"RRULE:{rule}", uid="g")
+    )
+    parsed, found = read(text, window=(utc("2024-01-01 00:00"), utc("2024-12-01 00:00")))
+    assert found == [
+        span("2024-01-31 10:00", "2024-01-31 11:00"),
+        span("2024-03-31 10:00", "2024-03-31 11:00"),
+        span("2024-05-31 10:00", "2024-05-31 11:00"),
+        span("2024-07-31 10:00", "2024-07-31 11:00"),
+    ]
+    assert calendar_warnings(parsed) == ()
 
 
 def test_a_broken_rrule_stays_invalid_rrule() -> None:

@@ -19,6 +19,11 @@ leaves an ``ics.lenient`` warning with the UID and line (docs/decisions/0014):
   ``recurring_events_changed_duration.ics``): ``DTEND`` is later and is read. The warning
   gives both values and which one is read.
 
+Not a leniency but an exact reading, made here too since the recurrence engine cannot read
+it: an ``RRULE`` with ``RSCALE=GREGORIAN`` (and no ``SKIP`` or ``SKIP=OMIT``) is plain
+RFC 5545 (RFC 7529 section 3.1); those parts are removed, without a warning
+(:func:`cerebri.ics.rules.plain_gregorian`).
+
 Line-level leniencies (a line without ``:``, an ``X-`` property after ``END:VCALENDAR``,
 spaces in an ``RRULE`` value) are handled while scanning the text (:mod:`cerebri.ics.load`).
 """
@@ -30,6 +35,7 @@ from typing import Any
 
 from icalendar import Component
 
+from cerebri.ics.rules import plain_gregorian
 from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
 from cerebri.ics.times import Duration, add_duration, to_instant
 from cerebri.ics.validate import component_duration
@@ -62,12 +68,23 @@ def relax_calendar(
     for component in calendar.walk():
         if (component.name or "").upper() not in _TIMED:
             continue
+        _plain_rules(component)
         warning = _date_end(component, source)
         if warning is not None:
             into.append((component, warning))
         warning = _end_and_duration(component, source)
         if warning is not None:
             into.append((component, warning))
+
+
+def _plain_rules(component: Component) -> None:
+    rules = component.get("RRULE")
+    if rules is None:
+        return
+    if isinstance(rules, list):
+        component["RRULE"] = [plain_gregorian(rule) for rule in rules]
+    else:
+        component["RRULE"] = plain_gregorian(rules)
 
 
 def _warning(component: Component, name: str, source: str, message: str) -> CalendarWarning:
