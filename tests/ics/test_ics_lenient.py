@@ -151,6 +151,18 @@ def test_an_x_property_after_the_calendar_is_ignored() -> None:
     assert (warning.code, warning.uid, warning.line) == ("ics.lenient", None, 11)
 
 
+def test_latin_1_text_is_refused_with_how_to_convert_it() -> None:
+    # "Café" in Latin-1: the byte 0xE9 on line 8 (the SUMMARY) is no UTF-8 sequence.
+    text = calendar(vevent("DTSTART:20240105T100000Z", "SUMMARY:Caf\u00e9", uid="latin"))
+    with pytest.raises(CalendarError) as caught:
+        parse_calendar(text.encode("latin-1"), source="latin.ics")
+    assert (caught.value.code, caught.value.line) == ("ics.syntax", 8)
+    message = str(caught.value)
+    assert "not valid UTF-8 (byte 0xE9)" in message
+    assert "RFC 5545 section 3.1.4" in message
+    assert "iconv -f latin1 -t utf-8" in message
+
+
 def test_another_property_after_the_calendar_stays_refused() -> None:
     text = calendar(vevent("DTSTART:20240105T100000Z")) + "SUMMARY:late\r\n"
     with pytest.raises(CalendarError) as caught:

@@ -103,7 +103,12 @@ def _decode(data: str | bytes, source: str) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise CalendarError(
-            "ics.syntax", "the text is not valid UTF-8", line=line, source=source
+            "ics.syntax",
+            f"the text is not valid UTF-8 (byte 0x{raw[exc.start]:02X}); iCalendar text is "
+            "UTF-8 (RFC 5545 section 3.1.4): convert the file first, e.g. from Latin-1 with "
+            "`iconv -f latin1 -t utf-8 FILE > FILE.utf8.ics`",
+            line=line,
+            source=source,
         ) from None
 
 
