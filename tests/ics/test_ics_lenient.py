@@ -345,6 +345,7 @@ def test_rfc_7529_rules_are_unsupported_not_invalid(rule: str) -> None:
         "RSCALE=GREGORIAN;FREQ=MONTHLY;COUNT=4",
         "RSCALE=gregorian;FREQ=MONTHLY;COUNT=4;SKIP=OMIT",
         "FREQ=MONTHLY;SKIP=OMIT;RSCALE=Gregorian;COUNT=4",
+        "rscale=gregorian;freq=monthly;count=4;skip=omit",
     ],
 )
 def test_a_gregorian_rscale_is_a_plain_rule(rule: str) -> None:

@@ -27,6 +27,10 @@ meaning is clear are read with an ``ics.lenient`` warning (docs/decisions/0014):
 * an ``X-`` property outside every component (after ``END:VCALENDAR``) is ignored;
 * white space inside an ``RRULE`` value (``BYDAY=MO, TU``) is removed.
 
+An ``RRULE`` value is also read in upper case, without a warning (not a leniency: rule part
+names and their enumerated values are case-insensitive, RFC 5545 section 2, while
+``icalendar`` refuses ``SKIP=omit``).
+
 With ``skip_invalid_events=True`` a ``VEVENT`` that cannot be read is left out, listed as an
 ``ics.skipped_event`` warning and the calendar marked incomplete
 (:func:`cerebri.ics.calendar_incomplete`); without it the error ends with
@@ -188,10 +192,13 @@ class _Scanner:
 
     def rrule(self, number: int, last: int, content: str, entry: _Open) -> None:
         value = _value_of(content)
-        if not _SPACE_RE.search(value):
-            return
         head = content[: len(content) - len(value)]
-        self.edits[number] = (last, head + _SPACE_RE.sub("", value))
+        spaced = _SPACE_RE.search(value) is not None
+        if not spaced:
+            if value != value.upper():  # case-insensitive (RFC 5545 section 2)
+                self.edits[number] = (last, head + value.upper())
+            return
+        self.edits[number] = (last, head + _SPACE_RE.sub("", value).upper())
         self.notes.append(
             _Note(
                 "ics.lenient",
