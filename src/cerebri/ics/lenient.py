@@ -37,7 +37,7 @@ from icalendar import Component
 
 from cerebri.ics.rules import plain_gregorian
 from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
-from cerebri.ics.times import Duration, add_duration, to_instant
+from cerebri.ics.times import add_duration, to_instant
 from cerebri.ics.validate import component_duration
 from cerebri.ics.warnings import CalendarWarning
 from cerebri.ics.zones import property_values
@@ -137,7 +137,7 @@ def _end_and_duration(component: Component, source: str) -> CalendarWarning | No
     except (OverflowError, ValueError):
         return None  # out of range: the checks and the expansion report it
     raws = raw_durations(component)
-    shown = raws[0] if raws else _duration_text(duration)
+    shown = raws[0] if raws else f"of {duration.days} day(s) and {duration.seconds} s"
     values = f"DTEND {end.isoformat()} and DURATION {shown}"
     if by_end == by_duration:
         how = "they agree; DTEND is read"
@@ -154,8 +154,3 @@ def _end_and_duration(component: Component, source: str) -> CalendarWarning | No
     if by_duration > by_end:
         del component["DTEND"]
     return warning
-
-
-def _duration_text(duration: Duration) -> str:
-    time_part = f"T{duration.seconds}S" if duration.seconds else ""
-    return f"P{duration.days}D{time_part}" if duration.days or not time_part else f"P{time_part}"
