@@ -220,7 +220,7 @@ def test_cli_find_slot_json_emit_and_errors(tmp_path: Path) -> None:
     assert answered == replay.to_wire()
     bad = runner.invoke(app, [*common[:-2], "--buffer", "ten minutes"])
     assert bad.exit_code == 2
-    assert bad.stderr.startswith("error input.invalid_option: cannot read duration")
+    assert bad.stderr.startswith("error input.invalid_option: --buffer: cannot read duration")
     zone = runner.invoke(
         app,
         [

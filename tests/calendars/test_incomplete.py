@@ -136,3 +136,29 @@ def test_cli_freebusy_with_skip(tmp_path: Path) -> None:
     table = runner.invoke(app, ["freebusy", *_files(tmp_path), "--skip-invalid-events"])
     assert table.exit_code == 0
     assert "incomplete:" in table.stderr
+
+
+def test_cli_emit_request_over_incomplete_calendars_says_a_replay_cannot_know(
+    tmp_path: Path,
+) -> None:
+    runner = CliRunner()
+    common = ["find-slot", "--duration", "1h", "--granularity", "1h", *_files(tmp_path)]
+    emitted = runner.invoke(app, [*common, "--skip-invalid-events", "--emit-request"])
+    # The request is printed (stdout stays one JSON document) but the exit status is
+    # EXIT_INCOMPLETE and stderr says the request does not carry the incompleteness.
+    assert emitted.exit_code == 3
+    request = json.loads(emitted.stdout)
+    assert request["schema_version"] == {"major": 0, "minor": 2}
+    assert "ics.skipped_event" in emitted.stderr
+    assert "the request cannot record it" in emitted.stderr
+    assert "cerebri plan" in emitted.stderr
+    (tmp_path / "clean").mkdir()
+    clean = tmp_path / "clean" / "team.ics"
+    clean.write_text(text(GOOD), encoding="utf-8")
+    window = "2026-10-05T09:00/2026-10-05T12:00"
+    options = ["--duration", "1h", "--granularity", "1h", "--between", window]
+    complete = runner.invoke(app, ["find-slot", *options, "--ics", str(clean), "--emit-request"])
+    assert complete.exit_code == 0
+    assert complete.stderr == ""
+    # The same request either way: the left-out event is simply missing from it.
+    assert json.loads(complete.stdout) == request

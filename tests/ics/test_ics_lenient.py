@@ -32,10 +32,14 @@ WINDOW = (utc("2024-01-01 00:00"), utc("2024-02-01 00:00"))
 
 
 def read(
-    text: str, *, skip: bool = False, zone: str = "UTC"
+    text: str,
+    *,
+    skip: bool = False,
+    zone: str = "UTC",
+    window: tuple[Instant, Instant] = WINDOW,
 ) -> tuple[Calendar, list[tuple[Instant, Instant]]]:
     parsed = parse_calendar(text, source="odd.ics", skip_invalid_events=skip)
-    found = busy_periods(parsed, *WINDOW, floating_zone=zone)
+    found = busy_periods(parsed, *window, floating_zone=zone)
     return parsed, spans(found)
 
 
@@ -147,6 +151,18 @@ def test_an_x_property_after_the_calendar_is_ignored() -> None:
     assert (warning.code, warning.uid, warning.line) == ("ics.lenient", None, 11)
 
 
+def test_latin_1_text_is_refused_with_how_to_convert_it() -> None:
+    # "Café" in Latin-1: the byte 0xE9 on line 8 (the SUMMARY) is no UTF-8 sequence.
+    text = calendar(vevent("DTSTART:20240105T100000Z", "SUMMARY:Caf\u00e9", uid="latin"))
+    with pytest.raises(CalendarError) as caught:
+        parse_calendar(text.encode("latin-1"), source="latin.ics")
+    assert (caught.value.code, caught.value.line) == ("ics.syntax", 8)
+    message = str(caught.value)
+    assert "not valid UTF-8 (byte 0xE9)" in message
+    assert "RFC 5545 section 3.1.4" in message
+    assert "iconv -f latin1 -t utf-8" in message
+
+
 def test_another_property_after_the_calendar_stays_refused() -> None:
     text = calendar(vevent("DTSTART:20240105T100000Z")) + "SUMMARY:late\r\n"
     with pytest.raises(CalendarError) as caught:
@@ -155,7 +171,7 @@ def test_another_property_after_the_calendar_stays_refused() -> None:
 
 
 @pytest.mark.parametrize(("duration", "how"), [("PT1H", "agree"), ("PT0S", "disagree")])
-def test_dtend_and_duration_together_read_dtend(duration: str, how: str) -> None:
+def test_dtend_and_duration_together_read_dtend_when_it_ends_later(duration: str, how: str) -> None:
     text = calendar(
         vevent(
             "DTSTART:20240105T100000Z",
@@ -169,6 +185,61 @@ def test_dtend_and_duration_together_read_dtend(duration: str, how: str) -> None
     warning = only_warning(parsed)
     assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "both", 9)
     assert f"they {how}" in warning.message
+    assert "DTEND 2024-01-05T11:00:00+00:00" in warning.message
+    assert f"DURATION {duration}" in warning.message
+    assert "DTEND is read" in warning.message
+
+
+def test_a_longer_duration_than_dtend_keeps_the_later_end_busy() -> None:
+    # DTEND says 10:00-11:00, DURATION says 10:00-12:30: 11:00-12:30 is not known to be
+    # free, so the event is busy until 12:30 (the later end).
+    text = calendar(
+        vevent(
+            "DTSTART:20240105T100000Z",
+            "DTEND:20240105T110000Z",
+            "DURATION:PT2H30M",
+            uid="longer",
+        )
+    )
+    parsed, found = read(text)
+    assert found == [span("2024-01-05 10:00", "2024-01-05 12:30")]
+    warning = only_warning(parsed)
+    assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "longer", 9)
+    assert "DTEND 2024-01-05T11:00:00+00:00 and DURATION PT2H30M" in warning.message
+    assert "they disagree" in warning.message
+    assert "DURATION is read, DTEND ignored" in warning.message
+
+
+def test_a_recurring_master_with_a_longer_duration_is_busy_until_the_later_end_each_time() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART:20240105T100000Z",
+            "DTEND:20240105T103000Z",
+            "DURATION:PT1H",
+            "RRULE:FREQ=DAILY;COUNT=3",
+            uid="series",
+        )
+    )
+    _, found = read(text)
+    assert found == [
+        span("2024-01-05 10:00", "2024-01-05 11:00"),
+        span("2024-01-06 10:00", "2024-01-06 11:00"),
+        span("2024-01-07 10:00", "2024-01-07 11:00"),
+    ]
+
+
+def test_an_all_day_event_with_a_longer_duration_covers_the_later_end_day() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART;VALUE=DATE:20240105",
+            "DTEND;VALUE=DATE:20240106",
+            "DURATION:P2D",
+            uid="days",
+        )
+    )
+    parsed, found = read(text)
+    assert found == [span("2024-01-05 00:00", "2024-01-07 00:00")]
+    assert "DURATION is read" in only_warning(parsed).message
 
 
 def test_a_clean_calendar_has_no_warnings() -> None:
@@ -258,6 +329,7 @@ def test_skip_does_not_hide_errors_outside_events() -> None:
     [
         "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1",
         "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=BACKWARD",
+        "RSCALE=GREGORIAN;FREQ=MONTHLY;SKIP=FORWARD",
     ],
 )
 def test_rfc_7529_rules_are_unsupported_not_invalid(rule: str) -> None:
@@ -265,6 +337,31 @@ def test_rfc_7529_rules_are_unsupported_not_invalid(rule: str) -> None:
     with pytest.raises(CalendarError) as caught:
         read(text)
     assert (caught.value.code, caught.value.uid, caught.value.line) == ("ics.unsupported", "rs", 8)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "RSCALE=GREGORIAN;FREQ=MONTHLY;COUNT=4",
+        "RSCALE=gregorian;FREQ=MONTHLY;COUNT=4;SKIP=OMIT",
+        "FREQ=MONTHLY;SKIP=OMIT;RSCALE=Gregorian;COUNT=4",
+        "rscale=gregorian;freq=monthly;count=4;skip=omit",
+    ],
+)
+def test_a_gregorian_rscale_is_a_plain_rule(rule: str) -> None:
+    # RFC 7529 section 3.1: SKIP defaults to OMIT, which is RFC 5545's behaviour; the 31st
+    # each month from 31 January: February and April have no 31st and are left out.
+    text = calendar(
+        vevent("DTSTART:20240131T100000Z", "DTEND:20240131T110000Z", f"RRULE:{rule}", uid="g")
+    )
+    parsed, found = read(text, window=(utc("2024-01-01 00:00"), utc("2024-12-01 00:00")))
+    assert found == [
+        span("2024-01-31 10:00", "2024-01-31 11:00"),
+        span("2024-03-31 10:00", "2024-03-31 11:00"),
+        span("2024-05-31 10:00", "2024-05-31 11:00"),
+        span("2024-07-31 10:00", "2024-07-31 11:00"),
+    ]
+    assert calendar_warnings(parsed) == ()
 
 
 def test_a_broken_rrule_stays_invalid_rrule() -> None:

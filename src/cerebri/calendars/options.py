@@ -1,21 +1,28 @@
 """Reading the everyday command-line values: durations, windows and local times.
 
-* durations: ``90`` (seconds), ``45s``, ``30m``, ``1h``, ``1h30m``, ``2d``; or ISO 8601
-  ``PT1H30M`` (only its D, H, M and S parts);
+* durations: ``90`` (seconds), ``45s``, ``30m``, ``1h``, ``1h30m``, ``2d``; or an ISO 8601
+  duration with weeks, days, hours, minutes and seconds (``PT1H30M``, ``P1W``, ``P1DT2H``),
+  read by pydantic's ``timedelta`` parser; a day is 86 400 seconds, a week 7 days; years
+  and months (``P1Y``, ``P1M``: no fixed length) and fractions of a second are refused;
+  at most :data:`cerebri.cpir.MAX_DURATION_SECONDS`, the CPIR limit;
 * windows: ``START/END`` with ISO 8601 date-times (``datetime.fromisoformat``); a bound
   without an offset is local time in the given zone;
 * times of day: ``HH:MM`` or ``HH:MM:SS`` (``time.fromisoformat``).
 
 Every failure is a ``ValueError`` whose message names the value and shows an example.
-The duration grammar is four unit letters; no library covers the ``1h30m`` form users type,
-see docs/decisions/0008-find-slot-mapping.md.
+The short duration grammar is four unit letters; no library covers the ``1h30m`` form users
+type, see docs/decisions/0008-find-slot-mapping.md.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
+from typing import Final
 
+from pydantic import TypeAdapter, ValidationError
+
+from cerebri.cpir.scalars import MAX_DURATION_SECONDS
 from cerebri.temporal import Instant, zone
 
 __all__ = [
@@ -30,18 +37,27 @@ _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 _UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _HUMAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-_ISO = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?")
+_ISO_DURATION: Final = TypeAdapter(timedelta)
+_EXAMPLES = "write e.g. 30m, 1h30m, 90 (s), PT1H30M or P1DT2H"
 
 
 def parse_duration(text: str) -> int:
-    """Whole seconds (> 0) from ``90``, ``30m``, ``1h30m``, ``2d`` or ``PT1H30M``."""
+    """Whole seconds from ``90``, ``30m``, ``1h30m``, ``2d``, ``PT1H30M``, ``P1W`` or
+    ``P1DT2H`` (see the module doc).
+
+    Raises ``ValueError`` when the text cannot be read, is not longer than zero, uses
+    years, months or fractions of a second, or exceeds ``MAX_DURATION_SECONDS``
+    (9 223 372 036 854 775 s, the CPIR limit).
+    """
     value = text.strip()
     if value.isdigit():
         seconds = int(value)
+    elif value[:1] in ("P", "p"):
+        seconds = _iso_seconds(text, value.upper())
     else:
-        match = _HUMAN.fullmatch(value.lower()) or _ISO.fullmatch(value.upper())
+        match = _HUMAN.fullmatch(value.lower())
         if match is None or not any(match.groups()):
-            raise ValueError(f"cannot read duration {text!r}; write e.g. 30m, 1h30m or 90 (s)")
+            raise ValueError(f"cannot read duration {text!r}; {_EXAMPLES}")
         seconds = sum(
             int(part) * unit
             for part, unit in zip(match.groups(), _UNITS.values(), strict=True)
@@ -49,7 +65,28 @@ def parse_duration(text: str) -> int:
         )
     if seconds <= 0:
         raise ValueError(f"duration {text!r} must be longer than zero")
+    if seconds > MAX_DURATION_SECONDS:
+        raise ValueError(
+            f"duration {text!r} is longer than the maximum, {MAX_DURATION_SECONDS} s "
+            f"({MAX_DURATION_SECONDS // 86_400} days, the CPIR limit)"
+        )
     return seconds
+
+
+def _iso_seconds(text: str, value: str) -> int:
+    date_part = value.partition("T")[0]
+    if "Y" in date_part or "M" in date_part:
+        raise ValueError(
+            f"duration {text!r} uses years or months, which have no fixed length; "
+            "write weeks or days (P1W, P30D)"
+        )
+    try:
+        delta = _ISO_DURATION.validate_python(value)
+    except ValidationError:
+        raise ValueError(f"cannot read duration {text!r}; {_EXAMPLES}") from None
+    if delta.microseconds:
+        raise ValueError(f"duration {text!r} must be whole seconds")
+    return delta.days * 86_400 + delta.seconds
 
 
 def _instant(text: str, zone_name: str) -> Instant:

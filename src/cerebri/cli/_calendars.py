@@ -33,7 +33,22 @@ from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.temporal import Instant
 from cerebri.temporal.zones import check_zone_name
 
-__all__ = ["find_slot", "freebusy"]
+__all__ = ["EXIT_INCOMPLETE", "find_slot", "freebusy"]
+
+EXIT_INCOMPLETE = 3
+"""Exit status of ``find-slot --emit-request`` when the request was built from incomplete
+calendars (``--skip-invalid-events`` left events out): the request is printed, but a replay
+cannot know what was left out (docs/decisions/0014)."""
+
+_ANSWER_INCOMPLETE = (
+    "incomplete: events were left out (--skip-invalid-events); "
+    "the answer claims no optimality and may miss busy time"
+)
+_REQUEST_INCOMPLETE = (
+    "incomplete: events were left out (--skip-invalid-events) and the request cannot record "
+    "it: a replay with `cerebri plan` does not know, may claim optimality and may offer the "
+    f"left-out busy time as free (exit status {EXIT_INCOMPLETE})"
+)
 
 T = TypeVar("T")
 
@@ -142,8 +157,11 @@ def _sources(
     )
 
 
-def _print_warnings(warnings: tuple[CalendarWarning, ...], *, complete: bool) -> None:
-    """A short ``warnings:`` section on stderr (plain text, input made printable)."""
+def _print_warnings(
+    warnings: tuple[CalendarWarning, ...], *, complete: bool, note: str = _ANSWER_INCOMPLETE
+) -> None:
+    """A short ``warnings:`` section on stderr (plain text, input made printable), and
+    ``note`` when the calendars are incomplete."""
     if warnings:
         sys.stderr.write(f"warnings ({len(warnings)}):\n")
     for warning in warnings:
@@ -152,10 +170,7 @@ def _print_warnings(warnings: tuple[CalendarWarning, ...], *, complete: bool) ->
         place = f" ({', '.join(parts)})" if parts else ""
         sys.stderr.write(printable(f"  {warning.code}{place}: {warning.message}") + "\n")
     if not complete:
-        sys.stderr.write(
-            "incomplete: events were left out (--skip-invalid-events); "
-            "the answer claims no optimality and may miss busy time\n"
-        )
+        sys.stderr.write(note + "\n")
 
 
 def _value(reader: Callable[..., T], *args: str) -> T:
@@ -165,10 +180,33 @@ def _value(reader: Callable[..., T], *args: str) -> T:
         raise CerebriError(str(exc), code="input.invalid_option") from None
 
 
+def _buffer(text: str | None, window: tuple[Instant, Instant]) -> int:
+    """``--buffer`` in seconds (0 when absent); refused when the window widened by it on
+    both sides leaves the supported instant range."""
+    if text is None:
+        return 0
+    seconds = _seconds("--buffer", text)
+    if window[0].plus_seconds(-seconds) is None or window[1].plus_seconds(seconds) is None:
+        raise CerebriError(
+            f"--buffer: {text!r} widens the window beyond the supported time range",
+            code="input.invalid_option",
+        )
+    return seconds
+
+
+def _seconds(option: str, text: str) -> int:
+    """``text`` read by :func:`parse_duration`; a failure names ``option``."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise CerebriError(f"{option}: {exc}", code="input.invalid_option") from None
+
+
 @app.command("find-slot")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: Annotated[
-        str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s).")
+        str,
+        typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M, P1D."),
     ],
     between: BetweenOption,
     ics: IcsOption = None,
@@ -198,7 +236,12 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = 100_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the PlanningResult JSON.")] = False,
     emit_request: Annotated[
-        bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
+        bool,
+        typer.Option(
+            "--emit-request",
+            help="Print the CPIR request built, for replay (not with --json; exit status "
+            f"{EXIT_INCOMPLETE} when events were left out by --skip-invalid-events).",
+        ),
     ] = False,
     max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
@@ -208,18 +251,23 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
+        if as_json and emit_request:
+            raise CerebriError(
+                "--json and --emit-request print different documents; pass one of them",
+                code="input.invalid_option",
+            )
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
         query = SlotQuery(
             window_start=window[0],
             window_end=window[1],
-            duration_seconds=_value(parse_duration, duration),
-            granularity_seconds=_value(parse_duration, granularity),
+            duration_seconds=_seconds("--duration", duration),
+            granularity_seconds=_seconds("--granularity", granularity),
             zone=tz,
             working_hours=None
             if working_hours is None
             else _value(parse_working_hours, working_hours),
-            buffer_seconds=0 if buffer is None else _value(parse_duration, buffer),
+            buffer_seconds=_buffer(buffer, window),
             prefer=None if prefer is None else _value(parse_time_of_day, prefer),
             max_candidates=max_candidates,
             working_days=None if working_days is None else _value(parse_working_days, working_days),
@@ -244,7 +292,9 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         raise fail(error) from None
     if emit_request:
         sys.stdout.write(pretty(request))
-        _print_warnings(answer.warnings, complete=answer.complete)
+        _print_warnings(answer.warnings, complete=answer.complete, note=_REQUEST_INCOMPLETE)
+        if not answer.complete:
+            raise typer.Exit(EXIT_INCOMPLETE)
         return
     if as_json:
         sys.stdout.write(pretty({**result.to_wire(), "warnings": answer.warnings_wire()}))

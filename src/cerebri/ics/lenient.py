@@ -9,12 +9,20 @@ leaves an ``ics.lenient`` warning with the UID and line (docs/decisions/0014):
   did not mean; ``DTEND`` is read as that ``DATE`` (exclusive end day, RFC 5545 section
   3.6.1). A ``DTEND`` at any other time of day stays refused (``ics.syntax``): whether the
   event is all-day or timed is then unclear.
-* Both ``DTEND`` and ``DURATION`` (RFC 5545 section 3.6.1 allows one): ``DTEND`` is read
-  and ``DURATION`` ignored, as ``recurring-ical-events`` does. ``DTEND`` is the explicit end;
-  the producers seen writing both (Thunderbird writes ``DURATION:PT0S`` beside the
-  ``DTEND`` of an all-day override, conformance file
-  ``recurring_events_changed_duration.ics``) mean ``DTEND``. The warning says whether the
-  two agree (compared on the wall clock for floating and date values).
+* Both ``DTEND`` and ``DURATION`` (RFC 5545 section 3.6.1 allows one). When they agree,
+  ``DTEND`` is read and ``DURATION`` ignored. When they disagree, the event is busy from
+  ``DTSTART`` to the *later* of the two ends, since unknown time is never offered as free:
+  the property giving the earlier end is removed from the component, so every instance of a
+  recurring master ends the same way (the two ends are compared at the component's own
+  ``DTSTART``, floating and date values on the wall clock). Thunderbird writes
+  ``DURATION:PT0S`` beside the ``DTEND`` of an all-day override (conformance file
+  ``recurring_events_changed_duration.ics``): ``DTEND`` is later and is read. The warning
+  gives both values and which one is read.
+
+Not a leniency but an exact reading, made here too since the recurrence engine cannot read
+it: an ``RRULE`` with ``RSCALE=GREGORIAN`` (and no ``SKIP`` or ``SKIP=OMIT``) is plain
+RFC 5545 (RFC 7529 section 3.1); those parts are removed, without a warning
+(:func:`cerebri.ics.rules.plain_gregorian`).
 
 Line-level leniencies (a line without ``:``, an ``X-`` property after ``END:VCALENDAR``,
 spaces in an ``RRULE`` value) are handled while scanning the text (:mod:`cerebri.ics.load`).
@@ -22,12 +30,13 @@ spaces in an ``RRULE`` value) are handled while scanning the text (:mod:`cerebri
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from icalendar import Component
 
-from cerebri.ics.source import calendar_source, component_uid, property_line
+from cerebri.ics.rules import plain_gregorian
+from cerebri.ics.source import calendar_source, component_uid, property_line, raw_durations
 from cerebri.ics.times import add_duration, to_instant
 from cerebri.ics.validate import component_duration
 from cerebri.ics.warnings import CalendarWarning
@@ -59,12 +68,23 @@ def relax_calendar(
     for component in calendar.walk():
         if (component.name or "").upper() not in _TIMED:
             continue
+        _plain_rules(component)
         warning = _date_end(component, source)
         if warning is not None:
             into.append((component, warning))
         warning = _end_and_duration(component, source)
         if warning is not None:
             into.append((component, warning))
+
+
+def _plain_rules(component: Component) -> None:
+    rules = component.get("RRULE")
+    if rules is None:
+        return
+    if isinstance(rules, list):
+        component["RRULE"] = [plain_gregorian(rule) for rule in rules]
+    else:
+        component["RRULE"] = plain_gregorian(rules)
 
 
 def _warning(component: Component, name: str, source: str, message: str) -> CalendarWarning:
@@ -110,14 +130,27 @@ def _end_and_duration(component: Component, source: str) -> CalendarWarning | No
     if isinstance(start, datetime) != isinstance(end, datetime):
         return None  # refused by the checks (differing value types)
     try:
-        agree = add_duration(start, duration, UTC) == to_instant(end, UTC)
+        by_end = to_instant(end, UTC)
+        if not isinstance(start, datetime):  # an all-day event lasts at least one day
+            by_end = max(by_end, to_instant(start + timedelta(days=1), UTC))
+        by_duration = add_duration(start, duration, UTC)
     except (OverflowError, ValueError):
         return None  # out of range: the checks and the expansion report it
-    how = "they agree" if agree else "they disagree"
-    return _warning(
+    raws = raw_durations(component)
+    shown = raws[0] if raws else f"of {duration.days} day(s) and {duration.seconds} s"
+    values = f"DTEND {end.isoformat()} and DURATION {shown}"
+    if by_end == by_duration:
+        how = "they agree; DTEND is read"
+    elif by_end > by_duration:
+        how = "they disagree; busy until the later end: DTEND is read, DURATION ignored"
+    else:
+        how = "they disagree; busy until the later end: DURATION is read, DTEND ignored"
+    warning = _warning(
         component,
         "DURATION",
         source,
-        f"DTEND and DURATION both occur (RFC 5545 section 3.6.1 allows one); {how}; "
-        "DTEND is read, DURATION ignored",
+        f"{values} both occur (RFC 5545 section 3.6.1 allows one); {how}",
     )
+    if by_duration > by_end:
+        del component["DTEND"]
+    return warning

@@ -27,6 +27,10 @@ meaning is clear are read with an ``ics.lenient`` warning (docs/decisions/0014):
 * an ``X-`` property outside every component (after ``END:VCALENDAR``) is ignored;
 * white space inside an ``RRULE`` value (``BYDAY=MO, TU``) is removed.
 
+An ``RRULE`` value is also read in upper case, without a warning (not a leniency: rule part
+names and their enumerated values are case-insensitive, RFC 5545 section 2, while
+``icalendar`` refuses ``SKIP=omit``).
+
 With ``skip_invalid_events=True`` a ``VEVENT`` that cannot be read is left out, listed as an
 ``ics.skipped_event`` warning and the calendar marked incomplete
 (:func:`cerebri.ics.calendar_incomplete`); without it the error ends with
@@ -103,7 +107,12 @@ def _decode(data: str | bytes, source: str) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise CalendarError(
-            "ics.syntax", "the text is not valid UTF-8", line=line, source=source
+            "ics.syntax",
+            f"the text is not valid UTF-8 (byte 0x{raw[exc.start]:02X}); iCalendar text is "
+            "UTF-8 (RFC 5545 section 3.1.4): convert the file first, e.g. from Latin-1 with "
+            "`iconv -f latin1 -t utf-8 FILE > FILE.utf8.ics`",
+            line=line,
+            source=source,
         ) from None
 
 
@@ -183,10 +192,13 @@ class _Scanner:
 
     def rrule(self, number: int, last: int, content: str, entry: _Open) -> None:
         value = _value_of(content)
-        if not _SPACE_RE.search(value):
-            return
         head = content[: len(content) - len(value)]
-        self.edits[number] = (last, head + _SPACE_RE.sub("", value))
+        spaced = _SPACE_RE.search(value) is not None
+        if not spaced:
+            if value != value.upper():  # case-insensitive (RFC 5545 section 2)
+                self.edits[number] = (last, head + value.upper())
+            return
+        self.edits[number] = (last, head + _SPACE_RE.sub("", value).upper())
         self.notes.append(
             _Note(
                 "ics.lenient",

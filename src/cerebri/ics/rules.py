@@ -27,6 +27,7 @@ __all__ = [
     "check_rule",
     "count_instances",
     "is_empty_rule",
+    "plain_gregorian",
     "rule_text",
     "unsupported_part",
 ]
@@ -66,6 +67,29 @@ def unsupported_part(rule: object) -> str | None:
         if part in rule:
             return text
     return None
+
+
+def _upper_texts(values: object) -> list[str]:
+    items = values if isinstance(values, list) else [values]
+    return [str(getattr(item, "value", item)).upper() for item in items]
+
+
+def plain_gregorian(rule: object) -> object:
+    """``rule`` without ``RSCALE=GREGORIAN`` and ``SKIP=OMIT`` when those are all it
+    says of RFC 7529, else ``rule`` itself.
+
+    RFC 7529 section 3.1: ``SKIP`` defaults to ``OMIT`` (invalid dates are left out, as
+    RFC 5545 does), so a Gregorian ``RSCALE`` with no ``SKIP`` or ``SKIP=OMIT`` is a plain
+    RFC 5545 rule; the value is compared case-insensitively. Other ``RSCALE`` or ``SKIP``
+    values are kept (and refused by :func:`unsupported_part`).
+    """
+    if not isinstance(rule, vRecur) or "RSCALE" not in rule:
+        return rule
+    if _upper_texts(rule["RSCALE"]) != ["GREGORIAN"]:
+        return rule
+    if "SKIP" in rule and _upper_texts(rule["SKIP"]) != ["OMIT"]:
+        return rule
+    return vRecur({key: value for key, value in rule.items() if key not in UNSUPPORTED_PARTS})
 
 
 def is_empty_rule(rule: object) -> bool:

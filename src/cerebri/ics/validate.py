@@ -15,12 +15,14 @@ components) are not read and not checked:
   -> ``ics.invalid_range`` (``recurring-ical-events`` silently swaps such ends);
 * an ``RRULE`` that cannot be evaluated -> ``ics.invalid_rrule``.
 
-* ``RSCALE`` or ``SKIP`` in an ``RRULE`` (RFC 7529) and a ``CALSCALE`` other than
-  ``GREGORIAN`` -> ``ics.unsupported`` (valid, but not implemented).
+* ``RSCALE`` other than ``GREGORIAN``, or ``SKIP`` other than ``OMIT``, in an ``RRULE``
+  (RFC 7529) and a ``CALSCALE`` other than ``GREGORIAN`` -> ``ics.unsupported`` (valid,
+  but not implemented).
 
 Tolerated on purpose (documented skips): ``RRULE:`` with an empty value is no rule; when
-both ``DTEND`` and ``DURATION`` are present ``DTEND`` wins (parsed calendars carry an
-``ics.lenient`` warning for it, :mod:`cerebri.ics.lenient`); an all-day ``DTEND``
+both ``DTEND`` and ``DURATION`` are present ``DTEND`` is read here (a parsed calendar has
+already kept only the one giving the later end, with an ``ics.lenient`` warning,
+:mod:`cerebri.ics.lenient`); an all-day ``DTEND``
 equal to its ``DTSTART`` is read as one day (RFC 5545 section 3.6.1's default for all-day
 events).
 
