@@ -41,6 +41,9 @@ MAX_INPUT_BYTES = DEFAULT_MAX_BYTES
 """Largest input the CLI reads, in bytes; larger files fail with ``input.too_large``."""
 
 EXIT_INPUT = 2
+"""Exit status when the input cannot be read or parsed (one ``error <code> …`` line on
+stderr). Every answer exits 0; ``find-slot --emit-request`` over incomplete calendars exits 3
+(:data:`cerebri.cli._calendars.EXIT_INCOMPLETE`)."""
 
 app = typer.Typer(
     add_completion=False,
