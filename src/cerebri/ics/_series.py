@@ -205,7 +205,9 @@ class _Series:
         self.master: Component | None = self.masters[0].component if self.masters else None
         first = None if self.master is None else self.masters[0].start
         self.overrides: dict[Key, Component] = {}
-        self.future: list[tuple[int, Component]] = []
+        # Repeated overrides of one instance with the winner's SEQUENCE, kept as busy time
+        # too (the policy of repeated masters); identical copies are not kept.
+        self.repeated: list[tuple[Key, Component]] = []
         for component in components:
             if "RECURRENCE-ID" not in component:
                 continue
@@ -214,6 +216,20 @@ class _Series:
             known = self.overrides.get(key)
             if known is None or _sequence(component) > _sequence(known):
                 self.overrides[key] = component
+        for component in components:
+            if "RECURRENCE-ID" not in component:
+                continue
+            rid = time_of(component, "RECURRENCE-ID")
+            key = value_key(rid, rid if first is None else first, floating)
+            winner = self.overrides[key]
+            if (
+                component is not winner
+                and _sequence(component) == _sequence(winner)
+                and not _same_text(component, winner)
+                and not any(_same_text(component, kept) for _, kept in self.repeated)
+            ):
+                self.repeated.append((key, component))
+        self.future: list[tuple[int, Component]] = []
         for component in self.overrides.values():
             if _is_this_and_future(component):
                 self.future.append(
@@ -268,6 +284,18 @@ class _Series:
                     source=source,
                 )
             )
+        for _, override in self.repeated:
+            rid = time_of(override, "RECURRENCE-ID")
+            warn(
+                CalendarWarning(
+                    "ics.duplicate_uid",
+                    f"another override has this UID, RECURRENCE-ID {_shown(rid)} and the "
+                    "same SEQUENCE; both are kept as busy time",
+                    uid=self.uid,
+                    line=component_line(override),
+                    source=source,
+                )
+            )
         if not self.masters:
             return  # overrides without their series (a single-instance invitation)
         named = [(k, v, "EXDATE", m.component) for m in self.masters for k, v in m.exdates.items()]
@@ -317,7 +345,7 @@ class _Series:
         def spend() -> None:
             budget.spend(uid=self.uid, line=self.line, source=source)
 
-        for _ in self.overrides:
+        for _ in range(len(self.overrides) + len(self.repeated)):
             spend()
         back, ahead = self._reach()
         for master in self.masters:
@@ -376,7 +404,7 @@ class _Series:
                     made.add(instance)
                 yield instance
         excluded = {key for master in self.masters for key in master.exdates}
-        for key, override in self.overrides.items():
+        for key, override in [*self.overrides.items(), *self.repeated]:
             if key in excluded:
                 continue  # RFC 5545 3.8.5.1: EXDATE removes the instance, overridden or not
             yield self._make(
@@ -473,6 +501,14 @@ class _Series:
         if rule is None:
             rule = self._end_rules[id(source)] = _end_rule(source, self.floating)
         return rule.end(start_value, start, self.floating)
+
+
+def _same_text(first: Component, second: Component) -> bool:
+    """Whether two components are identical copies (the same content lines)."""
+    try:
+        return bool(first.to_ical() == second.to_ical())
+    except Exception:  # a value icalendar cannot write back: treat them as different
+        return False
 
 
 def _shown(value: date) -> str:
