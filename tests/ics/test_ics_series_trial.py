@@ -4,7 +4,14 @@ Expected values are worked out by hand."""
 
 from __future__ import annotations
 
-from cerebri.ics import busy_periods, calendar_warnings, parse_calendar
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cerebri.cli import app
+from cerebri.ics import CalendarError, busy_periods, calendar_warnings, parse_calendar
 from tests.ics.helpers import calendar, span, spans, utc, vevent
 
 # --- two overrides of one instance -----------------------------------------------------
@@ -72,3 +79,78 @@ def test_repeated_overrides_without_a_master_are_both_busy() -> None:
     busy = busy_periods(parsed, *span("2026-10-06 00:00", "2026-10-07 00:00"))
     assert [p.start for p in busy] == [utc("2026-10-06 18:00"), utc("2026-10-06 20:00")]
     assert [w.code for w in calendar_warnings(parsed)] == ["ics.duplicate_uid"]
+
+
+# --- the counted limit counts recurrence instances near the window ----------------------
+
+
+def old_plain_events(count: int) -> str:
+    """``count`` one-hour events in 2015 (distinct days and hours), then one on
+    2026-10-05 09:00-10:00 UTC."""
+    events = []
+    for i in range(count):
+        day = f"2015{1 + i // 2000 % 12:02d}{1 + i // 80 % 25:02d}"
+        start = f"{day}T{i % 20:02d}{i % 60:02d}00Z"
+        events.append(vevent(f"DTSTART:{start}", "DURATION:PT1H", uid=f"old-{i:05d}"))
+    events.append(vevent("DTSTART:20261005T090000Z", "DURATION:PT1H", uid="now"))
+    return calendar(*events)
+
+
+def test_plain_events_far_from_the_window_cost_nothing() -> None:
+    parsed = parse_calendar(old_plain_events(2_000))
+    window = span("2026-10-05 08:00", "2026-10-05 18:00")
+    (period,) = busy_periods(parsed, *window, max_occurrences=10)
+    assert (period.uid, period.start) == ("now", utc("2026-10-05 09:00"))
+
+
+def test_max_occurrences_zero_allows_plain_events_and_refuses_recurrence() -> None:
+    plain = parse_calendar(
+        calendar(
+            vevent("DTSTART:20150105T090000Z", "DURATION:PT1H", uid="far"),
+            vevent("DTSTART:20261005T090000Z", "DURATION:PT1H", uid="in"),
+        )
+    )
+    window = span("2026-10-05 08:00", "2026-10-05 18:00")
+    assert [p.uid for p in busy_periods(plain, *window, max_occurrences=0)] == ["in"]
+    daily = parse_calendar(
+        calendar(vevent("DTSTART:20261005T090000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY", uid="d"))
+    )
+    with pytest.raises(CalendarError) as caught:
+        busy_periods(daily, *window, max_occurrences=0)
+    assert (caught.value.code, caught.value.uid) == ("ics.expansion_limit", "d")
+    assert "recurrence instances" in caught.value.message
+
+
+def test_rdate_values_and_overrides_far_from_the_window_are_not_counted() -> None:
+    old_dates = ",".join(f"201501{day:02d}T090000Z" for day in range(1, 21))
+    text = calendar(
+        vevent(
+            "DTSTART:20150101T090000Z",
+            "DURATION:PT1H",
+            f"RDATE:{old_dates}",
+            "RDATE:20261005T090000Z",
+            uid="r",
+        ),
+        vevent(
+            "RECURRENCE-ID:20150102T090000Z",
+            "DTSTART:20150102T120000Z",
+            "DURATION:PT1H",
+            uid="r",
+        ),
+    )
+    window = span("2026-10-05 08:00", "2026-10-05 18:00")
+    # only the 2026 RDATE is near the window: a limit of one is enough
+    (period,) = busy_periods(parse_calendar(text), *window, max_occurrences=1)
+    assert (period.start, period.recurrence_id) == (utc("2026-10-05 09:00"), "20261005T090000Z")
+    with pytest.raises(CalendarError):
+        busy_periods(parse_calendar(text), *window, max_occurrences=0)
+
+
+def test_cli_freebusy_skips_old_plain_events(tmp_path: Path) -> None:
+    path = tmp_path / "old.ics"
+    path.write_text(old_plain_events(20_000), encoding="utf-8")
+    common = ["--ics", str(path), "--between", "2026-10-05T08:00Z/2026-10-05T18:00Z"]
+    result = CliRunner().invoke(app, ["freebusy", *common, "--json", "--max-occurrences", "10"])
+    assert result.exit_code == 0, result.output
+    busy = json.loads(result.stdout)["busy"]
+    assert len(busy) == 1

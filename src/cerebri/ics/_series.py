@@ -59,6 +59,7 @@ _NEAR: Final = timedelta(days=2)
 _FIRST: Final = datetime.min.replace(tzinfo=UTC)
 _LAST: Final = datetime.max.replace(tzinfo=UTC)
 _TICK: Final = timedelta(seconds=1)
+_SLACK: Final = timedelta(days=1)
 
 Warn = Callable[[CalendarWarning], None]
 
@@ -333,25 +334,38 @@ class _Series:
     # -- the counted limit ----------------------------------------------------------------
 
     def charge(self, low: datetime, high: datetime, budget: Budget, source: str) -> int:
-        """Charge the instances the window ``[low, high]`` needs; return the count.
+        """Charge the instances of a recurring series the window ``[low, high]`` needs;
+        return the count.
 
-        Every override, ``DTSTART`` and ``RDATE`` value counts one; rule instances count
-        when they start from one span (the master's length plus the moves of
-        ``THISANDFUTURE`` overrides, plus a day of slack) before ``low`` up to ``high``.
-        Rule instances before that are only walked over, within :meth:`Budget.walk`.
+        Rule instances count when they start from one span (the master's length plus the
+        moves of ``THISANDFUTURE`` overrides, plus a day of slack) before ``low`` up to
+        ``high``; rule instances before that are only walked over, within
+        :meth:`Budget.walk`. A ``DTSTART``, ``RDATE`` value or override counts one when it
+        starts within the same reach of the window. A series that does not recur (no
+        ``RRULE``, ``RDATE`` or override) costs nothing: it generates no instance.
         """
+        if not self.recurring:
+            return 0
         before = budget.used
 
         def spend() -> None:
             budget.spend(uid=self.uid, line=self.line, source=source)
 
-        for _ in range(len(self.overrides) + len(self.repeated)):
-            spend()
+        for override in [*self.overrides.values(), *(c for _, c in self.repeated)]:
+            if self._near(time_of(override, "DTSTART"), _ns(_length(override)), 0, low, high):
+                spend()
         back, ahead = self._reach()
         for master in self.masters:
-            spend()
-            for _ in _rdate_leaves(master.component):
+            length = _length(master.component)
+            reach = _ns(back + length)
+            if self._near(master.start, reach, _ns(ahead), low, high):
                 spend()
+            for leaf in _rdate_leaves(master.component):
+                start, longest = leaf, reach
+                if isinstance(leaf, tuple):
+                    start, longest = leaf[0], max(reach, self._period_ns(leaf))
+                if self._near(start, longest, _ns(ahead), low, high):
+                    spend()
             line = property_line(master.component, "RRULE")
 
             def spend_rule(line: int | None = line) -> None:
@@ -360,7 +374,6 @@ class _Series:
             def walk(line: int | None = line) -> None:
                 budget.walk(uid=self.uid, line=line, source=source)
 
-            length = _length(master.component)
             for rule in _rule_values(master.component):
                 count_instances(
                     rule,
@@ -371,6 +384,39 @@ class _Series:
                     walk=walk,
                 )
         return budget.used - before
+
+    def _near(self, value: date, back: int, ahead: int, low: datetime, high: datetime) -> bool:
+        """Whether ``value`` (a start) lies from ``back`` nanoseconds and a day before
+        ``low`` to ``ahead`` nanoseconds and a day after ``high`` (a value the zone rules
+        cannot place counts as near)."""
+        try:
+            start = self._instant(value).ns
+        except (OverflowError, ValueError):
+            return True
+        slack = _ns(_SLACK)
+        first = Instant.from_datetime(low).ns - back - slack
+        return first <= start <= Instant.from_datetime(high).ns + ahead + slack
+
+    def _period_ns(self, period: tuple[date, object]) -> int:
+        """The length of an ``RDATE`` ``PERIOD`` value in nanoseconds (0 when unreadable)."""
+        start, end = period
+        try:
+            if isinstance(end, timedelta):
+                return max(_ns(end), 0)
+            if isinstance(end, date):
+                return max(self._instant(end) - self._instant(start), 0)
+        except (OverflowError, ValueError):
+            pass
+        return 0
+
+    def near_window(self, instance: Instance, low: int, high: int) -> bool:
+        """Whether ``instance`` of a recurring series overlaps ``[low, high]`` (UTC
+        nanoseconds, a day of slack each side), so that it is counted; instances of a
+        series that does not recur are never counted."""
+        slack = _ns(_SLACK)
+        return (
+            self.recurring and instance.start.ns <= high + slack and instance.end.ns >= low - slack
+        )
 
     def _reach(self) -> tuple[timedelta, timedelta]:
         """How much earlier and later than the window original starts of instances moved
@@ -509,6 +555,11 @@ def _same_text(first: Component, second: Component) -> bool:
         return bool(first.to_ical() == second.to_ical())
     except Exception:  # a value icalendar cannot write back: treat them as different
         return False
+
+
+def _ns(delta: timedelta) -> int:
+    """``delta`` in nanoseconds."""
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
 
 
 def _shown(value: date) -> str:

@@ -26,9 +26,10 @@
 * **Extreme years**: query windows are clamped a few days inside years 1 and 9999, so
   a window at either end of ``datetime``'s range expands instead of overflowing.
 
-Counted limit (:mod:`cerebri.ics.budget`): the instances a window needs are charged to a
-:class:`Budget` (rule instances from shortly before the padded window to its end, plus one
-per ``DTSTART``, ``RDATE`` value and override); rule instances before the window are only
+Counted limit (:mod:`cerebri.ics.budget`): the recurrence instances a window needs are
+charged to a :class:`Budget` (rule instances from shortly before the padded window to its
+end, plus one per ``DTSTART``, ``RDATE`` value and override of a recurring series near the
+window; plain events never count); rule instances before the window are only
 stepped over, within a bound of their own. When either passes its limit,
 ``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
 UID order, so the named UID does not depend on the file's order either.
@@ -195,6 +196,7 @@ def expand(
     high = _clamped(window_end, QUERY_PADDING)
     # Lone events may skip the library only when the padding is whole (see _lone_instance).
     direct = low > _EARLIEST and high < _LATEST
+    low_ns, high_ns = Instant.from_datetime(low).ns, Instant.from_datetime(high).ns
     found: list[Instance] = []
     for uid in sorted(groups):
         group = groups[uid]
@@ -202,8 +204,7 @@ def expand(
             lone = _lone_instance(
                 group[0], uid, floating=floating, cancel_all=cancel_all, low=low, high=high
             )
-            if lone is not _Lone.LIBRARY:
-                budget.spend(uid=uid, line=component_line(group[0]), source=source)
+            if lone is not _Lone.LIBRARY:  # a plain event: no recurrence, nothing charged
                 if isinstance(lone, Instance) and overlaps(
                     lone.start, lone.end, window_start, window_end
                 ):
@@ -217,9 +218,12 @@ def expand(
             if warn is not None:
                 series.report(warn, source, WALK_FACTOR * budget.limit)
             charged = series.charge(low, high, budget, source)
-            for produced, instance in enumerate(series.instances(low, high), start=1):
-                if produced > charged:  # the count bounds the work; charge any excess
-                    budget.spend(uid=uid, line=line, source=source)
+            produced = 0
+            for instance in series.instances(low, high):
+                if series.near_window(instance, low_ns, high_ns):
+                    produced += 1
+                    if produced > charged:  # the count bounds the work; charge any excess
+                        budget.spend(uid=uid, line=line, source=source)
                 if overlaps(instance.start, instance.end, window_start, window_end):
                     found.append(instance)
         except CalendarError:
