@@ -154,3 +154,111 @@ def test_cli_freebusy_skips_old_plain_events(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     busy = json.loads(result.stdout)["busy"]
     assert len(busy) == 1
+
+
+# --- DATE values on a DATE-TIME series ---------------------------------------------------
+
+
+def test_a_date_until_on_a_date_time_series_keeps_that_local_day() -> None:
+    parsed = parse_calendar(
+        calendar(
+            vevent(
+                "DTSTART;TZID=Europe/Berlin:20261005T090000",
+                "DURATION:PT1H",
+                "RRULE:FREQ=DAILY;UNTIL=20261007",
+                uid="u",
+            )
+        )
+    )
+    busy = busy_periods(parsed, *span("2026-10-01 00:00", "2026-10-12 00:00"))
+    # 09:00 CEST is 07:00 UTC; the instance of the 7th is kept, none after
+    assert [p.start for p in busy] == [
+        utc("2026-10-05 07:00"),
+        utc("2026-10-06 07:00"),
+        utc("2026-10-07 07:00"),
+    ]
+    # header 3 lines, BEGIN 4, UID 5, DTSTAMP 6, DTSTART 7, DURATION 8, RRULE 9
+    (warning,) = calendar_warnings(parsed)
+    assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "u", 9)
+    assert "UNTIL 2026-10-07" in warning.message
+
+
+def test_a_date_until_is_the_local_day_not_the_utc_day() -> None:
+    # 22:00 EDT is 02:00 UTC the next day: the instance of the 7th (local) starts on the
+    # 8th in UTC and is kept; the 8th's (local) is not.
+    text = calendar(
+        vevent(
+            "DTSTART;TZID=America/New_York:20261005T220000",
+            "DURATION:PT1H",
+            "RRULE:FREQ=DAILY;UNTIL=20261007",
+            uid="ny",
+        )
+    )
+    busy = busy_periods(parse_calendar(text), *span("2026-10-01 00:00", "2026-10-12 00:00"))
+    assert [p.start for p in busy] == [
+        utc("2026-10-06 02:00"),
+        utc("2026-10-07 02:00"),
+        utc("2026-10-08 02:00"),
+    ]
+
+
+def test_a_date_until_on_a_floating_series_is_read_in_the_floating_zone() -> None:
+    text = calendar(
+        vevent(
+            "DTSTART:20261005T230000", "DURATION:PT30M", "RRULE:FREQ=DAILY;UNTIL=20261006", uid="f"
+        )
+    )
+    busy = busy_periods(
+        parse_calendar(text),
+        *span("2026-10-01 00:00", "2026-10-12 00:00"),
+        floating_zone="Asia/Tokyo",
+    )
+    # 23:00 in Tokyo (UTC+9) is 14:00 UTC
+    assert [p.start for p in busy] == [utc("2026-10-05 14:00"), utc("2026-10-06 14:00")]
+
+
+def test_a_date_rdate_on_a_date_time_series_is_the_whole_local_day() -> None:
+    parsed = parse_calendar(
+        calendar(
+            vevent(
+                "DTSTART;TZID=Europe/Berlin:20261005T090000",
+                "DURATION:PT1H",
+                "RDATE;VALUE=DATE:20261009",
+                uid="u",
+            )
+        )
+    )
+    busy = busy_periods(parsed, *span("2026-10-01 00:00", "2026-10-12 00:00"))
+    # 2026-10-09 in Berlin (CEST, UTC+2) runs from 10-08 22:00 to 10-09 22:00 UTC
+    assert spans(busy) == [
+        span("2026-10-05 07:00", "2026-10-05 08:00"),
+        span("2026-10-08 22:00", "2026-10-09 22:00"),
+    ]
+    (warning,) = calendar_warnings(parsed)
+    assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "u", 9)
+    assert "RDATE 2026-10-09" in warning.message
+
+
+def test_a_date_recurrence_id_on_a_date_time_series_is_reported() -> None:
+    parsed = parse_calendar(
+        calendar(
+            vevent(
+                "DTSTART;TZID=Europe/Berlin:20261005T090000",
+                "DURATION:PT1H",
+                "RRULE:FREQ=DAILY;COUNT=5",
+                uid="u",
+            ),
+            vevent(
+                "RECURRENCE-ID;VALUE=DATE:20261007",
+                "DTSTART;TZID=Europe/Berlin:20261007T150000",
+                "DURATION:PT1H",
+                uid="u",
+            ),
+        )
+    )
+    busy = busy_periods(parsed, *span("2026-10-07 00:00", "2026-10-08 00:00"))
+    assert spans(busy) == [span("2026-10-07 13:00", "2026-10-07 14:00")]
+    # master lines 4-10; the override: BEGIN 11, UID 12, DTSTAMP 13, RECURRENCE-ID 14
+    (warning,) = calendar_warnings(parsed)
+    assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "u", 14)
+    assert "RECURRENCE-ID 2026-10-07" in warning.message

@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from icalendar import Calendar, Component
+from icalendar.prop import vRecur
 from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
     CalendarQuery,
     EventAdapter,
@@ -105,13 +106,49 @@ def _rdate_leaves(component: Component) -> Iterator[Any]:
     return _leaves(component, "RDATE")
 
 
-def _without_exdates(master: Component) -> Component:
-    """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself)."""
+def _without_exdates(master: Component, start: date) -> Component:
+    """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself), a
+    ``DATE`` ``UNTIL`` of a ``DATE-TIME`` series read as the end of that day
+    (:func:`_until_end_of_day`)."""
     clone = type(master)()
     for name, value in master.items():
-        if name.upper() != "EXDATE":
-            clone[name] = value
+        if name.upper() == "EXDATE":
+            continue
+        kept = value
+        if name.upper() == "RRULE" and isinstance(start, datetime):
+            rules = value if isinstance(value, list) else [value]
+            fixed = [_until_end_of_day(rule, start) for rule in rules]
+            kept = fixed if isinstance(value, list) else fixed[0]
+        clone[name] = kept
     return clone
+
+
+def _date_until(rule: object, start: date) -> date | None:
+    """The ``UNTIL`` of ``rule`` when it is a ``DATE`` on a ``DATE-TIME`` series."""
+    if not isinstance(start, datetime) or not isinstance(rule, vRecur):
+        return None
+    until = rule.get("UNTIL")
+    value = until[0] if isinstance(until, list) and until else until
+    return value if isinstance(value, date) and not isinstance(value, datetime) else None
+
+
+def _until_end_of_day(rule: object, start: datetime) -> object:
+    """``rule`` with a ``DATE`` ``UNTIL`` replaced by the last second of that local day
+    in the zone of ``start`` (UTC for a zoned start, floating for a floating one).
+
+    RFC 5545 section 3.3.10 requires ``UNTIL`` to have the value type of ``DTSTART``; the
+    recurrence engine reads a date as midnight UTC and so drops that day's instance.
+    Reading it as the whole day keeps every instance the date may mean (busy time is
+    never offered as free); :meth:`_Series.report` says so (``ics.lenient``).
+    """
+    day = _date_until(rule, start)
+    if day is None:
+        return rule
+    assert isinstance(rule, vRecur)
+    last = datetime(day.year, day.month, day.day, 23, 59, 59, tzinfo=start.tzinfo)
+    fixed = vRecur(dict(rule))
+    fixed["UNTIL"] = [last if start.tzinfo is None else last.astimezone(UTC)]
+    return fixed
 
 
 def _utc(instant: Instant, delta: timedelta) -> datetime:
@@ -138,7 +175,7 @@ class _Master:
                 self.exdates.setdefault(value_key(value, self.start, floating), value)
         self.length = _length(component)
         container = Calendar()
-        container.add_component(_without_exdates(component))
+        container.add_component(_without_exdates(component, self.start))
         (self.library,) = CalendarQuery(container, components=(adapter,)).series
 
     def starts(self, low: datetime, high: datetime) -> Iterator[date]:
@@ -241,6 +278,7 @@ class _Series:
             bool(_rule_values(m.component)) or "RDATE" in m.component for m in self.masters
         )
         self.periods: dict[int, tuple[date, object]] = {}
+        self.day_rdates: set[int] = set()  # DATE RDATE values of DATE-TIME series: whole days
         self._end_rules: dict[int, _EndRule] = {}  # per id(component)
         self._sequences: dict[int, int] = {}
         self._dates_only: bool | None = None
@@ -248,6 +286,8 @@ class _Series:
             for leaf in _rdate_leaves(master.component):
                 if isinstance(leaf, tuple):
                     self.periods[to_instant(leaf[0], floating).ns] = (leaf[0], leaf[1])
+                elif _is_day_on_times(leaf, master.start):
+                    self.day_rdates.add(_midnight(leaf, master.start, floating).ns)
 
     @property
     def line(self) -> int | None:
@@ -297,6 +337,8 @@ class _Series:
                     source=source,
                 )
             )
+        if self.masters:
+            self._report_value_types(warn, source)
         if not self.masters:
             return  # overrides without their series (a single-instance invitation)
         named = [(k, v, "EXDATE", m.component) for m in self.masters for k, v in m.exdates.items()]
@@ -330,6 +372,51 @@ class _Series:
                     source=source,
                 )
             )
+
+    def _report_value_types(self, warn: Warn, source: str) -> None:
+        """``ics.lenient`` for each ``DATE`` given to a ``DATE-TIME`` series (RFC 5545
+        sections 3.3.10, 3.8.4.4, 3.8.5.2 require the value type of ``DTSTART``), saying how
+        it was read."""
+
+        def lenient(component: Component, name: str, message: str) -> None:
+            warn(
+                CalendarWarning(
+                    "ics.lenient",
+                    message,
+                    uid=self.uid,
+                    line=property_line(component, name),
+                    source=source,
+                )
+            )
+
+        for master in self.masters:
+            for rule in _rule_values(master.component):
+                until = _date_until(rule, master.start)
+                if until is not None:
+                    lenient(
+                        master.component,
+                        "RRULE",
+                        f"UNTIL {_shown(until)} is a DATE but DTSTART a DATE-TIME; it was "
+                        "read as the end of that local day (its instances are kept)",
+                    )
+            for leaf in _rdate_leaves(master.component):
+                if _is_day_on_times(leaf, master.start):
+                    lenient(
+                        master.component,
+                        "RDATE",
+                        f"RDATE {_shown(leaf)} is a DATE but DTSTART a DATE-TIME; the whole "
+                        "local day was read as busy",
+                    )
+        first = self.masters[0].start
+        for override in [*self.overrides.values(), *(c for _, c in self.repeated)]:
+            rid = time_of(override, "RECURRENCE-ID")
+            if _is_day_on_times(rid, first):
+                lenient(
+                    override,
+                    "RECURRENCE-ID",
+                    f"RECURRENCE-ID {_shown(rid)} is a DATE but DTSTART a DATE-TIME; it was "
+                    "read as naming the instances of that local day",
+                )
 
     # -- the counted limit ----------------------------------------------------------------
 
@@ -536,6 +623,11 @@ class _Series:
         self, source: Component, start_value: date, start: Instant, original: Instant | None
     ) -> Instant:
         """The corrected end of one instance (RFC 5545 sections 3.3.6, 3.6.1, 3.8.5.3)."""
+        if original is not None and original.ns in self.day_rdates:
+            day = start_value.date() if isinstance(start_value, datetime) else start_value
+            next_day = _midnight(day + timedelta(days=1), start_value, self.floating)
+            regular = self._regular_end(source, start_value, start)
+            return next_day if regular < next_day else regular
         if original is not None and original.ns in self.periods:
             period_start, period_end = self.periods[original.ns]
             if isinstance(period_end, timedelta):
@@ -543,10 +635,30 @@ class _Series:
             assert isinstance(period_end, date)
             exact = to_instant(period_end, self.floating) - to_instant(period_start, self.floating)
             return _plus(start, exact)
+        return self._regular_end(source, start_value, start)
+
+    def _regular_end(self, source: Component, start_value: date, start: Instant) -> Instant:
+        """The end ``source``'s own rule gives an instance starting at ``start_value``."""
         rule = self._end_rules.get(id(source))
         if rule is None:
             rule = self._end_rules[id(source)] = _end_rule(source, self.floating)
         return rule.end(start_value, start, self.floating)
+
+
+def _is_day_on_times(value: object, series_start: date) -> bool:
+    """Whether ``value`` is a ``DATE`` given to a ``DATE-TIME`` series."""
+    return (
+        isinstance(value, date)
+        and not isinstance(value, datetime)
+        and isinstance(series_start, datetime)
+    )
+
+
+def _midnight(day: date, series_start: date, floating: tzinfo) -> Instant:
+    """The start of ``day`` in the zone of ``series_start`` (the floating zone for a
+    floating or all-day start), as the recurrence engine places a ``DATE`` value."""
+    zone = series_start.tzinfo if isinstance(series_start, datetime) else None
+    return to_instant(datetime(day.year, day.month, day.day, tzinfo=zone), floating)
 
 
 def _same_text(first: Component, second: Component) -> bool:
