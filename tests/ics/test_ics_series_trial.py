@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cerebri.calendars.options import parse_window
+from cerebri.calendars.query import SlotQuery
 from cerebri.cli import app
 from cerebri.ics import CalendarError, busy_periods, calendar_warnings, parse_calendar
 from tests.ics.helpers import calendar, span, spans, utc, vevent
@@ -262,3 +264,126 @@ def test_a_date_recurrence_id_on_a_date_time_series_is_reported() -> None:
     (warning,) = calendar_warnings(parsed)
     assert (warning.code, warning.uid, warning.line) == ("ics.lenient", "u", 14)
     assert "RECURRENCE-ID 2026-10-07" in warning.message
+
+
+# --- the ends of years 1 and 9999 ------------------------------------------------------
+
+YEAR_1 = span("0001-01-01 00:00", "0001-01-01 03:00")
+
+
+@pytest.mark.parametrize(
+    ("start", "expected"),
+    [
+        ("DTSTART:00010101T000000Z", span("0001-01-01 00:00", "0001-01-01 01:00")),
+        ("DTSTART:00010101T000001Z", (utc("0001-01-01T00:00:01Z"), utc("0001-01-01T01:00:01Z"))),
+        ("DTSTART:00010101T000100Z", span("0001-01-01 00:01", "0001-01-01 01:01")),
+    ],
+)
+def test_an_event_at_the_first_instant_of_year_1_is_busy(
+    start: str, expected: tuple[object, object]
+) -> None:
+    text = calendar(vevent(start, "DURATION:PT1H", uid="e"))
+    assert spans(busy_periods(parse_calendar(text), *YEAR_1)) == [expected]
+
+
+def test_an_all_day_event_on_the_first_day_is_busy() -> None:
+    text = calendar(vevent("DTSTART;VALUE=DATE:00010101", uid="e"))
+    busy = busy_periods(parse_calendar(text), *YEAR_1)
+    assert spans(busy) == [span("0001-01-01 00:00", "0001-01-02 00:00")]
+
+
+def test_a_series_from_the_first_instant_has_each_instance_once() -> None:
+    text = calendar(
+        vevent("DTSTART:00010101T000000Z", "DURATION:PT1H", "RRULE:FREQ=HOURLY;COUNT=3", uid="h"),
+        vevent("DTSTART:00010105T000000Z", "DURATION:PT1H", "RDATE:00010101T000000Z", uid="r"),
+    )
+    busy = busy_periods(parse_calendar(text), *YEAR_1)
+    assert [(p.uid, p.start) for p in busy] == [
+        ("h", utc("0001-01-01 00:00")),
+        ("r", utc("0001-01-01 00:00")),
+        ("h", utc("0001-01-01 01:00")),
+        ("h", utc("0001-01-01 02:00")),
+    ]
+
+
+def test_a_zoned_event_that_starts_before_year_1_in_utc_is_busy() -> None:
+    # Asia/Tokyo in year 1 is local mean time, UTC+09:18:59: 05:00 there is
+    # 0000-12-31T19:41:01Z, and five hours later 0001-01-01T00:41:01Z.
+    text = calendar(vevent("DTSTART;TZID=Asia/Tokyo:00010101T050000", "DURATION:PT5H", uid="t"))
+    (period,) = busy_periods(parse_calendar(text), *YEAR_1)
+    assert period.end == utc("0001-01-01T00:41:01Z")
+    assert period.end - period.start == 5 * 3600 * 10**9
+
+
+def test_events_in_the_last_hours_of_9999_are_busy() -> None:
+    text = calendar(
+        # 15:00 PST is 23:00 UTC; it ends at the first instant of year 10000
+        vevent("DTSTART;TZID=America/Los_Angeles:99991231T150000", "DURATION:PT1H", uid="la"),
+        vevent("DTSTART:99991229T223000Z", "DURATION:PT1H", "RRULE:FREQ=DAILY", uid="d"),
+    )
+    busy = busy_periods(parse_calendar(text), *span("9999-12-31 20:00", "9999-12-31 23:59"))
+    assert [(p.uid, p.start, p.end.format()) for p in busy] == [
+        ("d", utc("9999-12-31 22:30"), "9999-12-31T23:30:00Z"),
+        ("la", utc("9999-12-31 23:00"), "+10000-01-01T00:00:00Z"),
+    ]
+
+
+def test_cli_find_slot_does_not_offer_the_busy_first_hour(tmp_path: Path) -> None:
+    path = tmp_path / "first.ics"
+    path.write_text(
+        calendar(vevent("DTSTART:00010101T000000Z", "DURATION:PT1H", uid="e")), encoding="utf-8"
+    )
+    between = "0001-01-01T00:00Z/0001-01-01T02:00Z"
+    result = CliRunner().invoke(
+        app, ["find-slot", "--ics", str(path), "--duration", "30m", "--between", between, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["candidates"][0]["start"] == "0001-01-01T01:00:00Z"
+
+
+# --- windows outside years 1-9999 in UTC are refused ------------------------------------
+
+OUTSIDE = [
+    # 00:00 in Tokyo (LMT, UTC+09:18:59) on 0001-01-01 is still year 0 in UTC
+    ("0001-01-01T00:00/0001-01-01T03:00", "Asia/Tokyo"),
+    # 19:00 PST on 9999-12-31 is 10000-01-01T03:00Z
+    ("9999-12-31T19:00/9999-12-31T23:59", "America/Los_Angeles"),
+]
+
+
+@pytest.mark.parametrize(("window", "zone"), OUTSIDE)
+def test_parse_window_refuses_a_window_outside_the_supported_range(window: str, zone: str) -> None:
+    with pytest.raises(ValueError, match=r"0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z"):
+        parse_window(window, zone)
+
+
+def test_windows_at_the_edges_in_utc_are_accepted() -> None:
+    assert parse_window("0001-01-01T00:00Z/9999-12-31T23:59:59Z", "UTC") == (
+        utc("0001-01-01 00:00"),
+        utc("9999-12-31T23:59:59Z"),
+    )
+
+
+@pytest.mark.parametrize("command", ["freebusy", "find-slot"])
+@pytest.mark.parametrize(("window", "zone"), OUTSIDE)
+def test_cli_refuses_a_window_outside_the_supported_range(
+    tmp_path: Path, command: str, window: str, zone: str
+) -> None:
+    path = tmp_path / "empty.ics"
+    path.write_text(calendar(), encoding="utf-8")
+    extra = ["--duration", "30m"] if command == "find-slot" else []
+    args = [command, "--ics", str(path), "--between", window, "--tz", zone, *extra]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert "input.invalid_option" in result.stderr
+    assert "years 1-9999 in UTC" in result.stderr
+
+
+def test_the_api_refuses_a_window_outside_the_supported_range() -> None:
+    late = utc("9999-12-31 23:00")
+    beyond = late.plus_seconds(4 * 3600)
+    assert beyond is not None
+    with pytest.raises(ValueError, match="years 1-9999 in UTC"):
+        busy_periods(parse_calendar(calendar()), late, beyond)
+    with pytest.raises(ValueError, match="years 1-9999 in UTC"):
+        SlotQuery(late, beyond, 1800)

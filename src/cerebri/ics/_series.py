@@ -181,15 +181,45 @@ class _Master:
     def starts(self, low: datetime, high: datetime) -> Iterator[date]:
         """The starts of the instances whose library reading overlaps ``[low, high]``.
 
-        The library reaches back by the master's length from ``low``; ``low`` is raised as
-        far as needed to keep that within year 1 (instances then still overlap ``low``).
+        The library's query reaches back by the master's length from ``low`` and computes
+        each instance's end with ``datetime``, which overflows within that length of the
+        first instant of year 1 or the last of year 9999. There the starts come from the
+        rules directly (from the start of year 1, to the end of year 9999, in the zone of
+        ``DTSTART``); cerebri computes their ends as instants
+        (:mod:`cerebri.ics._ends`), so these instances are read like any other.
         """
-        low = max(low, _shifted(_FIRST, self.length + _TICK))
-        high = min(high, _shifted(_LAST, -_TICK))
+        floor = _shifted(_FIRST, self.length + _TICK)
+        ceiling = _shifted(_LAST, -(self.length + _TICK))
+        seen: set[date] = set()
+        if low < floor:
+            yield from self._direct(self._edge(_FIRST), min(floor, high), seen)
+            low = floor
+        if high > ceiling:
+            yield from self._direct(max(low, ceiling), self._edge(_LAST), seen)
+            high = ceiling
         if low > high:
             return
         for occurrence in self.library.between(low, high):
-            yield occurrence.start
+            if occurrence.start not in seen:
+                yield occurrence.start
+
+    def _edge(self, moment: datetime) -> datetime:
+        """The first or last ``datetime`` (``moment``) as a wall time in the zone of
+        ``DTSTART`` (naive for a floating or all-day series), so the rules compare it on
+        their own clock."""
+        if isinstance(self.start, datetime) and self.start.tzinfo is not None:
+            return moment.replace(tzinfo=self.start.tzinfo)
+        return moment.replace(tzinfo=None)
+
+    def _direct(self, low: datetime, high: datetime, seen: set[date]) -> Iterator[date]:
+        """The rule, ``RDATE`` and ``DTSTART`` starts in ``[low, high]`` not in ``seen``
+        (then added to it), in the value type of ``DTSTART``."""
+        recurrence = self.library.recurrence
+        for start in recurrence.rrule_between(low, high):
+            value = recurrence.convert_to_original_type(start)
+            if value not in seen:
+                seen.add(value)
+                yield value
 
     def walkable(self, high: datetime, steps: int) -> bool:
         """Whether the rules generate at most ``steps`` instances up to ``high`` (counted

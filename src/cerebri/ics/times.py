@@ -24,6 +24,7 @@ from cerebri.temporal.instant import Instant
 __all__ = [
     "Duration",
     "add_duration",
+    "check_supported_window",
     "date_text",
     "parse_duration",
     "start_of_day",
@@ -76,6 +77,22 @@ def parse_duration(text: str) -> Duration | None:
         seconds=int(hours or 0) * 3600 + int(minutes or 0) * 60 + int(seconds or 0),
         negative=sign == "-",
     )
+
+
+SUPPORTED_RANGE: Final = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (years 1-9999 in UTC)"
+"""The instants a query window may cover: those ``datetime`` (and so iCalendar's four-digit
+years, RFC 5545 section 3.3.4) can describe in UTC."""
+
+
+def check_supported_window(window_start: Instant, window_end: Instant) -> None:
+    """Raise ``ValueError`` naming :data:`SUPPORTED_RANGE` when either bound of a window
+    lies outside it (a window given in a zone far from UTC may leave years 1-9999 in UTC
+    although its local bounds do not); a calendar cannot describe that time."""
+    if window_start.to_datetime() is None or window_end.to_datetime() is None:
+        raise ValueError(
+            f"the window {window_start.format()}/{window_end.format()} leaves the supported "
+            f"range {SUPPORTED_RANGE}"
+        )
 
 
 def start_of_day(day: date, floating: tzinfo) -> datetime:
