@@ -387,3 +387,38 @@ def test_the_api_refuses_a_window_outside_the_supported_range() -> None:
         busy_periods(parse_calendar(calendar()), late, beyond)
     with pytest.raises(ValueError, match="years 1-9999 in UTC"):
         SlotQuery(late, beyond, 1800)
+
+
+def test_events_ending_after_year_9999_are_busy() -> None:
+    text = calendar(
+        vevent("DTSTART:99991231T233000Z", "DURATION:PT1H", uid="a"),
+        vevent("DTSTART;VALUE=DATE:99991231", uid="b"),
+        vevent("DTSTART:99991231T220000Z", "DURATION:PT1H", "RRULE:FREQ=HOURLY", uid="c"),
+    )
+    busy = busy_periods(parse_calendar(text), *span("9999-12-31 20:00", "9999-12-31 23:59"))
+    assert [(p.uid, p.start.format(), p.end.format()) for p in busy] == [
+        ("b", "9999-12-31T00:00:00Z", "+10000-01-01T00:00:00Z"),
+        ("c", "9999-12-31T22:00:00Z", "9999-12-31T23:00:00Z"),
+        ("c", "9999-12-31T23:00:00Z", "+10000-01-01T00:00:00Z"),
+        ("a", "9999-12-31T23:30:00Z", "+10000-01-01T00:30:00Z"),
+    ]
+
+
+def test_an_all_day_event_on_the_last_day_is_read_in_the_floating_zone() -> None:
+    text = calendar(vevent("DTSTART;VALUE=DATE:99991231", uid="b"))
+    window = span("9999-12-31 20:00", "9999-12-31 23:59")
+    (period,) = busy_periods(parse_calendar(text), *window, floating_zone="America/Los_Angeles")
+    # midnight PST (UTC-8) to the next midnight, 24 hours later
+    assert (period.start.format(), period.end.format()) == (
+        "9999-12-31T08:00:00Z",
+        "+10000-01-01T08:00:00Z",
+    )
+
+
+def test_an_event_ending_after_year_9999_does_not_break_other_windows() -> None:
+    text = calendar(
+        vevent("DTSTART;TZID=America/Los_Angeles:99991231T235900", "DURATION:PT1M", uid="far"),
+        vevent("DTSTART:20261005T090000Z", "DURATION:PT1H", uid="now"),
+    )
+    busy = busy_periods(parse_calendar(text), *span("2026-10-05 00:00", "2026-10-06 00:00"))
+    assert [p.uid for p in busy] == ["now"]

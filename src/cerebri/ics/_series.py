@@ -35,7 +35,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from icalendar import Calendar, Component
-from icalendar.prop import vRecur
+from icalendar.prop import vDuration, vRecur
 from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
     CalendarQuery,
     EventAdapter,
@@ -106,13 +106,33 @@ def _rdate_leaves(component: Component) -> Iterator[Any]:
     return _leaves(component, "RDATE")
 
 
-def _without_exdates(master: Component, start: date) -> Component:
+def _library_series(master: Component, adapter: object) -> Any:
+    """The library's series of one master component (alone in a calendar)."""
+    container = Calendar()
+    container.add_component(master)
+    (series,) = CalendarQuery(container, components=(adapter,)).series
+    return series
+
+
+def _own_length(component: Component, start: date, floating: tzinfo) -> timedelta:
+    """The exact length of the instance at ``DTSTART``, by cerebri's end rule."""
+    first = to_instant(start, floating)
+    length = _end_rule(component, floating).end(start, first, floating) - first
+    return timedelta(microseconds=max(length, 0) // 1000)
+
+
+def _without_exdates(master: Component, start: date, *, zero_length: bool = False) -> Component:
     """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself), a
     ``DATE`` ``UNTIL`` of a ``DATE-TIME`` series read as the end of that day
-    (:func:`_until_end_of_day`)."""
+    (:func:`_until_end_of_day`); with ``zero_length``, with ``DURATION:PT0S`` for its
+    ``DTEND`` or ``DURATION`` (the library then gives starts only)."""
     clone = type(master)()
+    if zero_length:
+        clone["DURATION"] = vDuration(timedelta(0))
     for name, value in master.items():
         if name.upper() == "EXDATE":
+            continue
+        if zero_length and name.upper() in ("DTEND", "DURATION"):
             continue
         kept = value
         if name.upper() == "RRULE" and isinstance(start, datetime):
@@ -174,9 +194,16 @@ class _Master:
             if isinstance(value, date):
                 self.exdates.setdefault(value_key(value, self.start, floating), value)
         self.length = _length(component)
-        container = Calendar()
-        container.add_component(_without_exdates(component, self.start))
-        (self.library,) = CalendarQuery(container, components=(adapter,)).series
+        self.direct = False
+        try:
+            self.library = _library_series(_without_exdates(component, self.start), adapter)
+        except OverflowError:
+            # The library computes the end with ``datetime``, which holds no end after year
+            # 9999: it gets the component without its end, cerebri computes the ends.
+            copy = _without_exdates(component, self.start, zero_length=True)
+            self.library = _library_series(copy, adapter)
+            self.direct = True
+            self.length = _own_length(component, self.start, floating)
 
     def starts(self, low: datetime, high: datetime) -> Iterator[date]:
         """The starts of the instances whose library reading overlaps ``[low, high]``.
@@ -191,6 +218,10 @@ class _Master:
         floor = _shifted(_FIRST, self.length + _TICK)
         ceiling = _shifted(_LAST, -(self.length + _TICK))
         seen: set[date] = set()
+        if self.direct:  # the library cannot compute this master's ends at all
+            reach = _shifted(low, -self.length)
+            yield from self._direct(self._edge(_FIRST) if reach <= _FIRST else reach, high, seen)
+            return
         if low < floor:
             yield from self._direct(self._edge(_FIRST), min(floor, high), seen)
             low = floor
@@ -473,7 +504,7 @@ class _Series:
                 spend()
         back, ahead = self._reach()
         for master in self.masters:
-            length = _length(master.component)
+            length = master.length
             reach = _ns(back + length)
             if self._near(master.start, reach, _ns(ahead), low, high):
                 spend()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Final
 
-from cerebri.temporal.calendar import NS_PER_SECOND
+from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND
 from cerebri.temporal.instant import Instant
 
 __all__ = [
@@ -117,13 +117,21 @@ def to_instant(value: date | datetime, floating: tzinfo) -> Instant:
 def add_duration(start: date | datetime, duration: Duration, floating: tzinfo) -> Instant:
     """``start`` plus a non-negative duration: nominal days on the wall clock, then exact time.
 
+    Days that would end after year 9999 on the wall clock (which ``datetime`` cannot hold)
+    are taken as 24 hours each.
+
     Raises ``OverflowError`` when the result leaves the supported range.
     """
     local = _aware(start, floating)
+    exact = duration.seconds * NS_PER_SECOND
     if duration.days:
-        wall = local.replace(tzinfo=None) + timedelta(days=duration.days)
-        local = wall.replace(tzinfo=local.tzinfo, fold=0)
-    moved = Instant.from_datetime(local).plus_ns(duration.seconds * NS_PER_SECOND)
+        try:
+            wall = local.replace(tzinfo=None) + timedelta(days=duration.days)
+        except OverflowError:  # after year 9999 there is no wall clock: days of 24 hours
+            exact += duration.days * NS_PER_DAY
+        else:
+            local = wall.replace(tzinfo=local.tzinfo, fold=0)
+    moved = Instant.from_datetime(local).plus_ns(exact)
     if moved is None:
         raise OverflowError("end of duration is outside the supported range")
     return moved
