@@ -9,8 +9,10 @@ what RFC 5545 says about the rest, matching by instant (:mod:`cerebri.ics._match
 * an ``EXDATE`` value removes the instance it names, and nothing when it names none;
 * an override (``RECURRENCE-ID``) replaces the instance it names; one that names no
   instance stands as an instance of its own (RFC 5545 section 3.8.4.4 lets the override
-  define it). Of several overrides of one instance the highest ``SEQUENCE`` wins (the
-  first in canonical order among equals);
+  define it). Of several overrides of one instance the highest ``SEQUENCE`` wins (an
+  update, silently); several with that same highest ``SEQUENCE`` are all kept as busy time
+  and each after the first (canonical order) reported as ``ics.duplicate_uid``; identical
+  copies (the same content lines) are one instance, not reported;
 * a ``RANGE=THISANDFUTURE`` override also moves every later instance by its own shift
   (``DTSTART - RECURRENCE-ID``) and gives it its length and properties;
 * ends are recomputed (:mod:`cerebri.ics._ends`); a moved instance's recurrence id is its
@@ -22,6 +24,11 @@ Masters (components without ``RECURRENCE-ID``): of several with one UID, the hig
 kept, each expanded with its own rules and ``EXDATE`` values, and reported
 (``ics.duplicate_uid``), so that their time is never offered as free; identical instances
 (identical copies of one component) are given once.
+
+A ``DATE`` value in a ``DATE-TIME`` series (RFC 5545 sections 3.3.10, 3.8.4.4 and 3.8.5.2
+require the type of ``DTSTART``) is read so that no busy time is lost, and reported as
+``ics.lenient``: an ``UNTIL`` date as the end of that local day, an ``RDATE`` date as
+that whole local day, a ``RECURRENCE-ID`` date as naming the instances of that local day.
 
 Values that name no instance are reported (``ics.unmatched_exdate``,
 ``ics.unmatched_recurrence_id``) whatever the query window: each is looked up among the

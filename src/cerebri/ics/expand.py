@@ -23,8 +23,13 @@
 * **Order**: components are grouped by UID and put in a canonical order (UID, recurrence
   id, ``SEQUENCE``, ``DTSTAMP``, text), so "first of equal ``SEQUENCE`` wins" between
   overrides does not depend on the order of the file.
-* **Extreme years**: query windows are clamped a few days inside years 1 and 9999, so
-  a window at either end of ``datetime``'s range expands instead of overflowing.
+* **Extreme years**: windows must lie within years 1-9999 in UTC
+  (:func:`cerebri.ics.times.check_supported_window`); the padded window is clamped to
+  ``datetime``'s range. Near either end the library's query (which reaches back by the
+  event's length and computes ends with ``datetime``) is replaced by the rules' starts,
+  and a master whose end ``datetime`` cannot hold (after year 9999) has its ends computed
+  by cerebri only (:meth:`cerebri.ics._series._Master.starts`), so such events are busy
+  rather than dropped or refused.
 
 Counted limit (:mod:`cerebri.ics.budget`): the recurrence instances a window needs are
 charged to a :class:`Budget` (rule instances from shortly before the padded window to its
