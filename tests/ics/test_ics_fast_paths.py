@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from unittest import mock
 from zoneinfo import ZoneInfo
 
@@ -28,7 +28,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from icalendar import Calendar, Event
 
-from cerebri.ics import CalendarError, busy_periods, parse_calendar, validate, working_periods
+from cerebri.ics import (
+    BusyPeriod,
+    CalendarError,
+    busy_periods,
+    parse_calendar,
+    validate,
+    working_periods,
+)
 from cerebri.ics import expand as expand_module
 from cerebri.temporal.instant import Instant
 from tests.ics.helpers import calendar, utc, vevent
@@ -181,8 +188,9 @@ def test_lone_events_match_the_library_path(
 @pytest.mark.parametrize(
     "window",
     [
-        (Instant.MIN, utc("2024-04-01 00:00")),
-        (utc("2024-04-01 00:00"), Instant.MAX),
+        # the widest windows accepted: from the first instant of year 1 to the last of 9999
+        (utc("0001-01-01 00:00"), utc("2024-04-01 00:00")),
+        (utc("2024-04-01 00:00"), utc("9999-12-31T23:59:59Z")),
         (Instant.from_datetime(datetime(101, 1, 1, tzinfo=UTC)), utc("2024-04-01 00:00")),
     ],
 )
@@ -200,15 +208,20 @@ def test_windows_at_the_ends_of_time_take_the_library_path(
     assert fast == slow
 
 
-def test_a_huge_duration_fails_as_before() -> None:
-    # the library overflows computing the end, whatever the window: so must we
+def test_a_huge_duration_is_busy_on_both_paths() -> None:
+    # the library overflows computing an end after year 9999; cerebri then computes the
+    # end itself (days after 9999 taken as 24 hours), so the event is busy in 2030
     text = calendar(vevent("DTSTART:20240330T100000Z", "DURATION:P9999999D", uid="huge"))
     parsed = parse_calendar(text)
     fast, slow = both_paths(
         lambda: busy_periods(parsed, utc("2030-01-01 00:00"), utc("2030-01-02 00:00"))
     )
     assert fast == slow
-    assert fast[0] == "error"
+    assert fast[0] == "ok"
+    (period,) = cast(tuple[BusyPeriod, ...], fast[1])
+    assert period.start == utc("2024-03-30 10:00")
+    # 2024-03-30 is day 738 975 (date.toordinal); 9 999 999 days later, at 10:00
+    assert period.end.ns == ((738_975 + 9_999_999 - 719_163) * 86_400 + 36_000) * 10**9
 
 
 def test_calendars_built_in_code_match_the_library_path() -> None:

@@ -49,7 +49,8 @@ ALARM_FIRST = _crlf(
     "DTEND:20261005T170000Z",
     "END:VEVENT",
 )
-# DTEND and DURATION both (RFC 5545 allows one): cerebri reads DTEND and warns.
+# DTEND and DURATION both (RFC 5545 allows one) and disagreeing: cerebri reads the later end
+# (DTSTART + PT3H = 12:00Z, never offering DURATION-only busy time as free) and warns.
 BOTH = _crlf(
     "BEGIN:VEVENT",
     "UID:both",
@@ -68,9 +69,9 @@ PLAIN = _crlf(
     "END:VEVENT",
 )
 
-# By hand, UTC: the alarm-first event runs 14:00-17:00; the other reads its DTEND (10:00).
+# By hand, UTC: the alarm-first event runs 14:00-17:00; the other to its later end (12:00).
 EXPECTED = [
-    ("2026-10-05T09:00:00Z", "2026-10-05T10:00:00Z", "both"),
+    ("2026-10-05T09:00:00Z", "2026-10-05T12:00:00Z", "both"),
     ("2026-10-05T14:00:00Z", "2026-10-05T17:00:00Z", "alarmfirst"),
     ("2026-10-05T20:00:00Z", "2026-10-05T20:30:00Z", "plain"),
 ]
@@ -110,7 +111,7 @@ def test_caldav_reads_the_bytes_the_server_sent(
         assert [(w.code, w.uid, w.source) for w in found] == [
             ("ics.lenient", "both", stub.object_url("both.ics"))
         ]
-        assert "DTEND and DURATION both occur" in found[0].message
+        assert "DURATION is read, DTEND ignored" in found[0].message
     if cached:
         assert result.collections[0].fetched == ()
 

@@ -23,6 +23,7 @@ from typing import Final
 from pydantic import TypeAdapter, ValidationError
 
 from cerebri.cpir.scalars import MAX_DURATION_SECONDS
+from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, zone
 
 __all__ = [
@@ -102,7 +103,12 @@ def _instant(text: str, zone_name: str) -> Instant:
 
 
 def parse_window(text: str, zone_name: str) -> tuple[Instant, Instant]:
-    """``START/END`` → two UTC instants; bounds without an offset are local in the zone."""
+    """``START/END`` → two UTC instants; bounds without an offset are local in the zone.
+
+    ``ValueError`` (``input.invalid_option`` on the command line) for an unreadable,
+    empty or reversed window, or one whose UTC bounds leave years 1-9999
+    (:data:`cerebri.ics.times.SUPPORTED_RANGE`): no calendar can describe that time.
+    """
     parts = text.split("/")
     if len(parts) != 2:
         raise ValueError(
@@ -111,6 +117,10 @@ def parse_window(text: str, zone_name: str) -> tuple[Instant, Instant]:
     start, end = (_instant(part, zone_name) for part in parts)
     if not start < end:
         raise ValueError(f"window {text!r} must start before it ends")
+    try:
+        check_supported_window(start, end)
+    except ValueError as exc:
+        raise ValueError(f"window {text!r} in {zone_name}: {exc}") from None
     return start, end
 
 

@@ -28,6 +28,7 @@ from datetime import datetime, time, timedelta
 
 from cerebri._json import JSONValue
 from cerebri.ics import BusyPeriod, context_objects, object_id
+from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, Interval, zone
 
 __all__ = [
@@ -51,7 +52,8 @@ class SlotQuery:
     """What the user asks for.
 
     Attributes:
-        window_start, window_end: the half-open search window (UTC instants).
+        window_start, window_end: the half-open search window (UTC instants, within
+            years 1-9999 in UTC; ``ValueError`` otherwise).
         duration_seconds: length of the meeting, seconds (> 0).
         granularity_seconds: distance between candidate starts, seconds (> 0).
         zone: IANA zone for working hours, the preferred time and local display.
@@ -77,6 +79,7 @@ class SlotQuery:
     def __post_init__(self) -> None:
         if not self.window_start < self.window_end:
             raise ValueError("the window must start before it ends")
+        check_supported_window(self.window_start, self.window_end)
         if self.duration_seconds <= 0 or self.granularity_seconds <= 0:
             raise ValueError("duration and granularity must be positive numbers of seconds")
         if self.buffer_seconds < 0:

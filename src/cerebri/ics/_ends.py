@@ -8,7 +8,7 @@ rules are read once per component (:class:`_EndRule`) and applied to each instan
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, tzinfo
 
 from icalendar import Component
 
@@ -35,11 +35,9 @@ class _EndRule:
     def end(self, start_value: date, start: Instant, floating: tzinfo) -> Instant:
         if self.all_day:  # nominal days
             day = start_value.date() if isinstance(start_value, datetime) else start_value
-            if self.days is not None:
-                return to_instant(day + timedelta(days=self.days), floating)
             if self.duration is not None:
                 return add_duration(day, self.duration, floating)
-            return to_instant(day + timedelta(days=1), floating)
+            return add_duration(day, Duration(self.days or 1, 0), floating)
         if self.exact is not None:
             return _plus(start, self.exact)
         if self.duration is not None:

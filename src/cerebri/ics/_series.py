@@ -9,8 +9,10 @@ what RFC 5545 says about the rest, matching by instant (:mod:`cerebri.ics._match
 * an ``EXDATE`` value removes the instance it names, and nothing when it names none;
 * an override (``RECURRENCE-ID``) replaces the instance it names; one that names no
   instance stands as an instance of its own (RFC 5545 section 3.8.4.4 lets the override
-  define it). Of several overrides of one instance the highest ``SEQUENCE`` wins (the
-  first in canonical order among equals);
+  define it). Of several overrides of one instance the highest ``SEQUENCE`` wins (an
+  update, silently); several with that same highest ``SEQUENCE`` are all kept as busy time
+  and each after the first (canonical order) reported as ``ics.duplicate_uid``; identical
+  copies (the same content lines) are one instance, not reported;
 * a ``RANGE=THISANDFUTURE`` override also moves every later instance by its own shift
   (``DTSTART - RECURRENCE-ID``) and gives it its length and properties;
 * ends are recomputed (:mod:`cerebri.ics._ends`); a moved instance's recurrence id is its
@@ -22,6 +24,11 @@ Masters (components without ``RECURRENCE-ID``): of several with one UID, the hig
 kept, each expanded with its own rules and ``EXDATE`` values, and reported
 (``ics.duplicate_uid``), so that their time is never offered as free; identical instances
 (identical copies of one component) are given once.
+
+A ``DATE`` value in a ``DATE-TIME`` series (RFC 5545 sections 3.3.10, 3.8.4.4 and 3.8.5.2
+require the type of ``DTSTART``) is read so that no busy time is lost, and reported as
+``ics.lenient``: an ``UNTIL`` date as the end of that local day, an ``RDATE`` date as
+that whole local day, a ``RECURRENCE-ID`` date as naming the instances of that local day.
 
 Values that name no instance are reported (``ics.unmatched_exdate``,
 ``ics.unmatched_recurrence_id``) whatever the query window: each is looked up among the
@@ -35,6 +42,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Final
 
 from icalendar import Calendar, Component
+from icalendar.prop import vDuration, vRecur
 from recurring_ical_events import (  # type: ignore[import-untyped]  # no type information
     CalendarQuery,
     EventAdapter,
@@ -59,6 +67,7 @@ _NEAR: Final = timedelta(days=2)
 _FIRST: Final = datetime.min.replace(tzinfo=UTC)
 _LAST: Final = datetime.max.replace(tzinfo=UTC)
 _TICK: Final = timedelta(seconds=1)
+_SLACK: Final = timedelta(days=1)
 
 Warn = Callable[[CalendarWarning], None]
 
@@ -104,13 +113,69 @@ def _rdate_leaves(component: Component) -> Iterator[Any]:
     return _leaves(component, "RDATE")
 
 
-def _without_exdates(master: Component) -> Component:
-    """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself)."""
+def _library_series(master: Component, adapter: object) -> Any:
+    """The library's series of one master component (alone in a calendar)."""
+    container = Calendar()
+    container.add_component(master)
+    (series,) = CalendarQuery(container, components=(adapter,)).series
+    return series
+
+
+def _own_length(component: Component, start: date, floating: tzinfo) -> timedelta:
+    """The exact length of the instance at ``DTSTART``, by cerebri's end rule."""
+    first = to_instant(start, floating)
+    length = _end_rule(component, floating).end(start, first, floating) - first
+    return timedelta(microseconds=max(length, 0) // 1000)
+
+
+def _without_exdates(master: Component, start: date, *, zero_length: bool = False) -> Component:
+    """A shallow copy of ``master`` without ``EXDATE`` (cerebri applies those itself), a
+    ``DATE`` ``UNTIL`` of a ``DATE-TIME`` series read as the end of that day
+    (:func:`_until_end_of_day`); with ``zero_length``, with ``DURATION:PT0S`` for its
+    ``DTEND`` or ``DURATION`` (the library then gives starts only)."""
     clone = type(master)()
+    if zero_length:
+        clone["DURATION"] = vDuration(timedelta(0))
     for name, value in master.items():
-        if name.upper() != "EXDATE":
-            clone[name] = value
+        if name.upper() == "EXDATE":
+            continue
+        if zero_length and name.upper() in ("DTEND", "DURATION"):
+            continue
+        kept = value
+        if name.upper() == "RRULE" and isinstance(start, datetime):
+            rules = value if isinstance(value, list) else [value]
+            fixed = [_until_end_of_day(rule, start) for rule in rules]
+            kept = fixed if isinstance(value, list) else fixed[0]
+        clone[name] = kept
     return clone
+
+
+def _date_until(rule: object, start: date) -> date | None:
+    """The ``UNTIL`` of ``rule`` when it is a ``DATE`` on a ``DATE-TIME`` series."""
+    if not isinstance(start, datetime) or not isinstance(rule, vRecur):
+        return None
+    until = rule.get("UNTIL")
+    value = until[0] if isinstance(until, list) and until else until
+    return value if isinstance(value, date) and not isinstance(value, datetime) else None
+
+
+def _until_end_of_day(rule: object, start: datetime) -> object:
+    """``rule`` with a ``DATE`` ``UNTIL`` replaced by the last second of that local day
+    in the zone of ``start`` (UTC for a zoned start, floating for a floating one).
+
+    RFC 5545 section 3.3.10 requires ``UNTIL`` to have the value type of ``DTSTART``; the
+    recurrence engine reads a date as midnight UTC and so drops that day's instance.
+    Reading it as the whole day keeps every instance the date may mean (busy time is
+    never offered as free); :meth:`_Series.report` says so (``ics.lenient``).
+    """
+    day = _date_until(rule, start)
+    if day is None:
+        return rule
+    assert isinstance(rule, vRecur)
+    last = datetime(day.year, day.month, day.day, 23, 59, 59, tzinfo=start.tzinfo)
+    fixed = vRecur(dict(rule))
+    fixed["UNTIL"] = [last if start.tzinfo is None else last.astimezone(UTC)]
+    return fixed
 
 
 def _utc(instant: Instant, delta: timedelta) -> datetime:
@@ -136,22 +201,63 @@ class _Master:
             if isinstance(value, date):
                 self.exdates.setdefault(value_key(value, self.start, floating), value)
         self.length = _length(component)
-        container = Calendar()
-        container.add_component(_without_exdates(component))
-        (self.library,) = CalendarQuery(container, components=(adapter,)).series
+        self.direct = False
+        try:
+            self.library = _library_series(_without_exdates(component, self.start), adapter)
+        except OverflowError:
+            # The library computes the end with ``datetime``, which holds no end after year
+            # 9999: it gets the component without its end, cerebri computes the ends.
+            copy = _without_exdates(component, self.start, zero_length=True)
+            self.library = _library_series(copy, adapter)
+            self.direct = True
+            self.length = _own_length(component, self.start, floating)
 
     def starts(self, low: datetime, high: datetime) -> Iterator[date]:
         """The starts of the instances whose library reading overlaps ``[low, high]``.
 
-        The library reaches back by the master's length from ``low``; ``low`` is raised as
-        far as needed to keep that within year 1 (instances then still overlap ``low``).
+        The library's query reaches back by the master's length from ``low`` and computes
+        each instance's end with ``datetime``, which overflows within that length of the
+        first instant of year 1 or the last of year 9999. There the starts come from the
+        rules directly (from the start of year 1, to the end of year 9999, in the zone of
+        ``DTSTART``); cerebri computes their ends as instants
+        (:mod:`cerebri.ics._ends`), so these instances are read like any other.
         """
-        low = max(low, _shifted(_FIRST, self.length + _TICK))
-        high = min(high, _shifted(_LAST, -_TICK))
+        floor = _shifted(_FIRST, self.length + _TICK)
+        ceiling = _shifted(_LAST, -(self.length + _TICK))
+        seen: set[date] = set()
+        if self.direct:  # the library cannot compute this master's ends at all
+            reach = _shifted(low, -self.length)
+            yield from self._direct(self._edge(_FIRST) if reach <= _FIRST else reach, high, seen)
+            return
+        if low < floor:
+            yield from self._direct(self._edge(_FIRST), min(floor, high), seen)
+            low = floor
+        if high > ceiling:
+            yield from self._direct(max(low, ceiling), self._edge(_LAST), seen)
+            high = ceiling
         if low > high:
             return
         for occurrence in self.library.between(low, high):
-            yield occurrence.start
+            if occurrence.start not in seen:
+                yield occurrence.start
+
+    def _edge(self, moment: datetime) -> datetime:
+        """The first or last ``datetime`` (``moment``) as a wall time in the zone of
+        ``DTSTART`` (naive for a floating or all-day series), so the rules compare it on
+        their own clock."""
+        if isinstance(self.start, datetime) and self.start.tzinfo is not None:
+            return moment.replace(tzinfo=self.start.tzinfo)
+        return moment.replace(tzinfo=None)
+
+    def _direct(self, low: datetime, high: datetime, seen: set[date]) -> Iterator[date]:
+        """The rule, ``RDATE`` and ``DTSTART`` starts in ``[low, high]`` not in ``seen``
+        (then added to it), in the value type of ``DTSTART``."""
+        recurrence = self.library.recurrence
+        for start in recurrence.rrule_between(low, high):
+            value = recurrence.convert_to_original_type(start)
+            if value not in seen:
+                seen.add(value)
+                yield value
 
     def walkable(self, high: datetime, steps: int) -> bool:
         """Whether the rules generate at most ``steps`` instances up to ``high`` (counted
@@ -205,7 +311,9 @@ class _Series:
         self.master: Component | None = self.masters[0].component if self.masters else None
         first = None if self.master is None else self.masters[0].start
         self.overrides: dict[Key, Component] = {}
-        self.future: list[tuple[int, Component]] = []
+        # Repeated overrides of one instance with the winner's SEQUENCE, kept as busy time
+        # too (the policy of repeated masters); identical copies are not kept.
+        self.repeated: list[tuple[Key, Component]] = []
         for component in components:
             if "RECURRENCE-ID" not in component:
                 continue
@@ -214,6 +322,20 @@ class _Series:
             known = self.overrides.get(key)
             if known is None or _sequence(component) > _sequence(known):
                 self.overrides[key] = component
+        for component in components:
+            if "RECURRENCE-ID" not in component:
+                continue
+            rid = time_of(component, "RECURRENCE-ID")
+            key = value_key(rid, rid if first is None else first, floating)
+            winner = self.overrides[key]
+            if (
+                component is not winner
+                and _sequence(component) == _sequence(winner)
+                and not _same_text(component, winner)
+                and not any(_same_text(component, kept) for _, kept in self.repeated)
+            ):
+                self.repeated.append((key, component))
+        self.future: list[tuple[int, Component]] = []
         for component in self.overrides.values():
             if _is_this_and_future(component):
                 self.future.append(
@@ -224,6 +346,7 @@ class _Series:
             bool(_rule_values(m.component)) or "RDATE" in m.component for m in self.masters
         )
         self.periods: dict[int, tuple[date, object]] = {}
+        self.day_rdates: set[int] = set()  # DATE RDATE values of DATE-TIME series: whole days
         self._end_rules: dict[int, _EndRule] = {}  # per id(component)
         self._sequences: dict[int, int] = {}
         self._dates_only: bool | None = None
@@ -231,6 +354,8 @@ class _Series:
             for leaf in _rdate_leaves(master.component):
                 if isinstance(leaf, tuple):
                     self.periods[to_instant(leaf[0], floating).ns] = (leaf[0], leaf[1])
+                elif _is_day_on_times(leaf, master.start):
+                    self.day_rdates.add(_midnight(leaf, master.start, floating).ns)
 
     @property
     def line(self) -> int | None:
@@ -268,6 +393,20 @@ class _Series:
                     source=source,
                 )
             )
+        for _, override in self.repeated:
+            rid = time_of(override, "RECURRENCE-ID")
+            warn(
+                CalendarWarning(
+                    "ics.duplicate_uid",
+                    f"another override has this UID, RECURRENCE-ID {_shown(rid)} and the "
+                    "same SEQUENCE; both are kept as busy time",
+                    uid=self.uid,
+                    line=component_line(override),
+                    source=source,
+                )
+            )
+        if self.masters:
+            self._report_value_types(warn, source)
         if not self.masters:
             return  # overrides without their series (a single-instance invitation)
         named = [(k, v, "EXDATE", m.component) for m in self.masters for k, v in m.exdates.items()]
@@ -302,28 +441,86 @@ class _Series:
                 )
             )
 
+    def _report_value_types(self, warn: Warn, source: str) -> None:
+        """``ics.lenient`` for each ``DATE`` given to a ``DATE-TIME`` series (RFC 5545
+        sections 3.3.10, 3.8.4.4, 3.8.5.2 require the value type of ``DTSTART``), saying how
+        it was read."""
+
+        def lenient(component: Component, name: str, message: str) -> None:
+            warn(
+                CalendarWarning(
+                    "ics.lenient",
+                    message,
+                    uid=self.uid,
+                    line=property_line(component, name),
+                    source=source,
+                )
+            )
+
+        for master in self.masters:
+            for rule in _rule_values(master.component):
+                until = _date_until(rule, master.start)
+                if until is not None:
+                    lenient(
+                        master.component,
+                        "RRULE",
+                        f"UNTIL {_shown(until)} is a DATE but DTSTART a DATE-TIME; it was "
+                        "read as the end of that local day (its instances are kept)",
+                    )
+            for leaf in _rdate_leaves(master.component):
+                if _is_day_on_times(leaf, master.start):
+                    lenient(
+                        master.component,
+                        "RDATE",
+                        f"RDATE {_shown(leaf)} is a DATE but DTSTART a DATE-TIME; the whole "
+                        "local day was read as busy",
+                    )
+        first = self.masters[0].start
+        for override in [*self.overrides.values(), *(c for _, c in self.repeated)]:
+            rid = time_of(override, "RECURRENCE-ID")
+            if _is_day_on_times(rid, first):
+                lenient(
+                    override,
+                    "RECURRENCE-ID",
+                    f"RECURRENCE-ID {_shown(rid)} is a DATE but DTSTART a DATE-TIME; it was "
+                    "read as naming the instances of that local day",
+                )
+
     # -- the counted limit ----------------------------------------------------------------
 
     def charge(self, low: datetime, high: datetime, budget: Budget, source: str) -> int:
-        """Charge the instances the window ``[low, high]`` needs; return the count.
+        """Charge the instances of a recurring series the window ``[low, high]`` needs;
+        return the count.
 
-        Every override, ``DTSTART`` and ``RDATE`` value counts one; rule instances count
-        when they start from one span (the master's length plus the moves of
-        ``THISANDFUTURE`` overrides, plus a day of slack) before ``low`` up to ``high``.
-        Rule instances before that are only walked over, within :meth:`Budget.walk`.
+        Rule instances count when they start from one span (the master's length plus the
+        moves of ``THISANDFUTURE`` overrides, plus a day of slack) before ``low`` up to
+        ``high``; rule instances before that are only walked over, within
+        :meth:`Budget.walk`. A ``DTSTART``, ``RDATE`` value or override counts one when it
+        starts within the same reach of the window. A series that does not recur (no
+        ``RRULE``, ``RDATE`` or override) costs nothing: it generates no instance.
         """
+        if not self.recurring:
+            return 0
         before = budget.used
 
         def spend() -> None:
             budget.spend(uid=self.uid, line=self.line, source=source)
 
-        for _ in self.overrides:
-            spend()
+        for override in [*self.overrides.values(), *(c for _, c in self.repeated)]:
+            if self._near(time_of(override, "DTSTART"), _ns(_length(override)), 0, low, high):
+                spend()
         back, ahead = self._reach()
         for master in self.masters:
-            spend()
-            for _ in _rdate_leaves(master.component):
+            length = master.length
+            reach = _ns(back + length)
+            if self._near(master.start, reach, _ns(ahead), low, high):
                 spend()
+            for leaf in _rdate_leaves(master.component):
+                start, longest = leaf, reach
+                if isinstance(leaf, tuple):
+                    start, longest = leaf[0], max(reach, self._period_ns(leaf))
+                if self._near(start, longest, _ns(ahead), low, high):
+                    spend()
             line = property_line(master.component, "RRULE")
 
             def spend_rule(line: int | None = line) -> None:
@@ -332,7 +529,6 @@ class _Series:
             def walk(line: int | None = line) -> None:
                 budget.walk(uid=self.uid, line=line, source=source)
 
-            length = _length(master.component)
             for rule in _rule_values(master.component):
                 count_instances(
                     rule,
@@ -343,6 +539,39 @@ class _Series:
                     walk=walk,
                 )
         return budget.used - before
+
+    def _near(self, value: date, back: int, ahead: int, low: datetime, high: datetime) -> bool:
+        """Whether ``value`` (a start) lies from ``back`` nanoseconds and a day before
+        ``low`` to ``ahead`` nanoseconds and a day after ``high`` (a value the zone rules
+        cannot place counts as near)."""
+        try:
+            start = self._instant(value).ns
+        except (OverflowError, ValueError):
+            return True
+        slack = _ns(_SLACK)
+        first = Instant.from_datetime(low).ns - back - slack
+        return first <= start <= Instant.from_datetime(high).ns + ahead + slack
+
+    def _period_ns(self, period: tuple[date, object]) -> int:
+        """The length of an ``RDATE`` ``PERIOD`` value in nanoseconds (0 when unreadable)."""
+        start, end = period
+        try:
+            if isinstance(end, timedelta):
+                return max(_ns(end), 0)
+            if isinstance(end, date):
+                return max(self._instant(end) - self._instant(start), 0)
+        except (OverflowError, ValueError):
+            pass
+        return 0
+
+    def near_window(self, instance: Instance, low: int, high: int) -> bool:
+        """Whether ``instance`` of a recurring series overlaps ``[low, high]`` (UTC
+        nanoseconds, a day of slack each side), so that it is counted; instances of a
+        series that does not recur are never counted."""
+        slack = _ns(_SLACK)
+        return (
+            self.recurring and instance.start.ns <= high + slack and instance.end.ns >= low - slack
+        )
 
     def _reach(self) -> tuple[timedelta, timedelta]:
         """How much earlier and later than the window original starts of instances moved
@@ -376,7 +605,7 @@ class _Series:
                     made.add(instance)
                 yield instance
         excluded = {key for master in self.masters for key in master.exdates}
-        for key, override in self.overrides.items():
+        for key, override in [*self.overrides.items(), *self.repeated]:
             if key in excluded:
                 continue  # RFC 5545 3.8.5.1: EXDATE removes the instance, overridden or not
             yield self._make(
@@ -462,6 +691,11 @@ class _Series:
         self, source: Component, start_value: date, start: Instant, original: Instant | None
     ) -> Instant:
         """The corrected end of one instance (RFC 5545 sections 3.3.6, 3.6.1, 3.8.5.3)."""
+        if original is not None and original.ns in self.day_rdates:
+            day = start_value.date() if isinstance(start_value, datetime) else start_value
+            next_day = _midnight(day + timedelta(days=1), start_value, self.floating)
+            regular = self._regular_end(source, start_value, start)
+            return next_day if regular < next_day else regular
         if original is not None and original.ns in self.periods:
             period_start, period_end = self.periods[original.ns]
             if isinstance(period_end, timedelta):
@@ -469,10 +703,43 @@ class _Series:
             assert isinstance(period_end, date)
             exact = to_instant(period_end, self.floating) - to_instant(period_start, self.floating)
             return _plus(start, exact)
+        return self._regular_end(source, start_value, start)
+
+    def _regular_end(self, source: Component, start_value: date, start: Instant) -> Instant:
+        """The end ``source``'s own rule gives an instance starting at ``start_value``."""
         rule = self._end_rules.get(id(source))
         if rule is None:
             rule = self._end_rules[id(source)] = _end_rule(source, self.floating)
         return rule.end(start_value, start, self.floating)
+
+
+def _is_day_on_times(value: object, series_start: date) -> bool:
+    """Whether ``value`` is a ``DATE`` given to a ``DATE-TIME`` series."""
+    return (
+        isinstance(value, date)
+        and not isinstance(value, datetime)
+        and isinstance(series_start, datetime)
+    )
+
+
+def _midnight(day: date, series_start: date, floating: tzinfo) -> Instant:
+    """The start of ``day`` in the zone of ``series_start`` (the floating zone for a
+    floating or all-day start), as the recurrence engine places a ``DATE`` value."""
+    zone = series_start.tzinfo if isinstance(series_start, datetime) else None
+    return to_instant(datetime(day.year, day.month, day.day, tzinfo=zone), floating)
+
+
+def _same_text(first: Component, second: Component) -> bool:
+    """Whether two components are identical copies (the same content lines)."""
+    try:
+        return bool(first.to_ical() == second.to_ical())
+    except Exception:  # a value icalendar cannot write back: treat them as different
+        return False
+
+
+def _ns(delta: timedelta) -> int:
+    """``delta`` in nanoseconds."""
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
 
 
 def _shown(value: date) -> str:

@@ -1,8 +1,14 @@
 """The counted limit of one query: :class:`Budget`.
 
-What a query window needs is charged: every instance a rule generates from a little
-before the (padded) window up to its end, plus one per ``DTSTART``, ``RDATE`` value and
-override (:meth:`cerebri.ics._series._Series.charge`). When the total passes the limit,
+The unit is a recurrence instance near the window: every instance a rule generates from
+a little before the (padded) window up to its end, plus one per ``DTSTART``, ``RDATE``
+value and override of a recurring series that starts that near
+(:meth:`cerebri.ics._series._Series.charge`). A plain, non-recurring event is not generated
+and never counts (its cost is bounded by the file; one far from the window is skipped
+without being computed), nor does an explicit value far from the window. So
+``max_occurrences=0`` accepts any calendar whose series have no instance near the window,
+and plain events are always read. (``FREEBUSY`` periods are charged one each by
+:mod:`cerebri.ics.freebusy`.) When the total passes the limit,
 ``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted
 in UID order (:func:`cerebri.ics.expand.expand`), so the named UID does not depend on the
 file's order either.
@@ -46,8 +52,8 @@ class Budget:
         if self.used > self.limit:
             raise CalendarError(
                 "ics.expansion_limit",
-                f"the calendar yields more than {self.limit} event instances in and near the "
-                f"query window (generated instances per query); {OPTION_HINT}",
+                f"the recurring events generate more than {self.limit} recurrence instances "
+                f"in and near the query window (max_occurrences); {OPTION_HINT}",
                 uid=uid,
                 line=line,
                 source=source,

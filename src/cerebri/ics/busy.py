@@ -30,6 +30,7 @@ from cerebri.ics.errors import CalendarArgumentError, require
 from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
+from cerebri.ics.times import check_supported_window
 from cerebri.ics.validate import check_for_query
 from cerebri.ics.warnings import add_warning
 from cerebri.ics.zones import floating_tz
@@ -108,11 +109,14 @@ def calendars_of(
 def check_query(
     window_start: Instant, window_end: Instant, max_occurrences: int, function: str = "busy_periods"
 ) -> None:
-    """``ValueError``/``CalendarArgumentError`` (a ``TypeError``) for a malformed query."""
+    """``ValueError``/``CalendarArgumentError`` (a ``TypeError``) for a malformed query: a
+    window that is empty, reversed or leaves years 1-9999 in UTC
+    (:func:`cerebri.ics.times.check_supported_window`), or a negative limit."""
     require(window_start, Instant, function, "window_start")
     require(window_end, Instant, function, "window_end")
     if not window_start < window_end:
         raise ValueError("the window must satisfy window_start < window_end")
+    check_supported_window(window_start, window_end)
     if type(max_occurrences) is not int or max_occurrences < 0:
         raise ValueError("max_occurrences must be a non-negative int")
 
@@ -141,8 +145,8 @@ def busy_periods(
     Raises:
         CalendarError: a malformed component (codes in :mod:`cerebri.ics.errors`), or more
             than ``max_occurrences`` generated instances (``ics.expansion_limit``).
-        ValueError: an empty or reversed window, a negative limit, or a floating zone that
-            is not an exact IANA name.
+        ValueError: an empty or reversed window, one that leaves years 1-9999 in UTC, a
+            negative limit, or a floating zone that is not an exact IANA name.
     """
     check_query(window_start, window_end, max_occurrences)
     require(floating_zone, str, "busy_periods", "floating_zone")

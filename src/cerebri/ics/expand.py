@@ -23,12 +23,18 @@
 * **Order**: components are grouped by UID and put in a canonical order (UID, recurrence
   id, ``SEQUENCE``, ``DTSTAMP``, text), so "first of equal ``SEQUENCE`` wins" between
   overrides does not depend on the order of the file.
-* **Extreme years**: query windows are clamped a few days inside years 1 and 9999, so
-  a window at either end of ``datetime``'s range expands instead of overflowing.
+* **Extreme years**: windows must lie within years 1-9999 in UTC
+  (:func:`cerebri.ics.times.check_supported_window`); the padded window is clamped to
+  ``datetime``'s range. Near either end the library's query (which reaches back by the
+  event's length and computes ends with ``datetime``) is replaced by the rules' starts,
+  and a master whose end ``datetime`` cannot hold (after year 9999) has its ends computed
+  by cerebri only (:meth:`cerebri.ics._series._Master.starts`), so such events are busy
+  rather than dropped or refused.
 
-Counted limit (:mod:`cerebri.ics.budget`): the instances a window needs are charged to a
-:class:`Budget` (rule instances from shortly before the padded window to its end, plus one
-per ``DTSTART``, ``RDATE`` value and override); rule instances before the window are only
+Counted limit (:mod:`cerebri.ics.budget`): the recurrence instances a window needs are
+charged to a :class:`Budget` (rule instances from shortly before the padded window to its
+end, plus one per ``DTSTART``, ``RDATE`` value and override of a recurring series near the
+window; plain events never count); rule instances before the window are only
 stepped over, within a bound of their own. When either passes its limit,
 ``CalendarError`` ``ics.expansion_limit`` names the UID being counted. Series are counted in
 UID order, so the named UID does not depend on the file's order either.
@@ -195,6 +201,7 @@ def expand(
     high = _clamped(window_end, QUERY_PADDING)
     # Lone events may skip the library only when the padding is whole (see _lone_instance).
     direct = low > _EARLIEST and high < _LATEST
+    low_ns, high_ns = Instant.from_datetime(low).ns, Instant.from_datetime(high).ns
     found: list[Instance] = []
     for uid in sorted(groups):
         group = groups[uid]
@@ -202,8 +209,7 @@ def expand(
             lone = _lone_instance(
                 group[0], uid, floating=floating, cancel_all=cancel_all, low=low, high=high
             )
-            if lone is not _Lone.LIBRARY:
-                budget.spend(uid=uid, line=component_line(group[0]), source=source)
+            if lone is not _Lone.LIBRARY:  # a plain event: no recurrence, nothing charged
                 if isinstance(lone, Instance) and overlaps(
                     lone.start, lone.end, window_start, window_end
                 ):
@@ -217,9 +223,12 @@ def expand(
             if warn is not None:
                 series.report(warn, source, WALK_FACTOR * budget.limit)
             charged = series.charge(low, high, budget, source)
-            for produced, instance in enumerate(series.instances(low, high), start=1):
-                if produced > charged:  # the count bounds the work; charge any excess
-                    budget.spend(uid=uid, line=line, source=source)
+            produced = 0
+            for instance in series.instances(low, high):
+                if series.near_window(instance, low_ns, high_ns):
+                    produced += 1
+                    if produced > charged:  # the count bounds the work; charge any excess
+                        budget.spend(uid=uid, line=line, source=source)
                 if overlaps(instance.start, instance.end, window_start, window_end):
                     found.append(instance)
         except CalendarError:

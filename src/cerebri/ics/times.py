@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Final
 
-from cerebri.temporal.calendar import NS_PER_SECOND
+from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND
 from cerebri.temporal.instant import Instant
 
 __all__ = [
     "Duration",
     "add_duration",
+    "check_supported_window",
     "date_text",
     "parse_duration",
     "start_of_day",
@@ -78,6 +79,22 @@ def parse_duration(text: str) -> Duration | None:
     )
 
 
+SUPPORTED_RANGE: Final = "0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (years 1-9999 in UTC)"
+"""The instants a query window may cover: those ``datetime`` (and so iCalendar's four-digit
+years, RFC 5545 section 3.3.4) can describe in UTC."""
+
+
+def check_supported_window(window_start: Instant, window_end: Instant) -> None:
+    """Raise ``ValueError`` naming :data:`SUPPORTED_RANGE` when either bound of a window
+    lies outside it (a window given in a zone far from UTC may leave years 1-9999 in UTC
+    although its local bounds do not); a calendar cannot describe that time."""
+    if window_start.to_datetime() is None or window_end.to_datetime() is None:
+        raise ValueError(
+            f"the window {window_start.format()}/{window_end.format()} leaves the supported "
+            f"range {SUPPORTED_RANGE}"
+        )
+
+
 def start_of_day(day: date, floating: tzinfo) -> datetime:
     """Midnight starting ``day`` in the floating zone (``fold=0``)."""
     return datetime(day.year, day.month, day.day, tzinfo=floating)
@@ -100,13 +117,21 @@ def to_instant(value: date | datetime, floating: tzinfo) -> Instant:
 def add_duration(start: date | datetime, duration: Duration, floating: tzinfo) -> Instant:
     """``start`` plus a non-negative duration: nominal days on the wall clock, then exact time.
 
+    Days that would end after year 9999 on the wall clock (which ``datetime`` cannot hold)
+    are taken as 24 hours each.
+
     Raises ``OverflowError`` when the result leaves the supported range.
     """
     local = _aware(start, floating)
+    exact = duration.seconds * NS_PER_SECOND
     if duration.days:
-        wall = local.replace(tzinfo=None) + timedelta(days=duration.days)
-        local = wall.replace(tzinfo=local.tzinfo, fold=0)
-    moved = Instant.from_datetime(local).plus_ns(duration.seconds * NS_PER_SECOND)
+        try:
+            wall = local.replace(tzinfo=None) + timedelta(days=duration.days)
+        except OverflowError:  # after year 9999 there is no wall clock: days of 24 hours
+            exact += duration.days * NS_PER_DAY
+        else:
+            local = wall.replace(tzinfo=local.tzinfo, fold=0)
+    moved = Instant.from_datetime(local).plus_ns(exact)
     if moved is None:
         raise OverflowError("end of duration is outside the supported range")
     return moved
