@@ -176,3 +176,81 @@ def test_unfinished_body_gets_408_within_the_timeout(
     problem = json.loads(body)
     assert (problem["status"], problem["code"]) == (408, "http.body_timeout")
     assert "Traceback" not in _stderr(process)
+
+
+# --------------------------------------------------------------- request heads (0017)
+
+
+def test_a_silent_connection_is_closed_after_the_timeout(
+    server: tuple[str, int, subprocess.Popen[str]],
+) -> None:
+    host, port, process = server
+    with socket.create_connection((host, port), timeout=15) as sock:
+        started = time.monotonic()
+        assert _receive_all(sock) == b""  # closed by the server, no reply
+        elapsed = time.monotonic() - started
+    assert 0.5 < elapsed < 8, elapsed
+    err = _stderr(process)
+    assert "Traceback" not in err
+    assert "no complete request head within 1 s" in err
+
+
+def test_a_head_sent_one_byte_at_a_time_is_cut_off(
+    server: tuple[str, int, subprocess.Popen[str]],
+) -> None:
+    host, port, process = server
+    head = b"POST /v1/plan HTTP/1.1\r\nHost: test\r\nX-Slow: " + b"a" * 200
+    with socket.create_connection((host, port), timeout=15) as sock:
+        started = time.monotonic()
+        closed_after = None
+        for byte in head:  # every byte restarts uvicorn's own keep-alive timer
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+            sock.settimeout(0.1)
+            try:
+                if sock.recv(1) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except TimeoutError:
+                pass
+        assert closed_after is not None, "the slow head was never cut off"
+    assert 0.5 < closed_after < 8, closed_after
+    assert "Traceback" not in _stderr(process)
+
+
+def test_a_request_within_the_timeout_is_answered_and_others_are_not_blocked(
+    server: tuple[str, int, subprocess.Popen[str]],
+) -> None:
+    host, port, process = server
+    idle = [socket.create_connection((host, port), timeout=15) for _ in range(20)]
+    try:
+        with socket.create_connection((host, port), timeout=15) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+            assert _receive_all(sock).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for sock in idle:
+            sock.close()
+    assert "Traceback" not in _stderr(process)
+
+
+def test_after_413_a_stalled_body_is_closed_within_the_timeout(
+    server: tuple[str, int, subprocess.Popen[str]],
+) -> None:
+    host, port, process = server
+    head = (
+        b"POST /v1/plan HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 10000000\r\n\r\n"
+    )
+    with socket.create_connection((host, port), timeout=15) as sock:
+        sock.sendall(head + b" " * 300_000)  # over the 262 144-byte limit, then silence
+        started = time.monotonic()
+        answer = _receive_all(sock)
+        elapsed = time.monotonic() - started
+    # The rest of the body is read (and dropped) so the client sees the 413 rather than a
+    # reset; a client that stops sending is closed after the read timeout, not held.
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert elapsed < 8, elapsed
+    assert "Traceback" not in _stderr(process)

@@ -16,6 +16,7 @@ import uvicorn
 
 from cerebri.errors import CerebriError
 from cerebri.service.app import create_app
+from cerebri.service.protocol import protocol_with_head_timeout
 from cerebri.service.settings import BODY_TIMEOUT_SECONDS, ServiceSettings
 
 __all__ = ["ServeError", "bind", "serve"]
@@ -74,7 +75,8 @@ def serve(
     """Bind, print ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` and serve until interrupted.
 
     A configured ``token`` is required on every request (``Authorization: Bearer``). A
-    request body not received within ``body_timeout`` seconds gets 408.
+    request body not received within ``body_timeout`` seconds gets 408; a connection whose
+    request line and headers do not arrive within that time is closed.
 
     Raises:
         ServeError: see :func:`bind`.
@@ -86,7 +88,13 @@ def serve(
     stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
     stream.flush()
     app = create_app(ServiceSettings(token=token or None, body_timeout_seconds=body_timeout))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        # Request heads get the same read deadline as bodies (cerebri.service.protocol).
+        http=protocol_with_head_timeout(body_timeout),
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
