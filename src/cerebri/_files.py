@@ -96,6 +96,8 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str = "file"
             f"cannot read {what} {where}: {exc.strerror or exc}",
             missing=isinstance(exc, FileNotFoundError),
         ) from None
+    except ValueError:  # a NUL character: no file system can hold that name
+        raise UnreadableInputError(f"cannot read {what} {where!r}: NUL character in path") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -10,6 +10,9 @@
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)
      │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
+     ├── InvalidArgumentError (TypeError) a public function got an argument of the wrong type
+     │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
+     │                                   draft.invalid_argument, ics.invalid_argument)
      ├── UnreadableInputError         (cerebri._files) a file cannot be read
      │     codes: input.unreadable   (absent, no permission, or not a regular file:
      │                                a device, FIFO, socket or directory)
@@ -29,7 +32,13 @@ yields a ``ValidationReport`` with issues (planner.md section 2).
 
 from __future__ import annotations
 
-__all__ = ["CerebriError", "InputTooLargeError", "ParseError", "UnreadableInputError"]
+__all__ = [
+    "CerebriError",
+    "InputTooLargeError",
+    "InvalidArgumentError",
+    "ParseError",
+    "UnreadableInputError",
+]
 
 
 class CerebriError(Exception):
@@ -75,6 +84,14 @@ class InputTooLargeError(CerebriError, ValueError):
     """The raw input is larger than the configured byte limit (HTTP 413 class)."""
 
     code = "input.too_large"
+
+
+class InvalidArgumentError(CerebriError, TypeError):
+    """A public function got an argument of the wrong Python type (``None`` for a
+    :class:`~cerebri.planner.PlannerLimits`, a ``str`` for an instant...). Raised before
+    anything runs; also a ``TypeError``, what Python raises for wrong types."""
+
+    code = "input.invalid_argument"
 
 
 class UnreadableInputError(CerebriError):

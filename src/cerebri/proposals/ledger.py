@@ -29,17 +29,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Final, Literal, Protocol
+from typing import Annotated, Final, Literal, Protocol, runtime_checkable
 
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json, load_json
 from cerebri.proposals.envelope import Envelope
-from cerebri.proposals.errors import ProposalError, json_pointer
+from cerebri.proposals.errors import ProposalError, json_pointer, proposal_argument_error
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -66,6 +67,7 @@ class VerifiedEnvelope:
     verified_at: Instant
 
 
+@runtime_checkable
 class ReplayLedger(Protocol):
     """Where consumed idempotency keys are remembered."""
 
@@ -138,6 +140,7 @@ class FileReplayLedger:
     """A durable :class:`ReplayLedger` in the JSON file ``path`` (created on first claim),
     locked through ``<path>.lock`` while claiming."""
 
+    @arguments(proposal_argument_error, path=PATH)
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
 

@@ -35,8 +35,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cerebri._guard import arguments, items_of
 from cerebri.proposals.envelope import SignatureEntry
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -69,6 +70,13 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     return b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(payload), payload)
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    private_key=Ed25519PrivateKey,
+    keyid=str,
+)
 def sign(
     payload_type: str, payload: bytes, private_key: Ed25519PrivateKey, keyid: str
 ) -> SignatureEntry:
@@ -77,6 +85,13 @@ def sign(
     return SignatureEntry(keyid=keyid, sig=base64.b64encode(raw).decode("ascii"))
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    entry=SignatureEntry,
+    public_key=Ed25519PublicKey,
+)
 def verify_signature(
     payload_type: str, payload: bytes, entry: SignatureEntry, public_key: Ed25519PublicKey
 ) -> bool:
@@ -186,6 +201,15 @@ class KeyRegistry:
         return key
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    entries=Iterable,
+    registry=KeyRegistry,
+    signed_at=Instant,
+    now=Instant,
+)
 def count_valid_signers(
     payload_type: str,
     payload: bytes,
@@ -203,7 +227,10 @@ def count_valid_signers(
     two keyids registered with the same public key, count once.
     """
     signers: set[bytes] = set()
-    for entry in entries:
+    checked = items_of(
+        entries, SignatureEntry, proposal_argument_error, "count_valid_signers entries"
+    )
+    for entry in checked:
         key = registry.lookup(entry.keyid, signed_at=signed_at, now=now)
         if not verify_signature(payload_type, payload, entry, key.public_key):
             raise ProposalError(

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._guard import PATH, arguments
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import canonical_json, sha256_digest
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 
 __all__ = [
     "MAX_OBJECT_BYTES",
@@ -106,6 +107,7 @@ def artifact_for(data: bytes) -> StoredArtifact:
 class ObjectStore:
     """Content-addressed bytes under ``root`` (created on first write)."""
 
+    @arguments(proposal_argument_error, root=PATH, max_object_bytes=int)
     def __init__(self, root: Path, *, max_object_bytes: int = MAX_OBJECT_BYTES) -> None:
         self.root = Path(root)
         self.max_object_bytes = max_object_bytes
