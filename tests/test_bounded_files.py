@@ -322,3 +322,25 @@ def test_find_slot_calendar_special(tmp_path: Path, kind: str) -> None:
         "--between", "2026-10-05T08:00/2026-10-06T08:00",
     )  # fmt: skip
     assert error_code(done) == "input.unreadable"
+
+
+def _closed_stdin() -> None:
+    _cap_memory()
+    os.close(0)  # like `cerebri plan - <&-`: Python then sets sys.stdin to None
+
+
+@pytest.mark.parametrize(
+    "command", [["plan"], ["validate"], ["temporal"], ["plan-graph", "validate"]]
+)
+def test_a_closed_stdin_is_unreadable_input(command: list[str]) -> None:
+    done = subprocess.run(
+        [*CLI, *command, "-"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        preexec_fn=_closed_stdin,
+    )
+    assert error_code(done) == "input.unreadable"
+    assert "standard input" in done.stderr
+    assert "Traceback" not in done.stderr
