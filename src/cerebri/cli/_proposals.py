@@ -90,7 +90,10 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys")
 
 DirOption = Annotated[
-    Path, typer.Option("--dir", help="Key directory (holds <keyid>.pem and registry.json).")
+    Path,
+    typer.Option(
+        "--dir", readable=False, help="Key directory (holds <keyid>.pem and registry.json)."
+    ),
 ]
 AtOption = Annotated[
     str | None,
@@ -260,9 +263,11 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     file: Annotated[
         str, typer.Argument(metavar="FILE", help="CPIR request or plan graph draft, - for stdin.")
     ],
-    key: Annotated[Path, typer.Option("--key", help="PKCS#8 PEM private key file.")],
+    key: Annotated[
+        Path, typer.Option("--key", readable=False, help="PKCS#8 PEM private key file.")
+    ],
     keyid: Annotated[str, typer.Option("--keyid", help="The key's id in the registry.")],
-    store: Annotated[Path, typer.Option("--store", help="Object store directory.")],
+    store: Annotated[Path, typer.Option("--store", readable=False, help="Object store directory.")],
     author: Annotated[
         str, typer.Option("--author", help="principal:<id> or service:<id>.")
     ] = "principal:local",
@@ -295,7 +300,9 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ArtifactChoice,
         typer.Option("--as", help="For a CPIR request: wrap its action plan or its plan graph."),
     ] = ArtifactChoice.ACTION_PLAN,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the envelope here.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", readable=False, help="Write the envelope here.")
+    ] = None,
 ) -> None:
     """Sign a proposal envelope for an artifact, store the artifact, print (or --out) it.
 
@@ -368,12 +375,18 @@ def verify_command(  # noqa: PLR0917 - typer maps every option to a parameter
     envelope: Annotated[
         str, typer.Argument(metavar="ENVELOPE", help="Signed envelope JSON file, - for stdin.")
     ],
-    registry: Annotated[Path, typer.Option("--registry", help="Key registry JSON file.")],
+    registry: Annotated[
+        Path, typer.Option("--registry", readable=False, help="Key registry JSON file.")
+    ],
     store: Annotated[
-        Path | None, typer.Option("--store", help="Object store to fetch the artifact from.")
+        Path | None,
+        typer.Option("--store", readable=False, help="Object store to fetch the artifact from."),
     ] = None,
     ledger: Annotated[
-        Path | None, typer.Option("--ledger", help="Replay ledger JSON file (created if absent).")
+        Path | None,
+        typer.Option(
+            "--ledger", readable=False, help="Replay ledger JSON file (created if absent)."
+        ),
     ] = None,
     at: AtOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
