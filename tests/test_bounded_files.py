@@ -434,3 +434,45 @@ def test_unreadable_option_files_get_one_error_line(
         assert error_code(done) == code, done.stderr
         assert "Permission denied" in done.stderr
         assert "Usage:" not in done.stderr
+
+
+# --- propose --out: checked before anything is stored, written atomically ---------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device", "symlink", "no-parent"])
+def test_propose_refuses_a_special_out_before_storing(
+    signed: dict[str, Path], tmp_path: Path, kind: str
+) -> None:
+    out = tmp_path / "out"
+    if kind == "fifo":
+        os.mkfifo(out)  # no reader: opening it for writing would block for ever
+    elif kind == "directory":
+        out.mkdir()
+    elif kind == "device":
+        out = Path("/dev/null")
+    elif kind == "symlink":
+        (tmp_path / "target").write_bytes(b"kept")
+        out.symlink_to(tmp_path / "target")
+    else:
+        out = tmp_path / "missing" / "env.json"
+    store = tmp_path / "store"
+    done = cli(
+        "propose", EXAMPLE, "--key", signed["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", store, "--at", AT, "--out", out,
+    )  # fmt: skip
+    assert error_code(done) == "input.unwritable"
+    assert not store.exists()  # nothing stored for a refused propose
+    if kind == "symlink":
+        assert (tmp_path / "target").read_bytes() == b"kept"
+
+
+def test_propose_out_replaces_a_file_whole(signed: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "env.json"
+    out.write_bytes(b"x" * 100_000)  # longer than an envelope: a truncating write shows
+    done = cli(
+        "propose", EXAMPLE, "--key", signed["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", tmp_path / "store", "--at", AT, "--out", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == signed["envelope"].read_bytes()  # same inputs, same bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.json", "store"]  # no temp left

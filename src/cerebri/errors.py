@@ -13,6 +13,9 @@
      ├── InvalidArgumentError (TypeError) a public function got an argument of the wrong type
      │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
      │                                   draft.invalid_argument, ics.invalid_argument)
+     ├── UnwritableOutputError        (cerebri._files) an output file cannot be written
+     │     codes: input.unwritable   (parent missing or not writable, or the path exists and
+     │                                is not a regular file: a FIFO, device, directory, symlink)
      ├── UnreadableInputError         (cerebri._files) a file cannot be read
      │     codes: input.unreadable   (absent, no permission, or not a regular file:
      │                                a device, FIFO, socket or directory)
@@ -38,6 +41,7 @@ __all__ = [
     "InvalidArgumentError",
     "ParseError",
     "UnreadableInputError",
+    "UnwritableOutputError",
 ]
 
 
@@ -92,6 +96,14 @@ class InvalidArgumentError(CerebriError, TypeError):
     anything runs; also a ``TypeError``, what Python raises for wrong types."""
 
     code = "input.invalid_argument"
+
+
+class UnwritableOutputError(CerebriError):
+    """An output path (``propose --out``) cannot take the file: its directory is missing or
+    not writable, or the path exists and is not a regular file. The message names the path.
+    Checked before anything else is written, so a refused command leaves nothing behind."""
+
+    code = "input.unwritable"
 
 
 class UnreadableInputError(CerebriError):

@@ -5,12 +5,13 @@ Key directory layout (``--dir DIR``): ``DIR/<keyid>.pem`` (PKCS#8 PEM, mode 0600
 
 Exit codes: ``keys`` and ``propose`` exit 0 on success and 2 for input that cannot be read,
 parsed, used or written (one line ``error <code> at <path>: <message>`` on stderr; nothing is
-written then: ``propose`` stores the artifact only after the envelope is signed, and writes
-``--out`` last, ``input.unwritable`` if it cannot). ``verify`` exits 0 when every check that
-ran passed, **1 when a check failed** (the envelope is refused; scripts must not mistake that
-for acceptance) and 2 for unreadable input (envelope, registry, ledger, object store: the
-codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the output ends
-with what execution still requires.
+written then: ``propose`` checks ``--out`` first (``input.unwritable`` for a FIFO, device,
+directory or link there, or an unwritable directory), stores the artifact only after the
+envelope is signed, and writes ``--out`` last, atomically). ``verify`` exits 0 when every
+check that ran passed, **1 when a check failed** (the envelope is refused; scripts must not
+mistake that for acceptance) and 2 for unreadable input (envelope, registry, ledger, object
+store: the codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the
+output ends with what execution still requires.
 
 ``--at`` takes an RFC 3339 instant in years 0000..9999 (``input.invalid_option`` otherwise).
 Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals` ever does.
@@ -29,6 +30,7 @@ import typer
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cerebri._files import check_output_path, write_output
 from cerebri._json import pretty
 from cerebri.cli._app import app, fail, printable, read_input
 from cerebri.cpir import parse_request
@@ -232,15 +234,6 @@ def _artifact(
     )
 
 
-def _write_out(out: Path, envelope: bytes) -> None:
-    try:
-        out.write_bytes(envelope)
-    except OSError as exc:
-        raise CerebriError(
-            f"cannot write --out {out}: {exc.strerror or exc}", code="input.unwritable"
-        ) from None
-
-
 def _check_against_registry(
     key_path: Path, keyid: str, signing_key: Ed25519PrivateKey, now: Instant
 ) -> None:
@@ -314,6 +307,8 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     signed.
     """
     try:
+        if out is not None:  # before anything is stored: a refused propose leaves nothing
+            check_output_path(out, what="--out")
         now = _now(at)
         expires = now.plus_seconds(expires_in)
         if expires is None:
@@ -341,7 +336,7 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
         ObjectStore(store).put(payload)  # content-addressed: lands at the signed artifact/ref
         if out is not None:
-            _write_out(out, envelope)
+            write_output(out, envelope, what="--out")
     except CerebriError as error:
         raise fail(error) from None
     if out is None:
