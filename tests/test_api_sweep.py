@@ -1,8 +1,7 @@
 """Every public function of the facades answers wrong Python values with a CerebriError.
 
-One sweep over ``__all__`` of ``cerebri``, ``cerebri.cpir``, ``cerebri.plans``,
-``cerebri.proposals``, ``cerebri.planner``, ``cerebri.calendars``, ``cerebri.temporal`` and
-``cerebri.ics``: each function (and each class with its own constructor) is called once per
+One sweep over ``__all__`` of ``cerebri``, ``cerebri.plans``, ``cerebri.proposals`` and
+``cerebri.planner``: each function (and each class with its own constructor) is called once per
 parameter with that parameter replaced by ``None``, an int, a str and a list, the other
 required parameters taking valid examples from :data:`VALID`. Whatever exception a call
 raises must be a :class:`cerebri.errors.CerebriError` (decision 0017, "every public function
@@ -23,8 +22,10 @@ from typing import Any
 import pydantic
 import pytest
 
-from cerebri import CerebriError, parse_request
-from cerebri.planner import DEFAULT_LIMITS, action_plan_for
+import cerebri
+from cerebri import CerebriError, PlanningRequest, parse_request
+from cerebri.cpir import RankedCandidate
+from cerebri.planner import DEFAULT_LIMITS, Edge, action_plan_for, validate_proposal
 from cerebri.plans import builtin_registry, parse_draft
 from cerebri.proposals import (
     InMemoryReplayLedger,
@@ -36,7 +37,7 @@ from cerebri.proposals import (
 from cerebri.temporal import Instant, Interval, LocalDate, LocalTime
 from tests.proposals.helpers import ARTIFACT, KEY, NOW, body, registry, signed
 
-FACADES = ("cerebri", "cerebri.plans", "cerebri.proposals")
+FACADES = ("cerebri", "cerebri.plans", "cerebri.proposals", "cerebri.planner")
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
 START = Instant.parse("2026-01-05T00:00:00Z")
 END = Instant.parse("2026-01-06T00:00:00Z")
@@ -46,6 +47,15 @@ DRAFT = {
     "strategy": "manual",
     "steps": [{"key": "pause", "kind": "wait", "wait": {"seconds": 30}}],
 }
+
+
+def _request() -> PlanningRequest:
+    return parse_request(EXAMPLE.read_bytes())
+
+
+def _best() -> RankedCandidate:
+    return cerebri.plan(_request()).candidates[0]
+
 
 # Valid examples by parameter name; "function:parameter" overrides where names collide.
 VALID: dict[str, Callable[[Path], Any]] = {
@@ -80,6 +90,17 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "year": lambda _: 2026,
     "month": lambda _: 1,
     "day": lambda _: 5,
+    "cerebri.planner.action_plan_for:request": lambda _: _request(),
+    "cerebri.planner.validate_proposal:request": lambda _: _request(),
+    "placements": lambda _: _best().proposed.placements,
+    "current_context": lambda _: _request().context,
+    "cerebri.planner.to_action_plan:plan": lambda _: validate_proposal(
+        _request(), _best().proposed.placements, _request().context
+    ),
+    "rank": lambda _: 1,
+    "object_ids": lambda _: ["a", "b"],
+    "edges": lambda _: [Edge("a", "b")],
+    "constraint_count": lambda _: 0,
     "action_plan": lambda _: action_plan_for(parse_request(EXAMPLE.read_bytes())),
     "model": lambda _: __import__("cerebri.cpir", fromlist=["x"]).PlanningRequest,
     "cerebri.plans.parse_model_draft:registry": lambda _: builtin_registry(),
@@ -207,7 +228,6 @@ def test_wrong_values_get_cerebri_errors(
 
 def test_the_codes_of_wrong_arguments(tmp_path: Path) -> None:
     """Each package answers with its own stable code, before touching any file."""
-    import cerebri
     from cerebri import plans, proposals
 
     with pytest.raises(CerebriError) as limits:

@@ -10,7 +10,7 @@
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)
      │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
-     ├── InvalidArgumentError (TypeError) a public function got an argument of the wrong type
+     ├── InvalidArgumentError (TypeError, ValueError) a wrong-typed or unusable argument
      │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
      │                                   draft.invalid_argument, ics.invalid_argument)
      ├── UnwritableOutputError        (cerebri._files) an output file cannot be written
@@ -90,10 +90,11 @@ class InputTooLargeError(CerebriError, ValueError):
     code = "input.too_large"
 
 
-class InvalidArgumentError(CerebriError, TypeError):
+class InvalidArgumentError(CerebriError, TypeError, ValueError):
     """A public function got an argument of the wrong Python type (``None`` for a
-    :class:`~cerebri.planner.PlannerLimits`, a ``str`` for an instant...). Raised before
-    anything runs; also a ``TypeError``, what Python raises for wrong types."""
+    :class:`~cerebri.planner.PlannerLimits`, a ``str`` for an instant...) or an argument
+    value it cannot use (``rank=0``). Raised before anything runs; also a ``TypeError`` and
+    a ``ValueError``, what Python raises for those, so either ``except`` clause catches it."""
 
     code = "input.invalid_argument"
 
