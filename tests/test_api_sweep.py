@@ -28,8 +28,10 @@ from cerebri.cpir import RankedCandidate
 from cerebri.planner import DEFAULT_LIMITS, Edge, action_plan_for, validate_proposal
 from cerebri.plans import builtin_registry, parse_draft
 from cerebri.proposals import (
+    FileReplayLedger,
     InMemoryReplayLedger,
     ObjectStore,
+    ProposalError,
     artifact_for,
     parse_subject,
     sign,
@@ -247,3 +249,54 @@ def test_the_codes_of_wrong_arguments(tmp_path: Path) -> None:
             make()
         assert caught.value.code == "proposal.invalid_argument"
     assert list(tmp_path.iterdir()) == []
+
+
+def _methods(tmp: Path) -> dict[str, Callable[[Any], object]]:
+    """Public methods of the proposal objects, each probing one argument."""
+    store = ObjectStore(tmp / "store")
+    ledger = FileReplayLedger(tmp / "ledger.json")
+    memory = InMemoryReplayLedger()
+    keys = registry()
+    return {
+        "ObjectStore.put": store.put,
+        "ObjectStore.put_json": store.put_json,
+        "ObjectStore.get": store.get,
+        "ObjectStore.get:max_bytes": lambda v: store.get("sha256:" + "0" * 64, max_bytes=v),
+        "ObjectStore.path_for": store.path_for,
+        "FileReplayLedger.recorded": ledger.recorded,
+        "FileReplayLedger.claim:key": lambda v: ledger.claim(v, None),  # type: ignore[arg-type]
+        "FileReplayLedger.claim:result": lambda v: ledger.claim("k", v),
+        "InMemoryReplayLedger.recorded": memory.recorded,
+        "InMemoryReplayLedger.claim": lambda v: memory.claim("k", v),
+        "KeyRegistry.add:keyid": lambda v: keys.add(v, KEY.public_key(), valid_from=NOW),
+        "KeyRegistry.add:key": lambda v: keys.add("k2", v, valid_from=NOW),
+        "KeyRegistry.add:valid_from": lambda v: keys.add("k2", KEY.public_key(), valid_from=v),
+        "KeyRegistry.rotate:old": lambda v: keys.rotate(v, "k2", KEY.public_key(), at=NOW),
+        "KeyRegistry.rotate:at": lambda v: keys.rotate("k1", "k2", KEY.public_key(), at=v),
+        "KeyRegistry.revoke": lambda v: keys.revoke(v, at=NOW),
+        "KeyRegistry.lookup": lambda v: keys.lookup(v, signed_at=NOW, now=NOW),
+        "KeyRegistry.lookup:now": lambda v: keys.lookup("k1", signed_at=NOW, now=v),
+    }
+
+
+def test_methods_answer_wrong_values_with_cerebri_errors(tmp_path: Path) -> None:
+    for name, call in _methods(tmp_path).items():
+        for wrong in (*WRONG, "k1"):
+            try:
+                call(wrong)
+            except CerebriError:
+                pass
+            except Exception as exc:
+                pytest.fail(f"{name}({wrong!r}) raised {type(exc).__name__}: {exc}")
+
+
+def test_registry_refusals_are_key_registry_errors() -> None:
+    keys = registry()
+    for refuse in (
+        lambda: keys.add("k1", KEY.public_key(), valid_from=NOW),  # taken
+        lambda: keys.rotate("nobody", "k2", KEY.public_key(), at=NOW),  # unknown
+        lambda: keys.revoke("nobody", at=NOW),
+    ):
+        with pytest.raises(ProposalError) as caught:
+            refuse()
+        assert caught.value.code == "proposal.key_registry"

@@ -89,10 +89,12 @@ class InMemoryReplayLedger:
         self._entries: dict[str, VerifiedEnvelope] = {}
         self._lock = threading.Lock()
 
+    @arguments(proposal_argument_error, idempotency_key=str)
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         return self._entries.get(idempotency_key)
 
+    @arguments(proposal_argument_error, idempotency_key=str, result=VerifiedEnvelope)
     def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
         """The recorded result, or ``result`` after recording it (one step, under a lock)."""
         with self._lock:
@@ -175,11 +177,13 @@ class FileReplayLedger:
         """The consumed idempotency keys (reads the file: ``proposal.ledger`` if malformed)."""
         return tuple(self._load())
 
+    @arguments(proposal_argument_error, idempotency_key=str)
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         entry = self._load().get(idempotency_key)
         return None if entry is None else _verified(entry)
 
+    @arguments(proposal_argument_error, idempotency_key=str, result=VerifiedEnvelope)
     def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
         """The recorded result, or ``result`` after recording it: read, check and atomic
         rewrite under an exclusive lock on :attr:`lock_path`. ``proposal.ledger`` if the

@@ -123,6 +123,7 @@ class ObjectStore:
             code="proposal.store",
         )
 
+    @arguments(proposal_argument_error, data=bytes)
     def put(self, data: bytes) -> StoredArtifact:
         """Store ``data`` (atomically; a no-op if the same intact bytes are already there).
 
@@ -154,6 +155,7 @@ class ObjectStore:
         """Store the RFC 8785 canonical bytes of a JSON value (``proposal.canonical_json``)."""
         return self.put(canonical_json(value))
 
+    @arguments(proposal_argument_error, ref_or_digest=str, max_bytes=(int, type(None)))
     def get(self, ref_or_digest: str, *, max_bytes: int | None = None) -> bytes:
         """The stored bytes, re-hashed on every read; at most ``max_bytes`` bytes (default
         :attr:`max_object_bytes`) are read.

@@ -193,7 +193,7 @@ def _run(
     threshold: int,
 ) -> tuple[VerificationReport, ProposalError | None]:
     if threshold < 1:
-        raise ValueError("threshold must be at least 1")
+        raise proposal_argument_error("threshold must be at least 1")
     runner = _Runner()
     parsed = runner.run(CheckName.SCHEMA, lambda: check_schema(envelope_bytes))
     if parsed is None:
