@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 
 from cerebri._files import read_bounded
 from cerebri.calendars.sources import MAX_CALENDAR_BYTES, load_sources
+from cerebri.cli import app
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.proposals import FileReplayLedger, ObjectStore, ProposalError, artifact_for
 from cerebri.proposals.keyfile import (
@@ -322,3 +327,152 @@ def test_find_slot_calendar_special(tmp_path: Path, kind: str) -> None:
         "--between", "2026-10-05T08:00/2026-10-06T08:00",
     )  # fmt: skip
     assert error_code(done) == "input.unreadable"
+
+
+def _closed_stdin() -> None:
+    _cap_memory()
+    os.close(0)  # like `cerebri plan - <&-`: Python then sets sys.stdin to None
+
+
+@pytest.mark.parametrize(
+    "command", [["plan"], ["validate"], ["temporal"], ["plan-graph", "validate"]]
+)
+def test_a_closed_stdin_is_unreadable_input(command: list[str]) -> None:
+    done = subprocess.run(
+        [*CLI, *command, "-"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        preexec_fn=_closed_stdin,
+    )
+    assert error_code(done) == "input.unreadable"
+    assert "standard input" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# --- path options: our reader judges them, never Click's usage box ----------------------
+
+
+def _path_params(command: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """``("verify registry", info)`` for every option or argument typed as a path."""
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _path_params(sub, f"{prefix}{name} ")
+    for param in command.params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is not None and "Path" in str(descriptor.annotation):
+            yield f"{prefix}{param.name}", descriptor.parameter_info
+
+
+def test_no_path_parameter_is_checked_by_click() -> None:
+    """Click's ``readable``/``exists`` checks run before cerebri's reader and answer with a
+    usage box; every path must reach :func:`cerebri._files.read_bounded` instead."""
+    found = dict(_path_params(typer.main.get_command(app)))
+    wanted = {"verify registry", "verify ledger", "verify store", "propose key", "find-slot ics"}
+    assert wanted <= set(found)
+    for name, info in found.items():
+        assert (info.readable, info.exists, info.writable) == (False, False, False), name
+
+
+@pytest.fixture
+def nobody_dir() -> Iterator[Path]:
+    """A directory ``nobody`` may enter, holding files only root may read."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.fail("this test needs root and setpriv to act as nobody")
+    root = Path(tempfile.mkdtemp(prefix="cerebri-nobody-"))
+    root.chmod(0o755)
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root)
+
+
+def _as_nobody(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    return subprocess.run(
+        [*setpriv, *CLI, *(str(a) for a in args)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+    )
+
+
+def test_unreadable_option_files_get_one_error_line(
+    signed: dict[str, Path], nobody_dir: Path
+) -> None:
+    envelope = nobody_dir / "env.json"
+    shutil.copy(signed["envelope"], envelope)
+    envelope.chmod(0o644)
+    secret = nobody_dir / "secret.json"
+    secret.write_text("{}", encoding="utf-8")
+    secret.chmod(0o600)
+    shutil.copytree(signed["keys"], nobody_dir / "keys")
+    shutil.copytree(signed["store"], nobody_dir / "store")
+    for path in (nobody_dir / "keys", nobody_dir / "store"):
+        subprocess.run(["chmod", "-R", "a+rX", str(path)], check=True)
+    registry = nobody_dir / "keys" / "registry.json"
+    cases = {
+        "proposal.ledger": [
+            "verify", envelope, "--registry", registry, "--store", nobody_dir / "store",
+            "--ledger", secret, "--at", AT,
+        ],
+        "proposal.key_registry": ["verify", envelope, "--registry", secret, "--at", AT],
+        "proposal.private_key": [
+            "propose", EXAMPLE, "--key", secret, "--keyid", "alice",
+            "--store", nobody_dir / "new-store", "--at", AT,
+        ],
+        "input.unreadable": [
+            "find-slot", "--ics", secret, "--duration", "30m",
+            "--between", "2026-10-05T08:00/2026-10-06T08:00",
+        ],
+    }  # fmt: skip
+    for code, args in cases.items():
+        done = _as_nobody(*args)
+        assert error_code(done) == code, done.stderr
+        assert "Permission denied" in done.stderr
+        assert "Usage:" not in done.stderr
+
+
+# --- propose --out: checked before anything is stored, written atomically ---------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device", "symlink", "no-parent"])
+def test_propose_refuses_a_special_out_before_storing(
+    signed: dict[str, Path], tmp_path: Path, kind: str
+) -> None:
+    out = tmp_path / "out"
+    if kind == "fifo":
+        os.mkfifo(out)  # no reader: opening it for writing would block for ever
+    elif kind == "directory":
+        out.mkdir()
+    elif kind == "device":
+        out = Path("/dev/null")
+    elif kind == "symlink":
+        (tmp_path / "target").write_bytes(b"kept")
+        out.symlink_to(tmp_path / "target")
+    else:
+        out = tmp_path / "missing" / "env.json"
+    store = tmp_path / "store"
+    done = cli(
+        "propose", EXAMPLE, "--key", signed["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", store, "--at", AT, "--out", out,
+    )  # fmt: skip
+    assert error_code(done) == "input.unwritable"
+    assert not store.exists()  # nothing stored for a refused propose
+    if kind == "symlink":
+        assert (tmp_path / "target").read_bytes() == b"kept"
+
+
+def test_propose_out_replaces_a_file_whole(signed: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "env.json"
+    out.write_bytes(b"x" * 100_000)  # longer than an envelope: a truncating write shows
+    done = cli(
+        "propose", EXAMPLE, "--key", signed["keys"] / "alice.pem", "--keyid", "alice",
+        "--store", tmp_path / "store", "--at", AT, "--out", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == signed["envelope"].read_bytes()  # same inputs, same bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.json", "store"]  # no temp left

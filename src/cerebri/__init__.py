@@ -17,7 +17,14 @@ from cerebri.cpir import (
     ValidationReport,
     parse_request,
 )
-from cerebri.errors import CerebriError, InputTooLargeError, ParseError, UnreadableInputError
+from cerebri.errors import (
+    CerebriError,
+    InputTooLargeError,
+    InvalidArgumentError,
+    ParseError,
+    UnreadableInputError,
+    UnwritableOutputError,
+)
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
 from cerebri.temporal import TemporalResult, temporal_report
 
@@ -27,12 +34,14 @@ __all__ = [
     "DEFAULT_LIMITS",
     "CerebriError",
     "InputTooLargeError",
+    "InvalidArgumentError",
     "ParseError",
     "PlannerLimits",
     "PlanningRequest",
     "PlanningResult",
     "TemporalResult",
     "UnreadableInputError",
+    "UnwritableOutputError",
     "ValidationReport",
     "__version__",
     "parse_request",

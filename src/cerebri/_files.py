@@ -26,9 +26,9 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from cerebri.errors import InputTooLargeError, UnreadableInputError
+from cerebri.errors import InputTooLargeError, UnreadableInputError, UnwritableOutputError
 
-__all__ = ["DEFAULT_MAX_BYTES", "read_bounded"]
+__all__ = ["DEFAULT_MAX_BYTES", "check_output_path", "read_bounded", "write_output"]
 
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 """The default limit, in bytes (64 MiB): what ``cerebri plan`` accepts for a request."""
@@ -96,6 +96,8 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str = "file"
             f"cannot read {what} {where}: {exc.strerror or exc}",
             missing=isinstance(exc, FileNotFoundError),
         ) from None
+    except ValueError:  # a NUL character: no file system can hold that name
+        raise UnreadableInputError(f"cannot read {what} {where!r}: NUL character in path") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -112,3 +114,58 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str = "file"
     if len(data) > limit:
         raise _too_large(what, where, limit)
     return data
+
+
+def check_output_path(path: str | os.PathLike[str], *, what: str = "output") -> Path:
+    """``path`` as a :class:`Path`, once it is known that :func:`write_output` may write it.
+
+    The path is examined with ``lstat`` and never opened: a FIFO with no reader, a device,
+    a directory, a socket or a symbolic link already at ``path`` is refused (opening a FIFO
+    for writing blocks; writing a device or through a link reaches something else). The
+    parent must be an existing directory this process may write and enter.
+
+    Raises:
+        UnwritableOutputError: ``input.unwritable``, naming the path and the reason.
+    """
+    where = Path(path)
+    try:
+        info = os.lstat(where)
+    except FileNotFoundError:
+        info = None
+    except (OSError, ValueError) as exc:
+        raise UnwritableOutputError(f"cannot write {what} {where!r}: {exc}") from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else _kind(info.st_mode)
+        raise UnwritableOutputError(f"cannot write {what} {where}: {kind}, not a regular file")
+    parent = where.parent
+    if not parent.is_dir():
+        raise UnwritableOutputError(f"cannot write {what} {where}: no directory {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UnwritableOutputError(f"cannot write {what} {where}: {parent} is not writable")
+    return where
+
+
+def write_output(path: str | os.PathLike[str], data: bytes, *, what: str = "output") -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file beside it (created with
+    ``O_EXCL | O_NOFOLLOW``), fsync, then ``os.replace``. Readers see the old file or the
+    whole new one, never a part. :func:`check_output_path` runs first.
+
+    Raises:
+        UnwritableOutputError: ``input.unwritable``; the temporary file is removed.
+    """
+    where = check_output_path(path, what=what)
+    tmp = where.with_name(f".{where.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, where)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UnwritableOutputError(f"cannot write {what} {where}: {exc.strerror or exc}") from None

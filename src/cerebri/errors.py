@@ -10,6 +10,12 @@
      │            cpir.invalid_value
      ├── InputTooLargeError (ValueError)
      │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
+     ├── InvalidArgumentError (TypeError, ValueError) a wrong-typed or unusable argument
+     │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
+     │                                   draft.invalid_argument, ics.invalid_argument)
+     ├── UnwritableOutputError        (cerebri._files) an output file cannot be written
+     │     codes: input.unwritable   (parent missing or not writable, or the path exists and
+     │                                is not a regular file: a FIFO, device, directory, symlink)
      ├── UnreadableInputError         (cerebri._files) a file cannot be read
      │     codes: input.unreadable   (absent, no permission, or not a regular file:
      │                                a device, FIFO, socket or directory)
@@ -29,7 +35,14 @@ yields a ``ValidationReport`` with issues (planner.md section 2).
 
 from __future__ import annotations
 
-__all__ = ["CerebriError", "InputTooLargeError", "ParseError", "UnreadableInputError"]
+__all__ = [
+    "CerebriError",
+    "InputTooLargeError",
+    "InvalidArgumentError",
+    "ParseError",
+    "UnreadableInputError",
+    "UnwritableOutputError",
+]
 
 
 class CerebriError(Exception):
@@ -75,6 +88,23 @@ class InputTooLargeError(CerebriError, ValueError):
     """The raw input is larger than the configured byte limit (HTTP 413 class)."""
 
     code = "input.too_large"
+
+
+class InvalidArgumentError(CerebriError, TypeError, ValueError):
+    """A public function got an argument of the wrong Python type (``None`` for a
+    :class:`~cerebri.planner.PlannerLimits`, a ``str`` for an instant...) or an argument
+    value it cannot use (``rank=0``). Raised before anything runs; also a ``TypeError`` and
+    a ``ValueError``, what Python raises for those, so either ``except`` clause catches it."""
+
+    code = "input.invalid_argument"
+
+
+class UnwritableOutputError(CerebriError):
+    """An output path (``propose --out``) cannot take the file: its directory is missing or
+    not writable, or the path exists and is not a regular file. The message names the path.
+    Checked before anything else is written, so a refused command leaves nothing behind."""
+
+    code = "input.unwritable"
 
 
 class UnreadableInputError(CerebriError):

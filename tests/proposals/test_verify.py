@@ -144,8 +144,10 @@ def test_threshold_counts_distinct_keys() -> None:
         .add("k1-alias", KEY.public_key(), valid_from=T0)
         .add("k2", second.public_key(), valid_from=T0)
     )
-    duplicate = signed(body(), [(KEY, "k1"), (KEY, "k1"), (KEY, "k1-alias")])
-    assert code_of(duplicate, reg=reg, threshold=2) == "proposal.signature"
+    alias = signed(body(), [(KEY, "k1"), (KEY, "k1-alias")])  # one public key, two keyids
+    assert code_of(alias, reg=reg, threshold=2) == "proposal.signature"
+    twice = signed(body(), [(KEY, "k1"), (KEY, "k1")])  # one keyid twice: refused outright
+    assert code_of(twice, reg=reg, threshold=1) == "proposal.duplicate_signature"
     distinct = signed(body(), [(KEY, "k1"), (second, "k2")])
     assert run(distinct, reg=reg, threshold=2).signers == ("k1", "k2")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import socket
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from starlette.requests import Request
 
 from cerebri.cli._serve import BODY_TIMEOUT_SECONDS as CLI_DEFAULT
-from cerebri.service import ServiceSettings
+from cerebri.service import ServiceSettings, SettingsError
 from cerebri.service.body import ClientGone, read_json_body
 from cerebri.service.problems import ServiceError
 from cerebri.service.settings import BODY_TIMEOUT_SECONDS
@@ -36,8 +37,31 @@ HEAD = (
 def test_default_timeout_is_ten_seconds_everywhere() -> None:
     assert BODY_TIMEOUT_SECONDS == CLI_DEFAULT == 10.0
     assert ServiceSettings().body_timeout_seconds == 10.0
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="0 < t"):
         ServiceSettings(body_timeout_seconds=0)
+
+
+@pytest.mark.parametrize("seconds", [0.0, -1.0, 3600.5, 1e308, math.inf, -math.inf, math.nan])
+def test_a_timeout_that_is_off_or_absurd_is_refused(seconds: float) -> None:
+    with pytest.raises(SettingsError) as caught:
+        ServiceSettings(body_timeout_seconds=seconds)
+    assert caught.value.code == "serve.invalid_option"
+    assert ServiceSettings(body_timeout_seconds=3600.0).body_timeout_seconds == 3600.0
+
+
+@pytest.mark.parametrize("text", ["inf", "1e308", "nan", "0", "3601"])
+def test_cli_refuses_the_timeout_before_listening(text: str) -> None:
+    done = subprocess.run(
+        [*CLI, "--port", "0", "--body-timeout", text],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error serve.invalid_option"), done.stderr
+    assert "CEREBRI_LISTEN_ADDR" not in done.stdout
 
 
 def _request(messages: list[dict[str, Any]]) -> Request:

@@ -154,3 +154,22 @@ def test_unplannable_request_is_200(client: TestClient) -> None:
     response = client.post("/v1/plan", content=data, headers=JSON)
     assert response.status_code == 200
     assert response.content == compact(cerebri.plan(data).to_wire())
+
+
+@pytest.mark.parametrize("route", [*ROUTES, "/v1/temporal"])
+def test_problem_path_is_a_pointer_the_root_or_null(client: TestClient, route: str) -> None:
+    """``path`` is an RFC 6901 pointer to the fault: ``""`` only when the whole document is
+    at fault (not an object), ``null`` when no position applies (syntax, size, media type,
+    unknown route); never ``""`` for "no position"."""
+
+    def path_of(content: bytes, status: int, headers: dict[str, str] = JSON) -> Any:
+        return _problem(client.post(route, content=content, headers=headers), status)["path"]
+
+    assert path_of(b"[]", 422) == ""
+    assert path_of(b'"text"', 422) == ""
+    assert path_of(b'{"zzz":1}', 422) == "/zzz"
+    assert path_of(b"{", 400) is None
+    assert path_of(b"", 400) is None
+    assert path_of(b" " * (LIMIT + 1), 413) is None
+    assert path_of(b"{}", 415, {"Content-Type": "text/plain"}) is None
+    assert _problem(client.get("/v1/nowhere"), 404)["path"] is None

@@ -19,7 +19,7 @@ from cerebri import __version__
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
 from cerebri.calendars import FIND_SLOT_LIMITS
 from cerebri.cpir import PlanningRequest, parse_request
-from cerebri.errors import CerebriError, InputTooLargeError
+from cerebri.errors import CerebriError, InputTooLargeError, UnreadableInputError
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
 
 __all__ = [
@@ -101,13 +101,26 @@ def fail(error: CerebriError) -> typer.Exit:
     return typer.Exit(EXIT_INPUT)
 
 
+def _read_stdin(count: int) -> bytes:
+    """At most ``count`` bytes of standard input; ``input.unreadable`` when it is closed or
+    the read fails."""
+    stream = sys.stdin
+    if stream is None:
+        raise UnreadableInputError("cannot read standard input: it is closed")
+    try:
+        return stream.buffer.read(count)
+    except (OSError, ValueError, AttributeError) as exc:
+        raise UnreadableInputError(f"cannot read standard input: {exc}") from None
+
+
 def read_input(source: str) -> bytes:
     """The bytes of FILE (at most :data:`MAX_INPUT_BYTES`, through
     :func:`cerebri._files.read_bounded`: regular files only) or of stdin for ``-``.
 
-    Raises ``input.too_large`` / ``input.unreadable``."""
+    Raises ``input.too_large`` / ``input.unreadable`` (also for a closed standard input:
+    ``cerebri plan - <&-`` leaves ``sys.stdin`` as ``None``)."""
     if source == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        data = _read_stdin(MAX_INPUT_BYTES + 1)
         if len(data) > MAX_INPUT_BYTES:
             raise InputTooLargeError(f"input is larger than {MAX_INPUT_BYTES} bytes")
         return data

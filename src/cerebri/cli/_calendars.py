@@ -55,7 +55,11 @@ T = TypeVar("T")
 
 IcsOption = Annotated[
     list[Path] | None,
-    typer.Option("--ics", help="An .ics file (repeat for several calendars/attendees)."),
+    typer.Option(
+        "--ics",
+        readable=False,  # cerebri._files judges the path: input.unreadable, not a usage box
+        help="An .ics file (repeat for several calendars/attendees).",
+    ),
 ]
 CalDAVOption = Annotated[
     list[str] | None,

@@ -5,12 +5,13 @@ Key directory layout (``--dir DIR``): ``DIR/<keyid>.pem`` (PKCS#8 PEM, mode 0600
 
 Exit codes: ``keys`` and ``propose`` exit 0 on success and 2 for input that cannot be read,
 parsed, used or written (one line ``error <code> at <path>: <message>`` on stderr; nothing is
-written then: ``propose`` stores the artifact only after the envelope is signed, and writes
-``--out`` last, ``input.unwritable`` if it cannot). ``verify`` exits 0 when every check that
-ran passed, **1 when a check failed** (the envelope is refused; scripts must not mistake that
-for acceptance) and 2 for unreadable input (envelope, registry, ledger, object store: the
-codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the output ends
-with what execution still requires.
+written then: ``propose`` checks ``--out`` first (``input.unwritable`` for a FIFO, device,
+directory or link there, or an unwritable directory), stores the artifact only after the
+envelope is signed, and writes ``--out`` last, atomically). ``verify`` exits 0 when every
+check that ran passed, **1 when a check failed** (the envelope is refused; scripts must not
+mistake that for acceptance) and 2 for unreadable input (envelope, registry, ledger, object
+store: the codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the
+output ends with what execution still requires.
 
 ``--at`` takes an RFC 3339 instant in years 0000..9999 (``input.invalid_option`` otherwise).
 Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals` ever does.
@@ -29,6 +30,7 @@ import typer
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cerebri._files import check_output_path, write_output
 from cerebri._json import pretty
 from cerebri.cli._app import app, fail, printable, read_input
 from cerebri.cpir import parse_request
@@ -90,7 +92,10 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys")
 
 DirOption = Annotated[
-    Path, typer.Option("--dir", help="Key directory (holds <keyid>.pem and registry.json).")
+    Path,
+    typer.Option(
+        "--dir", readable=False, help="Key directory (holds <keyid>.pem and registry.json)."
+    ),
 ]
 AtOption = Annotated[
     str | None,
@@ -229,15 +234,6 @@ def _artifact(
     )
 
 
-def _write_out(out: Path, envelope: bytes) -> None:
-    try:
-        out.write_bytes(envelope)
-    except OSError as exc:
-        raise CerebriError(
-            f"cannot write --out {out}: {exc.strerror or exc}", code="input.unwritable"
-        ) from None
-
-
 def _check_against_registry(
     key_path: Path, keyid: str, signing_key: Ed25519PrivateKey, now: Instant
 ) -> None:
@@ -260,9 +256,11 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     file: Annotated[
         str, typer.Argument(metavar="FILE", help="CPIR request or plan graph draft, - for stdin.")
     ],
-    key: Annotated[Path, typer.Option("--key", help="PKCS#8 PEM private key file.")],
+    key: Annotated[
+        Path, typer.Option("--key", readable=False, help="PKCS#8 PEM private key file.")
+    ],
     keyid: Annotated[str, typer.Option("--keyid", help="The key's id in the registry.")],
-    store: Annotated[Path, typer.Option("--store", help="Object store directory.")],
+    store: Annotated[Path, typer.Option("--store", readable=False, help="Object store directory.")],
     author: Annotated[
         str, typer.Option("--author", help="principal:<id> or service:<id>.")
     ] = "principal:local",
@@ -295,7 +293,9 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ArtifactChoice,
         typer.Option("--as", help="For a CPIR request: wrap its action plan or its plan graph."),
     ] = ArtifactChoice.ACTION_PLAN,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the envelope here.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", readable=False, help="Write the envelope here.")
+    ] = None,
 ) -> None:
     """Sign a proposal envelope for an artifact, store the artifact, print (or --out) it.
 
@@ -307,6 +307,8 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     signed.
     """
     try:
+        if out is not None:  # before anything is stored: a refused propose leaves nothing
+            check_output_path(out, what="--out")
         now = _now(at)
         expires = now.plus_seconds(expires_in)
         if expires is None:
@@ -334,7 +336,7 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
         ObjectStore(store).put(payload)  # content-addressed: lands at the signed artifact/ref
         if out is not None:
-            _write_out(out, envelope)
+            write_output(out, envelope, what="--out")
     except CerebriError as error:
         raise fail(error) from None
     if out is None:
@@ -368,12 +370,18 @@ def verify_command(  # noqa: PLR0917 - typer maps every option to a parameter
     envelope: Annotated[
         str, typer.Argument(metavar="ENVELOPE", help="Signed envelope JSON file, - for stdin.")
     ],
-    registry: Annotated[Path, typer.Option("--registry", help="Key registry JSON file.")],
+    registry: Annotated[
+        Path, typer.Option("--registry", readable=False, help="Key registry JSON file.")
+    ],
     store: Annotated[
-        Path | None, typer.Option("--store", help="Object store to fetch the artifact from.")
+        Path | None,
+        typer.Option("--store", readable=False, help="Object store to fetch the artifact from."),
     ] = None,
     ledger: Annotated[
-        Path | None, typer.Option("--ledger", help="Replay ledger JSON file (created if absent).")
+        Path | None,
+        typer.Option(
+            "--ledger", readable=False, help="Replay ledger JSON file (created if absent)."
+        ),
     ] = None,
     at: AtOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,

@@ -38,8 +38,8 @@ def serve(
         typer.Option(
             "--body-timeout",
             metavar="SECONDS",
-            min=0.001,
-            help="Seconds a client has to send a whole request body (408 after).",
+            help="Seconds a client has to send a whole request body (408 after); "
+            "0 < SECONDS <= 3600.",
         ),
     ] = BODY_TIMEOUT_SECONDS,
 ) -> None:

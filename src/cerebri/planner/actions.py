@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cerebri._guard import arguments, invalid_argument, items_of
 from cerebri._json import JSONValue
 from cerebri.cpir import (
     ContextSnapshot,
@@ -113,6 +114,13 @@ def _report_wire(report: ValidationReport) -> JSONValue:
     return report.to_wire()
 
 
+@arguments(
+    invalid_argument,
+    request=PlanningRequest,
+    placements=(list, tuple),
+    current_context=ContextSnapshot,
+    limits=PlannerLimits,
+)
 def validate_proposal(
     request: PlanningRequest,
     placements: Sequence[Placement],
@@ -126,7 +134,10 @@ def validate_proposal(
         PlanError: ``plan.invalid_request`` when the request no longer validates,
             ``plan.stale`` when ``current_context`` differs from the request's context in
             any field, ``plan.rejected`` with the hard-check reasons otherwise.
+        InvalidArgumentError: ``input.invalid_argument``, an argument of the wrong type
+            (``placements`` must be a list or tuple of :class:`Placement`).
     """
+    placements = items_of(placements, Placement, invalid_argument, "validate_proposal placements")
     validation = validate_request(request, limits)
     if validation.report.state is ValidationState.INSUFFICIENT_INFORMATION:
         raise PlanError(
@@ -153,6 +164,7 @@ def validate_proposal(
     return ValidatedPlan(PlanIdentity(request).plan_id(ordered), request, ordered)
 
 
+@arguments(invalid_argument, plan=ValidatedPlan)
 def to_action_plan(plan: ValidatedPlan) -> ActionPlan:
     """One action per placement, ids ``<plan id>-<i>`` (planner.md 9.3).
 
@@ -190,6 +202,7 @@ def to_action_plan(plan: ValidatedPlan) -> ActionPlan:
     return ActionPlan(plan.id, tuple(actions))
 
 
+@arguments(invalid_argument, request=PlanningRequest, rank=int, limits=PlannerLimits)
 def action_plan_for(
     request: PlanningRequest, *, rank: int = 1, limits: PlannerLimits = DEFAULT_LIMITS
 ) -> ActionPlan:
@@ -202,10 +215,11 @@ def action_plan_for(
         PlanError: ``plan.analysis_only`` (checked before planning), ``plan.no_candidate``
             (fewer than ``rank`` candidates; wire ``"NoCandidate"``), or the errors of
             :func:`validate_proposal`.
-        ValueError: ``rank`` below 1.
+        InvalidArgumentError: ``input.invalid_argument``, ``rank`` below 1 or an argument
+            of the wrong type (also a ``ValueError``).
     """
     if rank < 1:
-        raise ValueError("rank counts from 1")
+        raise invalid_argument("rank counts from 1")
     if request.analysis_only:
         raise PlanError(
             "analysis-only requests never yield actions",

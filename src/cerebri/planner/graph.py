@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from cerebri._guard import arguments, invalid_argument, items_of
 from cerebri._json import JSONValue
 
 __all__ = [
@@ -149,6 +150,14 @@ class DependencyGraph:
         }
 
 
+@arguments(
+    invalid_argument,
+    object_ids=Iterable,
+    edges=Iterable,
+    constraint_count=int,
+    max_objects=int,
+    max_constraints=int,
+)
 def build_dependency_graph(
     object_ids: Iterable[str],
     edges: Iterable[Edge],
@@ -168,12 +177,16 @@ def build_dependency_graph(
         max_objects: more object ids than this gives ``issues == (GraphInputLimit(),)``.
         max_constraints: a ``constraint_count`` above this gives the same.
 
+    Raises:
+        InvalidArgumentError: ``input.invalid_argument``, an id that is not a ``str``, an
+            edge that is not an :class:`Edge`, or a count that is not an ``int``.
+
     Returns:
         The graph; see :class:`DependencyGraph` for the shape. Runs in ``O((V + E) log(V + E))``
         time without recursion.
     """
-    id_list = list(object_ids)
-    edge_list = list(edges)
+    id_list = list(items_of(object_ids, str, invalid_argument, "build_dependency_graph object_ids"))
+    edge_list = list(items_of(edges, Edge, invalid_argument, "build_dependency_graph edges"))
     if len(id_list) > max_objects or constraint_count > max_constraints:
         return DependencyGraph(nodes=(), edges=(), order=(), issues=(GraphInputLimit(),))
 

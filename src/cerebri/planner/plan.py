@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cerebri._guard import arguments, invalid_argument
 from cerebri.cpir import (
     Assessment,
     Outcome,
@@ -30,6 +31,7 @@ __all__ = ["plan", "validate"]
 RequestInput = str | bytes | Mapping[str, Any] | PlanningRequest
 
 
+@arguments(invalid_argument, limits=PlannerLimits)
 def validate(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> ValidationReport:
     """Validate a CPIR request (the ``/v1/validate`` semantics, planner.md 2).
 
@@ -38,11 +40,13 @@ def validate(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -
 
     Raises:
         ParseError: the input is not a well-formed CPIR request.
+        InvalidArgumentError: ``input.invalid_argument``, ``limits`` is not a PlannerLimits.
     """
     parsed = parse_request(request)
     return validate_request(parsed, limits).report
 
 
+@arguments(invalid_argument, limits=PlannerLimits)
 def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> PlanningResult:
     """Plan a CPIR request: ranked, explained candidates and an honest assessment.
 
@@ -51,6 +55,7 @@ def plan(request: RequestInput, *, limits: PlannerLimits = DEFAULT_LIMITS) -> Pl
 
     Raises:
         ParseError: the input is not a well-formed CPIR request.
+        InvalidArgumentError: ``input.invalid_argument``, ``limits`` is not a PlannerLimits.
     """
     with collector_paused():
         return _plan(parse_request(request), limits)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from cerebri._guard import arguments
 from cerebri.cpir import MutationKind
 from cerebri.planner import Action, ActionPlan
 from cerebri.plans.draft import (
@@ -45,7 +46,7 @@ from cerebri.plans.draft import (
     StepSpec,
     VerifySpec,
 )
-from cerebri.plans.report import DraftError
+from cerebri.plans.report import DraftError, draft_argument_error
 from cerebri.plans.strategies import STRATEGY_ORDER, Strategy, choose_strategy
 from cerebri.plans.vocabulary import CheckOp, InternalAction, Origin, Risk, StepKind
 
@@ -274,6 +275,7 @@ def _alternatives(
     return tuple(result)
 
 
+@arguments(draft_argument_error, action_plan=ActionPlan, failed=Iterable)
 def draft_from_action_plan(action_plan: ActionPlan, *, failed: Iterable[str] = ()) -> PlanDraft:
     """The plan graph carrying out ``action_plan`` with the preferred strategy.
 
@@ -283,7 +285,8 @@ def draft_from_action_plan(action_plan: ActionPlan, *, failed: Iterable[str] = (
     Raises:
         DraftError: ``draft.no_actions`` (an empty action plan),
             ``draft.unsupported_action`` (an action that is not CREATE_EVENT or MOVE_EVENT),
-            ``draft.strategies_exhausted`` (every strategy already failed).
+            ``draft.strategies_exhausted`` (every strategy already failed),
+            ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable).
     """
     actions = action_plan.actions
     if not actions:

@@ -25,9 +25,10 @@ import heapq
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final
 
+from cerebri._guard import arguments
 from cerebri.plans.draft import PlanDraft
 from cerebri.plans.parse import pointer
-from cerebri.plans.report import DraftError, DraftProblem
+from cerebri.plans.report import DraftError, DraftProblem, draft_argument_error
 
 __all__ = [
     "GRAPH_RULES",
@@ -213,6 +214,7 @@ def _kahn(graph: Graph, positions: Mapping[str, int]) -> list[str]:
     return order
 
 
+@arguments(draft_argument_error, draft=PlanDraft)
 def topological_order(draft: PlanDraft) -> tuple[str, ...]:
     """The step keys of ``draft`` in an order where every step comes after the steps it
     depends on; among steps whose dependencies are all placed, the earliest in the draft

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 
-__all__ = ["DraftError", "DraftProblem", "DraftReport"]
+__all__ = ["DraftError", "DraftProblem", "DraftReport", "draft_argument_error"]
 
 
 class DraftError(CerebriError, ValueError):
@@ -41,6 +41,12 @@ class DraftError(CerebriError, ValueError):
     ):
         super().__init__(message, code=code, path=path)
         self.problems = problems or (DraftProblem(self.code, None, path or "", message),)
+
+
+def draft_argument_error(message: str) -> DraftError:
+    """The argument guard's error for :mod:`cerebri.plans`: code ``draft.invalid_argument``
+    (a public function got a wrong-typed Python argument; see :mod:`cerebri._guard`)."""
+    return DraftError(message, code="draft.invalid_argument")
 
 
 @dataclass(frozen=True, slots=True)

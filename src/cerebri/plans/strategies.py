@@ -17,6 +17,9 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Final
 
+from cerebri._guard import arguments
+from cerebri.plans.report import draft_argument_error
+
 __all__ = ["STRATEGY_ORDER", "Strategy", "choose_strategy", "fulfils_intention"]
 
 
@@ -36,9 +39,11 @@ STRATEGY_ORDER: Final = (
 """Most preferred first."""
 
 
+@arguments(draft_argument_error, failed=Iterable)
 def choose_strategy(failed: Iterable[str] = ()) -> Strategy | None:
     """The most preferred strategy not in ``failed`` (wire names of strategies that already
-    failed for this intention), or ``None`` when all are spent."""
+    failed for this intention), or ``None`` when all are spent. ``draft.invalid_argument``
+    when ``failed`` is not iterable."""
     spent = set(failed)
     return next((s for s in STRATEGY_ORDER if s.value not in spent), None)
 

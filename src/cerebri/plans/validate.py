@@ -102,11 +102,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from cerebri._guard import arguments
 from cerebri.plans.capabilities import Capability, CapabilityRegistry
 from cerebri.plans.draft import DEFAULT_MAX_INVOCATIONS, Check, PlanDraft, StepSpec
 from cerebri.plans.graph import GRAPH_RULES, Finding, finding_order, graph_findings
 from cerebri.plans.parse import pointer
-from cerebri.plans.report import DraftProblem, DraftReport
+from cerebri.plans.report import DraftProblem, DraftReport, draft_argument_error
 from cerebri.plans.vocabulary import InternalAction, Risk, StepKind, TargetRule
 
 __all__ = ["MAX_GRANT_SECONDS", "MAX_STEP_ATTEMPTS", "RULES", "validate_draft"]
@@ -425,19 +426,16 @@ def _plan_findings(draft: PlanDraft) -> Iterator[Finding]:
         yield end, DraftProblem("draft.empty", None, "/steps", "a plan needs at least one step")
 
 
+@arguments(draft_argument_error, draft=PlanDraft, registry=CapabilityRegistry)
 def validate_draft(draft: PlanDraft, registry: CapabilityRegistry) -> DraftReport:
     """Every broken rule of plans.md section 3 in ``draft``, checked against ``registry``.
 
     Returns a :class:`DraftReport` whose ``problems`` follow the order of the module table
     (by step position, then rule, then path; plan-level problems last) and whose ``ignored``
-    is ``draft.ignored``. Never raises for a broken rule; ``TypeError`` when ``draft`` is not
-    a :class:`PlanDraft` (read JSON with :func:`cerebri.plans.parse_draft` first).
+    is ``draft.ignored``. Never raises for a broken rule; :class:`DraftError`
+    ``draft.invalid_argument`` when ``draft`` is not a :class:`PlanDraft` (read JSON with
+    :func:`cerebri.plans.parse_draft` first) or ``registry`` not a CapabilityRegistry.
     """
-    if not isinstance(draft, PlanDraft):
-        raise TypeError(
-            f"validate_draft takes a PlanDraft, not {type(draft).__name__}; "
-            "read JSON with parse_draft or parse_model_draft first"
-        )
     found = graph_findings(draft)
     first_by_key: dict[str, StepSpec] = {}
     for step in draft.steps:

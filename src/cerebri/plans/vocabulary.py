@@ -14,6 +14,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
+from cerebri._guard import arguments
+from cerebri.plans.report import draft_argument_error
+
 __all__ = [
     "DONE_STEP_STATUSES",
     "OPEN_PLAN_STATUSES",
@@ -141,16 +144,19 @@ TERMINAL_STEP_STATUSES: Final = frozenset(
 )
 
 
+@arguments(draft_argument_error, status=str)
 def is_open(status: PlanStatus) -> bool:
     """Whether a plan in ``status`` may still make progress."""
     return status in OPEN_PLAN_STATUSES
 
 
+@arguments(draft_argument_error, status=str)
 def is_done(status: StepStatus) -> bool:
     """Whether a step in ``status`` no longer blocks its dependants."""
     return status in DONE_STEP_STATUSES
 
 
+@arguments(draft_argument_error, status=str)
 def is_terminal(status: StepStatus) -> bool:
     """Whether ``status`` is final for a step (it is never left)."""
     return status in TERMINAL_STEP_STATUSES

@@ -17,6 +17,7 @@ verification.
     load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
     load_private_key/write_private_key       registry JSON file, PKCS#8 PEM private keys
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
+    MAX_SIGNATURES                           16 signature entries at most, one per keyid
     MAX_VALIDITY_SECONDS                     one year: the longest expires-at - proposed-at,
                                              held by propose and verification alike
     verify(envelope_bytes, *, registry, clock_now, artifact_bytes, replay) -> VerifiedEnvelope
@@ -41,6 +42,7 @@ from cerebri.proposals.digest import (
 from cerebri.proposals.envelope import (
     ALLOWED_EXECUTOR_MODES,
     INSTANT_PATTERN,
+    MAX_SIGNATURES,
     MAX_VALIDITY_SECONDS,
     ArtifactType,
     Candidate,
@@ -111,6 +113,7 @@ __all__ = [
     "INSTANT_PATTERN",
     "KEYID_PATTERN",
     "MAX_JSON_DEPTH",
+    "MAX_SIGNATURES",
     "MAX_VALIDITY_SECONDS",
     "PROPOSAL_PAYLOAD_TYPE",
     "PROPOSAL_REF_PREFIX",

@@ -7,6 +7,7 @@ Each check either returns or raises ``ProposalError`` with the codes listed in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from pydantic import ValidationError
 
@@ -45,8 +46,19 @@ class ParsedEnvelope:
     payload_digest: str
 
 
+_SIGNATURES_AT: Final = ("signature", "signatures")
+_SIGNATURE_CODES: Final[dict[tuple[str, tuple[str | int, ...]], str]] = {
+    ("too_long", _SIGNATURES_AT): "proposal.too_many_signatures",
+    ("duplicate_signature", _SIGNATURES_AT): "proposal.duplicate_signature",
+}
+"""Shape errors of the signature list that have their own code (MAX_SIGNATURES, one keyid
+once); every other shape error is ``proposal.schema``."""
+
+
 def check_schema(envelope_bytes: bytes) -> ParsedEnvelope:
-    """JSON (``proposal.canonical_json``) and envelope v2 shape (``proposal.schema``)."""
+    """JSON (``proposal.canonical_json``) and envelope v2 shape (``proposal.schema``;
+    ``proposal.too_many_signatures`` and ``proposal.duplicate_signature`` for the signature
+    list)."""
     document = load_json(envelope_bytes)
     if not isinstance(document, dict):
         raise ProposalError("an envelope is a JSON object", code="proposal.schema", path="")
@@ -56,7 +68,7 @@ def check_schema(envelope_bytes: bytes) -> ParsedEnvelope:
         first = exc.errors()[0]
         raise ProposalError(
             f"not an envelope v2: {first['msg']}",
-            code="proposal.schema",
+            code=_SIGNATURE_CODES.get((first["type"], first["loc"]), "proposal.schema"),
             path=json_pointer(first["loc"]),
         ) from None
     payload = envelope_payload(document)

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from cerebri.proposals.digest import DIGEST_PATTERN
 from cerebri.temporal import Instant
@@ -154,12 +155,41 @@ class SignatureEntry(BaseModel):
     sig: Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{85}[AQgw]==$")]
 
 
+MAX_SIGNATURES: Final = 16
+"""The most signature entries an envelope may carry (``proposal.too_many_signatures``).
+
+proposals.md section 3 counts distinct public keys toward a threshold and never duplicate
+entries; a copied entry adds nothing but verification work, so it is refused outright."""
+
+
 class EnvelopeSignature(BaseModel):
-    """The ``signature`` field: one or more signatures over the rest of the envelope."""
+    """The ``signature`` field: 1 to :data:`MAX_SIGNATURES` signatures over the rest of the
+    envelope, each by a different ``keyid`` (``proposal.duplicate_signature``)."""
 
     model_config = _CONFIG
 
-    signatures: Annotated[tuple[SignatureEntry, ...], Field(min_length=1)]
+    signatures: Annotated[
+        tuple[SignatureEntry, ...],
+        Field(
+            min_length=1,
+            max_length=MAX_SIGNATURES,
+            description="One entry per keyid: a keyid appearing twice is refused.",
+        ),
+    ]
+
+    @field_validator("signatures")
+    @classmethod
+    def _distinct_keyids(cls, value: tuple[SignatureEntry, ...]) -> tuple[SignatureEntry, ...]:
+        seen: set[str] = set()
+        for entry in value:
+            if entry.keyid in seen:
+                raise PydanticCustomError(
+                    "duplicate_signature",
+                    "keyid {keyid} signs more than once",
+                    {"keyid": entry.keyid},
+                )
+            seen.add(entry.keyid)
+        return value
 
 
 def _utc_text(value: Any) -> Any:

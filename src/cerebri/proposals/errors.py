@@ -34,6 +34,11 @@ Codes (stable; callers switch on them)::
                               Ed25519, or would overwrite an existing file
     proposal.ledger           a replay ledger file (or its ``.lock``) is unreadable,
                               malformed or unwritable
+    proposal.invalid_argument a public function got a wrong-typed Python argument (``None``
+                              for a KeyRegistry, a str for an Instant, a path with a NUL
+                              character...); raised before anything is read or written
+    proposal.duplicate_signature  two signature entries name the same keyid
+    proposal.too_many_signatures  more signature entries than MAX_SIGNATURES (16)
     proposal.store            the object store's file system refused a read or write (a
                               regular file where a directory belongs, a directory where an
                               object belongs, read-only file system, disk full...)
@@ -45,13 +50,19 @@ from collections.abc import Iterable
 
 from cerebri.errors import CerebriError
 
-__all__ = ["ProposalError", "json_pointer"]
+__all__ = ["ProposalError", "json_pointer", "proposal_argument_error"]
 
 
 class ProposalError(CerebriError, ValueError):
     """An envelope, its signature or its artifact was refused; ``code`` says why."""
 
     code = "proposal.error"
+
+
+def proposal_argument_error(message: str) -> ProposalError:
+    """The argument guard's error for :mod:`cerebri.proposals` (``proposal.invalid_argument``;
+    see :mod:`cerebri._guard`)."""
+    return ProposalError(message, code="proposal.invalid_argument")
 
 
 def json_pointer(location: Iterable[str | int]) -> str:

@@ -49,11 +49,12 @@ from cryptography.hazmat.primitives.serialization import (
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from cerebri._files import read_bounded
+from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import load_json
 from cerebri.proposals.envelope import is_rfc3339_utc
-from cerebri.proposals.errors import ProposalError, json_pointer
+from cerebri.proposals.errors import ProposalError, json_pointer, proposal_argument_error
 from cerebri.proposals.signing import KeyRegistry, RegisteredKey
 from cerebri.temporal import Instant
 
@@ -120,6 +121,7 @@ class _RegistryFile(BaseModel):
     keys: tuple[_KeyEntry, ...]
 
 
+@arguments(proposal_argument_error, public_key=Ed25519PublicKey)
 def public_key_text(public_key: Ed25519PublicKey) -> str:
     """Standard base64 (with padding) of the 32 raw public key bytes."""
     return base64.b64encode(public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)).decode("ascii")
@@ -169,6 +171,7 @@ def parse_registry(data: bytes) -> KeyRegistry:
     return KeyRegistry(MappingProxyType(keys))  # add() cannot carry revoked_at
 
 
+@arguments(proposal_argument_error, registry=KeyRegistry)
 def registry_to_wire(registry: KeyRegistry) -> dict[str, Any]:
     """The registry file's JSON value (optional members left out when absent)."""
     keys: list[dict[str, str]] = []
@@ -186,6 +189,7 @@ def registry_to_wire(registry: KeyRegistry) -> dict[str, Any]:
     return {"version": 1, "keys": keys}
 
 
+@arguments(proposal_argument_error, path=PATH)
 def load_registry(path: Path) -> KeyRegistry:
     """Read and parse a registry file.
 
@@ -211,6 +215,7 @@ def _registry_bytes(registry: KeyRegistry) -> bytes:
     return data
 
 
+@arguments(proposal_argument_error, registry=KeyRegistry, path=PATH)
 def save_registry(registry: KeyRegistry, path: Path) -> None:
     """Write ``registry`` to ``path`` atomically (mode 0644).
 
@@ -224,6 +229,7 @@ def save_registry(registry: KeyRegistry, path: Path) -> None:
         raise _io_error("write key registry", path, exc, _REGISTRY) from None
 
 
+@arguments(proposal_argument_error, private_key=Ed25519PrivateKey, path=PATH)
 def write_private_key(private_key: Ed25519PrivateKey, path: Path) -> None:
     """Write an unencrypted PKCS#8 PEM file with mode 0600; never replaces an existing file.
 
@@ -238,6 +244,7 @@ def write_private_key(private_key: Ed25519PrivateKey, path: Path) -> None:
         raise _io_error("write private key", path, exc, _PRIVATE) from None
 
 
+@arguments(proposal_argument_error, path=PATH)
 def load_private_key(path: Path) -> Ed25519PrivateKey:
     """Read an unencrypted PKCS#8 PEM Ed25519 private key.
 
@@ -287,6 +294,13 @@ def _write_key_then_registry(
         raise
 
 
+@arguments(
+    proposal_argument_error,
+    keyid=str,
+    private_key_path=PATH,
+    registry_path=PATH,
+    valid_from=Instant,
+)
 def new_key(
     keyid: str, *, private_key_path: Path, registry_path: Path, valid_from: Instant
 ) -> RegisteredKey:
@@ -308,6 +322,14 @@ def new_key(
     return updated.keys[keyid]
 
 
+@arguments(
+    proposal_argument_error,
+    old_keyid=str,
+    new_keyid=str,
+    private_key_path=PATH,
+    registry_path=PATH,
+    at=Instant,
+)
 def rotate_key(
     old_keyid: str, new_keyid: str, *, private_key_path: Path, registry_path: Path, at: Instant
 ) -> RegisteredKey:
@@ -333,6 +355,7 @@ def rotate_key(
     return updated.keys[new_keyid]
 
 
+@arguments(proposal_argument_error, keyid=str, registry_path=PATH, at=Instant)
 def revoke_key(keyid: str, *, registry_path: Path, at: Instant) -> RegisteredKey:
     """Revoke ``keyid`` from ``at`` on in the registry file; an earlier revocation stays."""
     registry = load_registry(registry_path)

@@ -29,17 +29,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Final, Literal, Protocol
+from typing import Annotated, Final, Literal, Protocol, runtime_checkable
 
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json, load_json
 from cerebri.proposals.envelope import Envelope
-from cerebri.proposals.errors import ProposalError, json_pointer
+from cerebri.proposals.errors import ProposalError, json_pointer, proposal_argument_error
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -66,6 +67,7 @@ class VerifiedEnvelope:
     verified_at: Instant
 
 
+@runtime_checkable
 class ReplayLedger(Protocol):
     """Where consumed idempotency keys are remembered."""
 
@@ -87,10 +89,12 @@ class InMemoryReplayLedger:
         self._entries: dict[str, VerifiedEnvelope] = {}
         self._lock = threading.Lock()
 
+    @arguments(proposal_argument_error, idempotency_key=str)
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         return self._entries.get(idempotency_key)
 
+    @arguments(proposal_argument_error, idempotency_key=str, result=VerifiedEnvelope)
     def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
         """The recorded result, or ``result`` after recording it (one step, under a lock)."""
         with self._lock:
@@ -138,6 +142,7 @@ class FileReplayLedger:
     """A durable :class:`ReplayLedger` in the JSON file ``path`` (created on first claim),
     locked through ``<path>.lock`` while claiming."""
 
+    @arguments(proposal_argument_error, path=PATH)
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
@@ -172,11 +177,13 @@ class FileReplayLedger:
         """The consumed idempotency keys (reads the file: ``proposal.ledger`` if malformed)."""
         return tuple(self._load())
 
+    @arguments(proposal_argument_error, idempotency_key=str)
     def recorded(self, idempotency_key: str) -> VerifiedEnvelope | None:
         """The result recorded under ``idempotency_key``, or ``None``."""
         entry = self._load().get(idempotency_key)
         return None if entry is None else _verified(entry)
 
+    @arguments(proposal_argument_error, idempotency_key=str, result=VerifiedEnvelope)
     def claim(self, idempotency_key: str, result: VerifiedEnvelope) -> VerifiedEnvelope:
         """The recorded result, or ``result`` after recording it: read, check and atomic
         rewrite under an exclusive lock on :attr:`lock_path`. ``proposal.ledger`` if the

@@ -15,6 +15,7 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 
+from cerebri._guard import arguments
 from cerebri.proposals.checks import check_schema, check_validity_span
 from cerebri.proposals.digest import canonical_json, envelope_payload, sha256_digest
 from cerebri.proposals.envelope import (
@@ -24,7 +25,7 @@ from cerebri.proposals.envelope import (
     Subject,
     Target,
 )
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.proposals.signing import PROPOSAL_PAYLOAD_TYPE, sign
 from cerebri.proposals.store import StoredArtifact
 from cerebri.temporal import Instant
@@ -58,6 +59,24 @@ def parse_subject(text: str) -> Subject:
         ) from None
 
 
+@arguments(
+    proposal_argument_error,
+    artifact=StoredArtifact,
+    artifact_type=str,
+    author=Subject,
+    author_node_id=str,
+    query_id=str,
+    room_id=str,
+    turn_id=str,
+    class_key=str,
+    executor_mode=str,
+    proposed_at=Instant,
+    expires_at=Instant,
+    idempotency_key=str,
+    signing_keys=(list, tuple),
+    proposal_ref=(str, type(None)),
+    target=(Target, type(None)),
+)
 def propose(
     artifact: StoredArtifact,
     artifact_type: ArtifactType | str,
@@ -112,6 +131,17 @@ def propose(
     if proposal_ref is None:
         proposal_ref = PROPOSAL_REF_PREFIX + sha256_digest(canonical_json(document))
     document["proposal/ref"] = proposal_ref
+    for pair in signing_keys:
+        if not (
+            isinstance(pair, tuple)
+            and len(pair) == 2
+            and isinstance(pair[0], Ed25519PrivateKey)
+            and isinstance(pair[1], str)
+        ):
+            raise proposal_argument_error(
+                "propose() needs signing_keys as (Ed25519PrivateKey, str) pairs, got "
+                f"{type(pair).__name__}"
+            )
     placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for _, keyid in signing_keys]
     check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
     check_validity_span(proposed_at, expires_at)

@@ -35,9 +35,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cerebri._guard import arguments, items_of
 from cerebri.proposals.envelope import SignatureEntry
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.temporal import Instant
+
+_REGISTRY: Final = "proposal.key_registry"
 
 __all__ = [
     "APPROVAL_PAYLOAD_TYPE",
@@ -69,6 +72,13 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     return b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(payload), payload)
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    private_key=Ed25519PrivateKey,
+    keyid=str,
+)
 def sign(
     payload_type: str, payload: bytes, private_key: Ed25519PrivateKey, keyid: str
 ) -> SignatureEntry:
@@ -77,6 +87,13 @@ def sign(
     return SignatureEntry(keyid=keyid, sig=base64.b64encode(raw).decode("ascii"))
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    entry=SignatureEntry,
+    public_key=Ed25519PublicKey,
+)
 def verify_signature(
     payload_type: str, payload: bytes, entry: SignatureEntry, public_key: Ed25519PublicKey
 ) -> bool:
@@ -123,6 +140,13 @@ class KeyRegistry:
     def _with(self, key: RegisteredKey) -> KeyRegistry:
         return KeyRegistry(MappingProxyType({**self.keys, key.keyid: key}))
 
+    @arguments(
+        proposal_argument_error,
+        keyid=str,
+        public_key=Ed25519PublicKey,
+        valid_from=Instant,
+        valid_until=(Instant, type(None)),
+    )
     def add(
         self,
         keyid: str,
@@ -131,37 +155,61 @@ class KeyRegistry:
         valid_from: Instant,
         valid_until: Instant | None = None,
     ) -> KeyRegistry:
-        """A registry that also holds ``keyid``; ``ValueError`` if the keyid is taken."""
+        """A registry that also holds ``keyid``; :class:`ProposalError`
+        ``proposal.key_registry`` (a ``ValueError``) if the keyid is taken or ``valid_until``
+        is not after ``valid_from``."""
         if keyid in self.keys:
-            raise ValueError(f"keyid {keyid!r} is already registered")
+            raise ProposalError(f"keyid {keyid!r} is already registered", code=_REGISTRY)
         if valid_until is not None and not valid_from < valid_until:
-            raise ValueError("valid_until must be after valid_from")
+            raise ProposalError("valid_until must be after valid_from", code=_REGISTRY)
         return self._with(RegisteredKey(keyid, public_key, valid_from, valid_until))
 
+    @arguments(
+        proposal_argument_error,
+        old_keyid=str,
+        new_keyid=str,
+        new_public_key=Ed25519PublicKey,
+        at=Instant,
+    )
     def rotate(
         self, old_keyid: str, new_keyid: str, new_public_key: Ed25519PublicKey, *, at: Instant
     ) -> KeyRegistry:
         """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``.
 
-        ``ValueError`` if ``at`` is not after the old key's ``valid_from``, the old key is
-        revoked, or it has already ended (``valid_until <= at``).
+        :class:`ProposalError` ``proposal.key_registry`` (a ``ValueError``) if ``old_keyid``
+        is unknown, ``at`` is not after the old key's ``valid_from``, the old key is revoked,
+        or it has already ended (``valid_until <= at``).
         """
-        old = self.keys[old_keyid]
+        old = self._registered(old_keyid)
         if old.revoked_at is not None:
-            raise ValueError(f"key {old_keyid!r} is revoked; register a new key instead")
+            raise ProposalError(
+                f"key {old_keyid!r} is revoked; register a new key instead", code=_REGISTRY
+            )
         if old.valid_until is not None and old.valid_until <= at:
-            raise ValueError(f"key {old_keyid!r} already ended at {old.valid_until}")
+            raise ProposalError(
+                f"key {old_keyid!r} already ended at {old.valid_until}", code=_REGISTRY
+            )
         if not old.valid_from < at:
-            raise ValueError("rotation instant must be after the old key's valid_from")
+            raise ProposalError(
+                "rotation instant must be after the old key's valid_from", code=_REGISTRY
+            )
         ended = replace(old, valid_until=at)
         return self._with(ended).add(new_keyid, new_public_key, valid_from=at)
 
+    def _registered(self, keyid: str) -> RegisteredKey:
+        if keyid not in self.keys:
+            raise ProposalError(f"unknown keyid {keyid!r}", code=_REGISTRY)
+        return self.keys[keyid]
+
+    @arguments(proposal_argument_error, keyid=str, at=Instant)
     def revoke(self, keyid: str, *, at: Instant) -> KeyRegistry:
-        """Refuse ``keyid`` from ``at`` on (an earlier revocation stays in force)."""
-        old = self.keys[keyid]
+        """Refuse ``keyid`` from ``at`` on (an earlier revocation stays in force);
+        ``proposal.key_registry`` for an unknown keyid."""
+        old = self._registered(keyid)
         when = at if old.revoked_at is None else min(at, old.revoked_at)
         return self._with(replace(old, revoked_at=when))
 
+    @arguments(proposal_argument_error, keyid=str, signed_at=Instant, now=Instant)
     def lookup(self, keyid: str, *, signed_at: Instant, now: Instant) -> RegisteredKey:
         """The key registered under ``keyid`` if it may have signed at ``signed_at`` and is
         not revoked at ``now`` (see the module docstring).
@@ -186,6 +234,15 @@ class KeyRegistry:
         return key
 
 
+@arguments(
+    proposal_argument_error,
+    payload_type=str,
+    payload=bytes,
+    entries=Iterable,
+    registry=KeyRegistry,
+    signed_at=Instant,
+    now=Instant,
+)
 def count_valid_signers(
     payload_type: str,
     payload: bytes,
@@ -203,7 +260,10 @@ def count_valid_signers(
     two keyids registered with the same public key, count once.
     """
     signers: set[bytes] = set()
-    for entry in entries:
+    checked = items_of(
+        entries, SignatureEntry, proposal_argument_error, "count_valid_signers entries"
+    )
+    for entry in checked:
         key = registry.lookup(entry.keyid, signed_at=signed_at, now=now)
         if not verify_signature(payload_type, payload, entry, key.public_key):
             raise ProposalError(

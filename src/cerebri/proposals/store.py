@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._guard import PATH, arguments
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import canonical_json, sha256_digest
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 
 __all__ = [
     "MAX_OBJECT_BYTES",
@@ -106,6 +107,7 @@ def artifact_for(data: bytes) -> StoredArtifact:
 class ObjectStore:
     """Content-addressed bytes under ``root`` (created on first write)."""
 
+    @arguments(proposal_argument_error, root=PATH, max_object_bytes=int)
     def __init__(self, root: Path, *, max_object_bytes: int = MAX_OBJECT_BYTES) -> None:
         self.root = Path(root)
         self.max_object_bytes = max_object_bytes
@@ -121,6 +123,7 @@ class ObjectStore:
             code="proposal.store",
         )
 
+    @arguments(proposal_argument_error, data=bytes)
     def put(self, data: bytes) -> StoredArtifact:
         """Store ``data`` (atomically; a no-op if the same intact bytes are already there).
 
@@ -152,6 +155,7 @@ class ObjectStore:
         """Store the RFC 8785 canonical bytes of a JSON value (``proposal.canonical_json``)."""
         return self.put(canonical_json(value))
 
+    @arguments(proposal_argument_error, ref_or_digest=str, max_bytes=(int, type(None)))
     def get(self, ref_or_digest: str, *, max_bytes: int | None = None) -> bytes:
         """The stored bytes, re-hashed on every read; at most ``max_bytes`` bytes (default
         :attr:`max_object_bytes`) are read.

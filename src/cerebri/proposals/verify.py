@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, TypeVar
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.proposals.checks import (
     check_artifact,
@@ -51,7 +52,7 @@ from cerebri.proposals.checks import (
     check_signature,
     check_window,
 )
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.proposals.ledger import ReplayLedger, VerifiedEnvelope
 from cerebri.proposals.signing import KeyRegistry
 from cerebri.proposals.store import ObjectStore
@@ -192,7 +193,7 @@ def _run(
     threshold: int,
 ) -> tuple[VerificationReport, ProposalError | None]:
     if threshold < 1:
-        raise ValueError("threshold must be at least 1")
+        raise proposal_argument_error("threshold must be at least 1")
     runner = _Runner()
     parsed = runner.run(CheckName.SCHEMA, lambda: check_schema(envelope_bytes))
     if parsed is None:
@@ -230,6 +231,15 @@ def _run(
     return report, runner.error
 
 
+@arguments(
+    proposal_argument_error,
+    registry=KeyRegistry,
+    clock_now=Instant,
+    artifact_bytes=(bytes, type(None)),
+    store=(ObjectStore, type(None)),
+    replay=(ReplayLedger, type(None)),
+    threshold=int,
+)
 def check_envelope(
     envelope_bytes: bytes,
     *,
@@ -259,6 +269,14 @@ def check_envelope(
     return report
 
 
+@arguments(
+    proposal_argument_error,
+    registry=KeyRegistry,
+    clock_now=Instant,
+    artifact_bytes=bytes,
+    replay=ReplayLedger,
+    threshold=int,
+)
 def verify(
     envelope_bytes: bytes,
     *,

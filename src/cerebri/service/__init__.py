@@ -7,6 +7,13 @@
 
 from cerebri.service.app import create_app
 from cerebri.service.server import ServeError, serve
-from cerebri.service.settings import MAX_REQUEST_BYTES, ServiceSettings
+from cerebri.service.settings import MAX_REQUEST_BYTES, ServiceSettings, SettingsError
 
-__all__ = ["MAX_REQUEST_BYTES", "ServeError", "ServiceSettings", "create_app", "serve"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "ServeError",
+    "ServiceSettings",
+    "SettingsError",
+    "create_app",
+    "serve",
+]

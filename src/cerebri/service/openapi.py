@@ -43,7 +43,11 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "status": {"type": "integer"},
         "detail": {"type": "string"},
         "code": {"type": "string"},
-        "path": {"type": ["string", "null"]},
+        "path": {
+            "type": ["string", "null"],
+            "description": 'RFC 6901 pointer to the fault; "" is the whole document (not an '
+            "object), null when no position applies (syntax, size, media type, route).",
+        },
     },
 }
 

@@ -79,15 +79,18 @@ def serve(
     request line and headers do not arrive within that time is closed.
 
     Raises:
+        SettingsError: ``serve.invalid_option``, ``body_timeout`` is not finite or not in
+            ``(0, 3600]`` seconds (checked before binding).
         ServeError: see :func:`bind`.
     """
+    settings = ServiceSettings(token=token or None, body_timeout_seconds=body_timeout)
     sock = bind(host, port, allow_remote=allow_remote, token=token)
     ip, real_port = sock.getsockname()[:2]
     shown = f"[{ip}]" if ":" in ip else ip
     stream = out or sys.stdout
     stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
     stream.flush()
-    app = create_app(ServiceSettings(token=token or None, body_timeout_seconds=body_timeout))
+    app = create_app(settings)
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -3,15 +3,20 @@ asset folders."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from cerebri.errors import CerebriError
 
 __all__ = [
     "BODY_TIMEOUT_SECONDS",
     "EXAMPLES_DIR",
     "LAB_DIR",
+    "MAX_BODY_TIMEOUT_SECONDS",
     "MAX_REQUEST_BYTES",
     "ServiceSettings",
+    "SettingsError",
 ]
 
 MAX_REQUEST_BYTES = 256 * 1024
@@ -20,11 +25,22 @@ MAX_REQUEST_BYTES = 256 * 1024
 BODY_TIMEOUT_SECONDS = 10.0
 """Seconds a client has to send the whole request body; later gets 408 ``http.body_timeout``."""
 
+MAX_BODY_TIMEOUT_SECONDS = 3600.0
+"""The longest body timeout accepted, in seconds (one hour): ``inf`` or ``1e308`` would
+silently turn the timeout off."""
+
 LAB_DIR = Path(__file__).resolve().parent / "lab"
 """The packaged Lab page, served at ``/lab/``."""
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 """The packaged example requests, served at ``/v1/examples/{name}``."""
+
+
+class SettingsError(CerebriError, ValueError):
+    """A service setting is out of range. Code ``serve.invalid_option`` (``cerebri serve``
+    prints it as one error line and exits 2)."""
+
+    code = "serve.invalid_option"
 
 
 @dataclass(frozen=True)
@@ -37,9 +53,10 @@ class ServiceSettings:
         max_request_bytes: body limit; larger bodies get 413 before any parsing.
         lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
         examples_dir: folder of ``*.json`` example requests.
-        body_timeout_seconds: seconds to receive the whole body (> 0, else ``ValueError``);
-            a slower or unfinished body gets 408 (code ``http.body_timeout``) and a closed
-            connection.
+        body_timeout_seconds: seconds to receive the whole body, a finite number with
+            ``0 < t <= MAX_BODY_TIMEOUT_SECONDS`` (3600), else :class:`SettingsError`
+            (``serve.invalid_option``; NaN and infinity included); a slower or unfinished
+            body gets 408 (code ``http.body_timeout``) and a closed connection.
     """
 
     token: str | None = None
@@ -49,5 +66,14 @@ class ServiceSettings:
     body_timeout_seconds: float = BODY_TIMEOUT_SECONDS
 
     def __post_init__(self) -> None:
-        if not self.body_timeout_seconds > 0:
-            raise ValueError("body_timeout_seconds must be positive")
+        timeout = self.body_timeout_seconds
+        if not (
+            isinstance(timeout, int | float)
+            and not isinstance(timeout, bool)
+            and math.isfinite(timeout)
+            and 0 < timeout <= MAX_BODY_TIMEOUT_SECONDS
+        ):
+            raise SettingsError(
+                f"body timeout must be a number of seconds with 0 < t <= "
+                f"{MAX_BODY_TIMEOUT_SECONDS:g}, got {timeout!r}"
+            )

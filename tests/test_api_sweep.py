@@ -1,0 +1,302 @@
+"""Every public function of the facades answers wrong Python values with a CerebriError.
+
+One sweep over ``__all__`` of ``cerebri``, ``cerebri.plans``, ``cerebri.proposals`` and
+``cerebri.planner``: each function (and each class with its own constructor) is called once per
+parameter with that parameter replaced by ``None``, an int, a str and a list, the other
+required parameters taking valid examples from :data:`VALID`. Whatever exception a call
+raises must be a :class:`cerebri.errors.CerebriError` (decision 0017, "every public function
+answers bad input with a CerebriError subclass"). A call that succeeds is fine: the value was
+of an accepted type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+
+import cerebri
+from cerebri import CerebriError, PlanningRequest, parse_request
+from cerebri.cpir import RankedCandidate
+from cerebri.planner import DEFAULT_LIMITS, Edge, action_plan_for, validate_proposal
+from cerebri.plans import builtin_registry, parse_draft
+from cerebri.proposals import (
+    FileReplayLedger,
+    InMemoryReplayLedger,
+    ObjectStore,
+    ProposalError,
+    artifact_for,
+    parse_subject,
+    sign,
+)
+from cerebri.temporal import Instant, Interval, LocalDate, LocalTime
+from tests.proposals.helpers import ARTIFACT, KEY, NOW, body, registry, signed
+
+FACADES = ("cerebri", "cerebri.plans", "cerebri.proposals", "cerebri.planner")
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+START = Instant.parse("2026-01-05T00:00:00Z")
+END = Instant.parse("2026-01-06T00:00:00Z")
+DRAFT = {
+    "objective": "wait a little",
+    "origin": "operator",
+    "strategy": "manual",
+    "steps": [{"key": "pause", "kind": "wait", "wait": {"seconds": 30}}],
+}
+
+
+def _request() -> PlanningRequest:
+    return parse_request(EXAMPLE.read_bytes())
+
+
+def _best() -> RankedCandidate:
+    return cerebri.plan(_request()).candidates[0]
+
+
+# Valid examples by parameter name; "function:parameter" overrides where names collide.
+VALID: dict[str, Callable[[Path], Any]] = {
+    "request": lambda _: EXAMPLE.read_text(encoding="utf-8"),
+    "source": lambda _: EXAMPLE.read_text(encoding="utf-8"),
+    "limits": lambda _: DEFAULT_LIMITS,
+    "envelope_bytes": lambda _: signed(body()),
+    "registry": lambda _: registry(),
+    "clock_now": lambda _: NOW,
+    "artifact_bytes": lambda _: ARTIFACT,
+    "payload_type": lambda _: "application/vnd.cerebri.proposal+json",
+    "payload": lambda _: b"{}",
+    "private_key": lambda _: KEY,
+    "public_key": lambda _: KEY.public_key(),
+    "keyid": lambda _: "k9",
+    "path": lambda tmp: tmp / "file.json",
+    "root": lambda tmp: tmp / "store",
+    "data": lambda _: b"{}",
+    "window_start": lambda _: START,
+    "window_end": lambda _: END,
+    "horizon_start": lambda _: START,
+    "horizon_end": lambda _: END,
+    "window": lambda _: Interval(START.ns, END.ns),
+    "zone_name": lambda _: "UTC",
+    "instant": lambda _: START,
+    "date": lambda _: LocalDate(2026, 1, 5),
+    "time": lambda _: LocalTime(0),
+    "intervals": lambda _: (),
+    "ns": lambda _: 0,
+    "start": lambda _: 0,
+    "end": lambda _: 1,
+    "year": lambda _: 2026,
+    "month": lambda _: 1,
+    "day": lambda _: 5,
+    "cerebri.planner.action_plan_for:request": lambda _: _request(),
+    "cerebri.planner.validate_proposal:request": lambda _: _request(),
+    "placements": lambda _: _best().proposed.placements,
+    "current_context": lambda _: _request().context,
+    "cerebri.planner.to_action_plan:plan": lambda _: validate_proposal(
+        _request(), _best().proposed.placements, _request().context
+    ),
+    "rank": lambda _: 1,
+    "object_ids": lambda _: ["a", "b"],
+    "edges": lambda _: [Edge("a", "b")],
+    "constraint_count": lambda _: 0,
+    "action_plan": lambda _: action_plan_for(parse_request(EXAMPLE.read_bytes())),
+    "model": lambda _: __import__("cerebri.cpir", fromlist=["x"]).PlanningRequest,
+    "cerebri.plans.parse_model_draft:registry": lambda _: builtin_registry(),
+    "cerebri.plans.validate_draft:registry": lambda _: builtin_registry(),
+    "cerebri.plans.validate_draft:draft": lambda _: parse_draft(DRAFT),
+    "cerebri.plans.topological_order:draft": lambda _: parse_draft(DRAFT),
+    "cerebri.plans.parse_draft:source": lambda _: DRAFT,
+    "cerebri.plans.parse_model_draft:source": lambda _: DRAFT,
+    "cerebri.proposals.check_envelope:store": lambda tmp: ObjectStore(tmp / "store"),
+    "cerebri.proposals.sign:keyid": lambda _: "k1",
+    "cerebri.proposals.artifact_for:data": lambda _: ARTIFACT,
+    "cerebri.proposals.parse_subject:text": lambda _: "principal:alice",
+    "cerebri.proposals.propose:artifact": lambda _: artifact_for(ARTIFACT),
+    "cerebri.proposals.propose:author": lambda _: parse_subject("principal:alice"),
+    "artifact_type": lambda _: "cerebri.action-plan.v1",
+    "author_node_id": lambda _: "node-1",
+    "query_id": lambda _: "q",
+    "room_id": lambda _: "r",
+    "turn_id": lambda _: "t",
+    "class_key": lambda _: "Personal",
+    "executor_mode": lambda _: "plan-executor",
+    "proposed_at": lambda _: NOW,
+    "expires_at": lambda _: Instant.parse("2025-03-02T12:00:00Z"),
+    "idempotency_key": lambda _: "i",
+    "signing_keys": lambda _: [(KEY, "k1")],
+    "replay": lambda _: InMemoryReplayLedger(),
+    "threshold": lambda _: 1,
+    "entries": lambda _: [],
+    "entry": lambda _: sign("t", b"", KEY, "k1"),
+    "signed_at": lambda _: NOW,
+    "now": lambda _: NOW,
+    "at": lambda _: NOW,
+    "valid_from": lambda _: NOW,
+    "new_keyid": lambda _: "k2",
+    "old_keyid": lambda _: "k1",
+    "private_key_path": lambda tmp: tmp / "new.pem",
+    "registry_path": lambda tmp: tmp / "registry.json",
+}
+
+WRONG: tuple[Any, ...] = (None, 7, "text", ["x"])
+
+
+# Records the library builds and hands out (results, reports); callers read them.
+RESULT_RECORDS = frozenset({"TemporalResult", "PlanningResult", "ValidationReport"})
+
+
+def _skip_class(value: type) -> bool:
+    """Enums, pydantic models (read through their parse functions), exceptions, protocols
+    and result records."""
+    return (
+        issubclass(value, (enum.Enum, pydantic.BaseModel, BaseException))
+        or getattr(value, "_is_protocol", False)
+        or value.__name__ in RESULT_RECORDS
+    )
+
+
+def _public_callables() -> list[tuple[str, Callable[..., Any]]]:
+    found: dict[str, Callable[..., Any]] = {}
+    for facade in FACADES:
+        module = importlib.import_module(facade)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isclass(value):
+                if _skip_class(value):
+                    continue
+            elif not inspect.isfunction(value):
+                continue
+            found.setdefault(f"{facade}.{name}", value)
+    return sorted(found.items())
+
+
+def _params(call: Callable[..., Any]) -> list[inspect.Parameter]:
+    return [
+        p
+        for p in inspect.signature(call).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and not p.name.startswith("_")
+    ]
+
+
+def _valid(name: str, param: inspect.Parameter, tmp: Path) -> Any:
+    for key in (f"{name}:{param.name}", param.name):
+        if key in VALID:
+            return VALID[key](tmp)
+    return None
+
+
+CASES = [
+    (name, param.name)
+    for name, call in _public_callables()
+    for param in _params(call)
+    if not dataclasses.is_dataclass(call) or param.default is inspect.Parameter.empty
+]
+
+
+@pytest.mark.parametrize(("name", "probed"), CASES, ids=[f"{n}:{p}" for n, p in CASES])
+def test_wrong_values_get_cerebri_errors(
+    name: str, probed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a str path argument lands here, nowhere else
+    call = dict(_public_callables())[name]
+    params = _params(call)
+    for wrong in WRONG:
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for param in params:
+            if param.name == probed:
+                value = wrong
+            elif param.default is not inspect.Parameter.empty and f"{name}:{param.name}" not in (
+                VALID
+            ):
+                continue
+            else:
+                value = _valid(name, param, tmp_path)
+            if param.kind is param.KEYWORD_ONLY:
+                kwargs[param.name] = value
+            else:
+                args.append(value)
+        try:
+            call(*args, **kwargs)
+        except CerebriError:
+            pass
+        except Exception as exc:
+            pytest.fail(f"{name}({probed}={wrong!r}) raised {type(exc).__name__}: {exc}")
+
+
+def test_the_codes_of_wrong_arguments(tmp_path: Path) -> None:
+    """Each package answers with its own stable code, before touching any file."""
+    from cerebri import plans, proposals
+
+    with pytest.raises(CerebriError) as limits:
+        cerebri.plan(EXAMPLE.read_text(encoding="utf-8"), limits=None)  # type: ignore[arg-type]
+    assert limits.value.code == "input.invalid_argument"
+    assert isinstance(limits.value, TypeError)
+    with pytest.raises(plans.DraftError) as draft:
+        plans.validate_draft({}, builtin_registry())  # type: ignore[arg-type]
+    assert draft.value.code == "draft.invalid_argument"
+    for make in (
+        lambda: proposals.ObjectStore("/tmp/a\0b"),  # type: ignore[arg-type]
+        lambda: proposals.FileReplayLedger(Path("/tmp/a\0b")),
+        lambda: proposals.check_envelope(signed(body()), registry=registry(), clock_now="x"),  # type: ignore[arg-type]
+        lambda: proposals.save_registry(registry(), tmp_path / "a\0b"),
+    ):
+        with pytest.raises(proposals.ProposalError) as caught:
+            make()
+        assert caught.value.code == "proposal.invalid_argument"
+    assert list(tmp_path.iterdir()) == []
+
+
+def _methods(tmp: Path) -> dict[str, Callable[[Any], object]]:
+    """Public methods of the proposal objects, each probing one argument."""
+    store = ObjectStore(tmp / "store")
+    ledger = FileReplayLedger(tmp / "ledger.json")
+    memory = InMemoryReplayLedger()
+    keys = registry()
+    return {
+        "ObjectStore.put": store.put,
+        "ObjectStore.put_json": store.put_json,
+        "ObjectStore.get": store.get,
+        "ObjectStore.get:max_bytes": lambda v: store.get("sha256:" + "0" * 64, max_bytes=v),
+        "ObjectStore.path_for": store.path_for,
+        "FileReplayLedger.recorded": ledger.recorded,
+        "FileReplayLedger.claim:key": lambda v: ledger.claim(v, None),  # type: ignore[arg-type]
+        "FileReplayLedger.claim:result": lambda v: ledger.claim("k", v),
+        "InMemoryReplayLedger.recorded": memory.recorded,
+        "InMemoryReplayLedger.claim": lambda v: memory.claim("k", v),
+        "KeyRegistry.add:keyid": lambda v: keys.add(v, KEY.public_key(), valid_from=NOW),
+        "KeyRegistry.add:key": lambda v: keys.add("k2", v, valid_from=NOW),
+        "KeyRegistry.add:valid_from": lambda v: keys.add("k2", KEY.public_key(), valid_from=v),
+        "KeyRegistry.rotate:old": lambda v: keys.rotate(v, "k2", KEY.public_key(), at=NOW),
+        "KeyRegistry.rotate:at": lambda v: keys.rotate("k1", "k2", KEY.public_key(), at=v),
+        "KeyRegistry.revoke": lambda v: keys.revoke(v, at=NOW),
+        "KeyRegistry.lookup": lambda v: keys.lookup(v, signed_at=NOW, now=NOW),
+        "KeyRegistry.lookup:now": lambda v: keys.lookup("k1", signed_at=NOW, now=v),
+    }
+
+
+def test_methods_answer_wrong_values_with_cerebri_errors(tmp_path: Path) -> None:
+    for name, call in _methods(tmp_path).items():
+        for wrong in (*WRONG, "k1"):
+            try:
+                call(wrong)
+            except CerebriError:
+                pass
+            except Exception as exc:
+                pytest.fail(f"{name}({wrong!r}) raised {type(exc).__name__}: {exc}")
+
+
+def test_registry_refusals_are_key_registry_errors() -> None:
+    keys = registry()
+    for refuse in (
+        lambda: keys.add("k1", KEY.public_key(), valid_from=NOW),  # taken
+        lambda: keys.rotate("nobody", "k2", KEY.public_key(), at=NOW),  # unknown
+        lambda: keys.revoke("nobody", at=NOW),
+    ):
+        with pytest.raises(ProposalError) as caught:
+            refuse()
+        assert caught.value.code == "proposal.key_registry"
