@@ -1,0 +1,131 @@
+"""Strict JSON reading stays proportional to the input in memory (decision 0017).
+
+Peak memory is measured with ``tracemalloc`` (Python allocations only, deterministic for a
+given input), never with timings. The bounds are written per decoded value, from the sizes
+CPython gives the objects ``json`` itself must build; the walks that check a document may
+only add memory proportional to its depth.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import cerebri
+from cerebri import InputTooLargeError, ParseError, cpir
+from cerebri._nesting import expanded_size, too_deep_at
+from cerebri.cpir import parse
+
+N = 200_000
+
+
+def _peak(call: Callable[[], object]) -> int:
+    """Bytes allocated at the peak of ``call`` beyond what was allocated before it."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        call()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_checking_a_decoded_document_takes_memory_of_its_depth_not_its_size() -> None:
+    document = {"a": [{} for _ in range(N)], "b": ["x"] * N, "c": list(range(N))}
+    # The old walk held a (value, depth, path list) entry per value: over 20 MB here.
+    assert _peak(lambda: parse._check_structure(document)) < 64 * 1024
+
+
+def test_load_json_of_a_long_array_stays_within_a_small_multiple_of_its_text() -> None:
+    text = "[" + "0," * (N - 1) + "0]"
+    # The decoded list holds a pointer (8 bytes) per 2-byte element, about 4x the text,
+    # plus over-allocation while it grows; the old walk added over 60x.
+    assert _peak(lambda: cpir.load_json(text)) < 8 * len(text)
+
+
+def test_walks_of_python_values_take_memory_of_their_depth() -> None:
+    value = {"a": [0] * N, "b": {str(i): i for i in range(1000)}}
+    assert too_deep_at(value, 128) is None
+    assert expanded_size(value, 10**9) == 1 + 1 + N + 1 + 1000  # by hand
+    # Copying the (key, child) pairs of the list would take over 10 MB.
+    assert _peak(lambda: too_deep_at(value, 128)) < 256 * 1024
+    assert _peak(lambda: expanded_size(value, 10**9)) < 256 * 1024
+
+
+@pytest.fixture
+def small_cap(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    monkeypatch.setattr(parse, "MAX_DECODED_VALUES", 1000)
+    yield 1000
+
+
+@pytest.mark.parametrize(
+    ("item", "extra"),
+    [("0", 0), ("1.5", 0), ("{}", 0), ("[]", 0), ('"s"', 0), ("null", 0), ('{"k":true}', 1)],
+)
+def test_text_with_more_values_than_the_cap_is_too_large(
+    small_cap: int, item: str, extra: int
+) -> None:
+    # An array of m items holds 1 + m values, each item counting 1 + extra.
+    fits = (small_cap - 1) // (1 + extra)
+    text = "[" + ",".join([item] * fits) + "]"
+    assert len(cpir.load_json(text)) == fits
+    over = "[" + ",".join([item] * (fits + 1)) + "]"
+    with pytest.raises(InputTooLargeError) as caught:
+        cpir.load_json(over)
+    assert caught.value.code == "input.too_large"
+
+
+def test_objects_and_numbers_are_refused_while_decoding(small_cap: int) -> None:
+    # Counted by the decoder's hooks: the cap is met before the syntax error at the end.
+    for item in ("{}", "7"):
+        with pytest.raises(InputTooLargeError):
+            cpir.load_json("[" + ",".join([item] * (small_cap + 1)) + ", oops")
+
+
+def test_parse_request_counts_values_of_text(small_cap: int) -> None:
+    text = '{"a":[' + ",".join(["0"] * small_cap) + "]}"
+    with pytest.raises(InputTooLargeError):
+        cerebri.parse_request(text)
+
+
+class _Untouchable(list[Any]):
+    """A list that fails the test if anything walks its items."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise AssertionError("the items of a non-object document were walked")
+
+    def __getitem__(self, index: Any) -> Any:
+        raise AssertionError("the items of a non-object document were walked")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [cerebri.parse_request, cerebri.plan, cerebri.validate, cerebri.temporal_report],
+)
+def test_a_python_non_object_is_refused_before_any_walk(call: Callable[[Any], object]) -> None:
+    with pytest.raises(ParseError) as caught:
+        call(_Untouchable([0] * 10))
+    assert caught.value.code == "json.not_object"
+
+
+def test_a_non_object_text_is_refused_before_its_strings_are_checked() -> None:
+    # The lone surrogate would be json.syntax if the array were walked.
+    with pytest.raises(ParseError) as caught:
+        cerebri.parse_request('[0, "\\ud800"]')
+    assert caught.value.code == "json.not_object"
+    with pytest.raises(ParseError) as inside:
+        cerebri.parse_request('{"a": [0, "\\ud800"]}')
+    assert (inside.value.code, inside.value.path) == ("json.syntax", "/a/1")
+
+
+def test_errors_name_the_first_offending_value_in_document_order() -> None:
+    with pytest.raises(ParseError) as caught:
+        cpir.load_json('{"a": ["ok", "\\udc00"], "b": "\\ud800"}')
+    assert caught.value.path == "/a/1"
+    deep = '{"x": 1, "k": ' + "[" * 128 + "]" * 128 + "}"
+    with pytest.raises(ParseError) as too_deep:
+        cpir.load_json(deep)
+    assert (too_deep.value.code, too_deep.value.path) == ("json.too_deep", "/k" + "/0" * 127)
