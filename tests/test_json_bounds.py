@@ -8,8 +8,10 @@ only add memory proportional to its depth.
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ import cerebri
 from cerebri import InputTooLargeError, ParseError, cpir
 from cerebri._nesting import expanded_size, too_deep_at
 from cerebri.cpir import parse
+from cerebri.cpir._unknown import blank_unknown_members
 
 N = 200_000
 
@@ -129,3 +132,61 @@ def test_errors_name_the_first_offending_value_in_document_order() -> None:
     with pytest.raises(ParseError) as too_deep:
         cpir.load_json(deep)
     assert (too_deep.value.code, too_deep.value.path) == ("json.too_deep", "/k" + "/0" * 127)
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+
+
+def test_unknown_members_are_blanked_where_the_model_reads_them() -> None:
+    document = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    document["junk"] = [1, 2]
+    document["scope"]["junk"] = {"x": 1}
+    event = document["context"]["objects"][0]
+    event["junk"] = "x"
+    event["kind"]["junk"] = [3]  # inside a union tagged by "kind"
+    event["time"]["value"]["knowledge"]["junk"] = 4  # tagged unions two levels deep
+    blank_unknown_members(cpir.PlanningRequest, document)
+    assert document["junk"] is None
+    assert document["scope"]["junk"] is None
+    assert event["junk"] is None
+    assert event["kind"]["junk"] is None
+    assert event["time"]["value"]["knowledge"]["junk"] is None
+    # What the model reads is untouched: blanking only the junk gives the original back.
+    original = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    for holder in (document, document["scope"], event, event["kind"]):
+        del holder["junk"]
+    del event["time"]["value"]["knowledge"]["junk"]
+    assert document == original
+
+
+def test_an_unknown_member_reports_the_same_error_whatever_its_value() -> None:
+    base = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    for where in ((), ("scope",), ("context", "objects", 1, "kind")):
+        errors = []
+        for junk in (1, [{"deep": [{}] * 50}] * 50):
+            document = json.loads(json.dumps(base))
+            holder = document
+            for step in where:
+                holder = holder[step]
+            holder["junk"] = junk
+            del document["trace_id"]  # a missing member too: its error copies the object
+            with pytest.raises(ParseError) as caught:
+                cerebri.parse_request(json.dumps(document))
+            errors.append((caught.value.code, caught.value.path, str(caught.value)))
+        assert errors[0] == errors[1]
+        assert errors[0][1] == "".join(f"/{step}" for step in where) + "/junk"
+
+
+def test_a_large_unknown_member_is_refused_in_memory_proportional_to_it() -> None:
+    text = '{"a":[' + "{}," * (N - 1) + "{}]}"
+    # Decoding builds N empty dicts (64 bytes each, about 24x the text); pydantic used to
+    # copy the document into every one of its 16 errors (over 400x).
+    with pytest.raises(ParseError) as caught:
+        _peak(lambda: cerebri.parse_request(text))
+    assert (caught.value.code, caught.value.path) == ("cpir.unknown_field", "/a")
+    assert _peak(lambda: _refused(text)) < 40 * len(text)
+
+
+def _refused(text: str) -> None:
+    with pytest.raises(ParseError):
+        cerebri.parse_request(text)

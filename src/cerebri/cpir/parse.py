@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cerebri._nesting import expanded_size, too_deep_at
+from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
 from cerebri.errors import InputTooLargeError, ParseError
 
@@ -363,6 +364,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         document = load_json(text)
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
+    blank_unknown_members(model, document)
     try:
         return model.model_validate_json(json.dumps(document, ensure_ascii=False))
     except ValidationError as exc:
