@@ -114,11 +114,17 @@ def test_a_python_non_object_is_refused_before_any_walk(call: Callable[[Any], ob
     assert caught.value.code == "json.not_object"
 
 
-def test_a_non_object_text_is_refused_before_its_strings_are_checked() -> None:
-    # The lone surrogate would be json.syntax if the array were walked.
-    with pytest.raises(ParseError) as caught:
-        cerebri.parse_request('[0, "\\ud800"]')
-    assert caught.value.code == "json.not_object"
+def test_text_that_is_not_an_object_is_still_checked_as_json_first() -> None:
+    # Depth and lone surrogates are syntax-level (HTTP 400, api.md 4), as in the reference
+    # decoder, whatever the top-level type; only well-formed text is json.not_object.
+    for text, code in (
+        ('[0, "\\ud800"]', "json.syntax"),
+        ("[" * 140 + "]" * 140, "json.too_deep"),
+        ("[0, 0]", "json.not_object"),
+    ):
+        with pytest.raises(ParseError) as caught:
+            cerebri.parse_request(text)
+        assert caught.value.code == code, text
     with pytest.raises(ParseError) as inside:
         cerebri.parse_request('{"a": [0, "\\ud800"]}')
     assert (inside.value.code, inside.value.path) == ("json.syntax", "/a/1")

@@ -340,9 +340,9 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
             pointing at the offending input.
     """
     if isinstance(source, str | bytes):
-        document = _decode(source)
-        if isinstance(document, dict):
-            _check_structure(document)
+        # Text is walked even when it is not an object: nesting and lone surrogates are
+        # syntax-level (HTTP 400, api.md 4), as in the reference decoder.
+        document = load_json(source)
     else:
         if not isinstance(source, Mapping):
             raise ParseError(
