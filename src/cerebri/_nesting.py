@@ -16,19 +16,20 @@ counts the values the JSON text would hold, also in linear time, stopping at a c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 __all__ = ["expanded_size", "too_deep_at"]
 
-_Children = list[tuple[object, object]]
+_Children = Iterator[tuple[object, object]]
 
 
 def _children(node: object) -> _Children | None:
-    """(key, child) pairs of a mapping, list or tuple; ``None`` for anything else."""
+    """An iterator over the (key, child) pairs of a mapping, list or tuple; ``None`` for
+    anything else. Iterating, not copying, keeps a walk's memory proportional to its depth."""
     if isinstance(node, Mapping):
-        return list(node.items())
+        return iter(node.items())
     if isinstance(node, list | tuple):
-        return list(enumerate(node))
+        return enumerate(node)
     return None
 
 
@@ -37,13 +38,12 @@ def _pointer(parts: list[object]) -> str:
 
 
 class _Frame:
-    __slots__ = ("best", "children", "key", "next", "node")
+    __slots__ = ("best", "children", "key", "node")
 
     def __init__(self, node: object, children: _Children, key: object) -> None:
         self.node = node
         self.children = children
         self.key = key
-        self.next = 0
         self.best = 0  # too_deep_at: greatest child height; expanded_size: running total
 
 
@@ -64,7 +64,8 @@ def too_deep_at(value: object, limit: int) -> str | None:
     active = {id(value)}
     while frames:
         frame = frames[-1]
-        if frame.next == len(frame.children):
+        step = next(frame.children, None)
+        if step is None:
             frames.pop()
             active.discard(id(frame.node))
             heights[id(frame.node)] = frame.best + 1
@@ -72,8 +73,7 @@ def too_deep_at(value: object, limit: int) -> str | None:
             if frames:
                 frames[-1].best = max(frames[-1].best, frame.best + 1)
             continue
-        key, child = frame.children[frame.next]
-        frame.next += 1
+        key, child = step
         grandchildren = _children(child)
         if grandchildren is None:
             continue
@@ -102,10 +102,11 @@ def expanded_size(value: object, cap: int) -> int:
     """
     sizes: dict[int, int] = {}
     held: list[object] = []
-    frames = [_Frame(value, _children(value) or [], None)]
+    frames = [_Frame(value, _children(value) or iter(()), None)]
     while frames:
         frame = frames[-1]
-        if frame.next == len(frame.children):
+        step = next(frame.children, None)
+        if step is None:
             frames.pop()
             size = frame.best + 1
             if size > cap:
@@ -115,8 +116,7 @@ def expanded_size(value: object, cap: int) -> int:
             if frames:
                 frames[-1].best += size
             continue
-        _, child = frame.children[frame.next]
-        frame.next += 1
+        _, child = step
         grandchildren = _children(child)
         if grandchildren is None:
             frame.best += 1

@@ -9,12 +9,13 @@ failure is a :class:`~cerebri.errors.ParseError` with a stable code and a JSON p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from cerebri._nesting import expanded_size, too_deep_at
+from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
 from cerebri.errors import InputTooLargeError, ParseError
 
@@ -94,36 +95,71 @@ def _pointer(parts: list[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def _check_text(text: str, path: list[str | int]) -> None:
+def _check_text(text: str, path: Callable[[], list[str | int]]) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ParseError(
             "string contains a lone UTF-16 surrogate escape",
             code="json.syntax",
-            path=_pointer(path),
+            path=_pointer(path()),
         ) from None
 
 
+def _too_many_values() -> InputTooLargeError:
+    return InputTooLargeError(
+        f"the document holds more than {MAX_DECODED_VALUES} JSON values; "
+        "split it or leave out what the request does not need"
+    )
+
+
+def _items(node: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(node.items()) if isinstance(node, dict) else enumerate(node)
+
+
 def _check_structure(document: Any) -> None:
-    """Nesting depth and well-formed Unicode in every key and string value."""
-    stack: list[tuple[Any, int, list[str | int]]] = [(document, 1, [])]
-    while stack:
-        node, depth, path = stack.pop()
-        if isinstance(node, str):
-            _check_text(node, path)
-        elif isinstance(node, dict | list):
-            if depth > MAX_NESTING:
+    """Nesting depth, the number of values and well-formed Unicode in every key and string.
+
+    One depth-first walk with a stack of iterators, one per open container, and the keys
+    leading to the current value: memory grows with the depth (at most
+    :data:`MAX_NESTING`), not with the number of values, and a JSON pointer is only built
+    for an error.
+    """
+    keys: list[str | int] = []
+    if isinstance(document, str):
+        _check_text(document, keys.copy)
+    if not isinstance(document, dict | list):
+        return
+    frames = [_items(document)]
+    count = 1
+    while frames:
+        step = next(frames[-1], None)
+        if step is None:
+            frames.pop()
+            if keys:
+                keys.pop()
+            continue
+        key, child = step
+        count += 1
+        if count > MAX_DECODED_VALUES:
+            raise _too_many_values()
+        if isinstance(key, str):
+            keys.append(key)
+            _check_text(key, keys.copy)
+            keys.pop()
+        if isinstance(child, str):
+            keys.append(key)
+            _check_text(child, keys.copy)
+            keys.pop()
+        elif isinstance(child, dict | list):
+            keys.append(key)
+            if len(frames) >= MAX_NESTING:
                 raise ParseError(
                     f"nesting deeper than {MAX_NESTING} levels",
                     code="json.too_deep",
-                    path=_pointer(path),
+                    path=_pointer(keys),
                 )
-            if isinstance(node, dict):
-                for key in node:
-                    _check_text(key, [*path, key])
-            items = node.items() if isinstance(node, dict) else enumerate(node)
-            stack.extend((child, depth + 1, [*path, key]) for key, child in items)
+            frames.append(_items(child))
 
 
 def check_depth(value: object) -> None:
@@ -146,19 +182,37 @@ def check_depth(value: object) -> None:
         )
 
 
-def load_json(text: str | bytes) -> Any:
-    """Parse strict JSON text into Python values.
-
-    Bytes must be UTF-8 without a byte order mark (cpir-0.2.md 1.1).
-
-    Raises:
-        ParseError: ``json.syntax`` (malformed, not UTF-8, a byte order mark, a lone
-            surrogate, ``text`` neither ``str`` nor ``bytes``), ``json.duplicate_key``,
-            ``json.non_finite_number`` (``NaN``, ``Infinity``, ``-Infinity``, a double
-            overflow such as ``1e400``),
-            ``json.number_out_of_range`` (an integer of more than 64 digits),
-            ``json.too_deep`` (more than :data:`MAX_NESTING` levels).
+class _Counter:
+    """``json.loads`` hooks that also count the objects and numbers decoded, refusing the
+    document as soon as they exceed :data:`MAX_DECODED_VALUES` (before the rest is built).
+    Arrays, strings and literals have no hook; :func:`_check_structure` counts every value.
     """
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _tick(self) -> None:
+        self.count += 1
+        if self.count > MAX_DECODED_VALUES:
+            raise _too_many_values()
+
+    def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self._tick()
+        return _no_duplicates(pairs)
+
+    def integer(self, text: str) -> int:
+        self._tick()
+        return _bounded_int(text)
+
+    def real(self, text: str) -> float:
+        self._tick()
+        return _finite_float(text)
+
+
+def _decode(text: str | bytes) -> Any:
+    """Strict ``json.loads`` (see :func:`load_json`) without the structure walk."""
     if not isinstance(text, str | bytes):
         raise ParseError(
             f"JSON text is str or bytes, not {type(text).__name__}", code="json.syntax"
@@ -168,13 +222,14 @@ def load_json(text: str | bytes) -> Any:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ParseError(f"input is not UTF-8: {exc.reason}", code="json.syntax") from None
+    counter = _Counter()
     try:
-        return_value = json.loads(
+        return json.loads(
             text,
-            parse_int=_bounded_int,
-            object_pairs_hook=_no_duplicates,
+            parse_int=counter.integer,
+            object_pairs_hook=counter.pairs,
             parse_constant=_no_constants,
-            parse_float=_finite_float,
+            parse_float=counter.real,
         )
     except _DuplicateKeyError as exc:
         raise ParseError(f"duplicate key {exc.key!r}", code="json.duplicate_key") from None
@@ -184,8 +239,28 @@ def load_json(text: str | bytes) -> Any:
         ) from None
     except json.JSONDecodeError as exc:
         raise ParseError(_syntax_message(text, exc), code="json.syntax") from None
-    _check_structure(return_value)
-    return return_value
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse strict JSON text into Python values.
+
+    Bytes must be UTF-8 without a byte order mark (cpir-0.2.md 1.1). Memory stays
+    proportional to the text: values are counted while they are decoded, and the check of
+    depth and strings keeps one frame per open container, not one per value.
+
+    Raises:
+        ParseError: ``json.syntax`` (malformed, not UTF-8, a byte order mark, a lone
+            surrogate, ``text`` neither ``str`` nor ``bytes``), ``json.duplicate_key``,
+            ``json.non_finite_number`` (``NaN``, ``Infinity``, ``-Infinity``, a double
+            overflow such as ``1e400``),
+            ``json.number_out_of_range`` (an integer of more than 64 digits),
+            ``json.too_deep`` (more than :data:`MAX_NESTING` levels).
+        InputTooLargeError: ``input.too_large`` for more than :data:`MAX_DECODED_VALUES`
+            values (objects, arrays and scalars), refused as soon as they are counted.
+    """
+    document = _decode(text)
+    _check_structure(document)
+    return document
 
 
 def _syntax_message(text: str, exc: json.JSONDecodeError) -> str:
@@ -265,8 +340,16 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
             pointing at the offending input.
     """
     if isinstance(source, str | bytes):
+        # Text is walked even when it is not an object: nesting and lone surrogates are
+        # syntax-level (HTTP 400, api.md 4), as in the reference decoder.
         document = load_json(source)
     else:
+        if not isinstance(source, Mapping):
+            raise ParseError(
+                f"a CPIR document is a JSON object, not {type(source).__name__}",
+                code="json.not_object",
+                path="",
+            )
         check_depth(source)
         try:
             text = json.dumps(source, allow_nan=False, ensure_ascii=False)
@@ -281,6 +364,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         document = load_json(text)
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
+    blank_unknown_members(model, document)
     try:
         return model.model_validate_json(json.dumps(document, ensure_ascii=False))
     except ValidationError as exc:

@@ -117,14 +117,27 @@ def _decode(data: str | bytes, source: str) -> str:
 
 
 def _logical_lines(text: str) -> list[tuple[int, int, str]]:
-    """Unfolded content lines with the physical lines where each starts and ends."""
+    """Unfolded content lines with the physical lines where each starts and ends.
+
+    A physical line starting with a space or tab continues the previous one, without that
+    first character (RFC 5545 section 3.1). The pieces of a logical line are collected and
+    joined once, so unfolding takes time linear in the text however many lines one
+    property is folded over.
+    """
     lines: list[tuple[int, int, str]] = []
+    pieces: list[str] = []
+    start = end = 0
     for number, physical in enumerate(_LINE_BREAK_RE.split(text), start=1):
-        if physical[:1] in (" ", "\t") and lines:
-            start, _, content = lines[-1]
-            lines[-1] = (start, number, content + physical[1:])
-        else:
-            lines.append((number, number, physical))
+        if physical[:1] in (" ", "\t") and pieces:
+            pieces.append(physical[1:])
+            end = number
+            continue
+        if pieces:
+            lines.append((start, end, "".join(pieces)))
+        pieces = [physical]
+        start = end = number
+    if pieces:
+        lines.append((start, end, "".join(pieces)))
     return lines
 
 

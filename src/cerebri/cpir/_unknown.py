@@ -1,0 +1,140 @@
+"""Blank the values of unknown members before pydantic reads a document (decision 0017).
+
+pydantic copies the input of every error into Python objects: an ``extra_forbidden`` error
+copies the unknown member's value, and each ``missing`` error copies the whole object it
+sits in. A 4 MiB request made of one unknown member ``{"a": [{}, {}, ...]}`` and no known
+ones thus costs sixteen copies of the document: about 600 times its size in memory. The
+value of a member that no field of the model names is never validated (``extra="forbid"``
+refuses the key whatever its value), so :func:`blank_unknown_members` replaces it with
+``None`` first: pydantic reports the same errors at the same locations, and copies
+nothing large.
+
+The walk follows the document only where the model that reads it is certain: a model
+field, ``X | None``, ``tuple[X, ...]``/``list[X]``, and tagged unions whose tag member
+picks one model. It leaves alone models that do not forbid extra keys, that read their
+raw input (``mode="before"``/``"wrap"`` model validators) or whose field names are not
+plain; where unsure it blanks less, never more.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from functools import cache
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+__all__ = ["blank_unknown_members"]
+
+
+def _plain(annotation: Any) -> tuple[Any, str | None]:
+    """The annotation without ``Annotated`` wrappers, and the union tag they name."""
+    tag: str | None = None
+    while get_origin(annotation) is Annotated:
+        annotation, *extras = get_args(annotation)
+        for extra in extras:
+            if isinstance(extra, FieldInfo) and isinstance(extra.discriminator, str):
+                tag = extra.discriminator
+    return annotation, tag
+
+
+def _tag_values(model: type[BaseModel], tag: str) -> frozenset[object]:
+    field = model.model_fields.get(tag)
+    if field is None:
+        return frozenset()
+    annotation, _ = _plain(field.annotation)
+    if get_origin(annotation) is not Literal:
+        return frozenset()
+    return frozenset(v.value if isinstance(v, Enum) else v for v in get_args(annotation))
+
+
+@cache
+def _reader(annotation: Any, tag: str | None) -> tuple[str, Any]:
+    """How a value of this annotation is read: ``("model", cls)``, ``("items", inner)``,
+    ``("tagged", (tag, {tag value: cls}))`` or ``("opaque", None)``."""
+    annotation, inner_tag = _plain(annotation)
+    tag = inner_tag or tag
+    origin = get_origin(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return ("model", annotation)
+    if origin in (tuple, list):
+        args = get_args(annotation)
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            return ("opaque", None)
+        return ("items", args[0]) if args else ("opaque", None)
+    if origin in (Union, UnionType):
+        members = [a for a in get_args(annotation) if a is not NoneType]
+        models = [m for m in (_plain(a)[0] for a in members) if isinstance(m, type)]
+        if len(members) != len(models) or not all(issubclass(m, BaseModel) for m in models):
+            return ("opaque", None)
+        if len(models) == 1:
+            return ("model", models[0])
+        if tag is None:
+            return ("opaque", None)  # a smart union tries every member: blank nothing
+        by_value: dict[object, type[BaseModel]] = {}
+        for model in models:
+            for value in _tag_values(model, tag):
+                if value in by_value:
+                    return ("opaque", None)
+                by_value[value] = model
+        return ("tagged", (tag, by_value))
+    return ("opaque", None)
+
+
+@cache
+def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str | None]] | None:
+    """Member name -> (annotation, union tag) of a model whose unknown members may be
+    blanked, or ``None`` when its input must reach pydantic untouched."""
+    if model.model_config.get("extra") != "forbid":
+        return None
+    decorators = model.__pydantic_decorators__
+    if any(d.info.mode in ("before", "wrap") for d in decorators.model_validators.values()):
+        return None
+    fields: dict[str, tuple[Any, str | None]] = {}
+    for name, field in model.model_fields.items():
+        if field.validation_alias is not None and not isinstance(field.validation_alias, str):
+            return None
+        tag = field.discriminator if isinstance(field.discriminator, str) else None
+        for key in {name, field.alias, field.validation_alias}:
+            if isinstance(key, str):
+                fields[key] = (field.annotation, tag)
+    return fields
+
+
+def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> None:
+    """Set to ``None``, in place, the value of every member of ``document`` (and of the
+    objects nested in it that ``model`` certainly reads with a model) that the reading
+    model does not name. Iterative; linear in the members it visits.
+    """
+    stack: list[tuple[tuple[str, Any], Any]] = [(("model", model), document)]
+    while stack:
+        (kind, detail), value = stack.pop()
+        if kind == "items" and isinstance(value, list):
+            try:
+                reader = _reader(detail, None)
+            except TypeError:
+                continue
+            if reader[0] != "opaque":
+                stack.extend((reader, item) for item in value)
+        elif kind == "tagged" and isinstance(value, dict):
+            tag, by_value = detail
+            chosen = by_value.get(value.get(tag)) if isinstance(value.get(tag), str) else None
+            if chosen is not None:
+                stack.append((("model", chosen), value))
+        elif kind == "model" and isinstance(value, dict):
+            fields = _fields(detail)
+            if fields is None:
+                continue
+            for key in value:
+                known = fields.get(key)
+                if known is None:
+                    value[key] = None
+                    continue
+                try:
+                    reader = _reader(*known)
+                except TypeError:  # an annotation that cannot be a cache key
+                    continue
+                if reader[0] != "opaque":
+                    stack.append((reader, value[key]))
