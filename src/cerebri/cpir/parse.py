@@ -15,11 +15,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cerebri._nesting import expanded_size, too_deep_at
+from cerebri.cpir._failfast import MISSING, checker
 from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
 from cerebri.errors import InputTooLargeError, ParseError
 
 __all__ = [
+    "FAIL_FAST_VALUES",
     "MAX_DECODED_VALUES",
     "MAX_NESTING",
     "check_depth",
@@ -35,6 +37,12 @@ MAX_DECODED_VALUES = 16 * 1024 * 1024
 """Most JSON values (objects, arrays and scalars, counted as JSON text would write them) a
 decoded Python document may hold; beyond is ``input.too_large``. It stops values that share
 sub-values from expanding to astronomical text (``[x, x]`` nested 60 levels deep)."""
+
+FAIL_FAST_VALUES = 2**14
+"""Documents of more JSON values than this are first checked by a fail-fast shadow of the
+model (:mod:`cerebri.cpir._failfast`), which stops each array at its first wrong item, so
+pydantic never lists one error per item (decision 0017). Smaller documents, and every
+document the shadow accepts, go to the model directly."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -117,19 +125,19 @@ def _items(node: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
     return iter(node.items()) if isinstance(node, dict) else enumerate(node)
 
 
-def _check_structure(document: Any) -> None:
+def _check_structure(document: Any) -> int:
     """Nesting depth, the number of values and well-formed Unicode in every key and string.
 
     One depth-first walk with a stack of iterators, one per open container, and the keys
     leading to the current value: memory grows with the depth (at most
     :data:`MAX_NESTING`), not with the number of values, and a JSON pointer is only built
-    for an error.
+    for an error. Returns the number of values.
     """
     keys: list[str | int] = []
     if isinstance(document, str):
         _check_text(document, keys.copy)
     if not isinstance(document, dict | list):
-        return
+        return 1
     frames = [_items(document)]
     count = 1
     while frames:
@@ -160,6 +168,7 @@ def _check_structure(document: Any) -> None:
                     path=_pointer(keys),
                 )
             frames.append(_items(child))
+    return count
 
 
 def check_depth(value: object) -> None:
@@ -258,9 +267,13 @@ def load_json(text: str | bytes) -> Any:
         InputTooLargeError: ``input.too_large`` for more than :data:`MAX_DECODED_VALUES`
             values (objects, arrays and scalars), refused as soon as they are counted.
     """
+    return _load_counted(text)[0]
+
+
+def _load_counted(text: str | bytes) -> tuple[Any, int]:
+    """:func:`load_json` and the number of values the document holds."""
     document = _decode(text)
-    _check_structure(document)
-    return document
+    return document, _check_structure(document)
 
 
 def _syntax_message(text: str, exc: json.JSONDecodeError) -> str:
@@ -316,6 +329,9 @@ def _translate(exc: ValidationError, document: Any) -> ParseError:
     # An unknown key is usually the typo behind a "missing" one, so it is reported first;
     # the message also names up to three further problems with their paths.
     errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
+    for error in errors:
+        if error.get("input") is MISSING:  # the fail-fast shadow's stand-in for a member
+            error["type"] = "missing"
     code, path, message = _describe(errors[0], document)
     others = [_describe(e, document) for e in errors[1:]]
     if others:
@@ -342,7 +358,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     if isinstance(source, str | bytes):
         # Text is walked even when it is not an object: nesting and lone surrogates are
         # syntax-level (HTTP 400, api.md 4), as in the reference decoder.
-        document = load_json(source)
+        document, count = _load_counted(source)
     else:
         if not isinstance(source, Mapping):
             raise ParseError(
@@ -361,12 +377,19 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
             raise ParseError("non-finite number in input", code="json.non_finite_number") from None
         except TypeError as exc:
             raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
-        document = load_json(text)
+        document, count = _load_counted(text)
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
     blank_unknown_members(model, document)
+    text = json.dumps(document, ensure_ascii=False)
+    shadow = checker(model) if count > FAIL_FAST_VALUES else None
+    if shadow is not None:
+        try:
+            shadow.validate_json(text)
+        except ValidationError as exc:
+            raise _translate(exc, document) from None
     try:
-        return model.model_validate_json(json.dumps(document, ensure_ascii=False))
+        return model.model_validate_json(text)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 
