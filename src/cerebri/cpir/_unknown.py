@@ -18,8 +18,10 @@ plain; where unsure it blanks less, never more.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import Enum
 from functools import cache
+from itertools import repeat
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -106,27 +108,34 @@ def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str | None]] | None:
 def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> None:
     """Set to ``None``, in place, the value of every member of ``document`` (and of the
     objects nested in it that ``model`` certainly reads with a model) that the reading
-    model does not name. Iterative; linear in the members it visits.
+    model does not name. Iterative, linear in the members it visits; its memory grows
+    with the depth of the document (one iterator per open array or object), not with the
+    length of its arrays.
     """
-    stack: list[tuple[tuple[str, Any], Any]] = [(("model", model), document)]
-    while stack:
-        (kind, detail), value = stack.pop()
+    frames: list[Iterator[tuple[tuple[str, Any], Any]]] = [iter([(("model", model), document)])]
+    while frames:
+        step = next(frames[-1], None)
+        if step is None:
+            frames.pop()
+            continue
+        (kind, detail), value = step
         if kind == "items" and isinstance(value, list):
             try:
                 reader = _reader(detail, None)
             except TypeError:
                 continue
             if reader[0] != "opaque":
-                stack.extend((reader, item) for item in value)
+                frames.append(zip(repeat(reader), value))
         elif kind == "tagged" and isinstance(value, dict):
             tag, by_value = detail
             chosen = by_value.get(value.get(tag)) if isinstance(value.get(tag), str) else None
             if chosen is not None:
-                stack.append((("model", chosen), value))
+                frames.append(iter([(("model", chosen), value)]))
         elif kind == "model" and isinstance(value, dict):
             fields = _fields(detail)
             if fields is None:
                 continue
+            known_children: list[tuple[tuple[str, Any], Any]] = []
             for key in value:
                 known = fields.get(key)
                 if known is None:
@@ -137,4 +146,6 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> N
                 except TypeError:  # an annotation that cannot be a cache key
                     continue
                 if reader[0] != "opaque":
-                    stack.append((reader, value[key]))
+                    known_children.append((reader, value[key]))
+            # At most one entry per field of the model: the unknown keys hold None now.
+            frames.append(iter(known_children))
