@@ -196,3 +196,103 @@ def test_a_large_unknown_member_is_refused_in_memory_proportional_to_it() -> Non
 def _refused(text: str) -> None:
     with pytest.raises(ParseError):
         cerebri.parse_request(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "bound"),
+    [
+        ('{"target_ids":[' + "0," * (N - 1) + "0]}", 20),
+        ('{"context":{"objects":[' + "{}," * (N - 1) + "{}]}}", 36),
+    ],
+    ids=["ids-of-wrong-type", "objects-without-members"],
+)
+def test_a_known_array_of_wrong_items_is_refused_in_memory_proportional_to_it(
+    text: str, bound: int
+) -> None:
+    # The model alone lists one error per wrong item (about 700 bytes each) and copies the
+    # document into each of the 14 missing members' errors: over 300x the text. Decoding
+    # itself costs about 4x (ints) and 24x (empty dicts).
+    with pytest.raises(ParseError) as caught:
+        cerebri.parse_request(text)
+    # Every top-level member is missing; the first one the model names is schema_version.
+    assert (caught.value.code, caught.value.path) == ("cpir.missing_field", "/schema_version")
+    assert _peak(lambda: _refused(text)) < bound * len(text)
+
+
+def _mutated(change: Callable[[dict[str, Any]], object]) -> str:
+    document = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    change(document)
+    return json.dumps(document)
+
+
+def _set(path: tuple[str | int, ...], value: object) -> Callable[[dict[str, Any]], object]:
+    def change(document: dict[str, Any]) -> None:
+        holder: Any = document
+        for step in path[:-1]:
+            holder = holder[step]
+        holder[path[-1]] = value
+
+    return change
+
+
+def _delete(*path: str | int) -> Callable[[dict[str, Any]], object]:
+    def change(document: dict[str, Any]) -> None:
+        holder: Any = document
+        for step in path[:-1]:
+            holder = holder[step]
+        del holder[path[-1]]
+
+    return change
+
+
+BAD_DOCUMENTS = {
+    "missing top-level member": _delete("trace_id"),
+    "missing nested member": _delete("context", "objects", 0, "id"),
+    "missing tag": _delete("context", "objects", 1, "kind", "kind"),
+    "missing deep tag": _delete("context", "objects", 1, "time", "value", "knowledge", "state"),
+    "wrong tag": _set(("constraints", 0, "rule", "kind"), "NOPE"),
+    "wrong item deep": _set(("context", "objects", 1, "resource_ids"), [7]),
+    "unknown nested member": _set(("context", "objects", 1, "kind", "junk"), 1),
+    "wrong item type": _set(("target_ids",), ["ok", 0, 1]),
+    "wrong enum": _set(("operation",), "NOPE"),
+    "wrong object type": _set(("budget",), "fast"),
+    "wrong constraint": _set(("constraints",), [1, {}]),
+    "value out of range": _set(("granularity",), -5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_DOCUMENTS))
+def test_the_fail_fast_shadow_reports_the_models_code_and_path(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _mutated(BAD_DOCUMENTS[name])
+    with pytest.raises(ParseError) as by_model:  # small: the model alone reads it
+        cerebri.parse_request(text)
+    monkeypatch.setattr(parse, "FAIL_FAST_VALUES", 0)
+    with pytest.raises(ParseError) as by_shadow:
+        cerebri.parse_request(text)
+    assert (by_shadow.value.code, by_shadow.value.path) == (
+        by_model.value.code,
+        by_model.value.path,
+    )
+
+
+def test_a_large_valid_request_parses_to_what_the_model_alone_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    extra = [f"t{i}" for i in range(parse.FAIL_FAST_VALUES)]
+    text = _mutated(lambda d: d["target_ids"].extend(extra))
+    checked: list[type[Any]] = []
+    real_checker = parse.checker
+
+    def spy(model: type[Any]) -> Any:
+        checked.append(model)
+        return real_checker(model)
+
+    monkeypatch.setattr(parse, "checker", spy)
+    parsed = cerebri.parse_request(text)
+    assert checked == [cpir.PlanningRequest]  # the shadow did read it
+    alone = cpir.PlanningRequest.model_validate_json(text)
+    assert parsed == alone
+    assert parsed.model_dump_json() == alone.model_dump_json()
+    assert parsed.target_ids[-1] == f"t{parse.FAIL_FAST_VALUES - 1}"
