@@ -18,7 +18,9 @@ Shapes: ``objects`` ``{"a":[{},{},...]}`` (the trial's 23.9 GB case), ``zeros``
 ``[0,0,...]`` (refused as not an object), ``zeros-in-object`` ``{"a":[0,0,...]}`` and
 ``nested`` ``{"a":[[[...]]],[[[...]]],...]}``, arrays 100 levels deep side by side, and
 ``known-array`` ``{"target_ids":[0,0,...]}``: a known member whose every item is wrong (one
-pydantic error per item, each missing member copying the whole document).
+pydantic error per item, each missing member copying the whole document), and
+``known-objects`` ``{"context":{"objects":[{},{},...]}}``: known items missing every member.
+Both are read by the fail-fast shadow of the model (more than ``FAIL_FAST_VALUES`` values).
 
 The table gives ratios, never pass/fail: peak growth / text size and seconds per MiB. Each
 child runs under an address-space cap (``--cap-gib``, default 6) so a blow-up reports
@@ -35,7 +37,7 @@ import sys
 
 from _machine import load_average, source_revision
 
-SHAPES = ("objects", "zeros", "zeros-in-object", "nested", "known-array")
+SHAPES = ("objects", "zeros", "zeros-in-object", "nested", "known-array", "known-objects")
 STAGES = ("load_json", "parse_request")
 
 _CHILD = r"""
@@ -50,6 +52,8 @@ elif shape == "zeros-in-object":
     text = '{"a":[' + '0,' * ((size - 9) // 2) + '0]}'
 elif shape == "known-array":
     text = '{"target_ids":[' + '0,' * ((size - 19) // 2) + '0]}'
+elif shape == "known-objects":
+    text = '{"context":{"objects":[' + '{},' * ((size - 28) // 3) + '{}]}}'
 else:
     block = '[' * 100 + ']' * 100
     text = '{"a":[' + ','.join([block] * max(1, (size - 8) // 201)) + ']}'
