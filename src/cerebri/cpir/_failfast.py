@@ -13,6 +13,10 @@ copy of the model's core schema in which
   dict, no prebuilt validator, no model class built) keeping ``extra="forbid"``;
 * every function that reads the raw input (``before``, ``wrap``, ``plain``) accepts
   anything, and an ``after`` function is dropped in favour of the schema it follows.
+* every required member defaults to :data:`MISSING`, validated in its place: a left-out
+  member fails with that small marker as its input, not with pydantic's ``missing``
+  error, which copies the whole object around it (the caller maps it back to
+  ``cpir.missing_field``).
 
 So the shadow never runs project code and accepts at least what the model accepts: any
 error it finds is an error of the model too, at the same location (the codes the error
