@@ -39,7 +39,23 @@ from cerebri.proposals import (
 from cerebri.temporal import Instant, Interval, LocalDate, LocalTime
 from tests.proposals.helpers import ARTIFACT, KEY, NOW, body, registry, signed
 
-FACADES = ("cerebri", "cerebri.plans", "cerebri.proposals", "cerebri.planner")
+FACADES = (
+    "cerebri",
+    "cerebri.plans",
+    "cerebri.proposals",
+    "cerebri.planner",
+    "cerebri.cpir",
+    "cerebri.temporal",
+    "cerebri.calendars",
+    "cerebri.ics",
+    "cerebri.integrations",
+)
+ICS = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//sweep//EN\r\nBEGIN:VEVENT\r\n"
+    "UID:a\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260105T090000Z\r\n"
+    "DTEND:20260105T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+UNREACHABLE = "http://127.0.0.1:9/calendars/"  # discard port: refused at once, no network
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
 START = Instant.parse("2026-01-05T00:00:00Z")
 END = Instant.parse("2026-01-06T00:00:00Z")
@@ -140,7 +156,74 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "old_keyid": lambda _: "k1",
     "private_key_path": lambda tmp: tmp / "new.pem",
     "registry_path": lambda tmp: tmp / "registry.json",
+    # cerebri.cpir, cerebri.temporal, cerebri.calendars, cerebri.ics, cerebri.integrations
+    "text": lambda _: "{}",
+    "field": lambda _: _request().object().duration,
+    "allow_uncertain": lambda _: False,
+    "rule": lambda _: _rule(),
+    "max_occurrences": lambda _: 10,
+    "max_dates": lambda _: 10,
+    "inputs": lambda _: (),
+    "coverage": lambda _: _coverage(),
+    "calendar": lambda _: _calendar(),
+    "calendars": lambda _: [_calendar()],
+    "cerebri.calendars.ImportedCalendars:calendars": lambda _: [("a", _calendar())],
+    "cerebri.calendars.find_slot:calendars": lambda _: [("a", _calendar())],
+    "query": lambda _: _query(),
+    "events": lambda _: [],
+    "unobserved": lambda _: [],
+    "periods": lambda _: _periods(),
+    "period": lambda _: _periods()[0],
+    "calendar_id": lambda _: "c",
+    "integration_id": lambda _: "i",
+    "zone": lambda _: "UTC",
+    "duration_seconds": lambda _: 3600,
+    "url": lambda _: UNREACHABLE,
+    "directory": lambda tmp: tmp / "cache",
+    "cerebri.temporal.temporal_report:request": lambda _: "{}",
 }
+
+
+def _calendar() -> Any:
+    from cerebri.ics import parse_calendar
+
+    return parse_calendar(ICS)
+
+
+def _periods() -> Any:
+    from cerebri.ics import busy_periods
+
+    return busy_periods(_calendar(), START, END)
+
+
+def _query() -> Any:
+    from cerebri.calendars import SlotQuery
+
+    return SlotQuery(START, END, 3600)
+
+
+def _coverage() -> Any:
+    from cerebri.cpir import Coverage
+
+    return next(iter(Coverage))
+
+
+def _rule() -> Any:
+    from cerebri.cpir import RecurrenceDefinition, parse_model
+
+    return parse_model(
+        RecurrenceDefinition,
+        {
+            "timezone": "UTC",
+            "start_date": "2026-01-05",
+            "local_time": "09:00:00",
+            "duration": 3600,
+            "pattern": {"frequency": "DAILY", "every": 1},
+            "fold_policy": "Reject",
+            "gap_policy": "Reject",
+        },
+    )
+
 
 WRONG: tuple[Any, ...] = (None, 7, "text", ["x"])
 
@@ -202,6 +285,7 @@ def test_wrong_values_get_cerebri_errors(
     name: str, probed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a str path argument lands here, nowhere else
+    monkeypatch.setenv("CEREBRI_CACHE_DIR", str(tmp_path / "cache"))
     call = dict(_public_callables())[name]
     params = _params(call)
     for wrong in WRONG:

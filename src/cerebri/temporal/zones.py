@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from pydantic import AfterValidator
 
 from cerebri.temporal.calendar import NS_PER_DAY, LocalDate
+from cerebri.temporal.errors import invalid_argument
 from cerebri.temporal.instant import Instant
 
 __all__ = ["TimeZoneId", "known_zone_names", "local_date_of", "zone"]
@@ -35,9 +36,10 @@ def known_zone_names() -> frozenset[str]:
 
 
 def check_zone_name(name: str) -> str:
-    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``."""
+    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``
+    (an :class:`~cerebri.errors.InvalidArgumentError`, ``temporal.invalid_argument``)."""
     if name not in known_zone_names():
-        raise ValueError(
+        raise invalid_argument(
             f"unknown time zone {name!r}: expected an exact IANA name such as "
             "'Europe/Berlin' or 'UTC' (names are case-sensitive)"
         )
@@ -66,8 +68,16 @@ def local_date_of(instant: Instant, zone_name: str) -> LocalDate | None:
     Uses the zone's UTC offset in force at that instant. Returns ``None`` when Python's
     ``datetime`` cannot carry the computation (the instant or its local wall time falls
     outside years 1..9999); callers must treat ``None`` as an overflow. Raises ``ValueError``
-    for an unknown zone name.
+    for an unknown zone name and :class:`~cerebri.errors.InvalidArgumentError`
+    (``temporal.invalid_argument``) unless ``instant`` is an :class:`Instant` and
+    ``zone_name`` a ``str`` (two plain ``isinstance`` checks: the planner calls this per
+    candidate).
     """
+    if not isinstance(instant, Instant) or not isinstance(zone_name, str):
+        raise invalid_argument(
+            f"local_date_of() needs an Instant and a str zone name, got "
+            f"{type(instant).__name__} and {type(zone_name).__name__}"
+        )
     tz = zone(zone_name)
     moment = instant.to_datetime()
     if moment is None:
