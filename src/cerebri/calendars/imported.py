@@ -25,6 +25,7 @@ from icalendar import Component
 
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for, rests_on_incomplete
+from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
@@ -127,6 +128,11 @@ class ImportedCalendars:
         floating_zone: str | None = None,
         max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
     ) -> None:
+        calendars = named_calendar_items(calendars, "ImportedCalendars() calendars")
+        if floating_zone is not None and not isinstance(floating_zone, str):
+            raise invalid_argument("ImportedCalendars() needs floating_zone as str or None")
+        if type(max_occurrences) is not int:
+            raise invalid_argument("ImportedCalendars() needs max_occurrences as int")
         self._names = tuple(name for name, _ in calendars)
         self._calendars = tuple(calendar for _, calendar in calendars)
         self._floating_zone = floating_zone
