@@ -229,7 +229,8 @@ WRONG: tuple[Any, ...] = (None, 7, "text", ["x"])
 
 
 # Records the library builds and hands out (results, reports); callers read them.
-RESULT_RECORDS = frozenset({"TemporalResult", "PlanningResult", "ValidationReport"})
+# ProposedPlan also takes a private digest function the sweep cannot supply.
+RESULT_RECORDS = frozenset({"TemporalResult", "PlanningResult", "ValidationReport", "ProposedPlan"})
 
 
 def _skip_class(value: type) -> bool:

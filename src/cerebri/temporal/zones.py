@@ -38,7 +38,7 @@ def known_zone_names() -> frozenset[str]:
 def check_zone_name(name: str) -> str:
     """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``
     (an :class:`~cerebri.errors.InvalidArgumentError`, ``temporal.invalid_argument``)."""
-    if name not in known_zone_names():
+    if not isinstance(name, str) or name not in known_zone_names():
         raise invalid_argument(
             f"unknown time zone {name!r}: expected an exact IANA name such as "
             "'Europe/Berlin' or 'UTC' (names are case-sensitive)"
@@ -50,12 +50,20 @@ TimeZoneId = Annotated[str, AfterValidator(check_zone_name)]
 """Pydantic field type: a string that must be an exact known IANA zone name."""
 
 
-@cache
 def zone(name: str) -> ZoneInfo:
     """The ``ZoneInfo`` for an exact IANA name, loaded from ``tzdata`` and cached.
 
-    Raises ``ValueError`` for an unknown name (see :func:`check_zone_name`).
+    Raises ``ValueError`` for an unknown name (see :func:`check_zone_name`), an
+    :class:`~cerebri.errors.InvalidArgumentError` (``temporal.invalid_argument``) like every
+    refusal here, also for a name that is not a ``str``.
     """
+    if type(name) is not str:
+        raise invalid_argument(f"zone() needs an IANA zone name as str, got {type(name).__name__}")
+    return _zone(name)
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
     check_zone_name(name)
     data = resources.files("tzdata.zoneinfo").joinpath(*name.split("/"))
     with data.open("rb") as handle:
