@@ -158,7 +158,7 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "registry_path": lambda tmp: tmp / "registry.json",
     # cerebri.cpir, cerebri.temporal, cerebri.calendars, cerebri.ics, cerebri.integrations
     "text": lambda _: "{}",
-    "field": lambda _: _request().object().duration,
+    "field": lambda _: _request().duration,
     "allow_uncertain": lambda _: False,
     "rule": lambda _: _rule(),
     "max_occurrences": lambda _: 10,

@@ -44,6 +44,9 @@ from typing import Final, Literal
 import filelock
 import platformdirs
 
+from cerebri._guard import PATH, arguments
+from cerebri.integrations.arguments import invalid_argument
+
 __all__ = [
     "CACHE_DIR_ENV",
     "CacheState",
@@ -118,6 +121,7 @@ class CalendarCache:
         directory: the folder; created (mode ``0700``) on the first write.
     """
 
+    @arguments(invalid_argument, directory=PATH)
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
 

@@ -69,6 +69,7 @@ from urllib.parse import unquote, urlsplit
 from caldav.collection import Calendar as DAVCalendar
 from icalendar import Calendar
 
+from cerebri._guard import arguments
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
 from cerebri.ics.source import attach_source
@@ -76,6 +77,7 @@ from cerebri.ics.warnings import CalendarWarning, add_warning, calendar_incomple
 from cerebri.integrations._dav import _collections, _connect, _probe
 from cerebri.integrations._sync import refresh
 from cerebri.integrations._target import _shown, _Target, _target, _translated
+from cerebri.integrations.arguments import invalid_argument
 from cerebri.integrations.cache import CachedCalendar, CalendarCache
 from cerebri.integrations.errors import CODES, CalDAVError, CalDAVErrorCode
 from cerebri.integrations.report import CollectionFetch, FetchResult
@@ -193,6 +195,15 @@ def _parsed(source: str, text: str, skip_invalid_events: bool) -> Calendar:
     return empty
 
 
+@arguments(
+    invalid_argument,
+    username=(str, type(None)),
+    password=(str, type(None)),
+    calendar=(str, type(None)),
+    cache=(CalendarCache, bool),
+    sync_collection=bool,
+    skip_invalid_events=bool,
+)
 def fetch_calendars_with_report(
     url: str,
     window_start: Instant,
@@ -214,7 +225,7 @@ def fetch_calendars_with_report(
     check_query(window_start, window_end, 0)
     target = _target(url, password, timeout_seconds)
     if not isinstance(cache, CalendarCache | bool):
-        raise TypeError("cache must be a CalendarCache, True or False")
+        raise invalid_argument("cache must be a CalendarCache, True or False")
     store = _chosen_cache(cache)
     user = _user(url, username)
     rows: list[tuple[str, str]] = []
@@ -231,6 +242,15 @@ def fetch_calendars_with_report(
     return FetchResult(calendars, tuple(reports))
 
 
+@arguments(
+    invalid_argument,
+    username=(str, type(None)),
+    password=(str, type(None)),
+    calendar=(str, type(None)),
+    cache=(CalendarCache, bool),
+    sync_collection=bool,
+    skip_invalid_events=bool,
+)
 def fetch_calendars(
     url: str,
     window_start: Instant,
@@ -301,6 +321,7 @@ def fetch_calendars(
     ).calendars
 
 
+@arguments(invalid_argument, username=(str, type(None)), password=(str, type(None)))
 def fetch_freebusy(
     url: str,
     window_start: Instant,
