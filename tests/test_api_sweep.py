@@ -180,7 +180,17 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "duration_seconds": lambda _: 3600,
     "url": lambda _: UNREACHABLE,
     "directory": lambda tmp: tmp / "cache",
-    "cerebri.temporal.temporal_report:request": lambda _: "{}",
+    "cerebri.temporal.temporal_report:request": lambda _: {
+        "horizon": {"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"},
+        "busy": [],
+        "coverage": "Complete",
+        "recurrences": [],
+        "limits": {"max_occurrences": 10, "max_dates": 100},
+    },
+    "cerebri.cpir.range_wire:start": lambda _: START,
+    "cerebri.cpir.range_wire:end": lambda _: END,
+    "cerebri.ics.parse_calendar:data": lambda _: ICS,
+    "cerebri.temporal.zone:name": lambda _: "UTC",
 }
 
 
@@ -385,3 +395,55 @@ def test_registry_refusals_are_key_registry_errors() -> None:
         with pytest.raises(ProposalError) as caught:
             refuse()
         assert caught.value.code == "proposal.key_registry"
+
+
+def test_the_codes_of_the_lower_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cerebri.temporal, cpir, calendars, ics and integrations each answer with their own
+    code; the error is also a ``TypeError`` (what Python raises for a wrong type)."""
+    from cerebri import calendars, cpir, ics, integrations, temporal
+
+    monkeypatch.setenv("CEREBRI_CACHE_DIR", str(tmp_path / "cache"))
+    cases: list[tuple[str, Callable[[], object]]] = [
+        ("temporal.invalid_argument", lambda: Interval(None, 1)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.merge(None)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.merge(["x"])),  # type: ignore[list-item]
+        ("temporal.invalid_argument", lambda: Instant(None)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: LocalDate(2026, "1", 5)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.zone(["x"])),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.local_date_of(START, None)),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.range_wire(None, END)),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.parse_model(None, "{}")),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.require(None, allow_uncertain=False)),  # type: ignore[arg-type]
+        (
+            "calendars.invalid_argument",
+            lambda: calendars.SlotQuery(window_start=None, window_end=END, duration_seconds=60),  # type: ignore[arg-type]
+        ),
+        ("calendars.invalid_argument", lambda: calendars.freebusy("text", START, END)),  # type: ignore[arg-type]
+        (
+            "ics.invalid_argument",
+            lambda: ics.busy_periods(_calendar(), START, END, max_occurrences=None),  # type: ignore[arg-type]
+        ),
+        ("caldav.invalid_argument", lambda: integrations.CalendarCache(None)),  # type: ignore[arg-type]
+        ("caldav.invalid_argument", lambda: integrations.fetch_calendars(None, START, END)),  # type: ignore[arg-type]
+        (
+            "caldav.invalid_argument",
+            lambda: integrations.fetch_freebusy(UNREACHABLE, START, END, password=7),  # type: ignore[arg-type]
+        ),
+    ]
+    for code, make in cases:
+        with pytest.raises(CerebriError) as caught:
+            make()
+        assert caught.value.code == code, caught.value
+        assert isinstance(caught.value, TypeError)
+    assert not (tmp_path / "cache").exists()  # refused before any cache was opened
+
+
+def test_value_refusals_keep_value_error() -> None:
+    """Reversed ranges and unknown zones are still ``ValueError`` (and now CerebriErrors)."""
+    from cerebri import temporal
+
+    for make in (lambda: Interval(5, 5), lambda: temporal.zone("Mars/Olympus")):
+        with pytest.raises(ValueError) as caught:
+            make()
+        assert isinstance(caught.value, CerebriError)
+        assert caught.value.code == "temporal.invalid_argument"
