@@ -447,3 +447,28 @@ def test_value_refusals_keep_value_error() -> None:
             make()
         assert isinstance(caught.value, CerebriError)
         assert caught.value.code == "temporal.invalid_argument"
+
+
+def test_refused_values_keep_their_outer_codes_and_messages() -> None:
+    """The new argument errors are ValueErrors too; where a parser or the CLI wraps a
+    ValueError, the outer code and the bare message stay as before."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cerebri.cli import app
+
+    document = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    document["context"]["objects"][0]["timezone"] = "Mars/Olympus"
+    with pytest.raises(cerebri.ParseError) as caught:
+        parse_request(document)
+    assert caught.value.code == "cpir.invalid_value"
+    assert "invalid_argument" not in caught.value.message
+    window = "2026-10-05T08:00/2026-10-05T18:00"
+    options = ["--caldav", "ftp://x/", "--between", window, "--duration", "1h", "--no-cache"]
+    shown = CliRunner().invoke(app, ["find-slot", *options])
+    assert shown.exit_code == 2
+    assert shown.stderr.strip() == (
+        "error input.invalid_option: --caldav 'ftp://x/': "
+        "url must be an absolute http:// or https:// URL"
+    )

@@ -141,7 +141,10 @@ class ImportedCalendars:
         self._pieces: dict[tuple[str, str, BusyPeriod], str] = {}
         self._expansions = 0
         if floating_zone is not None:
-            check_zone_name(floating_zone)
+            try:
+                check_zone_name(floating_zone)
+            except ValueError as exc:
+                raise invalid_argument(str(exc)) from None
 
     @property
     def names(self) -> tuple[str, ...]:

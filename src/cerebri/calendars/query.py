@@ -56,6 +56,12 @@ class SlotQuery:
     Attributes:
         window_start, window_end: the half-open search window (UTC instants, within
             years 1-9999 in UTC; ``ValueError`` otherwise).
+
+    Every refusal is an :class:`~cerebri.errors.InvalidArgumentError` with code
+    ``calendars.invalid_argument`` (a ``TypeError`` and a ``ValueError``): a field of the
+    wrong Python type, an empty window, a duration or granularity not above 0, a negative
+    buffer, a weekday outside 0-6, working hours that do not start before they end. A window
+    outside years 1-9999 keeps its ``ValueError`` from :mod:`cerebri.ics.times`.
         duration_seconds: length of the meeting, seconds (> 0).
         granularity_seconds: distance between candidate starts, seconds (> 0).
         zone: IANA zone for working hours, the preferred time and local display.
@@ -84,13 +90,13 @@ class SlotQuery:
             raise invalid_argument("the window must start before it ends")
         check_supported_window(self.window_start, self.window_end)
         if self.duration_seconds <= 0 or self.granularity_seconds <= 0:
-            raise ValueError("duration and granularity must be positive numbers of seconds")
+            raise invalid_argument("duration and granularity must be positive numbers of seconds")
         if self.buffer_seconds < 0:
-            raise ValueError("the buffer must not be negative")
+            raise invalid_argument("the buffer must not be negative")
         if self.working_days is not None and not self.working_days <= frozenset(range(7)):
-            raise ValueError("working days are weekday numbers 0 (Monday) to 6 (Sunday)")
+            raise invalid_argument("working days are weekday numbers 0 (Monday) to 6 (Sunday)")
         if self.working_hours is not None and not self.working_hours[0] < self.working_hours[1]:
-            raise ValueError("working hours must start before they end (same day)")
+            raise invalid_argument("working hours must start before they end (same day)")
 
 
 _INT_FIELDS = ("duration_seconds", "granularity_seconds", "buffer_seconds", "max_candidates")

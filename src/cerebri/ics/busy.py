@@ -116,7 +116,9 @@ def check_query(
     require(window_start, Instant, function, "window_start")
     require(window_end, Instant, function, "window_end")
     if not window_start < window_end:
-        raise ValueError("the window must satisfy window_start < window_end")
+        raise CalendarError(
+            "ics.invalid_argument", "the window must satisfy window_start < window_end"
+        )
     check_supported_window(window_start, window_end)
     if type(max_occurrences) is not int:
         raise CalendarArgumentError(function, "max_occurrences", "int", max_occurrences)

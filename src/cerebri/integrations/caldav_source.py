@@ -43,8 +43,11 @@ Failures raise :class:`CalDAVError` with one of :data:`CODES`; the message names
 (the object's URL without credentials); one the server sends without calendar data (a
 0-byte resource) raises ``caldav.protocol`` naming the object's URL. With
 ``skip_invalid_events`` both are left out with an ``ics.skipped_event`` warning and the
-answer is incomplete. Malformed arguments (an empty window, a URL that is not
-``http``/``https``, a timeout that is not positive) raise ``ValueError``/``TypeError``.
+answer is incomplete. Malformed arguments (a URL that is not ``http``/``https``, a timeout
+that is not positive, a password that is not text, a wrong-typed ``cache``) raise
+:class:`~cerebri.errors.InvalidArgumentError` with code ``caldav.invalid_argument`` (a
+``TypeError`` and a ``ValueError``) before any connection; a wrong-typed or empty window is
+``ics.invalid_argument`` (:class:`~cerebri.ics.CalendarError`).
 
 ``timeout_seconds`` (seconds) bounds each HTTP request as a whole: connecting, sending,
 and receiving the reply to its last byte (with the authentication handshake) must finish
@@ -305,7 +308,8 @@ def fetch_calendars(
             object's URL for an object sent without calendar data (unless skipped).
         CalendarError: an object is not valid iCalendar (its ``ics.*`` code, ``uid``,
             ``line``; ``source`` is the object's URL).
-        ValueError, TypeError: malformed arguments.
+        InvalidArgumentError: ``caldav.invalid_argument``, malformed arguments (also a
+            ``TypeError`` and a ``ValueError``); ``ics.invalid_argument`` for the window.
     """
     return fetch_calendars_with_report(
         url,
@@ -346,7 +350,8 @@ def fetch_freebusy(
             ``caldav.unsupported`` when the server does not offer the query; the other
             codes as for :func:`fetch_calendars`.
         CalendarError: the reply is not valid iCalendar.
-        ValueError, TypeError: malformed arguments.
+        InvalidArgumentError: ``caldav.invalid_argument``, malformed arguments (also a
+            ``TypeError`` and a ``ValueError``); ``ics.invalid_argument`` for the window.
     """
     check_query(window_start, window_end, 0)
     target = _target(url, password, timeout_seconds)

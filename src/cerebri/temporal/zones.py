@@ -36,10 +36,13 @@ def known_zone_names() -> frozenset[str]:
 
 
 def check_zone_name(name: str) -> str:
-    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``
-    (an :class:`~cerebri.errors.InvalidArgumentError`, ``temporal.invalid_argument``)."""
+    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``.
+
+    A plain ``ValueError`` on purpose: pydantic (:data:`TimeZoneId`) turns it into a
+    ``cpir.invalid_value`` parse error with this message; :func:`zone` re-raises it as
+    ``temporal.invalid_argument`` for direct callers."""
     if not isinstance(name, str) or name not in known_zone_names():
-        raise invalid_argument(
+        raise ValueError(
             f"unknown time zone {name!r}: expected an exact IANA name such as "
             "'Europe/Berlin' or 'UTC' (names are case-sensitive)"
         )
@@ -59,7 +62,10 @@ def zone(name: str) -> ZoneInfo:
     """
     if type(name) is not str:
         raise invalid_argument(f"zone() needs an IANA zone name as str, got {type(name).__name__}")
-    return _zone(name)
+    try:
+        return _zone(name)
+    except ValueError as exc:  # an unknown name; a successful lookup is cached
+        raise invalid_argument(str(exc)) from None
 
 
 @cache
