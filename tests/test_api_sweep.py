@@ -472,3 +472,49 @@ def test_refused_values_keep_their_outer_codes_and_messages() -> None:
         "error input.invalid_option: --caldav 'ftp://x/': "
         "url must be an absolute http:// or https:// URL"
     )
+
+
+def _lower_methods(tmp: Path) -> dict[str, Callable[[Any], object]]:
+    """Public methods of ImportedCalendars and CalendarCache, each probing one argument."""
+    from cerebri.calendars import ImportedCalendars
+    from cerebri.integrations import CalendarCache
+
+    imported = ImportedCalendars([("a", _calendar())])
+    cache = CalendarCache(tmp / "cache")
+    url = "https://example.org/cal/"
+    return {
+        "ImportedCalendars.expand:window_start": lambda v: imported.expand(v, END),
+        "ImportedCalendars.expand:floating_zone": lambda v: imported.expand(
+            START, END, floating_zone=v
+        ),
+        "ImportedCalendars.busy:window_end": lambda v: imported.busy(START, v),
+        "ImportedCalendars.find_slot:query": imported.find_slot,
+        "ImportedCalendars.find_slot:limits": lambda v: imported.find_slot(_query(), limits=v),
+        "CalendarCache.path_for:calendar_url": lambda v: cache.path_for(v, None),
+        "CalendarCache.load:calendar_url": lambda v: cache.load(v, None),
+        "CalendarCache.path_for:username": lambda v: cache.path_for(url, v or 7),
+        "CalendarCache.save:base": lambda v: cache.save(
+            url, None, v, changed=(), removed=(), sync_token=None
+        ),
+    }
+
+
+def test_lower_methods_answer_wrong_values_with_cerebri_errors(tmp_path: Path) -> None:
+    for name, call in _lower_methods(tmp_path).items():
+        for wrong in (None, 7, ["x"]):
+            try:
+                call(wrong)
+            except CerebriError:
+                pass
+            except Exception as exc:
+                pytest.fail(f"{name}({wrong!r}) raised {type(exc).__name__}: {exc}")
+    assert not (tmp_path / "cache").exists()  # the cache refused before creating its folder
+
+
+def test_an_empty_window_is_calendars_invalid_argument() -> None:
+    from cerebri.calendars import ImportedCalendars
+
+    with pytest.raises(ValueError) as caught:
+        ImportedCalendars([("a", _calendar())]).busy(END, START)
+    assert isinstance(caught.value, CerebriError)
+    assert caught.value.code == "calendars.invalid_argument"
