@@ -29,7 +29,9 @@ def _instant(value: date) -> Instant | None:
 
 @arguments(invalid_argument, calendar=Component, window=Interval)
 def observed_ranges(calendar: Component, window: Interval) -> tuple[Interval, ...]:
-    """Sub-ranges of ``window`` (nanoseconds) that ``calendar`` describes, merged."""
+    """Sub-ranges of ``window`` (nanoseconds) that ``calendar`` describes, merged.
+    Raises ``calendars.invalid_argument`` unless ``calendar`` is an icalendar ``Component``
+    and ``window`` an :class:`~cerebri.temporal.Interval`."""
     freebusy = list(calendar.walk("VFREEBUSY"))
     if calendar.walk("VEVENT") or not freebusy:
         return (window,)

@@ -62,6 +62,9 @@ def find_slot(
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
             ``max_occurrences``.
+        InvalidArgumentError: ``calendars.invalid_argument`` (a ``TypeError`` and a
+            ``ValueError``) for an argument of the wrong Python type, before anything is
+            expanded.
     """
     calendars = named_calendar_items(calendars, "find_slot() calendars")
     zone_name = floating_zone or query.zone

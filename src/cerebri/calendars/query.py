@@ -280,6 +280,8 @@ def build_request(
     ``events`` are the busy ``EVENT`` objects (:func:`event_objects`); ``unobserved`` the
     time no calendar describes; ``unavailable`` the time an attendee's availability
     (RFC 7953) excludes. Both kinds block like closed time (:func:`closed_block`).
+    Raises ``calendars.invalid_argument`` unless ``query`` is a :class:`SlotQuery` and
+    ``unobserved``/``unavailable`` hold :class:`~cerebri.temporal.Interval` values.
     """
     unobserved = items_of(unobserved, Interval, invalid_argument, "build_request() unobserved")
     unavailable = items_of(unavailable, Interval, invalid_argument, "build_request() unavailable")

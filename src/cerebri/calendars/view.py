@@ -71,6 +71,9 @@ def freebusy(
     Raises:
         CalendarError: a malformed calendar (see :mod:`cerebri.ics`), or
             ``ics.expansion_limit`` past ``max_occurrences``.
+        InvalidArgumentError: ``calendars.invalid_argument`` (a ``TypeError`` and a
+            ``ValueError``) for an argument of the wrong Python type, before anything is
+            expanded.
     """
     calendars = calendar_items(calendars, "freebusy() calendars")
     window = Interval(window_start.ns, window_end.ns)
