@@ -39,7 +39,23 @@ from cerebri.proposals import (
 from cerebri.temporal import Instant, Interval, LocalDate, LocalTime
 from tests.proposals.helpers import ARTIFACT, KEY, NOW, body, registry, signed
 
-FACADES = ("cerebri", "cerebri.plans", "cerebri.proposals", "cerebri.planner")
+FACADES = (
+    "cerebri",
+    "cerebri.plans",
+    "cerebri.proposals",
+    "cerebri.planner",
+    "cerebri.cpir",
+    "cerebri.temporal",
+    "cerebri.calendars",
+    "cerebri.ics",
+    "cerebri.integrations",
+)
+ICS = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//sweep//EN\r\nBEGIN:VEVENT\r\n"
+    "UID:a\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260105T090000Z\r\n"
+    "DTEND:20260105T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+UNREACHABLE = "http://127.0.0.1:9/calendars/"  # discard port: refused at once, no network
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
 START = Instant.parse("2026-01-05T00:00:00Z")
 END = Instant.parse("2026-01-06T00:00:00Z")
@@ -140,13 +156,91 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "old_keyid": lambda _: "k1",
     "private_key_path": lambda tmp: tmp / "new.pem",
     "registry_path": lambda tmp: tmp / "registry.json",
+    # cerebri.cpir, cerebri.temporal, cerebri.calendars, cerebri.ics, cerebri.integrations
+    "text": lambda _: "{}",
+    "field": lambda _: _request().duration,
+    "allow_uncertain": lambda _: False,
+    "rule": lambda _: _rule(),
+    "max_occurrences": lambda _: 10,
+    "max_dates": lambda _: 10,
+    "inputs": lambda _: (),
+    "coverage": lambda _: _coverage(),
+    "calendar": lambda _: _calendar(),
+    "calendars": lambda _: [_calendar()],
+    "cerebri.calendars.ImportedCalendars:calendars": lambda _: [("a", _calendar())],
+    "cerebri.calendars.find_slot:calendars": lambda _: [("a", _calendar())],
+    "query": lambda _: _query(),
+    "events": lambda _: [],
+    "unobserved": lambda _: [],
+    "periods": lambda _: _periods(),
+    "period": lambda _: _periods()[0],
+    "calendar_id": lambda _: "c",
+    "integration_id": lambda _: "i",
+    "zone": lambda _: "UTC",
+    "duration_seconds": lambda _: 3600,
+    "url": lambda _: UNREACHABLE,
+    "directory": lambda tmp: tmp / "cache",
+    "cerebri.temporal.temporal_report:request": lambda _: {
+        "horizon": {"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"},
+        "busy": [],
+        "coverage": "Complete",
+        "recurrences": [],
+        "limits": {"max_occurrences": 10, "max_dates": 100},
+    },
+    "cerebri.cpir.range_wire:start": lambda _: START,
+    "cerebri.cpir.range_wire:end": lambda _: END,
+    "cerebri.ics.parse_calendar:data": lambda _: ICS,
+    "cerebri.temporal.zone:name": lambda _: "UTC",
 }
+
+
+def _calendar() -> Any:
+    from cerebri.ics import parse_calendar
+
+    return parse_calendar(ICS)
+
+
+def _periods() -> Any:
+    from cerebri.ics import busy_periods
+
+    return busy_periods(_calendar(), START, END)
+
+
+def _query() -> Any:
+    from cerebri.calendars import SlotQuery
+
+    return SlotQuery(START, END, 3600)
+
+
+def _coverage() -> Any:
+    from cerebri.cpir import Coverage
+
+    return next(iter(Coverage))
+
+
+def _rule() -> Any:
+    from cerebri.cpir import RecurrenceDefinition, parse_model
+
+    return parse_model(
+        RecurrenceDefinition,
+        {
+            "timezone": "UTC",
+            "start_date": "2026-01-05",
+            "local_time": "09:00:00",
+            "duration": 3600,
+            "pattern": {"frequency": "DAILY", "every": 1},
+            "fold_policy": "Reject",
+            "gap_policy": "Reject",
+        },
+    )
+
 
 WRONG: tuple[Any, ...] = (None, 7, "text", ["x"])
 
 
 # Records the library builds and hands out (results, reports); callers read them.
-RESULT_RECORDS = frozenset({"TemporalResult", "PlanningResult", "ValidationReport"})
+# ProposedPlan also takes a private digest function the sweep cannot supply.
+RESULT_RECORDS = frozenset({"TemporalResult", "PlanningResult", "ValidationReport", "ProposedPlan"})
 
 
 def _skip_class(value: type) -> bool:
@@ -202,6 +296,7 @@ def test_wrong_values_get_cerebri_errors(
     name: str, probed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a str path argument lands here, nowhere else
+    monkeypatch.setenv("CEREBRI_CACHE_DIR", str(tmp_path / "cache"))
     call = dict(_public_callables())[name]
     params = _params(call)
     for wrong in WRONG:
@@ -300,3 +395,126 @@ def test_registry_refusals_are_key_registry_errors() -> None:
         with pytest.raises(ProposalError) as caught:
             refuse()
         assert caught.value.code == "proposal.key_registry"
+
+
+def test_the_codes_of_the_lower_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cerebri.temporal, cpir, calendars, ics and integrations each answer with their own
+    code; the error is also a ``TypeError`` (what Python raises for a wrong type)."""
+    from cerebri import calendars, cpir, ics, integrations, temporal
+
+    monkeypatch.setenv("CEREBRI_CACHE_DIR", str(tmp_path / "cache"))
+    cases: list[tuple[str, Callable[[], object]]] = [
+        ("temporal.invalid_argument", lambda: Interval(None, 1)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.merge(None)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.merge(["x"])),  # type: ignore[list-item]
+        ("temporal.invalid_argument", lambda: Instant(None)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: LocalDate(2026, "1", 5)),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.zone(["x"])),  # type: ignore[arg-type]
+        ("temporal.invalid_argument", lambda: temporal.local_date_of(START, None)),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.range_wire(None, END)),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.parse_model(None, "{}")),  # type: ignore[arg-type]
+        ("cpir.invalid_argument", lambda: cpir.require(None, allow_uncertain=False)),  # type: ignore[arg-type]
+        (
+            "calendars.invalid_argument",
+            lambda: calendars.SlotQuery(window_start=None, window_end=END, duration_seconds=60),  # type: ignore[arg-type]
+        ),
+        ("calendars.invalid_argument", lambda: calendars.freebusy("text", START, END)),  # type: ignore[arg-type]
+        (
+            "ics.invalid_argument",
+            lambda: ics.busy_periods(_calendar(), START, END, max_occurrences=None),  # type: ignore[arg-type]
+        ),
+        ("caldav.invalid_argument", lambda: integrations.CalendarCache(None)),  # type: ignore[arg-type]
+        ("caldav.invalid_argument", lambda: integrations.fetch_calendars(None, START, END)),  # type: ignore[arg-type]
+        (
+            "caldav.invalid_argument",
+            lambda: integrations.fetch_freebusy(UNREACHABLE, START, END, password=7),  # type: ignore[arg-type]
+        ),
+    ]
+    for code, make in cases:
+        with pytest.raises(CerebriError) as caught:
+            make()
+        assert caught.value.code == code, caught.value
+        assert isinstance(caught.value, TypeError)
+    assert not (tmp_path / "cache").exists()  # refused before any cache was opened
+
+
+def test_value_refusals_keep_value_error() -> None:
+    """Reversed ranges and unknown zones are still ``ValueError`` (and now CerebriErrors)."""
+    from cerebri import temporal
+
+    for make in (lambda: Interval(5, 5), lambda: temporal.zone("Mars/Olympus")):
+        with pytest.raises(ValueError) as caught:
+            make()
+        assert isinstance(caught.value, CerebriError)
+        assert caught.value.code == "temporal.invalid_argument"
+
+
+def test_refused_values_keep_their_outer_codes_and_messages() -> None:
+    """The new argument errors are ValueErrors too; where a parser or the CLI wraps a
+    ValueError, the outer code and the bare message stay as before."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cerebri.cli import app
+
+    document = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    document["context"]["objects"][0]["timezone"] = "Mars/Olympus"
+    with pytest.raises(cerebri.ParseError) as caught:
+        parse_request(document)
+    assert caught.value.code == "cpir.invalid_value"
+    assert "invalid_argument" not in caught.value.message
+    window = "2026-10-05T08:00/2026-10-05T18:00"
+    options = ["--caldav", "ftp://x/", "--between", window, "--duration", "1h", "--no-cache"]
+    shown = CliRunner().invoke(app, ["find-slot", *options])
+    assert shown.exit_code == 2
+    assert shown.stderr.strip() == (
+        "error input.invalid_option: --caldav 'ftp://x/': "
+        "url must be an absolute http:// or https:// URL"
+    )
+
+
+def _lower_methods(tmp: Path) -> dict[str, Callable[[Any], object]]:
+    """Public methods of ImportedCalendars and CalendarCache, each probing one argument."""
+    from cerebri.calendars import ImportedCalendars
+    from cerebri.integrations import CalendarCache
+
+    imported = ImportedCalendars([("a", _calendar())])
+    cache = CalendarCache(tmp / "cache")
+    url = "https://example.org/cal/"
+    return {
+        "ImportedCalendars.expand:window_start": lambda v: imported.expand(v, END),
+        "ImportedCalendars.expand:floating_zone": lambda v: imported.expand(
+            START, END, floating_zone=v
+        ),
+        "ImportedCalendars.busy:window_end": lambda v: imported.busy(START, v),
+        "ImportedCalendars.find_slot:query": imported.find_slot,
+        "ImportedCalendars.find_slot:limits": lambda v: imported.find_slot(_query(), limits=v),
+        "CalendarCache.path_for:calendar_url": lambda v: cache.path_for(v, None),
+        "CalendarCache.load:calendar_url": lambda v: cache.load(v, None),
+        "CalendarCache.path_for:username": lambda v: cache.path_for(url, v or 7),
+        "CalendarCache.save:base": lambda v: cache.save(
+            url, None, v, changed=(), removed=(), sync_token=None
+        ),
+    }
+
+
+def test_lower_methods_answer_wrong_values_with_cerebri_errors(tmp_path: Path) -> None:
+    for name, call in _lower_methods(tmp_path).items():
+        for wrong in (None, 7, ["x"]):
+            try:
+                call(wrong)
+            except CerebriError:
+                pass
+            except Exception as exc:
+                pytest.fail(f"{name}({wrong!r}) raised {type(exc).__name__}: {exc}")
+    assert not (tmp_path / "cache").exists()  # the cache refused before creating its folder
+
+
+def test_an_empty_window_is_calendars_invalid_argument() -> None:
+    from cerebri.calendars import ImportedCalendars
+
+    with pytest.raises(ValueError) as caught:
+        ImportedCalendars([("a", _calendar())]).busy(END, START)
+    assert isinstance(caught.value, CerebriError)
+    assert caught.value.code == "calendars.invalid_argument"

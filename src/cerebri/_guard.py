@@ -32,6 +32,7 @@ __all__ = [
     "invalid_argument",
     "items_of",
     "kind_name",
+    "package_argument_error",
 ]
 
 P = ParamSpec("P")
@@ -55,6 +56,17 @@ def kind_name(kind: Kind) -> str:
 def invalid_argument(message: str) -> CerebriError:
     """The top-level API's factory: :class:`InvalidArgumentError` (``input.invalid_argument``)."""
     return InvalidArgumentError(message)
+
+
+def package_argument_error(package: str) -> ArgumentErrorFactory:
+    """A package's factory: :class:`InvalidArgumentError` with code
+    ``"<package>.invalid_argument"`` (``temporal``, ``cpir``, ``calendars``, ``caldav``)."""
+    code = f"{package}.invalid_argument"
+
+    def make(message: str) -> CerebriError:
+        return InvalidArgumentError(message, code=code)
+
+    return make
 
 
 def _problem(function: str, name: str, value: object, kind: Kind) -> str | None:

@@ -12,7 +12,10 @@
      │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
      ├── InvalidArgumentError (TypeError, ValueError) a wrong-typed or unusable argument
      │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
-     │                                   draft.invalid_argument, ics.invalid_argument)
+     │                                   draft.invalid_argument, ics.invalid_argument,
+     │                                   temporal.invalid_argument, cpir.invalid_argument,
+     │                                   calendars.invalid_argument, caldav.invalid_argument;
+     │                                   see cerebri._guard.package_argument_error)
      ├── UnwritableOutputError        (cerebri._files) an output file cannot be written
      │     codes: input.unwritable   (parent missing or not writable, or the path exists and
      │                                is not a regular file: a FIFO, device, directory, symlink)

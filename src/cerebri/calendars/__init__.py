@@ -9,6 +9,8 @@
 ``complete`` (:class:`SlotAnswer`); ``FreeBusyView`` has the same two fields.
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
+A Python argument of the wrong type is refused with ``calendars.invalid_argument``
+(:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer

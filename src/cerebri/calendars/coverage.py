@@ -14,6 +14,8 @@ from datetime import date, datetime
 
 from icalendar import Component
 
+from cerebri._guard import arguments
+from cerebri.calendars.arguments import calendar_items, invalid_argument
 from cerebri.temporal import Instant, Interval, complement, merge
 
 __all__ = ["observed_ranges", "unobserved_ranges"]
@@ -25,8 +27,11 @@ def _instant(value: date) -> Instant | None:
     return None  # RFC 5545 requires UTC here; a floating VFREEBUSY bound observes nothing
 
 
+@arguments(invalid_argument, calendar=Component, window=Interval)
 def observed_ranges(calendar: Component, window: Interval) -> tuple[Interval, ...]:
-    """Sub-ranges of ``window`` (nanoseconds) that ``calendar`` describes, merged."""
+    """Sub-ranges of ``window`` (nanoseconds) that ``calendar`` describes, merged.
+    Raises ``calendars.invalid_argument`` unless ``calendar`` is an icalendar ``Component``
+    and ``window`` an :class:`~cerebri.temporal.Interval`."""
     freebusy = list(calendar.walk("VFREEBUSY"))
     if calendar.walk("VEVENT") or not freebusy:
         return (window,)
@@ -45,9 +50,11 @@ def observed_ranges(calendar: Component, window: Interval) -> tuple[Interval, ..
     return merge(pieces)
 
 
+@arguments(invalid_argument, window=Interval)
 def unobserved_ranges(calendars: Sequence[Component], window: Interval) -> tuple[Interval, ...]:
-    """Parts of ``window`` that at least one calendar does not describe, merged."""
+    """Parts of ``window`` that at least one calendar does not describe, merged.
+    Raises ``calendars.invalid_argument`` for a wrong-typed argument."""
     gaps: list[Interval] = []
-    for calendar in calendars:
+    for calendar in calendar_items(calendars, "unobserved_ranges() calendars"):
         gaps.extend(complement(window, observed_ranges(calendar, window)))
     return merge(gaps)

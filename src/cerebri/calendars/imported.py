@@ -23,8 +23,10 @@ from dataclasses import dataclass
 
 from icalendar import Component
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for, rests_on_incomplete
+from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
@@ -127,6 +129,11 @@ class ImportedCalendars:
         floating_zone: str | None = None,
         max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
     ) -> None:
+        calendars = named_calendar_items(calendars, "ImportedCalendars() calendars")
+        if floating_zone is not None and not isinstance(floating_zone, str):
+            raise invalid_argument("ImportedCalendars() needs floating_zone as str or None")
+        if type(max_occurrences) is not int:
+            raise invalid_argument("ImportedCalendars() needs max_occurrences as int")
         self._names = tuple(name for name, _ in calendars)
         self._calendars = tuple(calendar for _, calendar in calendars)
         self._floating_zone = floating_zone
@@ -135,7 +142,10 @@ class ImportedCalendars:
         self._pieces: dict[tuple[str, str, BusyPeriod], str] = {}
         self._expansions = 0
         if floating_zone is not None:
-            check_zone_name(floating_zone)
+            try:
+                check_zone_name(floating_zone)
+            except ValueError as exc:
+                raise invalid_argument(str(exc)) from None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -174,6 +184,12 @@ class ImportedCalendars:
         self._expanded.clear()
         self._pieces.clear()
 
+    @arguments(
+        invalid_argument,
+        window_start=Instant,
+        window_end=Instant,
+        floating_zone=(str, type(None)),
+    )
     def expand(
         self, window_start: Instant, window_end: Instant, *, floating_zone: str | None = None
     ) -> None:
@@ -186,10 +202,18 @@ class ImportedCalendars:
         Raises:
             CalendarError: a malformed calendar, or more than ``max_occurrences``
                 instances in one calendar.
-            ValueError: an empty window or an unknown zone.
+            InvalidArgumentError: ``calendars.invalid_argument`` (also a ``ValueError``) for
+                a wrong-typed argument or an empty window; ``temporal.invalid_argument`` for
+                an unknown zone.
         """
         self._expansion(window_start, window_end, self._zone_for(floating_zone, "UTC"))
 
+    @arguments(
+        invalid_argument,
+        window_start=Instant,
+        window_end=Instant,
+        floating_zone=(str, type(None)),
+    )
     def busy(
         self, window_start: Instant, window_end: Instant, *, floating_zone: str | None = None
     ) -> NamedBusy:
@@ -202,6 +226,7 @@ class ImportedCalendars:
             for index, name in enumerate(self._names)
         )
 
+    @arguments(invalid_argument, query=SlotQuery, limits=PlannerLimits)
     def find_slot(
         self, query: SlotQuery, *, limits: PlannerLimits = FIND_SLOT_LIMITS
     ) -> SlotAnswer:
@@ -217,6 +242,8 @@ class ImportedCalendars:
         Raises:
             CalendarError: a malformed calendar.
             ValueError: an invalid calendar id or zone.
+            InvalidArgumentError: ``calendars.invalid_argument``, ``query`` not a
+                :class:`SlotQuery` or ``limits`` not :class:`~cerebri.planner.PlannerLimits`.
         """
         zone_name = self._zone_for(None, query.zone)
         start, end = expansion_window(query)  # the window widened by the buffer
@@ -239,7 +266,7 @@ class ImportedCalendars:
 
     def _expansion(self, window_start: Instant, window_end: Instant, zone_name: str) -> _Expansion:
         if not window_start < window_end:
-            raise ValueError("the window must satisfy window_start < window_end")
+            raise invalid_argument("the window must satisfy window_start < window_end")
         window = Interval(window_start.ns, window_end.ns)
         for cached in self._expanded:
             if cached.floating_zone == zone_name and cached.window.contains(window):

@@ -23,6 +23,7 @@ from typing import Final
 from pydantic import TypeAdapter, ValidationError
 
 from cerebri.cpir.scalars import MAX_DURATION_SECONDS
+from cerebri.errors import CerebriError
 from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, zone
 
@@ -120,7 +121,8 @@ def parse_window(text: str, zone_name: str) -> tuple[Instant, Instant]:
     try:
         check_supported_window(start, end)
     except ValueError as exc:
-        raise ValueError(f"window {text!r} in {zone_name}: {exc}") from None
+        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+        raise ValueError(f"window {text!r} in {zone_name}: {reason}") from None
     return start, end
 
 

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 from icalendar import Component
 
+from cerebri._guard import arguments
 from cerebri.calendars.answer import SlotAnswer, answer_for
+from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
@@ -32,6 +34,13 @@ requests; a user's own calendars on their own machine routinely exceed them.
 """
 
 
+@arguments(
+    invalid_argument,
+    query=SlotQuery,
+    floating_zone=(str, type(None)),
+    limits=PlannerLimits,
+    max_occurrences=int,
+)
 def find_slot(
     calendars: Sequence[tuple[str, Component]],
     query: SlotQuery,
@@ -53,7 +62,11 @@ def find_slot(
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
             ``max_occurrences``.
+        InvalidArgumentError: ``calendars.invalid_argument`` (a ``TypeError`` and a
+            ``ValueError``) for an argument of the wrong Python type, before anything is
+            expanded.
     """
+    calendars = named_calendar_items(calendars, "find_slot() calendars")
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
     wide_start, wide_end = expansion_window(query)

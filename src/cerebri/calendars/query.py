@@ -26,7 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
+from cerebri.calendars.arguments import invalid_argument
 from cerebri.ics import BusyPeriod, context_objects, object_id
 from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, Interval, zone
@@ -54,6 +56,12 @@ class SlotQuery:
     Attributes:
         window_start, window_end: the half-open search window (UTC instants, within
             years 1-9999 in UTC; ``ValueError`` otherwise).
+
+    Every refusal is an :class:`~cerebri.errors.InvalidArgumentError` with code
+    ``calendars.invalid_argument`` (a ``TypeError`` and a ``ValueError``): a field of the
+    wrong Python type, an empty window, a duration or granularity not above 0, a negative
+    buffer, a weekday outside 0-6, working hours that do not start before they end. A window
+    outside years 1-9999 keeps its ``ValueError`` from :mod:`cerebri.ics.times`.
         duration_seconds: length of the meeting, seconds (> 0).
         granularity_seconds: distance between candidate starts, seconds (> 0).
         zone: IANA zone for working hours, the preferred time and local display.
@@ -77,17 +85,33 @@ class SlotQuery:
     max_candidates: int = 100_000
 
     def __post_init__(self) -> None:
+        _check_types(self)
         if not self.window_start < self.window_end:
-            raise ValueError("the window must start before it ends")
+            raise invalid_argument("the window must start before it ends")
         check_supported_window(self.window_start, self.window_end)
         if self.duration_seconds <= 0 or self.granularity_seconds <= 0:
-            raise ValueError("duration and granularity must be positive numbers of seconds")
+            raise invalid_argument("duration and granularity must be positive numbers of seconds")
         if self.buffer_seconds < 0:
-            raise ValueError("the buffer must not be negative")
+            raise invalid_argument("the buffer must not be negative")
         if self.working_days is not None and not self.working_days <= frozenset(range(7)):
-            raise ValueError("working days are weekday numbers 0 (Monday) to 6 (Sunday)")
+            raise invalid_argument("working days are weekday numbers 0 (Monday) to 6 (Sunday)")
         if self.working_hours is not None and not self.working_hours[0] < self.working_hours[1]:
-            raise ValueError("working hours must start before they end (same day)")
+            raise invalid_argument("working hours must start before they end (same day)")
+
+
+_INT_FIELDS = ("duration_seconds", "granularity_seconds", "buffer_seconds", "max_candidates")
+
+
+def _check_types(query: SlotQuery) -> None:
+    """``calendars.invalid_argument`` for a field of the wrong Python type."""
+    for name in ("window_start", "window_end"):
+        if not isinstance(getattr(query, name), Instant):
+            raise invalid_argument(f"SlotQuery needs {name} as Instant")
+    for name in _INT_FIELDS:
+        if type(getattr(query, name)) is not int:
+            raise invalid_argument(f"SlotQuery needs {name} as int (seconds)")
+    if not isinstance(query.zone, str):
+        raise invalid_argument("SlotQuery needs zone as str (an IANA name)")
 
 
 def _known(start: Instant, end: Instant, provenance: str) -> dict[str, JSONValue]:
@@ -241,6 +265,9 @@ def event_objects(
     return [render(calendar_id, period, zone_name) for calendar_id, period in chosen.values()]
 
 
+@arguments(
+    invalid_argument, events=Sequence, unobserved=Sequence, query=SlotQuery, unavailable=Sequence
+)
 def build_request(
     events: Sequence[JSONValue],
     unobserved: Sequence[Interval],
@@ -253,7 +280,11 @@ def build_request(
     ``events`` are the busy ``EVENT`` objects (:func:`event_objects`); ``unobserved`` the
     time no calendar describes; ``unavailable`` the time an attendee's availability
     (RFC 7953) excludes. Both kinds block like closed time (:func:`closed_block`).
+    Raises ``calendars.invalid_argument`` unless ``query`` is a :class:`SlotQuery` and
+    ``unobserved``/``unavailable`` hold :class:`~cerebri.temporal.Interval` values.
     """
+    unobserved = items_of(unobserved, Interval, invalid_argument, "build_request() unobserved")
+    unavailable = items_of(unavailable, Interval, invalid_argument, "build_request() unavailable")
     objects: list[JSONValue] = [
         {
             "id": TARGET_ID,

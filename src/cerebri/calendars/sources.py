@@ -12,7 +12,7 @@ from pathlib import Path
 from icalendar import Component
 
 from cerebri._files import read_bounded
-from cerebri.errors import CerebriError
+from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import parse_calendar
 from cerebri.temporal import Instant
 
@@ -95,6 +95,10 @@ def load_sources(
                     cache=caldav_cache,
                     skip_invalid_events=skip_invalid_events,
                 )
+            except InvalidArgumentError as exc:  # caldav.invalid_argument: the option's value
+                raise CerebriError(
+                    f"--caldav {url!r}: {exc.message}", code="input.invalid_option"
+                ) from None
             except CerebriError:
                 raise  # CalendarError is a ValueError too, but keeps its own ics.* code
             except (ValueError, TypeError) as exc:  # a malformed URL or option, not I/O

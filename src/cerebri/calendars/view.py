@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from icalendar import Component
 
+from cerebri._guard import arguments
+from cerebri.calendars.arguments import calendar_items, invalid_argument
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.ics import (
@@ -43,6 +45,13 @@ class FreeBusyView:
     complete: bool = True
 
 
+@arguments(
+    invalid_argument,
+    window_start=Instant,
+    window_end=Instant,
+    floating_zone=str,
+    max_occurrences=int,
+)
 def freebusy(
     calendars: Sequence[Component],
     window_start: Instant,
@@ -62,7 +71,11 @@ def freebusy(
     Raises:
         CalendarError: a malformed calendar (see :mod:`cerebri.ics`), or
             ``ics.expansion_limit`` past ``max_occurrences``.
+        InvalidArgumentError: ``calendars.invalid_argument`` (a ``TypeError`` and a
+            ``ValueError``) for an argument of the wrong Python type, before anything is
+            expanded.
     """
+    calendars = calendar_items(calendars, "freebusy() calendars")
     window = Interval(window_start.ns, window_end.ns)
     busy = busy_periods(
         calendars,

@@ -181,7 +181,7 @@ def _value(reader: Callable[..., T], *args: str) -> T:
     try:
         return reader(*args)
     except ValueError as exc:
-        raise CerebriError(str(exc), code="input.invalid_option") from None
+        raise CerebriError(_reason(exc), code="input.invalid_option") from None
 
 
 def _buffer(text: str | None, window: tuple[Instant, Instant]) -> int:
@@ -203,7 +203,12 @@ def _seconds(option: str, text: str) -> int:
     try:
         return parse_duration(text)
     except ValueError as exc:
-        raise CerebriError(f"{option}: {exc}", code="input.invalid_option") from None
+        raise CerebriError(f"{option}: {_reason(exc)}", code="input.invalid_option") from None
+
+
+def _reason(exc: ValueError) -> str:
+    """The message of a refused value, without the code a CerebriError prints first."""
+    return exc.message if isinstance(exc, CerebriError) else str(exc)
 
 
 @app.command("find-slot")

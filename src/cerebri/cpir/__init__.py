@@ -43,6 +43,7 @@ from cerebri.cpir.enums import (
     Provenance,
     Weekday,
 )
+from cerebri.cpir.facade import parse_model
 from cerebri.cpir.knowledge import (
     Ambiguous,
     EvidenceField,
@@ -66,7 +67,7 @@ from cerebri.cpir.objects import (
     TaskDetails,
     TaskKind,
 )
-from cerebri.cpir.parse import MAX_NESTING, load_json, parse_model, parse_request
+from cerebri.cpir.parse import MAX_NESTING, load_json, parse_request
 from cerebri.cpir.policy import (
     ConfirmationRequirements,
     MutationGrant,

@@ -23,6 +23,7 @@ from typing import Annotated, Generic, Literal, TypeVar
 from pydantic import Field
 
 from cerebri.cpir._base import WireModel
+from cerebri.cpir.arguments import invalid_argument
 from cerebri.cpir.enums import Provenance
 from cerebri.cpir.scalars import Confidence, Identifier
 
@@ -124,7 +125,14 @@ def require(
 
     Returns ``(value, uncertain)`` where ``uncertain`` is True only for an accepted
     ``UNCERTAIN`` estimate, or the ``RequiredFieldError`` that prevents requiring it.
+    Raises :class:`~cerebri.errors.InvalidArgumentError` (``cpir.invalid_argument``) unless
+    ``field`` is an :class:`EvidenceField` and ``allow_uncertain`` a ``bool``.
     """
+    if not isinstance(field, EvidenceField) or not isinstance(allow_uncertain, bool):
+        raise invalid_argument(
+            f"require() needs an EvidenceField and a bool, got {type(field).__name__} and "
+            f"{type(allow_uncertain).__name__}"
+        )
     state = field.value
     if isinstance(state, Unresolved):
         return RequiredFieldError.UNRESOLVED

@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Protocol
 
 from cerebri._json import JSONValue, compact
+from cerebri.cpir.arguments import invalid_argument
 from cerebri.cpir.enums import PreferenceSource
 from cerebri.cpir.scalars import Revision, TimeRange
 from cerebri.temporal.instant import Instant
@@ -48,7 +49,14 @@ OBJECTIVE = "preferred-start-distance-seconds; mutations; shift-seconds; start; 
 
 
 def range_wire(start: Instant, end: Instant) -> dict[str, JSONValue]:
-    """``{"start": …, "end": …}`` with UTC ``Z`` instants."""
+    """``{"start": …, "end": …}`` with UTC ``Z`` instants.
+
+    Raises :class:`~cerebri.errors.InvalidArgumentError` (``cpir.invalid_argument``) unless
+    both are :class:`~cerebri.temporal.Instant` (two ``isinstance`` checks)."""
+    if not isinstance(start, Instant) or not isinstance(end, Instant):
+        raise invalid_argument(
+            f"range_wire() needs two Instants, got {type(start).__name__} and {type(end).__name__}"
+        )
     return {"start": start.format(), "end": end.format()}
 
 

@@ -26,7 +26,7 @@ from typing import Literal
 
 from icalendar import Component
 
-from cerebri.ics.errors import CalendarArgumentError, require
+from cerebri.ics.errors import CalendarArgumentError, CalendarError, require
 from cerebri.ics.expand import Budget, expand
 from cerebri.ics.freebusy import freebusy_periods
 from cerebri.ics.source import calendar_source
@@ -111,14 +111,19 @@ def check_query(
 ) -> None:
     """``ValueError``/``CalendarArgumentError`` (a ``TypeError``) for a malformed query: a
     window that is empty, reversed or leaves years 1-9999 in UTC
-    (:func:`cerebri.ics.times.check_supported_window`), or a negative limit."""
+    (:func:`cerebri.ics.times.check_supported_window`), or a negative limit. A limit that is
+    not an ``int`` and a negative one are ``ics.invalid_argument`` too."""
     require(window_start, Instant, function, "window_start")
     require(window_end, Instant, function, "window_end")
     if not window_start < window_end:
-        raise ValueError("the window must satisfy window_start < window_end")
+        raise CalendarError(
+            "ics.invalid_argument", "the window must satisfy window_start < window_end"
+        )
     check_supported_window(window_start, window_end)
-    if type(max_occurrences) is not int or max_occurrences < 0:
-        raise ValueError("max_occurrences must be a non-negative int")
+    if type(max_occurrences) is not int:
+        raise CalendarArgumentError(function, "max_occurrences", "int", max_occurrences)
+    if max_occurrences < 0:
+        raise CalendarError("ics.invalid_argument", "max_occurrences must be a non-negative int")
 
 
 def busy_periods(

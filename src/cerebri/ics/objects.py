@@ -23,7 +23,7 @@ from typing import Final
 
 from cerebri.cpir.objects import PlanningObject
 from cerebri.ics.busy import BusyPeriod
-from cerebri.ics.errors import require
+from cerebri.ics.errors import CalendarError, require
 from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["ID_PREFIX", "context_objects", "object_id"]
@@ -45,7 +45,10 @@ def object_id(period: BusyPeriod) -> str:
 
 def _check_identifier(name: str, value: str) -> None:
     if not isinstance(value, str) or _IDENTIFIER_RE.fullmatch(value) is None:
-        raise ValueError(f"{name} must be 1-128 characters of [A-Za-z0-9._-], got {value!r}")
+        raise CalendarError(
+            "ics.invalid_argument",
+            f"{name} must be 1-128 characters of [A-Za-z0-9._-], got {value!r}",
+        )
 
 
 def context_objects(
@@ -54,7 +57,8 @@ def context_objects(
     """CPIR ``EVENT`` objects for the busy periods, in the order of the periods.
 
     ``zone`` (an exact IANA name) is written as every object's ``timezone``.
-    Raises ``ValueError`` for an invalid ``calendar_id``, ``integration_id`` or ``zone``,
+    Raises :class:`CalendarError` ``ics.invalid_argument`` (a ``ValueError``) for an invalid
+    ``calendar_id``, ``integration_id`` or ``zone``,
     ``CalendarArgumentError`` (a ``TypeError``) when ``periods`` is not an iterable of
     ``BusyPeriod``.
     """
@@ -65,7 +69,10 @@ def context_objects(
     require(zone, str, "context_objects", "zone")
     _check_identifier("calendar_id", calendar_id)
     _check_identifier("integration_id", integration_id)
-    check_zone_name(zone)
+    try:
+        check_zone_name(zone)
+    except ValueError as exc:
+        raise CalendarError("ics.invalid_argument", str(exc)) from None
     chosen: dict[str, BusyPeriod] = {}
     for period in periods:
         require(period, BusyPeriod, "context_objects", "periods")

@@ -13,7 +13,10 @@ also returns a :class:`CollectionFetch` per collection (what was downloaded, and
 
 Failures raise :class:`CalDAVError` (codes ``caldav.unreachable``, ``caldav.unauthorized``,
 ``caldav.not_found``, ``caldav.protocol``, ``caldav.unsupported``); see
-:mod:`cerebri.integrations.caldav_source`.
+:mod:`cerebri.integrations.caldav_source`. Arguments of the wrong type or unusable value (a
+URL that is not http(s), ``timeout_seconds=0``, a password that is not text) are refused
+before any connection with :class:`~cerebri.errors.InvalidArgumentError`, code
+``caldav.invalid_argument``.
 """
 
 from cerebri.integrations.cache import CACHE_DIR_ENV, CacheState, CalendarCache

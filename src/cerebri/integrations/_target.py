@@ -20,6 +20,7 @@ from caldav.lib.http_sync import requests as http
 
 from cerebri.errors import CerebriError
 from cerebri.integrations._deadline import DeadlineError
+from cerebri.integrations.arguments import invalid_argument
 from cerebri.integrations.errors import CalDAVError, CalDAVErrorCode
 
 _SUPPORTED_REPORT: Final = "{DAV:}supported-report"
@@ -47,14 +48,14 @@ class _Target:
 
 def _target(url: str, password: str | None, timeout_seconds: float) -> _Target:
     if not isinstance(url, str):
-        raise TypeError(f"url must be a str, not {type(url).__name__}")
+        raise invalid_argument(f"url must be a str, not {type(url).__name__}")
     if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, int | float):
-        raise TypeError("timeout_seconds must be a number")
+        raise invalid_argument("timeout_seconds must be a number")
     if not (math.isfinite(timeout_seconds) and timeout_seconds > 0):
-        raise ValueError("timeout_seconds must be a finite number above 0")
+        raise invalid_argument("timeout_seconds must be a finite number above 0")
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ValueError("url must be an absolute http:// or https:// URL")
+        raise invalid_argument("url must be an absolute http:// or https:// URL")
     secrets = [secret for secret in (password, parts.password) if secret]
     secrets += [unquote(secret) for secret in secrets]
     longest_first = sorted(set(secrets), key=lambda secret: (-len(secret), secret))

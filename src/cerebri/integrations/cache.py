@@ -44,6 +44,9 @@ from typing import Final, Literal
 import filelock
 import platformdirs
 
+from cerebri._guard import PATH, arguments
+from cerebri.integrations.arguments import invalid_argument
+
 __all__ = [
     "CACHE_DIR_ENV",
     "CacheState",
@@ -118,6 +121,7 @@ class CalendarCache:
         directory: the folder; created (mode ``0700``) on the first write.
     """
 
+    @arguments(invalid_argument, directory=PATH)
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
 
@@ -130,11 +134,13 @@ class CalendarCache:
             return cls(configured)
         return cls(Path(platformdirs.user_cache_dir("cerebri", appauthor=False)) / "caldav")
 
+    @arguments(invalid_argument, calendar_url=str, username=(str, type(None)))
     def path_for(self, calendar_url: str, username: str | None) -> Path:
         """The database file of one collection URL (without credentials) and user name."""
         digest = hashlib.sha256(_identity(calendar_url, username).encode("utf-8")).hexdigest()
         return self.directory / f"{digest}{_SUFFIX}"
 
+    @arguments(invalid_argument, calendar_url=str, username=(str, type(None)))
     def load(self, calendar_url: str, username: str | None) -> CachedCalendar:
         """The stored state of a collection, read in one transaction.
 
@@ -156,6 +162,13 @@ class CalendarCache:
         except (OSError, sqlite3.Error, filelock.Timeout):
             return CachedCalendar(state="unavailable")
 
+    @arguments(
+        invalid_argument,
+        calendar_url=str,
+        username=(str, type(None)),
+        base=CachedCalendar,
+        sync_token=(str, type(None)),
+    )
     def save(
         self,
         calendar_url: str,

@@ -43,8 +43,11 @@ Failures raise :class:`CalDAVError` with one of :data:`CODES`; the message names
 (the object's URL without credentials); one the server sends without calendar data (a
 0-byte resource) raises ``caldav.protocol`` naming the object's URL. With
 ``skip_invalid_events`` both are left out with an ``ics.skipped_event`` warning and the
-answer is incomplete. Malformed arguments (an empty window, a URL that is not
-``http``/``https``, a timeout that is not positive) raise ``ValueError``/``TypeError``.
+answer is incomplete. Malformed arguments (a URL that is not ``http``/``https``, a timeout
+that is not positive, a password that is not text, a wrong-typed ``cache``) raise
+:class:`~cerebri.errors.InvalidArgumentError` with code ``caldav.invalid_argument`` (a
+``TypeError`` and a ``ValueError``) before any connection; a wrong-typed or empty window is
+``ics.invalid_argument`` (:class:`~cerebri.ics.CalendarError`).
 
 ``timeout_seconds`` (seconds) bounds each HTTP request as a whole: connecting, sending,
 and receiving the reply to its last byte (with the authentication handshake) must finish
@@ -69,6 +72,7 @@ from urllib.parse import unquote, urlsplit
 from caldav.collection import Calendar as DAVCalendar
 from icalendar import Calendar
 
+from cerebri._guard import arguments
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
 from cerebri.ics.source import attach_source
@@ -76,6 +80,7 @@ from cerebri.ics.warnings import CalendarWarning, add_warning, calendar_incomple
 from cerebri.integrations._dav import _collections, _connect, _probe
 from cerebri.integrations._sync import refresh
 from cerebri.integrations._target import _shown, _Target, _target, _translated
+from cerebri.integrations.arguments import invalid_argument
 from cerebri.integrations.cache import CachedCalendar, CalendarCache
 from cerebri.integrations.errors import CODES, CalDAVError, CalDAVErrorCode
 from cerebri.integrations.report import CollectionFetch, FetchResult
@@ -193,6 +198,15 @@ def _parsed(source: str, text: str, skip_invalid_events: bool) -> Calendar:
     return empty
 
 
+@arguments(
+    invalid_argument,
+    username=(str, type(None)),
+    password=(str, type(None)),
+    calendar=(str, type(None)),
+    cache=(CalendarCache, bool),
+    sync_collection=bool,
+    skip_invalid_events=bool,
+)
 def fetch_calendars_with_report(
     url: str,
     window_start: Instant,
@@ -214,7 +228,7 @@ def fetch_calendars_with_report(
     check_query(window_start, window_end, 0)
     target = _target(url, password, timeout_seconds)
     if not isinstance(cache, CalendarCache | bool):
-        raise TypeError("cache must be a CalendarCache, True or False")
+        raise invalid_argument("cache must be a CalendarCache, True or False")
     store = _chosen_cache(cache)
     user = _user(url, username)
     rows: list[tuple[str, str]] = []
@@ -231,6 +245,15 @@ def fetch_calendars_with_report(
     return FetchResult(calendars, tuple(reports))
 
 
+@arguments(
+    invalid_argument,
+    username=(str, type(None)),
+    password=(str, type(None)),
+    calendar=(str, type(None)),
+    cache=(CalendarCache, bool),
+    sync_collection=bool,
+    skip_invalid_events=bool,
+)
 def fetch_calendars(
     url: str,
     window_start: Instant,
@@ -285,7 +308,8 @@ def fetch_calendars(
             object's URL for an object sent without calendar data (unless skipped).
         CalendarError: an object is not valid iCalendar (its ``ics.*`` code, ``uid``,
             ``line``; ``source`` is the object's URL).
-        ValueError, TypeError: malformed arguments.
+        InvalidArgumentError: ``caldav.invalid_argument``, malformed arguments (also a
+            ``TypeError`` and a ``ValueError``); ``ics.invalid_argument`` for the window.
     """
     return fetch_calendars_with_report(
         url,
@@ -301,6 +325,7 @@ def fetch_calendars(
     ).calendars
 
 
+@arguments(invalid_argument, username=(str, type(None)), password=(str, type(None)))
 def fetch_freebusy(
     url: str,
     window_start: Instant,
@@ -325,7 +350,8 @@ def fetch_freebusy(
             ``caldav.unsupported`` when the server does not offer the query; the other
             codes as for :func:`fetch_calendars`.
         CalendarError: the reply is not valid iCalendar.
-        ValueError, TypeError: malformed arguments.
+        InvalidArgumentError: ``caldav.invalid_argument``, malformed arguments (also a
+            ``TypeError`` and a ``ValueError``); ``ics.invalid_argument`` for the window.
     """
     check_query(window_start, window_end, 0)
     target = _target(url, password, timeout_seconds)

@@ -5,7 +5,9 @@ helpers and :class:`Interval` over integer nanoseconds (cpir-0.2.md section 1.6,
 temporal.md sections 1 and 3.5-3.6); recurrence expansion with DST policies and budgets
 (:func:`expand`, temporal.md 3), free/busy (:func:`free_busy`, 2.3 step 4) and the
 ``/v1/temporal`` diagnostics (:func:`temporal_report`, 2.3). Failures are
-:class:`TemporalRejected` carrying a :class:`TemporalError`.
+:class:`TemporalRejected` carrying a :class:`TemporalError`; a Python argument of the wrong
+type or an unusable value (``Interval(None, 1)``, an unknown zone name) is an
+:class:`~cerebri.errors.InvalidArgumentError` with code ``temporal.invalid_argument``.
 """
 
 from cerebri.temporal.calendar import LocalDate, LocalTime

@@ -24,6 +24,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from cerebri.temporal.errors import invalid_argument
+
 __all__ = ["MAX_YEAR", "MIN_YEAR", "LocalDate", "LocalTime"]
 
 MIN_YEAR: Final = -262143
@@ -156,6 +158,11 @@ class LocalDate:
     day: int
 
     def __post_init__(self) -> None:
+        if not type(self.year) is type(self.month) is type(self.day) is int:
+            raise invalid_argument(
+                f"LocalDate needs int year, month and day, got {type(self.year).__name__}, "
+                f"{type(self.month).__name__}, {type(self.day).__name__}"
+            )
         check_date(self.year, self.month, self.day)
 
     @classmethod
@@ -231,6 +238,10 @@ class LocalTime:
 
     def __post_init__(self) -> None:
         ns = self.ns
+        if type(ns) is not int or type(self.is_leap_second) is not bool:
+            raise invalid_argument(
+                f"LocalTime needs int ns and bool is_leap_second, got {type(ns).__name__}"
+            )
         if self.is_leap_second:
             base = ns - NS_PER_SECOND  # the same instant written with second 59
             if not 0 <= base < NS_PER_DAY or base // NS_PER_SECOND % 60 != 59:

@@ -12,9 +12,10 @@ import re
 from enum import StrEnum
 from typing import Final
 
+from cerebri._guard import package_argument_error
 from cerebri.errors import CerebriError
 
-__all__ = ["TemporalError", "TemporalRejected"]
+__all__ = ["TemporalError", "TemporalRejected", "invalid_argument"]
 
 
 class TemporalError(StrEnum):
@@ -68,3 +69,10 @@ class TemporalRejected(CerebriError):  # noqa: N818 - name fixed by the interfac
     def __init__(self, error: TemporalError, message: str | None = None) -> None:
         super().__init__(message or _MESSAGES[error], code=error.code)
         self.error = error
+
+
+invalid_argument: Final = package_argument_error("temporal")
+"""The argument guard's factory for :mod:`cerebri.temporal`: an
+:class:`~cerebri.errors.InvalidArgumentError` (also ``TypeError`` and ``ValueError``) with code
+``temporal.invalid_argument`` for a wrong-typed argument (``Interval(None, 1)``,
+``merge(None)``). Kept apart from :class:`TemporalRejected`, whose reasons are wire values."""

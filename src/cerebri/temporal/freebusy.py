@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
+from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
 from cerebri.cpir.enums import Coverage
-from cerebri.temporal.errors import TemporalError, TemporalRejected
+from cerebri.temporal.errors import TemporalError, TemporalRejected, invalid_argument
 from cerebri.temporal.instant import Instant
-from cerebri.temporal.interval import Interval, complement, merge
+from cerebri.temporal.interval import Interval, _complement, _merge
 
 __all__ = ["MAX_BUSY_INPUTS", "BusyInput", "FreeBusyReport", "Span", "TraceEntry", "free_busy"]
 
@@ -109,6 +110,14 @@ def _spans(intervals: Sequence[Interval]) -> tuple[Span, ...]:
     return tuple((Instant(item.start), Instant(item.end)) for item in intervals)
 
 
+@arguments(
+    invalid_argument,
+    horizon_start=Instant,
+    horizon_end=Instant,
+    inputs=Sequence,
+    coverage=Coverage,
+    max_inputs=int,
+)
 def free_busy(
     horizon_start: Instant,
     horizon_end: Instant,
@@ -128,9 +137,12 @@ def free_busy(
             (an empty or reversed horizon or input), ``Overflow`` (a buffered bound outside
             the instant range).
         ValueError: a negative buffer.
+        InvalidArgumentError: ``temporal.invalid_argument``, a wrong-typed argument or an
+            input that is not a :class:`BusyInput`.
     """
     if len(inputs) > max_inputs:
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
+    inputs = items_of(inputs, BusyInput, invalid_argument, "free_busy() inputs")
     if not horizon_start < horizon_end:
         raise TemporalRejected(TemporalError.INVALID_RANGE)
     horizon = Interval(horizon_start.ns, horizon_end.ns)
@@ -151,8 +163,8 @@ def free_busy(
                 clipped=None if part is None else _spans([part])[0],
             )
         )
-    busy = merge(clipped)
-    gaps = _spans(complement(horizon, busy))
+    busy = _merge(clipped)
+    gaps = _spans(_complement(horizon, busy))
     coverage = Coverage(coverage)
     complete = coverage is Coverage.COMPLETE
     return FreeBusyReport(

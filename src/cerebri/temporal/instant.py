@@ -34,6 +34,7 @@ from cerebri.temporal.calendar import (
     parse_fraction,
     string_scalar_schema,
 )
+from cerebri.temporal.errors import invalid_argument
 
 __all__ = ["MAX_NS", "MIN_NS", "Instant"]
 
@@ -57,8 +58,9 @@ _RFC3339_RE: Final = re.compile(
 class Instant:
     """An exact UTC instant: ``ns`` nanoseconds since 1970-01-01T00:00:00Z.
 
-    Immutable, hashable and totally ordered by ``ns``. ``Instant(ns)`` raises ``TypeError``
-    unless ``ns`` is an ``int`` (``bool`` is refused) and ``OverflowError`` unless
+    Immutable, hashable and totally ordered by ``ns``. ``Instant(ns)`` raises
+    :class:`~cerebri.errors.InvalidArgumentError` (``temporal.invalid_argument``, also a
+    ``TypeError``) unless ``ns`` is an ``int`` (``bool`` is refused) and ``OverflowError`` unless
     ``MIN.ns <= ns <= MAX.ns``. ``a - b`` is the signed distance in nanoseconds.
 
     Text form (``format``/``str``): UTC with ``Z``; the fraction is left out when zero and
@@ -77,7 +79,9 @@ class Instant:
 
     def __init__(self, ns: int) -> None:
         if type(ns) is not int:
-            raise TypeError(f"Instant needs an int count of nanoseconds, not {type(ns).__name__}")
+            raise invalid_argument(
+                f"Instant needs an int count of nanoseconds, not {type(ns).__name__}"
+            )
         if not MIN_NS <= ns <= MAX_NS:
             raise OverflowError(f"{ns} ns since the epoch is outside the supported instant range")
         object.__setattr__(self, "ns", ns)

@@ -21,10 +21,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 from zoneinfo import ZoneInfo
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.cpir.enums import FoldPolicy, GapPolicy
 from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND, LocalDate, LocalTime
-from cerebri.temporal.errors import TemporalError, TemporalRejected
+from cerebri.temporal.errors import TemporalError, TemporalRejected, invalid_argument
 from cerebri.temporal.instant import MAX_NS, MIN_NS, Instant
 from cerebri.temporal.zones import zone
 
@@ -135,7 +136,25 @@ class Expansion:
 # --------------------------------------------------------------------------- sequence numbers
 
 
+def _rule_checked(rule: object, function: str) -> None:
+    from cerebri.cpir.temporal_context import RecurrenceDefinition  # noqa: PLC0415 - cycle
+
+    if not isinstance(rule, RecurrenceDefinition):
+        raise invalid_argument(
+            f"{function}() needs rule as RecurrenceDefinition, got {type(rule).__name__}"
+        )
+
+
+@arguments(invalid_argument, date=LocalDate)
 def sequence_of(rule: RecurrenceDefinition, date: LocalDate) -> int | None:
+    """:func:`_sequence_of` for callers: raises :class:`~cerebri.errors.InvalidArgumentError`
+    (``temporal.invalid_argument``) unless ``rule`` is a ``RecurrenceDefinition`` and ``date``
+    a :class:`LocalDate`."""
+    _rule_checked(rule, "sequence_of")
+    return _sequence_of(rule, date)
+
+
+def _sequence_of(rule: RecurrenceDefinition, date: LocalDate) -> int | None:
     """Nominal 1-based sequence number of ``date`` under ``rule`` (temporal.md 3.4).
 
     Returns ``None`` when the pattern does not schedule ``date`` (also for any date before
@@ -200,7 +219,15 @@ def _local_wall_ns(instant: Instant, tz: ZoneInfo) -> int:
     return wall
 
 
+@arguments(invalid_argument, date=LocalDate, time=LocalTime, zone_name=str)
 def resolve_local(date: LocalDate, time: LocalTime, zone_name: str) -> tuple[Instant, ...]:
+    """:func:`_resolve_local` for callers: raises :class:`~cerebri.errors.InvalidArgumentError`
+    (``temporal.invalid_argument``) for a wrong-typed argument, ``ValueError`` for an unknown
+    zone name."""
+    return _resolve_local(date, time, zone_name)
+
+
+def _resolve_local(date: LocalDate, time: LocalTime, zone_name: str) -> tuple[Instant, ...]:
     """UTC instants at which the wall clock of ``zone_name`` reads ``date`` ``time``.
 
     Returns no instant for a DST gap, one for an ordinary time and two (earlier first) for a
@@ -266,6 +293,13 @@ def _pick(
     return instants[1], Resolution.LATER_FOLD
 
 
+@arguments(
+    invalid_argument,
+    horizon_start=Instant,
+    horizon_end=Instant,
+    max_occurrences=int,
+    max_dates=int,
+)
 def expand(
     rule: RecurrenceDefinition,
     horizon_start: Instant,
@@ -288,6 +322,7 @@ def expand(
             relevant fold / a gap inside the window), ``OccurrenceLimitExceeded``,
             ``DateLimitExceeded``.
     """
+    _rule_checked(rule, "expand")
     if not (0 <= max_occurrences <= MAX_OCCURRENCES and 0 <= max_dates <= MAX_DATES):
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
     if not horizon_start < horizon_end:
@@ -317,12 +352,12 @@ def expand(
             raise TemporalRejected(TemporalError.DATE_LIMIT_EXCEEDED)
         examined += 1
         date = LocalDate.from_ordinal(ordinal)
-        sequence = sequence_of(rule, date)
+        sequence = _sequence_of(rule, date)
         if sequence is None:
             continue
         if rule.count is not None and sequence > rule.count:
             break
-        instants = resolve_local(date, rule.local_time, rule.timezone)
+        instants = _resolve_local(date, rule.local_time, rule.timezone)
         if not instants:
             wall = _wall_ns(date, rule.local_time.ns)
             if window.lower_wall <= wall < window.upper_wall:

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from pydantic import AfterValidator
 
 from cerebri.temporal.calendar import NS_PER_DAY, LocalDate
+from cerebri.temporal.errors import invalid_argument
 from cerebri.temporal.instant import Instant
 
 __all__ = ["TimeZoneId", "known_zone_names", "local_date_of", "zone"]
@@ -35,8 +36,12 @@ def known_zone_names() -> frozenset[str]:
 
 
 def check_zone_name(name: str) -> str:
-    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``."""
-    if name not in known_zone_names():
+    """Return ``name`` if it is a known IANA zone name, else raise ``ValueError``.
+
+    A plain ``ValueError`` on purpose: pydantic (:data:`TimeZoneId`) turns it into a
+    ``cpir.invalid_value`` parse error with this message; :func:`zone` re-raises it as
+    ``temporal.invalid_argument`` for direct callers."""
+    if not isinstance(name, str) or name not in known_zone_names():
         raise ValueError(
             f"unknown time zone {name!r}: expected an exact IANA name such as "
             "'Europe/Berlin' or 'UTC' (names are case-sensitive)"
@@ -48,12 +53,23 @@ TimeZoneId = Annotated[str, AfterValidator(check_zone_name)]
 """Pydantic field type: a string that must be an exact known IANA zone name."""
 
 
-@cache
 def zone(name: str) -> ZoneInfo:
     """The ``ZoneInfo`` for an exact IANA name, loaded from ``tzdata`` and cached.
 
-    Raises ``ValueError`` for an unknown name (see :func:`check_zone_name`).
+    Raises ``ValueError`` for an unknown name (see :func:`check_zone_name`), an
+    :class:`~cerebri.errors.InvalidArgumentError` (``temporal.invalid_argument``) like every
+    refusal here, also for a name that is not a ``str``.
     """
+    if type(name) is not str:
+        raise invalid_argument(f"zone() needs an IANA zone name as str, got {type(name).__name__}")
+    try:
+        return _zone(name)
+    except ValueError as exc:  # an unknown name; a successful lookup is cached
+        raise invalid_argument(str(exc)) from None
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
     check_zone_name(name)
     data = resources.files("tzdata.zoneinfo").joinpath(*name.split("/"))
     with data.open("rb") as handle:
@@ -66,8 +82,16 @@ def local_date_of(instant: Instant, zone_name: str) -> LocalDate | None:
     Uses the zone's UTC offset in force at that instant. Returns ``None`` when Python's
     ``datetime`` cannot carry the computation (the instant or its local wall time falls
     outside years 1..9999); callers must treat ``None`` as an overflow. Raises ``ValueError``
-    for an unknown zone name.
+    for an unknown zone name and :class:`~cerebri.errors.InvalidArgumentError`
+    (``temporal.invalid_argument``) unless ``instant`` is an :class:`Instant` and
+    ``zone_name`` a ``str`` (two plain ``isinstance`` checks: the planner calls this per
+    candidate).
     """
+    if not isinstance(instant, Instant) or not isinstance(zone_name, str):
+        raise invalid_argument(
+            f"local_date_of() needs an Instant and a str zone name, got "
+            f"{type(instant).__name__} and {type(zone_name).__name__}"
+        )
     tz = zone(zone_name)
     moment = instant.to_datetime()
     if moment is None:

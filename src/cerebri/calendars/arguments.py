@@ -1,0 +1,38 @@
+"""The argument guard of :mod:`cerebri.calendars`: code ``calendars.invalid_argument``.
+
+A wrong-typed argument to a public function (``SlotQuery(window_start=None)``,
+``freebusy("text", ...)``) raises :class:`~cerebri.errors.InvalidArgumentError` with this
+code before anything is read (decision 0017).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from icalendar import Component
+
+from cerebri._guard import items_of, package_argument_error
+
+__all__ = ["calendar_items", "invalid_argument", "named_calendar_items"]
+
+invalid_argument: Final = package_argument_error("calendars")
+"""Factory of the ``calendars.invalid_argument`` error (see :mod:`cerebri._guard`)."""
+
+
+def calendar_items(calendars: Iterable[object], where: str) -> tuple[Any, ...]:
+    """``calendars`` as a tuple of icalendar ``Component``; else ``calendars.invalid_argument``."""
+    if isinstance(calendars, (str, bytes)) or not isinstance(calendars, Iterable):
+        raise invalid_argument(f"{where} must be a sequence of calendars")
+    return items_of(calendars, Component, invalid_argument, where)
+
+
+def named_calendar_items(calendars: Iterable[object], where: str) -> tuple[Any, ...]:
+    """``calendars`` as ``(str, Component)`` pairs; else ``calendars.invalid_argument``."""
+    if isinstance(calendars, (str, bytes)) or not isinstance(calendars, Iterable):
+        raise invalid_argument(f"{where} must be a sequence of (id, calendar) pairs")
+    pairs = items_of(calendars, tuple, invalid_argument, where)
+    for index, pair in enumerate(pairs):
+        if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], Component):
+            raise invalid_argument(f"{where}[{index}] must be a (str, Component) pair")
+    return pairs
