@@ -1,0 +1,47 @@
+"""Opening an engine on a checked store URL.
+
+SQLite: the parent folder of the file is created; every new connection sets
+``journal_mode=WAL`` (readers do not block the writer), ``foreign_keys=ON`` and
+``busy_timeout`` (milliseconds a writer waits for the lock before ``database is locked``).
+PostgreSQL: psycopg 3, connections checked before use.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL
+
+__all__ = ["SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
+
+SQLITE_BUSY_TIMEOUT_MS = 5000
+"""How long a SQLite connection waits for a lock, in milliseconds."""
+
+
+def _on_sqlite_connect(connection: sqlite3.Connection, _record: Any) -> None:
+    cursor = connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    finally:
+        cursor.close()
+
+
+def open_engine(url: URL) -> Engine:
+    """An engine for a URL checked by :func:`~cerebri.execution.store.url.parse_store_url`.
+
+    For SQLite the file's parent folders are created (the file itself on first connection).
+    Nothing connects here; connection errors surface on first use.
+    """
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database != ":memory:" and not database.startswith("file:"):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url)
+        event.listen(engine, "connect", _on_sqlite_connect)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
