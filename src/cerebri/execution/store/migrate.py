@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 
+from pathlib import Path
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -27,6 +29,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from cerebri._json import JSONValue
 from cerebri.execution.store.engine import open_engine
 from cerebri.execution.store.errors import StoreError
 from cerebri.execution.store.url import parse_store_url, redacted
@@ -51,7 +54,7 @@ class StoreStatus:
         """Whether the store is at the head revision of this code."""
         return self.current == self.head
 
-    def to_wire(self) -> dict[str, str | bool | None]:
+    def to_wire(self) -> dict[str, JSONValue]:
         """``{"url", "current_revision", "head_revision", "up_to_date"}``."""
         return {
             "url": self.url,
@@ -144,9 +147,13 @@ def init(url: str) -> StoreStatus:
 def status(url: str) -> StoreStatus:
     """The redacted URL, current and head revisions of the store at ``url`` (read-only).
 
-    Raises ``store.too_new`` for a store migrated by a newer cerebri.
+    Raises ``store.too_new`` for a store migrated by a newer cerebri. A SQLite file that does
+    not exist is reported as not initialised and is not created.
     """
-    redacted_url = redacted(parse_store_url(url))
+    parsed = parse_store_url(url)
+    redacted_url = redacted(parsed)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").exists():
+        return StoreStatus(redacted_url, None, head_revision())
     with _connected(url) as connection:
         current = _revision_of(connection)
     _refuse_unknown(current, redacted_url)
