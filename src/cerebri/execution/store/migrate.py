@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
-
 from pathlib import Path
 
 from alembic import command
