@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL
 
+from cerebri.execution.store.errors import StoreError
+
 __all__ = ["SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -35,12 +37,20 @@ def open_engine(url: URL) -> Engine:
     """An engine for a URL checked by :func:`~cerebri.execution.store.url.parse_store_url`.
 
     For SQLite the file's parent folders are created (the file itself on first connection).
-    Nothing connects here; connection errors surface on first use.
+    Nothing connects here; connection errors surface on first use. Raises
+    :class:`StoreError` ``store.unreachable`` when the folder cannot be created.
     """
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(
+                    f"cannot create the store folder {folder}: {error.strerror or error}",
+                    code="store.unreachable",
+                ) from error
         engine = create_engine(url)
         event.listen(engine, "connect", _on_sqlite_connect)
         return engine

@@ -1,0 +1,76 @@
+"""Store fixtures: ``store_url`` runs a test on SQLite (a temporary file) and on PostgreSQL.
+
+PostgreSQL comes from ``CEREBRI_TEST_POSTGRES_URL`` (a server URL; each test gets a fresh
+database created on it and dropped after), else from a throwaway server that pytest-postgresql
+starts over the machine's binaries (``/usr/lib/postgresql/*/bin/pg_ctl``). When neither is
+possible the PostgreSQL tests are skipped with the reason, or fail under ``CI=true`` (like the
+conformance data in ``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from pytest_postgresql import factories
+from sqlalchemy.engine import make_url
+
+POSTGRES_ENV = "CEREBRI_TEST_POSTGRES_URL"
+_PG_CTLS = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+
+postgresql_server = factories.postgresql_proc(executable=_PG_CTLS[-1] if _PG_CTLS else None)
+_numbers = itertools.count(1)
+
+
+def _under_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def _unavailable(reason: str) -> None:
+    if _under_ci():
+        pytest.fail(f"CI run without PostgreSQL: {reason}")
+    pytest.skip(f"PostgreSQL not available: {reason}")
+
+
+def _server_url(request: pytest.FixtureRequest) -> str:
+    configured = os.environ.get(POSTGRES_ENV, "").strip()
+    if configured:
+        return configured
+    if not _PG_CTLS:
+        _unavailable(f"no /usr/lib/postgresql/*/bin/pg_ctl and {POSTGRES_ENV} is not set")
+    if os.geteuid() == 0:
+        _unavailable(f"PostgreSQL refuses to run as root; set {POSTGRES_ENV} to a server URL")
+    proc = request.getfixturevalue("postgresql_server")
+    return f"postgresql+psycopg://{proc.user}@{proc.host}:{proc.port}/postgres"
+
+
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    server = make_url(_server_url(request)).set(drivername="postgresql")
+    name = f"cerebri_test_{os.getpid()}_{next(_numbers)}"
+    admin = server.render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(drivername="postgresql+psycopg", database=name).render_as_string(
+            hide_password=False
+        )
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty store on each back end."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'nested' / 'store.sqlite3'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
