@@ -18,7 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from pytest_postgresql import factories
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 POSTGRES_ENV = "CEREBRI_TEST_POSTGRES_URL"
 _PG_CTLS = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
@@ -46,7 +46,15 @@ def _server_url(request: pytest.FixtureRequest) -> str:
     if os.geteuid() == 0:
         _unavailable(f"PostgreSQL refuses to run as root; set {POSTGRES_ENV} to a server URL")
     proc = request.getfixturevalue("postgresql_server")
-    return f"postgresql+psycopg://{proc.user}@{proc.host}:{proc.port}/postgres"
+    url = URL.create(
+        "postgresql+psycopg",
+        username=proc.user,
+        password=proc.password or None,
+        host=proc.host,
+        port=int(proc.port),
+        database="postgres",
+    )
+    return url.render_as_string(hide_password=False)
 
 
 @pytest.fixture
