@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean browser-deps
+.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,13 @@ typecheck: $(VENV)/.test-deps
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
-unit: $(VENV)/.test-deps browser-deps
+# The execution-store tests start a throwaway PostgreSQL from Debian's binaries (pytest-postgresql).
+# PostgreSQL refuses to run as root: as root, point CEREBRI_TEST_POSTGRES_URL at a server instead.
+postgres-deps:
+	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || \
+		(apt-get update -qq && apt-get install -y -qq postgresql)
+
+unit: $(VENV)/.test-deps browser-deps postgres-deps
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit
