@@ -75,3 +75,14 @@ def test_uuid_ids_are_version_4_and_distinct() -> None:
     assert len(made) == 50
     pattern = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
     assert all(pattern.match(i) for i in made)
+
+
+def test_exports() -> None:
+    import cerebri.clock as module
+
+    defined = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__
+    }
+    assert sorted(module.__all__) == sorted(defined)

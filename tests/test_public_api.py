@@ -16,6 +16,7 @@ FACADES = [
     "cerebri.calendars",
     "cerebri.plans",
     "cerebri.proposals",
+    "cerebri.execution.store",
 ]
 
 

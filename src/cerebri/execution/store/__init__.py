@@ -6,8 +6,6 @@ store.sqlite3``) and PostgreSQL through psycopg 3. The URL comes from ``--store`
 ``store.invalid_url``, ``store.unreachable``, ``store.too_new``.
 """
 
-from __future__ import annotations
-
 from cerebri.execution.store.errors import StoreError
 from cerebri.execution.store.migrate import (
     StoreStatus,
