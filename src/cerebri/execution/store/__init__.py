@@ -6,6 +6,7 @@ store.sqlite3``) and PostgreSQL through psycopg 3. The URL comes from ``--store`
 ``store.invalid_url``, ``store.unreachable``, ``store.too_new``.
 """
 
+from cerebri.execution.store.engine import open_engine
 from cerebri.execution.store.errors import StoreError
 from cerebri.execution.store.migrate import (
     StoreStatus,
@@ -44,6 +45,7 @@ __all__ = [
     "default_store_path",
     "head_revision",
     "init",
+    "open_engine",
     "parse_store_url",
     "redacted",
     "resolve_store_url",
