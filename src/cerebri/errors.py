@@ -29,6 +29,9 @@
      ├── DraftError (ValueError)      (cerebri.plans)     draft.* codes (not a draft at all;
      │                                                    broken rules go in a DraftReport)
      ├── CapabilityError (ValueError) (cerebri.plans)     capability.* codes
+     ├── ClockError (ValueError)      (cerebri.clock)     clock.backwards, clock.invalid_argument
+     ├── StoreError                   (cerebri.execution.store) store.invalid_url,
+     │                                store.unreachable, store.too_new
      └── ProposalError (ValueError)   (cerebri.proposals) proposal.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and

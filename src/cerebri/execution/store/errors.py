@@ -6,7 +6,6 @@
   (``sqlite:///PATH``) nor PostgreSQL through psycopg 3 (``postgresql+psycopg://...``).
 * ``store.unreachable``: the database cannot be opened or connected to.
 * ``store.too_new``: the store was migrated by a newer cerebri (its revision is unknown here).
-* ``store.not_initialised``: reserved for commands that need an initialised store.
 """
 
 from __future__ import annotations
