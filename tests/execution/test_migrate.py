@@ -163,3 +163,12 @@ def test_postgresql_url_gets_the_psycopg_driver() -> None:
     assert store.redacted(store.parse_store_url("postgresql://u:p@h/db")) == (
         "postgresql+psycopg://u:***@h/db"
     )
+
+
+def test_concurrent_inits_all_succeed(store_url: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(store.init, [store_url] * 4))
+    assert {(r.current, r.head) for r in results} == {("0001", "0001")}
+    assert _tables(store_url) == EXPECTED_TABLES

@@ -25,7 +25,9 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection
+from filelock import FileLock
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from cerebri._json import JSONValue
@@ -125,14 +127,40 @@ def upgrade(url: str) -> StoreStatus:
     Runs inside one transaction per migration where the back end allows it. Refuses a store
     newer than this code (``store.too_new``) without touching it.
     """
-    redacted_url = redacted(parse_store_url(url))
-    with _connected(url) as connection:
+    parsed = parse_store_url(url)
+    redacted_url = redacted(parsed)
+    with _connected(url) as connection, _migration_lock(connection, parsed):
         _refuse_unknown(_revision_of(connection), redacted_url)
         config = _config()
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
         connection.commit()
         return StoreStatus(redacted_url, _revision_of(connection), head_revision())
+
+
+_PG_MIGRATION_LOCK = 0x63657265_62726931  # "cerebri1": the advisory lock key of migrations
+
+
+@contextmanager
+def _migration_lock(connection: Connection, url: URL) -> Iterator[None]:
+    """Serialise concurrent migrations of one store: a PostgreSQL session advisory lock, or
+    a lock file next to the SQLite file (``<file>.migrate.lock``)."""
+    if url.get_backend_name() == "postgresql":
+        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.rollback()
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _PG_MIGRATION_LOCK})
+            connection.commit()
+        return
+    database = url.database or ""
+    if database == ":memory:" or database.startswith("file:"):
+        yield
+        return
+    with FileLock(f"{Path(database).expanduser()}.migrate.lock"):
+        yield
 
 
 def init(url: str) -> StoreStatus:
