@@ -8,9 +8,10 @@ The migration scripts live in ``cerebri/execution/store/migrations`` and are fou
 * :func:`current_revision` reads the store's revision (``None`` for an empty store).
 * :func:`status` reports the redacted URL, the current and the head revision.
 
-A store whose revision this code does not know (written by a newer cerebri) is refused
-before anything is changed: :class:`StoreError` ``store.too_new``. Connection failures are
-``store.unreachable``; bad URLs ``store.invalid_url``.
+Concurrent migrations of one store wait for each other (PostgreSQL advisory lock; SQLite lock
+file ``<file>.migrate.lock``). A store whose revision this code does not know (written by a
+newer cerebri) is refused before anything is changed: :class:`StoreError` ``store.too_new``.
+Connection failures are ``store.unreachable``; bad URLs ``store.invalid_url``.
 """
 
 from __future__ import annotations
