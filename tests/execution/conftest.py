@@ -2,7 +2,9 @@
 
 PostgreSQL comes from ``CEREBRI_TEST_POSTGRES_URL`` (a server URL; each test gets a fresh
 database created on it and dropped after), else from a throwaway server that pytest-postgresql
-starts over the machine's binaries (``/usr/lib/postgresql/*/bin/pg_ctl``). When neither is
+starts over the machine's binaries (``/usr/lib/postgresql/*/bin/pg_ctl``); as root, which
+PostgreSQL refuses to run as, the same binaries run as the ``postgres`` system user
+(:func:`postgres_as_service_user`). When neither is
 possible the PostgreSQL tests are skipped with the reason, or fail under ``CI=true`` (like the
 conformance data in ``tests/conftest.py``).
 """
@@ -12,6 +14,11 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,8 +50,9 @@ def _server_url(request: pytest.FixtureRequest) -> str:
         return configured
     if not _PG_CTLS:
         _unavailable(f"no /usr/lib/postgresql/*/bin/pg_ctl and {POSTGRES_ENV} is not set")
-    if os.geteuid() == 0:
-        _unavailable(f"PostgreSQL refuses to run as root; set {POSTGRES_ENV} to a server URL")
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root: run it as "postgres"
+        root_url: str = request.getfixturevalue("postgres_as_service_user")
+        return root_url
     proc = request.getfixturevalue("postgresql_server")
     url = URL.create(
         "postgresql+psycopg",
@@ -55,6 +63,57 @@ def _server_url(request: pytest.FixtureRequest) -> str:
         database="postgres",
     )
     return url.render_as_string(hide_password=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def postgres_as_service_user() -> Iterator[str]:
+    """A throwaway PostgreSQL started as the ``postgres`` system user (for root, which
+    PostgreSQL refuses to run as): ``initdb`` and ``pg_ctl`` through ``runuser`` in a temporary
+    folder owned by that user, on a free loopback port, stopped and deleted at the end."""
+    try:
+        owner = pwd.getpwnam("postgres")
+    except KeyError:
+        _unavailable(f"running as root and no 'postgres' user; set {POSTGRES_ENV}")
+    runuser = shutil.which("runuser")
+    if runuser is None:
+        _unavailable(f"running as root and no runuser; set {POSTGRES_ENV}")
+    bindir = Path(_PG_CTLS[-1]).parent
+    folder = Path(tempfile.mkdtemp(prefix="cerebri-pg-"))
+    os.chown(folder, owner.pw_uid, owner.pw_gid)
+    data, port = folder / "data", _free_port()
+
+    def as_postgres(*command: str) -> None:
+        subprocess.run(
+            [runuser, "-u", "postgres", "--", *command],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    try:
+        as_postgres(str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                    "-E", "UTF8", "--no-sync")  # fmt: skip
+        as_postgres(
+            str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "server.log"), "-w",
+            "-o", f"-F -p {port} -k {folder} -c listen_addresses=127.0.0.1", "start",
+        )  # fmt: skip
+    except (subprocess.SubprocessError, OSError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        _unavailable(f"could not start PostgreSQL as the postgres user: {exc}")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        try:
+            as_postgres(str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
