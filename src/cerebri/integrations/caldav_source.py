@@ -72,7 +72,7 @@ from urllib.parse import unquote, urlsplit
 from caldav.collection import Calendar as DAVCalendar
 from icalendar import Calendar
 
-from cerebri._guard import arguments
+from cerebri._guard import Kind, arguments
 from cerebri.ics.busy import check_query
 from cerebri.ics.load import parse_calendar
 from cerebri.ics.source import attach_source
@@ -198,15 +198,18 @@ def _parsed(source: str, text: str, skip_invalid_events: bool) -> Calendar:
     return empty
 
 
-@arguments(
-    invalid_argument,
-    username=(str, type(None)),
-    password=(str, type(None)),
-    calendar=(str, type(None)),
-    cache=(CalendarCache, bool),
-    sync_collection=bool,
-    skip_invalid_events=bool,
-)
+_FETCH_KINDS: Final[dict[str, Kind]] = {
+    "username": (str, type(None)),
+    "password": (str, type(None)),
+    "calendar": (str, type(None)),
+    "cache": (CalendarCache, bool),
+    "sync_collection": bool,
+    "skip_invalid_events": bool,
+}
+"""The argument types both fetch functions check (each names itself in its errors)."""
+
+
+@arguments(invalid_argument, **_FETCH_KINDS)
 def fetch_calendars_with_report(
     url: str,
     window_start: Instant,
@@ -227,8 +230,6 @@ def fetch_calendars_with_report(
     """
     check_query(window_start, window_end, 0)
     target = _target(url, password, timeout_seconds)
-    if not isinstance(cache, CalendarCache | bool):
-        raise invalid_argument("cache must be a CalendarCache, True or False")
     store = _chosen_cache(cache)
     user = _user(url, username)
     rows: list[tuple[str, str]] = []
@@ -245,15 +246,7 @@ def fetch_calendars_with_report(
     return FetchResult(calendars, tuple(reports))
 
 
-@arguments(
-    invalid_argument,
-    username=(str, type(None)),
-    password=(str, type(None)),
-    calendar=(str, type(None)),
-    cache=(CalendarCache, bool),
-    sync_collection=bool,
-    skip_invalid_events=bool,
-)
+@arguments(invalid_argument, **_FETCH_KINDS)
 def fetch_calendars(
     url: str,
     window_start: Instant,
