@@ -16,10 +16,12 @@ EXPECTED_TABLES = {
     "approvals",
     "attempt_history",
     "attempts",
+    "beliefs",
     "intentions",
     "plans",
     "predictions",
     "procedural_memories",
+    "sandboxes",
     "steps",
     "timers",
 }
@@ -36,23 +38,23 @@ def _tables(url: str) -> set[str]:
 def test_init_creates_every_table_and_is_idempotent(store_url: str) -> None:
     assert store.current_revision(store_url) is None
     first = store.init(store_url)
-    assert (first.current, first.head, first.up_to_date) == ("0001", "0001", True)
+    assert (first.current, first.head, first.up_to_date) == ("0002", "0002", True)
     assert _tables(store_url) == EXPECTED_TABLES
     again = store.init(store_url)
     assert again == first
     assert _tables(store_url) == EXPECTED_TABLES
-    assert store.current_revision(store_url) == "0001"
+    assert store.current_revision(store_url) == "0002"
 
 
 def test_status_reports_head_and_not_initialised(store_url: str) -> None:
     before = store.status(store_url)
-    assert (before.current, before.head, before.up_to_date) == (None, "0001", False)
+    assert (before.current, before.head, before.up_to_date) == (None, "0002", False)
     store.upgrade(store_url)
     after = store.status(store_url)
     assert after.to_wire() == {
         "url": after.url,
-        "current_revision": "0001",
-        "head_revision": "0001",
+        "current_revision": "0002",
+        "head_revision": "0002",
         "up_to_date": True,
     }
 
@@ -170,5 +172,5 @@ def test_concurrent_inits_all_succeed(store_url: str) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(store.init, [store_url] * 4))
-    assert {(r.current, r.head) for r in results} == {("0001", "0001")}
+    assert {(r.current, r.head) for r in results} == {("0002", "0002")}
     assert _tables(store_url) == EXPECTED_TABLES

@@ -29,6 +29,7 @@ from cerebri.execution.store.vocabulary import (
     AttemptOutcome,
     IntentionStatus,
     PredictionStatus,
+    TimerKind,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "AttemptOutcome",
     "IntentionStatus",
     "PredictionStatus",
+    "TimerKind",
     "StoreError",
     "StoreStatus",
     "current_revision",

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -38,6 +39,7 @@ from cerebri.execution.store.vocabulary import (
     AttemptOutcome,
     IntentionStatus,
     PredictionStatus,
+    TimerKind,
 )
 from cerebri.plans.vocabulary import Origin, PlanStatus, StepKind, StepStatus
 
@@ -47,10 +49,12 @@ __all__ = [
     "approvals",
     "attempt_history",
     "attempts",
+    "beliefs",
     "intentions",
     "plans",
     "predictions",
     "procedural_memories",
+    "sandboxes",
     "steps",
     "timers",
 ]
@@ -81,6 +85,11 @@ def _instant(name: str, *, nullable: bool = True) -> Column[int]:
 def _json(name: str, *, nullable: bool = True) -> Column[str]:
     """A canonical-JSON text column."""
     return Column(name, Text, nullable=nullable)
+
+
+def _counter(name: str) -> Column[int]:
+    """A whole-number counter starting at 0 (added by 0002, hence the server default)."""
+    return Column(name, Integer, nullable=False, server_default="0")
 
 
 intentions = Table(
@@ -115,6 +124,14 @@ plans = Table(
     _instant("created_at", nullable=False),
     _instant("updated_at", nullable=False),
     _instant("closed_at"),
+    # 0002: who submitted it, its sandbox, resource counters and the count of open steps
+    Column("requester", Text),
+    Column("sandbox", Text, ForeignKey("sandboxes.name")),
+    _counter("invocations"),
+    _counter("approvals_requested"),
+    Column("money_spent", Float, nullable=False, server_default="0"),
+    _counter("open_steps"),
+    _instant("started_at"),
     UniqueConstraint("intention_id", "revision"),
     _one_of("status", PlanStatus, "status"),
     _one_of("origin", Origin, "origin"),
@@ -150,12 +167,18 @@ steps = Table(
     _instant("started_at"),
     _instant("finished_at"),
     _instant("updated_at", nullable=False),
+    # 0002: the step's spec, its place in the graph and its attempt group
+    _json("spec"),
+    _counter("remaining_deps"),
+    _json("dependants"),
+    Column("attempt_group", Integer, nullable=False, server_default="1"),
     UniqueConstraint("plan_id", "key"),
     UniqueConstraint("plan_id", "position"),
     _one_of("status", StepStatus, "status"),
     _one_of("kind", StepKind, "kind"),
     CheckConstraint("attempts >= 0", name="attempts"),
     CheckConstraint("max_attempts >= 1", name="max_attempts"),
+    Index(None, "plan_id", "status"),
     Index(None, "status", "next_run_at"),  # the claim query: ready steps due now
     Index(None, "status", "lease_until"),  # the sweep: executing steps whose lease expired
 )
@@ -184,6 +207,11 @@ attempts = Table(
     METADATA,
     *_attempt_columns(),
     _instant("heartbeat_at"),
+    # 0002: the invocation began (non-idempotent steps), and its outcome saved before the step
+    _instant("invoked_at"),
+    Column("outcome", Text),
+    _json("result"),
+    _json("error"),
     UniqueConstraint("step_id", "number"),
     CheckConstraint("number >= 1", name="number"),
 )
@@ -247,6 +275,7 @@ timers = Table(
     _instant("created_at", nullable=False),
     _instant("fired_at"),
     Index(None, "fired_at", "due_at"),
+    _one_of("kind", TimerKind, "kind"),
 )
 
 procedural_memories = Table(
@@ -260,6 +289,27 @@ procedural_memories = Table(
     _instant("created_at", nullable=False),
     Index(None, "goal_key"),
 )
+
+sandboxes = Table(
+    "sandboxes",
+    METADATA,
+    Column("name", Text, primary_key=True),
+    Column("enabled", Boolean(create_constraint=False), nullable=False),
+    Column("reason", Text),
+    _instant("updated_at", nullable=False),
+)
+"""Named sandboxes plans may be submitted into; no plan of a disabled one acts (0002)."""
+
+beliefs = Table(
+    "beliefs",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("confidence", Float, nullable=False),
+    _json("evidence"),
+    _instant("updated_at", nullable=False),
+    CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence"),
+)
+"""Confidence in a belief a plan rests on, lowered by missed predictions (0002)."""
 
 TABLE_NAMES: tuple[str, ...] = tuple(sorted(METADATA.tables))
 """The names of every table of the store, sorted."""

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["ApprovalStatus", "AttemptOutcome", "IntentionStatus", "PredictionStatus"]
+__all__ = [
+    "ApprovalStatus",
+    "AttemptOutcome",
+    "IntentionStatus",
+    "PredictionStatus",
+    "TimerKind",
+]
 
 
 class IntentionStatus(StrEnum):
@@ -39,3 +45,14 @@ class PredictionStatus(StrEnum):
     OPEN = "open"
     CONFIRMED = "confirmed"
     MISSED = "missed"
+
+
+class TimerKind(StrEnum):
+    """A durable wake-up not carried by a step's ``next_run_at`` (0002).
+
+    ``approval_expiry``: an open approval request expires (fails closed);
+    ``wall_deadline``: a plan's ``budget.max_wall_seconds`` runs out.
+    """
+
+    APPROVAL_EXPIRY = "approval_expiry"
+    WALL_DEADLINE = "wall_deadline"

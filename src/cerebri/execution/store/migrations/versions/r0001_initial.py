@@ -1,15 +1,14 @@
 """0001: every table of the execution store.
 
-This revision creates the schema of :mod:`cerebri.execution.store.schema` as it is while 0001
-is the head. The first later schema change must copy these tables into this file (so that
-0001 stays what it was) and add its own revision (docs/decisions/0018).
+Creates the tables frozen in :mod:`cerebri.execution.store.migrations._tables_0001` (what ``schema.py`` was while 0001 was the
+head), so a store made by that release and a new one pass through the same revisions.
 """
 
 from __future__ import annotations
 
 from alembic import op
 
-from cerebri.execution.store.schema import METADATA
+from cerebri.execution.store.migrations._tables_0001 import METADATA
 
 revision = "0001"
 down_revision: str | None = None

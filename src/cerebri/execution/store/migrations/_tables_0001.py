@@ -1,0 +1,242 @@
+"""The tables of revision 0001, frozen as they were when 0001 was the head (do not edit).
+
+Revision 0001 creates exactly these; later revisions change them with Alembic operations
+(docs/decisions/0018, 0019). Copied from ``schema.py`` at commit e089f5b.
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from cerebri.execution.store.vocabulary import (
+    ApprovalStatus,
+    AttemptOutcome,
+    IntentionStatus,
+    PredictionStatus,
+)
+from cerebri.plans.vocabulary import Origin, PlanStatus, StepKind, StepStatus
+
+__all__ = ["METADATA"]
+
+METADATA = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+"""All tables of the store, with a naming convention so both back ends name constraints alike."""
+
+
+def _one_of(column: str, values: Iterable[StrEnum], name: str) -> CheckConstraint:
+    """``CHECK (column IN ('a', 'b', ...))`` over a closed vocabulary (values sorted)."""
+    quoted = ", ".join(f"'{v.value}'" for v in sorted(values, key=lambda v: v.value))
+    return CheckConstraint(f"{column} IN ({quoted})", name=name)
+
+
+def _instant(name: str, *, nullable: bool = True) -> Column[int]:
+    """An instant column: nanoseconds since the epoch, UTC."""
+    return Column(name, BigInteger, nullable=nullable)
+
+
+def _json(name: str, *, nullable: bool = True) -> Column[str]:
+    """A canonical-JSON text column."""
+    return Column(name, Text, nullable=nullable)
+
+
+intentions = Table(
+    "intentions",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("status", Text, nullable=False),
+    Column("status_reason", Text),
+    Column("parent_step_id", Text),  # a subordinate intention: the step waiting on it
+    _json("goal"),
+    _instant("created_at", nullable=False),
+    _instant("updated_at", nullable=False),
+    _instant("closed_at"),
+    _one_of("status", IntentionStatus, "status"),
+)
+
+plans = Table(
+    "plans",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("intention_id", Text, ForeignKey("intentions.id")),
+    Column("revision", Integer, nullable=False),
+    Column("supersedes", Text, ForeignKey("plans.id")),
+    Column("superseded_by", Text, ForeignKey("plans.id")),
+    Column("status", Text, nullable=False),
+    Column("status_reason", Text),
+    Column("origin", Text, nullable=False),
+    Column("max_replans", Integer, nullable=False),
+    _json("draft", nullable=False),
+    _json("validation"),
+    _json("actual"),
+    _instant("created_at", nullable=False),
+    _instant("updated_at", nullable=False),
+    _instant("closed_at"),
+    UniqueConstraint("intention_id", "revision"),
+    _one_of("status", PlanStatus, "status"),
+    _one_of("origin", Origin, "origin"),
+    CheckConstraint("revision >= 1", name="revision"),
+    CheckConstraint("max_replans >= 0", name="max_replans"),
+    Index(None, "status"),
+)
+
+steps = Table(
+    "steps",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("plan_id", Text, ForeignKey("plans.id"), nullable=False),
+    Column("key", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("status_reason", Text),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("max_attempts", Integer, nullable=False),
+    Column("idempotent", Boolean(create_constraint=False), nullable=False),
+    Column("lease_token", Text),
+    _instant("lease_until"),
+    _instant("next_run_at"),
+    Column("approval_id", Text),
+    Column("request_id", Text),
+    Column("execution_id", Text),
+    Column("prediction_id", Text),
+    Column("intention_id", Text, ForeignKey("intentions.id")),
+    _json("result"),
+    _json("observation"),
+    _json("error"),
+    _instant("started_at"),
+    _instant("finished_at"),
+    _instant("updated_at", nullable=False),
+    UniqueConstraint("plan_id", "key"),
+    UniqueConstraint("plan_id", "position"),
+    _one_of("status", StepStatus, "status"),
+    _one_of("kind", StepKind, "kind"),
+    CheckConstraint("attempts >= 0", name="attempts"),
+    CheckConstraint("max_attempts >= 1", name="max_attempts"),
+    Index(None, "status", "next_run_at"),  # the claim query: ready steps due now
+    Index(None, "status", "lease_until"),  # the sweep: executing steps whose lease expired
+)
+
+_ATTEMPT_COLUMNS = (
+    ("id", Text),
+    ("step_id", Text),
+    ("number", Integer),
+    ("lease_token", Text),
+    ("worker_id", Text),
+    ("idempotency_key", Text),
+)
+
+
+def _attempt_columns() -> list[Column[Any]]:
+    columns: list[Column[Any]] = [
+        Column(name, kind, primary_key=(name == "id"), nullable=(name == "worker_id"))
+        for name, kind in _ATTEMPT_COLUMNS
+    ]
+    columns.append(_instant("started_at", nullable=False))
+    return columns
+
+
+attempts = Table(
+    "attempts",
+    METADATA,
+    *_attempt_columns(),
+    _instant("heartbeat_at"),
+    UniqueConstraint("step_id", "number"),
+    CheckConstraint("number >= 1", name="number"),
+)
+"""Open attempts: one row per attempt still running (claimed, not yet recorded)."""
+
+attempt_history = Table(
+    "attempt_history",
+    METADATA,
+    *_attempt_columns(),
+    _instant("finished_at", nullable=False),
+    Column("outcome", Text, nullable=False),
+    _json("result"),
+    _json("error"),
+    UniqueConstraint("step_id", "number"),
+    _one_of("outcome", AttemptOutcome, "outcome"),
+    Index(None, "step_id"),
+)
+"""Finished attempts, moved here from ``attempts`` when their outcome is recorded."""
+
+approvals = Table(
+    "approvals",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("plan_id", Text, ForeignKey("plans.id"), nullable=False),
+    Column("step_id", Text, ForeignKey("steps.id")),
+    Column("requester", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("status_reason", Text),
+    Column("decided_by", Text),
+    _json("request"),
+    _instant("created_at", nullable=False),
+    _instant("expires_at", nullable=False),
+    _instant("decided_at"),
+    _instant("consumed_at"),
+    _one_of("status", ApprovalStatus, "status"),
+    Index(None, "status", "expires_at"),
+)
+
+predictions = Table(
+    "predictions",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("plan_id", Text, ForeignKey("plans.id"), nullable=False),
+    Column("step_id", Text, ForeignKey("steps.id")),
+    Column("status", Text, nullable=False),
+    _json("expectation", nullable=False),
+    _json("observation"),
+    _instant("due_at"),
+    _instant("created_at", nullable=False),
+    _instant("resolved_at"),
+    _one_of("status", PredictionStatus, "status"),
+)
+
+timers = Table(
+    "timers",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("kind", Text, nullable=False),
+    Column("ref", Text, nullable=False),
+    _instant("due_at", nullable=False),
+    _instant("created_at", nullable=False),
+    _instant("fired_at"),
+    Index(None, "fired_at", "due_at"),
+)
+
+procedural_memories = Table(
+    "procedural_memories",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("plan_id", Text, ForeignKey("plans.id"), nullable=False),
+    Column("intention_id", Text, ForeignKey("intentions.id")),
+    Column("goal_key", Text, nullable=False),
+    _json("steps", nullable=False),
+    _instant("created_at", nullable=False),
+    Index(None, "goal_key"),
+)
