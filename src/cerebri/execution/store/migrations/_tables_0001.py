@@ -4,7 +4,6 @@ Revision 0001 creates exactly these; later revisions change them with Alembic op
 (docs/decisions/0018, 0019). Copied from ``schema.py`` at commit e089f5b.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Iterable

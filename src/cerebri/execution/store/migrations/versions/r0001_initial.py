@@ -1,7 +1,8 @@
 """0001: every table of the execution store.
 
-Creates the tables frozen in :mod:`cerebri.execution.store.migrations._tables_0001` (what ``schema.py`` was while 0001 was the
-head), so a store made by that release and a new one pass through the same revisions.
+Creates the tables frozen in :mod:`cerebri.execution.store.migrations._tables_0001` (what
+``schema.py`` was while 0001 was the head), so a store made by that release and a new one
+pass through the same revisions.
 """
 
 from __future__ import annotations
