@@ -57,7 +57,7 @@ def upgrade() -> None:
         batch.add_column(_counter("remaining_deps"))
         batch.add_column(sa.Column("dependants", sa.Text))
         batch.add_column(sa.Column("attempt_group", sa.Integer, nullable=False, server_default="1"))
-        batch.create_index(None, ["plan_id", "status"])
+        batch.create_index("ix_steps_plan_id_status", ["plan_id", "status"])
     with op.batch_alter_table("attempts") as batch:
         batch.add_column(sa.Column("invoked_at", sa.BigInteger))
         batch.add_column(sa.Column("outcome", sa.Text))
