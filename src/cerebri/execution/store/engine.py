@@ -2,7 +2,10 @@
 
 SQLite: the parent folder of the file is created; every new connection sets
 ``journal_mode=WAL`` (readers do not block the writer), ``foreign_keys=ON`` and
-``busy_timeout`` (milliseconds a writer waits for the lock before ``database is locked``).
+``busy_timeout`` (milliseconds a writer waits for the lock before ``database is locked``), and
+every transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock first, so a
+transaction that reads and then writes never fails half-way when another writer committed
+in between (WAL's ``SQLITE_BUSY_SNAPSHOT``); it waits up to ``busy_timeout`` instead.
 PostgreSQL: psycopg 3, connections checked before use.
 """
 
@@ -12,7 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL
 
 from cerebri.execution.store.errors import StoreError
@@ -24,6 +27,7 @@ SQLITE_BUSY_TIMEOUT_MS = 5000
 
 
 def _on_sqlite_connect(connection: sqlite3.Connection, _record: Any) -> None:
+    connection.isolation_level = None  # the driver's own BEGIN is replaced by _begin_immediate
     cursor = connection.cursor()
     try:
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -31,6 +35,10 @@ def _on_sqlite_connect(connection: sqlite3.Connection, _record: Any) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     finally:
         cursor.close()
+
+
+def _begin_immediate(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def open_engine(url: URL) -> Engine:
@@ -53,5 +61,6 @@ def open_engine(url: URL) -> Engine:
                 ) from error
         engine = create_engine(url)
         event.listen(engine, "connect", _on_sqlite_connect)
+        event.listen(engine, "begin", _begin_immediate)
         return engine
     return create_engine(url, pool_pre_ping=True)

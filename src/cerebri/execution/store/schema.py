@@ -127,6 +127,7 @@ plans = Table(
     # 0002: who submitted it, its sandbox, resource counters and the count of open steps
     Column("requester", Text),
     Column("sandbox", Text, ForeignKey("sandboxes.name")),
+    _json("limits"),  # budget, require_approval and strategy of the draft, read on every claim
     _counter("invocations"),
     _counter("approvals_requested"),
     Column("money_spent", Float, nullable=False, server_default="0"),
@@ -179,8 +180,9 @@ steps = Table(
     CheckConstraint("attempts >= 0", name="attempts"),
     CheckConstraint("max_attempts >= 1", name="max_attempts"),
     Index(None, "plan_id", "status"),
-    Index(None, "status", "next_run_at"),  # the claim query: ready steps due now
-    Index(None, "status", "lease_until"),  # the sweep: executing steps whose lease expired
+    Index(None, "status", "next_run_at"),
+    Index(None, "status", "lease_until"),
+    Index(None, "next_run_at"),  # 0002: the claim: the row due first (a lease expiry included)
 )
 
 _ATTEMPT_COLUMNS = (

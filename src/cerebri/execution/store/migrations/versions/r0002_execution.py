@@ -1,9 +1,9 @@
 """0002: what the workers need (issue #12, docs/decisions/0019).
 
-* ``plans``: ``requester``, ``sandbox``, the counters ``invocations``, ``approvals_requested``,
+* ``plans``: ``requester``, ``sandbox``, ``limits`` (budget, approval, strategy), the counters ``invocations``, ``approvals_requested``,
   ``money_spent`` and ``open_steps``, and ``started_at``;
 * ``steps``: ``spec`` (the step's canonical JSON), ``remaining_deps``, ``dependants``,
-  ``attempt_group``, and an index on ``(plan_id, status)``;
+  ``attempt_group``, and indexes on ``(plan_id, status)`` and ``next_run_at`` (the claim);
 * ``attempts``: ``invoked_at`` and the saved ``outcome``/``result``/``error``;
 * new tables ``sandboxes`` and ``beliefs``; ``timers.kind`` limited to its vocabulary.
 
@@ -46,6 +46,7 @@ def upgrade() -> None:
     with op.batch_alter_table("plans") as batch:
         batch.add_column(sa.Column("requester", sa.Text))
         batch.add_column(sa.Column("sandbox", sa.Text))
+        batch.add_column(sa.Column("limits", sa.Text))
         batch.add_column(_counter("invocations"))
         batch.add_column(_counter("approvals_requested"))
         batch.add_column(sa.Column("money_spent", sa.Float, nullable=False, server_default="0"))
@@ -58,6 +59,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("dependants", sa.Text))
         batch.add_column(sa.Column("attempt_group", sa.Integer, nullable=False, server_default="1"))
         batch.create_index("ix_steps_plan_id_status", ["plan_id", "status"])
+        batch.create_index("ix_steps_next_run_at", ["next_run_at"])
     with op.batch_alter_table("attempts") as batch:
         batch.add_column(sa.Column("invoked_at", sa.BigInteger))
         batch.add_column(sa.Column("outcome", sa.Text))
@@ -75,6 +77,7 @@ def downgrade() -> None:
         for name in ("error", "result", "outcome", "invoked_at"):
             batch.drop_column(name)
     with op.batch_alter_table("steps") as batch:
+        batch.drop_index("ix_steps_next_run_at")
         batch.drop_index("ix_steps_plan_id_status")
         for name in ("attempt_group", "dependants", "remaining_deps", "spec"):
             batch.drop_column(name)
@@ -86,6 +89,7 @@ def downgrade() -> None:
             "money_spent",
             "approvals_requested",
             "invocations",
+            "limits",
             "sandbox",
             "requester",
         ):

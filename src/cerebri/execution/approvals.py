@@ -1,0 +1,363 @@
+"""Approvals as durable rows: ``open → approved | rejected | expired | withdrawn`` (plans.md 6).
+
+* :func:`open_request` (inside a worker's transaction) asks for an approval, or for a
+  temporary grant of a ``request_capability`` step: an ``approvals`` row, an
+  ``approval_expiry`` timer and a subordinate intention whose parent is the waiting step.
+  The step waits as ``awaiting_approval``/``awaiting_grant``; no worker holds it.
+* :func:`decide` approves or rejects an open request by a conditional update. The principal
+  that submitted the plan may not decide on it (``approval.self_approval``); a request past
+  ``expires_at`` is expired then and there and never approved (``approval.expired``, fails
+  closed). Approval readies the step; rejection fails it, which replans the plan.
+* :func:`withdraw`: the requester takes its own open request back; the plan is abandoned.
+* :func:`expire_due`: the sweep of due ``approval_expiry`` timers (run by every worker).
+* :func:`consume`: a step's use of its approval, once (``consumed_at``), checked when it acts.
+
+Who may approve with what proof (principals, signed decisions) is issue #13's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import dumps, loads
+from cerebri.execution.claims import Claim
+from cerebri.execution.context import NS, Executor
+from cerebri.execution.errors import ApprovalError, ExecutionError
+from cerebri.execution.progress import stop_plan
+from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
+from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
+from cerebri.plans import PlanStatus, StepStatus
+
+__all__ = [
+    "ApprovalView",
+    "consume",
+    "decide",
+    "expire_due",
+    "list_approvals",
+    "open_request",
+    "withdraw",
+]
+
+_WAITING = (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalView:
+    """An approval row as listed: instants as RFC 3339 UTC text in :meth:`to_wire`."""
+
+    row: dict[str, Any]
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"id", "plan_id", "step_id", "requester", "status", "status_reason",
+        "decided_by", "request", "created_at", "expires_at", "decided_at", "consumed_at"}``."""
+        from cerebri.execution.views import instant_text
+
+        r = self.row
+        return {
+            "id": r["id"],
+            "plan_id": r["plan_id"],
+            "step_id": r["step_id"],
+            "requester": r["requester"],
+            "status": r["status"],
+            "status_reason": r["status_reason"],
+            "decided_by": r["decided_by"],
+            "request": loads(r["request"]),
+            "created_at": instant_text(r["created_at"]),
+            "expires_at": instant_text(r["expires_at"]),
+            "decided_at": instant_text(r["decided_at"]),
+            "consumed_at": instant_text(r["consumed_at"]),
+        }
+
+
+def open_request(
+    connection: Connection,
+    executor: Executor,
+    held: Claim,
+    request: dict[str, JSONValue],
+) -> tuple[str, str]:
+    """Insert an open request for the held step, its expiry timer and its subordinate
+    intention; returns ``(approval id, intention id)``. The caller parks the step."""
+    now = executor.now_ns()
+    approval_id = executor.ids.new_id()
+    intention_id = executor.ids.new_id()
+    expires = now + executor.approval_ttl_seconds * NS
+    connection.execute(
+        insert(approvals).values(
+            id=approval_id,
+            plan_id=held.plan_id,
+            step_id=held.step_id,
+            requester=held.plan["requester"] or "principal:local",
+            status=ApprovalStatus.OPEN.value,
+            request=dumps(request),
+            created_at=now,
+            expires_at=expires,
+        )
+    )
+    connection.execute(
+        insert(timers).values(
+            id=executor.ids.new_id(),
+            kind=TimerKind.APPROVAL_EXPIRY.value,
+            ref=approval_id,
+            due_at=expires,
+            created_at=now,
+        )
+    )
+    connection.execute(
+        insert(intentions).values(
+            id=intention_id,
+            status=IntentionStatus.OPEN.value,
+            parent_step_id=held.step_id,
+            goal=dumps({"approval": approval_id, "step": held.step_id}),
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    connection.execute(
+        update(plans)
+        .where(plans.c.id == held.plan_id)
+        .values(
+            approvals_requested=plans.c.approvals_requested + 1,
+            status=PlanStatus.AWAITING_APPROVAL.value,
+            updated_at=now,
+        )
+    )
+    return approval_id, intention_id
+
+
+def _load(connection: Connection, approval_id: str) -> Any:
+    row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    if row is None:
+        raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
+    return row
+
+
+def _close_intention(connection: Connection, step_id: str | None, status: str, now: int) -> None:
+    if step_id is None:
+        return
+    connection.execute(
+        update(intentions)
+        .where(intentions.c.parent_step_id == step_id, intentions.c.status == "open")
+        .values(status=status, closed_at=now, updated_at=now)
+    )
+
+
+def _fail_waiting_step(
+    connection: Connection,
+    executor: Executor,
+    row: Any,
+    reason: str,
+    *,
+    replan: bool,
+    plan_status: PlanStatus = PlanStatus.FAILED,
+) -> None:
+    """The step waiting on ``row`` fails (``replan``: the plan replans) or is cancelled."""
+    now = executor.now_ns()
+    status = StepStatus.FAILED if replan else StepStatus.CANCELLED
+    moved = connection.execute(
+        update(steps)
+        .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
+        .values(
+            status=status.value,
+            status_reason=reason,
+            next_run_at=None,
+            finished_at=now,
+            updated_at=now,
+        )
+    )
+    if moved.rowcount == 1:
+        connection.execute(
+            update(plans)
+            .where(plans.c.id == row.plan_id)
+            .values(open_steps=plans.c.open_steps - 1)
+        )
+        stop_plan(connection, executor, row.plan_id, plan_status, reason, replan=replan)
+
+
+def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
+    """Expire ``row`` if it is open and due; whether it did."""
+    now = executor.now_ns()
+    if row.status != ApprovalStatus.OPEN.value or row.expires_at > now:
+        return False
+    done = connection.execute(
+        update(approvals)
+        .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
+        .values(status=ApprovalStatus.EXPIRED.value, status_reason="expired", decided_at=now)
+    )
+    if done.rowcount != 1:
+        return False
+    _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
+    _fail_waiting_step(connection, executor, row, f"approval {row.id} expired", replan=True)
+    return True
+
+
+def decide(
+    executor: Executor,
+    approval_id: str,
+    *,
+    approve: bool,
+    by: str,
+    reason: str | None = None,
+) -> dict[str, JSONValue]:
+    """Approve (``approve=True``) or reject an open request as principal ``by``.
+
+    Returns the approval's wire form after the decision. Raises :class:`ApprovalError`
+    ``approval.not_open``, ``approval.expired`` (the request is marked expired, in its own
+    committed transaction), ``approval.self_approval``; :class:`ExecutionError`
+    ``execution.not_found``.
+    """
+    if not isinstance(by, str) or not by.strip():
+        raise ExecutionError("a decision names its principal", code="execution.invalid_argument")
+    with executor.transaction() as connection:
+        row = _load(connection, approval_id)
+        if _expire(connection, executor, row):
+            expired = True
+        else:
+            expired = False
+            if row.status != ApprovalStatus.OPEN.value:
+                raise ApprovalError(
+                    f"approval {approval_id} is {row.status}, not open", code="approval.not_open"
+                )
+            if by == row.requester:
+                raise ApprovalError(
+                    f"{by} asked for this approval and may not decide on it",
+                    code="approval.self_approval",
+                )
+            now = executor.now_ns()
+            status = ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED
+            done = connection.execute(
+                update(approvals)
+                .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
+                .values(status=status.value, decided_by=by, status_reason=reason, decided_at=now)
+            )
+            if done.rowcount != 1:
+                raise ApprovalError(f"approval {approval_id} is no longer open")
+            fulfilled = IntentionStatus.FULFILLED.value
+            _close_intention(connection, row.step_id, fulfilled, now)
+            if approve:
+                connection.execute(
+                    update(steps)
+                    .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
+                    .values(
+                        status=StepStatus.READY.value,
+                        next_run_at=now,
+                        status_reason=f"approved by {by}",
+                        updated_at=now,
+                    )
+                )
+                connection.execute(
+                    update(plans)
+                    .where(
+                        plans.c.id == row.plan_id,
+                        plans.c.status == PlanStatus.AWAITING_APPROVAL.value,
+                    )
+                    .values(status=PlanStatus.EXECUTING.value, updated_at=now)
+                )
+            else:
+                why = f"approval {row.id} rejected by {by}" + (f": {reason}" if reason else "")
+                _fail_waiting_step(connection, executor, row, why, replan=True)
+    if expired:
+        raise ApprovalError(
+            f"approval {approval_id} expired before it was decided", code="approval.expired"
+        )
+    return _view(executor, approval_id)
+
+
+def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSONValue]:
+    """The requester ``by`` withdraws its own open request; the waiting step is cancelled
+    and its plan abandoned (no replanning: the requester no longer wants it).
+
+    Raises :class:`ApprovalError` ``approval.not_requester``, ``approval.not_open``;
+    :class:`ExecutionError` ``execution.not_found``.
+    """
+    with executor.transaction() as connection:
+        row = _load(connection, approval_id)
+        if by != row.requester:
+            raise ApprovalError(
+                f"only {row.requester} may withdraw this request", code="approval.not_requester"
+            )
+        if row.status != ApprovalStatus.OPEN.value:
+            raise ApprovalError(f"approval {approval_id} is {row.status}, not open")
+        now = executor.now_ns()
+        connection.execute(
+            update(approvals)
+            .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
+            .values(
+                status=ApprovalStatus.WITHDRAWN.value,
+                status_reason=f"withdrawn by {by}",
+                decided_at=now,
+            )
+        )
+        _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
+        _fail_waiting_step(
+            connection,
+            executor,
+            row,
+            f"approval {row.id} withdrawn by {by}",
+            replan=False,
+            plan_status=PlanStatus.ABANDONED,
+        )
+    return _view(executor, approval_id)
+
+
+def expire_due(executor: Executor, limit: int = 100) -> int:
+    """Fire due ``approval_expiry`` timers: each open request past ``expires_at`` expires and
+    its step fails (the plan replans). Returns how many timers fired."""
+    now = executor.now_ns()
+    fired = 0
+    with executor.transaction() as connection:
+        due = connection.execute(
+            select(timers)
+            .where(timers.c.fired_at.is_(None), timers.c.due_at <= now)
+            .order_by(timers.c.due_at, timers.c.id)
+            .limit(limit)
+        ).all()
+        for timer in due:
+            claimed = connection.execute(
+                update(timers)
+                .where(timers.c.id == timer.id, timers.c.fired_at.is_(None))
+                .values(fired_at=now)
+            )
+            if claimed.rowcount != 1:
+                continue
+            fired += 1
+            if timer.kind == TimerKind.APPROVAL_EXPIRY.value:
+                _expire(connection, executor, _load(connection, timer.ref))
+    return fired
+
+
+def consume(connection: Connection, executor: Executor, held: Claim) -> str | None:
+    """Use the held step's approval: ``None`` when it may act, else why not. An approval is
+    consumed once (``consumed_at``) and only by the step it was asked for."""
+    if held.approval_id is None:
+        return "no approval"
+    row = connection.execute(select(approvals).where(approvals.c.id == held.approval_id)).first()
+    if row is None or row.step_id != held.step_id:
+        return "the approval is not for this step"
+    if row.status != ApprovalStatus.APPROVED.value:
+        return f"the approval is {row.status}"
+    connection.execute(
+        update(approvals)
+        .where(approvals.c.id == row.id, approvals.c.consumed_at.is_(None))
+        .values(consumed_at=executor.now_ns())
+    )
+    return None
+
+
+def _view(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
+    with executor.engine.connect() as connection:
+        row = _load(connection, approval_id)
+    return ApprovalView(dict(row._mapping)).to_wire()
+
+
+def list_approvals(executor: Executor, *, status: str | None = "open") -> list[dict[str, JSONValue]]:
+    """Approvals ordered by (created_at, id); only those in ``status`` unless it is ``None``."""
+    query = select(approvals).order_by(approvals.c.created_at, approvals.c.id)
+    if status is not None:
+        query = query.where(approvals.c.status == status)
+    with executor.engine.connect() as connection:
+        rows = connection.execute(query).all()
+    return [ApprovalView(dict(r._mapping)).to_wire() for r in rows]

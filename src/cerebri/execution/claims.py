@@ -1,0 +1,381 @@
+"""The claim protocol: leases on step rows, taken and kept by conditional updates (plans.md 6).
+
+Every step row that a worker should look at has ``next_run_at`` set: the instant a ``ready``
+or ``waiting`` step is due, or, while a step is ``executing``, its ``lease_until``. Every
+other status has ``next_run_at`` NULL. So one query serves both the claim of due work and
+the sweep of expired leases (docs/decisions/0020):
+
+* :func:`claim` takes the row due first (``next_run_at <= now``, then by id) and sets a fresh
+  ``lease_token``, ``status = executing`` and ``lease_until = next_run_at = now + lease``.
+  PostgreSQL: one ``UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``, so
+  concurrent workers never wait for each other's candidate. SQLite: the same choice and update
+  inside one ``BEGIN IMMEDIATE`` transaction (SQLite has one writer at a time).
+  The same transaction opens an attempt row carrying the idempotency key
+  ``<plan id>:<revision>:<step key>:<attempt group>``. When the row was ``executing`` (a lease
+  that expired), the claim is a *takeover* and carries the interrupted attempt.
+* :func:`heartbeat` extends the lease only while the token still matches.
+* :func:`mark_invoking` and :func:`save_outcome` write the two durable marks of a
+  non-idempotent invocation, each conditional on the token: "the invocation may have begun"
+  and "this is what it returned". A takeover reads them to decide (crash rules, decision 0020).
+
+No advisory locks and no table of live workers: a worker is its id and its tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Row, delete, func, insert, select, update
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import dumps, loads
+from cerebri.execution.context import NS, Executor
+from cerebri.execution.errors import ExecutionError
+from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
+from cerebri.execution.store.vocabulary import AttemptOutcome
+from cerebri.plans import StepStatus
+
+__all__ = [
+    "Attempt",
+    "Claim",
+    "LeaseLost",
+    "claim",
+    "close_attempt",
+    "heartbeat",
+    "mark_invoking",
+    "save_outcome",
+]
+
+
+class LeaseLost(Exception):
+    """The step's lease token is no longer ours: another worker took it over, or the plan was
+    cancelled. Nothing of the transaction that found it out is kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """An open attempt row: ``invoked_at`` (ns) set when a non-idempotent invocation may have
+    begun; ``outcome``/``result``/``error`` set when its result was saved."""
+
+    id: str
+    number: int
+    lease_token: str
+    worker_id: str | None
+    idempotency_key: str
+    started_at: int
+    invoked_at: int | None
+    outcome: str | None
+    result: Any
+    error: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A step this worker holds a lease on, with what it needs to act.
+
+    ``previous_status`` is the status before the claim (``ready``/``waiting``, or
+    ``executing`` for a takeover, whose open attempt is ``interrupted``). Instants are ns.
+    ``plan`` holds the plan row's ``status``, ``origin``, ``sandbox``, ``revision``,
+    ``requester``, ``limits`` and counters as read in the claim transaction.
+    """
+
+    step_id: str
+    plan_id: str
+    key: str
+    kind: str
+    token: str
+    worker_id: str
+    attempt: Attempt
+    previous_status: StepStatus
+    idempotent: bool
+    attempts: int
+    max_attempts: int
+    attempt_group: int
+    spec: dict[str, Any]
+    approval_id: str | None
+    prediction_id: str | None
+    intention_id: str | None
+    observation: Any
+    started_at: int
+    lease_until: int
+    plan: dict[str, Any]
+    interrupted: tuple[Attempt, ...] = field(default=())
+
+    @property
+    def takeover(self) -> bool:
+        """Whether this claim took over an expired lease."""
+        return self.previous_status is StepStatus.EXECUTING
+
+    @property
+    def origin(self) -> str:
+        """``plan_step:<step id>``: recorded with every invocation this step makes."""
+        return f"plan_step:{self.step_id}"
+
+    @property
+    def idempotency_key(self) -> str:
+        """``<plan id>:<revision>:<step key>:<attempt group>``, the same for every retry."""
+        return self.attempt.idempotency_key
+
+
+def _lease_ns(lease_seconds: float) -> int:
+    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int | float):
+        raise ExecutionError(
+            f"a lease is a number of seconds, not {lease_seconds!r}",
+            code="execution.invalid_argument",
+        )
+    if not 1 <= lease_seconds <= 86_400:
+        raise ExecutionError(
+            f"a lease lasts 1 to 86400 seconds, not {lease_seconds}",
+            code="execution.invalid_argument",
+        )
+    return int(lease_seconds * NS)
+
+
+_CLAIMABLE = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECUTING.value)
+
+
+def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row[Any], str] | None:
+    """Set the lease on the row due first; returns the updated row and its previous status."""
+    values: dict[str, Any] = {
+        "status": StepStatus.EXECUTING.value,
+        "lease_token": token,
+        "lease_until": until,
+        "next_run_at": until,
+        "updated_at": now,
+        "attempts": steps.c.attempts + 1,
+        "started_at": func.coalesce(steps.c.started_at, now),
+    }
+    due = (
+        select(steps.c.id, steps.c.status.label("previous_status"))
+        .where(steps.c.next_run_at <= now, steps.c.status.in_(_CLAIMABLE))
+        .order_by(steps.c.next_run_at, steps.c.id)
+        .limit(1)
+    )
+    if connection.dialect.name == "postgresql":
+        candidate = due.with_for_update(skip_locked=True, of=steps).subquery()
+        statement = (
+            update(steps)
+            .where(steps.c.id == candidate.c.id)
+            .values(values)
+            .returning(*steps.c, candidate.c.previous_status)
+        )
+        row = connection.execute(statement).first()
+        return None if row is None else (row, row.previous_status)
+    found = connection.execute(due).first()  # inside BEGIN IMMEDIATE: nobody else writes
+    if found is None:
+        return None
+    statement = update(steps).where(steps.c.id == found.id).values(values).returning(*steps.c)
+    row = connection.execute(statement).one()
+    return row, found.previous_status
+
+
+def _attempt(row: Row[Any]) -> Attempt:
+    return Attempt(
+        id=row.id,
+        number=row.number,
+        lease_token=row.lease_token,
+        worker_id=row.worker_id,
+        idempotency_key=row.idempotency_key,
+        started_at=row.started_at,
+        invoked_at=row.invoked_at,
+        outcome=row.outcome,
+        result=loads(row.result),
+        error=loads(row.error),
+    )
+
+
+_PLAN_COLUMNS = (
+    plans.c.id,
+    plans.c.status,
+    plans.c.origin,
+    plans.c.sandbox,
+    plans.c.revision,
+    plans.c.requester,
+    plans.c.limits,
+    plans.c.intention_id,
+    plans.c.invocations,
+    plans.c.approvals_requested,
+    plans.c.money_spent,
+    plans.c.started_at,
+    plans.c.created_at,
+)
+
+
+def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Claim | None:
+    """Take a lease on the step due first, or return ``None`` when nothing is due now.
+
+    One transaction: the conditional update of the step row, the plan row read, the attempt
+    row opened (``number = attempts``), and for a takeover the interrupted attempt read.
+    Raises :class:`ExecutionError` ``execution.invalid_argument`` for a lease outside 1 to
+    86 400 seconds.
+    """
+    lease_ns = _lease_ns(lease_seconds)
+    now = executor.now_ns()
+    token = executor.ids.new_id()
+    with executor.transaction() as connection:
+        taken = _take(connection, now, token, now + lease_ns)
+        if taken is None:
+            return None
+        row, previous = taken
+        plan = connection.execute(select(*_PLAN_COLUMNS).where(plans.c.id == row.plan_id)).one()
+        interrupted: tuple[Attempt, ...] = ()
+        if previous == StepStatus.EXECUTING.value:
+            open_rows = connection.execute(
+                select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
+            ).all()
+            interrupted = tuple(_attempt(r) for r in open_rows)
+        key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
+        attempt = Attempt(
+            id=executor.ids.new_id(),
+            number=row.attempts,
+            lease_token=token,
+            worker_id=worker_id,
+            idempotency_key=key,
+            started_at=now,
+            invoked_at=None,
+            outcome=None,
+            result=None,
+            error=None,
+        )
+        connection.execute(
+            insert(attempts).values(
+                id=attempt.id,
+                step_id=row.id,
+                number=attempt.number,
+                lease_token=token,
+                worker_id=worker_id,
+                idempotency_key=key,
+                started_at=now,
+            )
+        )
+    return Claim(
+        step_id=row.id,
+        plan_id=row.plan_id,
+        key=row.key,
+        kind=row.kind,
+        token=token,
+        worker_id=worker_id,
+        attempt=attempt,
+        previous_status=StepStatus(previous),
+        idempotent=bool(row.idempotent),
+        attempts=row.attempts,
+        max_attempts=row.max_attempts,
+        attempt_group=row.attempt_group,
+        spec=loads(row.spec) or {},
+        approval_id=row.approval_id,
+        prediction_id=row.prediction_id,
+        intention_id=row.intention_id,
+        observation=loads(row.observation),
+        started_at=row.started_at,
+        lease_until=now + lease_ns,
+        plan={**plan._mapping, "limits": loads(plan.limits) or {}},
+        interrupted=interrupted,
+    )
+
+
+def _holds(connection: Connection, held: Claim, now: int, **values: Any) -> bool:
+    """Touch the step row only while our token holds; ``values`` are extra columns to set."""
+    result = connection.execute(
+        update(steps)
+        .where(
+            steps.c.id == held.step_id,
+            steps.c.lease_token == held.token,
+            steps.c.status == StepStatus.EXECUTING.value,
+        )
+        .values(updated_at=now, **values)
+    )
+    return result.rowcount == 1
+
+
+def heartbeat(executor: Executor, held: Claim, lease_seconds: float = 30) -> bool:
+    """Extend the lease to now + ``lease_seconds`` while the token still matches; ``False``
+    when the lease was lost (then the worker must stop acting on the step)."""
+    lease_ns = _lease_ns(lease_seconds)
+    now = executor.now_ns()
+    with executor.transaction() as connection:
+        kept = _holds(connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns)
+        if kept:
+            connection.execute(
+                update(attempts).where(attempts.c.id == held.attempt.id).values(heartbeat_at=now)
+            )
+        return kept
+
+
+def mark_invoking(executor: Executor, held: Claim) -> bool:
+    """Record durably that a non-idempotent invocation may begin now (``invoked_at``).
+    ``False`` (and nothing written) when the lease was lost: the worker must not invoke."""
+    now = executor.now_ns()
+    with executor.transaction() as connection:
+        if not _holds(connection, held, now):
+            return False
+        connection.execute(
+            update(attempts)
+            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
+            .values(invoked_at=now)
+        )
+        return True
+
+
+def save_outcome(
+    executor: Executor,
+    held: Claim,
+    outcome: AttemptOutcome,
+    result: JSONValue,
+    error: JSONValue,
+) -> bool:
+    """Save what an invocation returned on the open attempt, before the step moves on; a
+    takeover that finds it adopts it. ``False`` when the lease was lost."""
+    now = executor.now_ns()
+    with executor.transaction() as connection:
+        if not _holds(connection, held, now):
+            return False
+        connection.execute(
+            update(attempts)
+            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
+            .values(
+                outcome=outcome.value,
+                result=None if result is None else dumps(result),
+                error=None if error is None else dumps(error),
+            )
+        )
+        return True
+
+
+def close_attempt(
+    connection: Connection,
+    attempt: Attempt,
+    step_id: str,
+    outcome: AttemptOutcome,
+    now: int,
+    *,
+    result: JSONValue = None,
+    error: JSONValue = None,
+) -> None:
+    """Move an open attempt to ``attempt_history`` with its outcome (inside the caller's
+    transaction). An attempt already moved (a takeover closed it as ``interrupted``) gets
+    its real outcome written over that, so what happened is never lost."""
+    removed = connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
+    values = {
+        "outcome": outcome.value,
+        "result": None if result is None else dumps(result),
+        "error": None if error is None else dumps(error),
+        "finished_at": now,
+    }
+    if removed.rowcount == 1:
+        connection.execute(
+            insert(attempt_history).values(
+                id=attempt.id,
+                step_id=step_id,
+                number=attempt.number,
+                lease_token=attempt.lease_token,
+                worker_id=attempt.worker_id,
+                idempotency_key=attempt.idempotency_key,
+                started_at=attempt.started_at,
+                **values,
+            )
+        )
+    else:
+        connection.execute(
+            update(attempt_history).where(attempt_history.c.id == attempt.id).values(**values)
+        )

@@ -1,0 +1,748 @@
+"""What a worker does with one claimed step (plans.md sections 2 and 6).
+
+:func:`run_claim` decides from the step row, its plan and the world, and records the
+outcome by conditional updates on the claim's lease token. In order:
+
+1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted;
+   a non-idempotent one that may have begun (``invoked_at``) makes the step ``blocked`` with
+   reason ``needs_verification`` and it is never re-run on its own; anything else runs again
+   (an idempotent step, or an invocation that provably never began), at most
+   :data:`MAX_INTERRUPTIONS` times.
+2. **The plan may act**: a closed plan cancels the step; a plan of origin ``dream`` or of a
+   disabled sandbox blocks every effect (``origin_dream``, ``sandbox_disabled``); the budget
+   (capability invocations, wall seconds, money, approvals) stops the plan (``budget.*``).
+3. **Permission when acting**: the capability must still be registered and not locked;
+   effects that need approval (the step's, the capability's or the plan's
+   ``require_approval``) wait for an approval row and consume it once; reads are allowed.
+4. **Preconditions** that do not hold skip the step.
+5. **Invocation** through the adapter, with origin ``plan_step:<id>`` and the idempotency key.
+   Non-idempotent steps write ``invoked_at`` before and the outcome after, each durable.
+6. **Outcome**: completed (an expectation becomes an open prediction due within its
+   ``within_seconds``); a retryable failure of an idempotent step runs again after a backoff
+   (``retry_base_seconds`` doubling, at most ``retry_max_seconds``) until ``max_attempts``;
+   otherwise the step fails and the plan replans.
+
+Other kinds: ``verify`` polls its check every ``interval_seconds`` until it holds (the
+prediction is confirmed and its belief strengthened) or ``within_seconds`` pass (missed: the
+belief weakened, the step fails, the plan replans); ``wait`` sleeps durably; ``monitor``
+needs its check to hold for ``stable_seconds`` before ``deadline_seconds``; ``internal``
+summarises findings or records a procedure; ``request_capability`` asks for a grant as an
+approval row. Waiting is a ``next_run_at`` in the store, never a sleeping worker.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from typing import Any, Final
+
+from sqlalchemy import Connection, insert, select, update
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import dumps, loads
+from cerebri.execution.adapters import AdapterError, Invocation
+from cerebri.execution.approvals import consume, open_request
+from cerebri.execution.checks import evaluate_check
+from cerebri.execution.claims import (
+    Claim,
+    LeaseLost,
+    close_attempt,
+    mark_invoking,
+    save_outcome,
+)
+from cerebri.execution.context import NS, Executor
+from cerebri.execution.progress import finish, park, stop_plan
+from cerebri.execution.store.schema import (
+    approvals,
+    beliefs,
+    plans,
+    predictions,
+    procedural_memories,
+    sandboxes,
+    steps,
+)
+from cerebri.execution.store.vocabulary import (
+    ApprovalStatus,
+    AttemptOutcome,
+    PredictionStatus,
+)
+from cerebri.temporal import Instant
+from cerebri.plans import (
+    DEFAULT_MAX_INVOCATIONS,
+    OPEN_PLAN_STATUSES,
+    Check,
+    InternalAction,
+    Origin,
+    PlanStatus,
+    StepKind,
+    StepSpec,
+    StepStatus,
+)
+
+__all__ = ["MAX_INTERRUPTIONS", "Hook", "run_claim"]
+
+MAX_INTERRUPTIONS: Final = 5
+"""Takeovers after which a step that keeps interrupting its workers fails
+(``interrupted_too_often``) instead of running again."""
+
+Hook = Callable[[str, Claim], None]
+"""Called at each boundary of a step's run with its name: ``claimed``, ``invoking`` (the
+invocation is about to begin), ``invoked`` (it returned, nothing recorded yet),
+``outcome_saved`` (non-idempotent: the outcome is durable, the step not yet moved) and
+``recorded`` (the outcome's transaction committed). Crash tests kill the worker here."""
+
+_OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
+
+
+def _no_hook(_name: str, _claim: Claim) -> None:
+    return None
+
+
+def _error_wire(error: Exception) -> dict[str, JSONValue]:
+    code = getattr(error, "code", "adapter.failed")
+    return {"code": str(code), "message": str(getattr(error, "message", error))}
+
+
+class _Run:
+    """One claimed step being run; every store write checks the lease token."""
+
+    def __init__(self, executor: Executor, held: Claim, hook: Hook) -> None:
+        self.ex = executor
+        self.held = held
+        self.hook = hook
+        self.spec = StepSpec.model_validate(held.spec)
+        self.limits: dict[str, Any] = held.plan["limits"]
+
+    # -- recording -------------------------------------------------------------------
+
+    def finish(self, status: StepStatus, **kwargs: Any) -> None:
+        with self.ex.transaction() as connection:
+            finish(connection, self.ex, self.held, status, **kwargs)
+
+    def park(self, status: StepStatus, **kwargs: Any) -> None:
+        with self.ex.transaction() as connection:
+            park(connection, self.ex, self.held, status, **kwargs)
+
+    def stop(self, status: PlanStatus, reason: str, *, replan: bool) -> None:
+        """Stop the plan (budget, cancel); this step is cancelled with the others."""
+        with self.ex.transaction() as connection:
+            mine = connection.execute(
+                select(steps.c.lease_token).where(steps.c.id == self.held.step_id)
+            ).scalar()
+            if mine != self.held.token:
+                raise LeaseLost(self.held.step_id)
+            close_attempt(
+                connection,
+                self.held.attempt,
+                self.held.step_id,
+                AttemptOutcome.INTERRUPTED,
+                self.ex.now_ns(),
+                error={"code": "plan.stopped", "message": reason},
+            )
+            stop_plan(connection, self.ex, self.held.plan_id, status, reason, replan=replan)
+
+    # -- the run ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.hook("claimed", self.held)
+        if self.held.takeover and self._take_over():
+            return
+        if self.held.plan["status"] not in _OPEN:
+            reason = f"plan {self.held.plan['status']}"
+            self.finish(StepStatus.CANCELLED, reason=reason, outcome=AttemptOutcome.INTERRUPTED)
+            return
+        if self.held.plan["status"] != PlanStatus.EXECUTING.value:
+            with self.ex.transaction() as connection:
+                connection.execute(
+                    update(plans)
+                    .where(
+                        plans.c.id == self.held.plan_id,
+                        plans.c.status.in_(
+                            (PlanStatus.VALIDATED.value, PlanStatus.WAITING.value)
+                        ),
+                    )
+                    .values(
+                        status=PlanStatus.EXECUTING.value,
+                        started_at=self.ex.now_ns(),
+                        updated_at=self.ex.now_ns(),
+                    )
+                )
+        kind = self.spec.kind
+        if kind == StepKind.CAPABILITY:
+            self._capability()
+        elif kind == StepKind.VERIFY:
+            self._verify()
+        elif kind == StepKind.WAIT:
+            self._wait()
+        elif kind == StepKind.MONITOR:
+            self._monitor()
+        elif kind == StepKind.INTERNAL:
+            self._internal()
+        elif kind == StepKind.REQUEST_CAPABILITY:
+            self._request_capability()
+        else:  # pragma: no cover - validation refuses other kinds before they are stored
+            self.finish(StepStatus.FAILED, reason=f"unknown step kind {kind!r}")
+
+    def _take_over(self) -> bool:
+        """Settle the interrupted attempt(s); ``True`` when the step is settled."""
+        now = self.ex.now_ns()
+        saved = next((a for a in self.held.interrupted if a.outcome is not None), None)
+        begun = any(a.invoked_at is not None for a in self.held.interrupted)
+        with self.ex.transaction() as connection:
+            for attempt in self.held.interrupted:
+                if attempt is not saved:
+                    close_attempt(
+                        connection,
+                        attempt,
+                        self.held.step_id,
+                        AttemptOutcome.INTERRUPTED,
+                        now,
+                        error={"code": "lease.expired", "message": "the worker stopped"},
+                    )
+        if saved is not None:
+            with self.ex.transaction() as connection:
+                close_attempt(
+                    connection,
+                    saved,
+                    self.held.step_id,
+                    AttemptOutcome(saved.outcome or AttemptOutcome.COMPLETED),
+                    now,
+                    result=saved.result,
+                    error=saved.error,
+                )
+            self._settle_outcome(saved.outcome == AttemptOutcome.COMPLETED.value, saved, adopted=True)
+            return True
+        if not self.held.idempotent and begun:
+            self.park(
+                StepStatus.BLOCKED,
+                reason="needs_verification: the worker stopped after the invocation began and "
+                "before its outcome was recorded; it is never repeated on its own",
+                outcome=AttemptOutcome.INTERRUPTED,
+            )
+            self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
+            return True
+        if self._interruptions() >= MAX_INTERRUPTIONS:
+            self.finish(
+                StepStatus.FAILED,
+                reason="interrupted_too_often",
+                outcome=AttemptOutcome.INTERRUPTED,
+            )
+            return True
+        return False
+
+    def _settle_outcome(self, completed: bool, saved: Any, *, adopted: bool) -> None:
+        """Move the step on from a saved outcome (adopted after a takeover)."""
+        note = "adopted the outcome saved before the worker stopped" if adopted else None
+        if completed:
+            self._completed(saved.result, reason=note)
+        else:
+            self.finish(StepStatus.FAILED, reason=note or "failed", error=saved.error)
+
+    def _interruptions(self) -> int:
+        from cerebri.execution.store.schema import attempt_history
+
+        with self.ex.engine.connect() as connection:
+            rows = connection.execute(
+                select(attempt_history.c.id).where(
+                    attempt_history.c.step_id == self.held.step_id,
+                    attempt_history.c.outcome == AttemptOutcome.INTERRUPTED.value,
+                )
+            ).all()
+        return len(rows)
+
+    def _plan_status(self, status: PlanStatus, reason: str) -> None:
+        with self.ex.transaction() as connection:
+            connection.execute(
+                update(plans)
+                .where(plans.c.id == self.held.plan_id, plans.c.status.in_(_OPEN))
+                .values(status=status.value, status_reason=reason, updated_at=self.ex.now_ns())
+            )
+
+    # -- capability steps --------------------------------------------------------------
+
+    def _acts(self) -> bool:
+        capability = self.ex.registry.get(self.spec.capability or "")
+        return capability is not None and not capability.read_only
+
+    def _refusal(self) -> tuple[StepStatus, str] | None:
+        """Why the plan may not act now, if it may not."""
+        plan = self.held.plan
+        if plan["origin"] == Origin.DREAM.value:
+            return StepStatus.BLOCKED, "origin_dream: a dream plan never acts"
+        if plan["sandbox"] is not None:
+            with self.ex.engine.connect() as connection:
+                enabled = connection.execute(
+                    select(sandboxes.c.enabled).where(sandboxes.c.name == plan["sandbox"])
+                ).scalar()
+            if not enabled:
+                return StepStatus.BLOCKED, f"sandbox_disabled: sandbox {plan['sandbox']} is disabled"
+        return None
+
+    def _budget_exceeded(self) -> str | None:
+        budget = self.limits.get("budget", {})
+        plan = self.held.plan
+        wall = int(budget.get("max_wall_seconds") or 0)
+        started = plan["started_at"] or plan["created_at"]
+        if wall and self.ex.now_ns() - started > wall * NS:
+            return f"budget.wall_seconds: more than {wall} s since the plan started"
+        money = float(budget.get("max_money") or 0)
+        if money and float(plan["money_spent"]) >= money:
+            return f"budget.money: {plan['money_spent']} of {money} spent"
+        return None
+
+    def _reserve_invocation(self) -> bool:
+        """Count one capability invocation against the budget; ``False`` when spent."""
+        budget = self.limits.get("budget", {})
+        most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
+        with self.ex.transaction() as connection:
+            done = connection.execute(
+                update(plans)
+                .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
+                .values(invocations=plans.c.invocations + 1)
+            )
+            return done.rowcount == 1
+
+    def _needs_approval(self) -> bool:
+        capability = self.ex.registry.get(self.spec.capability or "")
+        return bool(
+            self.spec.require_approval
+            or (capability is not None and capability.requires_approval)
+            or (self.limits.get("require_approval") and self._acts())
+        )
+
+    def _permission(self) -> str | None:
+        """``None`` when the step may invoke now; else the reason it may not (it was parked
+        or finished here)."""
+        name = self.spec.capability or ""
+        capability = self.ex.registry.get(name)
+        if capability is None or self.ex.registry.is_locked(name):
+            why = "capability.unknown" if capability is None else "capability.locked"
+            self.finish(StepStatus.FAILED, reason=f"{why}: {name}")
+            return why
+        if self.ex.adapters.get(name) is None:
+            self.park(StepStatus.BLOCKED, reason=f"no_adapter: this worker cannot carry out {name}")
+            self._plan_status(PlanStatus.BLOCKED, f"no adapter for {name}")
+            return "no_adapter"
+        if not self._needs_approval():
+            if capability.read_only or capability.allowed_by_default or self._granted(name):
+                return None
+            self.park(StepStatus.BLOCKED, reason=f"capability.not_granted: {name} needs a grant")
+            self._plan_status(PlanStatus.BLOCKED, f"{name} needs a grant")
+            return "not_granted"
+        if self.held.approval_id is None:
+            return self._ask(StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()})
+        with self.ex.transaction() as connection:
+            refused = consume(connection, self.ex, self.held)
+        if refused is not None:
+            self.finish(StepStatus.FAILED, reason=f"approval: {refused}")
+            return refused
+        return None
+
+    def _ask(self, status: StepStatus, request: dict[str, JSONValue]) -> str:
+        budget = self.limits.get("budget", {})
+        most = int(budget.get("max_human_approvals") or 0)
+        if most and int(self.held.plan["approvals_requested"]) >= most:
+            reason = f"budget.human_approvals: {most} already asked"
+            self.stop(PlanStatus.FAILED, reason, replan=False)
+            return reason
+        with self.ex.transaction() as connection:
+            approval_id, intention_id = open_request(connection, self.ex, self.held, request)
+            park(
+                connection,
+                self.ex,
+                self.held,
+                status,
+                reason=f"waiting for approval {approval_id}",
+                approval_id=approval_id,
+                intention_id=intention_id,
+            )
+        return "awaiting"
+
+    def _granted(self, name: str) -> bool:
+        """A grant of a ``request_capability`` step of this plan, approved, not expired,
+        matching ``name`` and the step's target."""
+        now = self.ex.now_ns()
+        with self.ex.engine.connect() as connection:
+            rows = connection.execute(
+                select(approvals).where(
+                    approvals.c.plan_id == self.held.plan_id,
+                    approvals.c.status == ApprovalStatus.APPROVED.value,
+                )
+            ).all()
+        for row in rows:
+            request = loads(row.request) or {}
+            if request.get("kind") != "grant" or request.get("capability") != name:
+                continue
+            until = (row.decided_at or 0) + int(request.get("duration_seconds", 0)) * NS
+            pattern = str(request.get("target_pattern", ""))
+            if now < until and fnmatch.fnmatchcase(self.spec.target or "", pattern):
+                return True
+        return False
+
+    def _invoke(self, name: str, target: str | None, params: dict[str, Any]) -> dict[str, JSONValue]:
+        adapter = self.ex.adapters.get(name)
+        if adapter is None:
+            raise AdapterError(f"this worker has no adapter for {name}", code="adapter.unavailable")
+        invocation = Invocation(
+            capability=name,
+            target=target,
+            params=params,
+            origin=self.held.origin,
+            idempotency_key=self.held.idempotency_key,
+        )
+        return adapter.invoke(invocation)
+
+    def _observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
+        """Run a check through its read-only capability; ``(holds, observation)``."""
+        try:
+            result = self._invoke(check.capability, check.target, dict(check.params or {}))
+        except AdapterError as error:
+            return False, {"error": _error_wire(error), "path": check.path}
+        outcome = evaluate_check(check, result)
+        return outcome.holds, {
+            "path": check.path,
+            "op": check.op.value,
+            "observed": outcome.observed,
+            "found": outcome.found,
+            "holds": outcome.holds,
+            "detail": outcome.detail,
+        }
+
+    def _capability(self) -> None:
+        refusal = self._refusal() if self._acts() else None
+        if refusal is not None:
+            self.park(refusal[0], reason=refusal[1])
+            self._plan_status(PlanStatus.BLOCKED, refusal[1])
+            return
+        exceeded = self._budget_exceeded()
+        if exceeded is not None:
+            self.stop(PlanStatus.FAILED, exceeded, replan=False)
+            return
+        if self._permission() is not None:
+            return
+        precondition = self.spec.precondition
+        if precondition is not None:
+            holds, observation = self._observe(precondition.check)
+            if not holds:
+                reason = (
+                    "already_satisfied: the desired state already holds"
+                    if precondition.satisfied_if_false
+                    else "precondition_false: the precondition does not hold"
+                )
+                self.finish(StepStatus.SKIPPED, reason=reason, observation=observation)
+                return
+        if not self._reserve_invocation():
+            budget = self.limits.get("budget", {})
+            most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
+            self.stop(
+                PlanStatus.FAILED,
+                f"budget.capability_invocations: all {most} used",
+                replan=False,
+            )
+            return
+        if not self.held.idempotent and not mark_invoking(self.ex, self.held):
+            raise LeaseLost(self.held.step_id)
+        self.hook("invoking", self.held)
+        name = self.spec.capability or ""
+        try:
+            result = self._invoke(name, self.spec.target, dict(self.spec.params or {}))
+        except AdapterError as error:
+            self.hook("invoked", self.held)
+            self._failed(error)
+            return
+        self.hook("invoked", self.held)
+        if not self.held.idempotent:
+            if not save_outcome(self.ex, self.held, AttemptOutcome.COMPLETED, result, None):
+                raise LeaseLost(self.held.step_id)
+            self.hook("outcome_saved", self.held)
+        self._completed(result)
+
+    def _completed(self, result: JSONValue, *, reason: str | None = None) -> None:
+        now = self.ex.now_ns()
+        expectation = self.spec.expectation
+        money = result.get("money") if isinstance(result, dict) else None
+        with self.ex.transaction() as connection:
+            extra: dict[str, Any] = {}
+            if expectation is not None:
+                prediction_id = self.ex.ids.new_id()
+                connection.execute(
+                    insert(predictions).values(
+                        id=prediction_id,
+                        plan_id=self.held.plan_id,
+                        step_id=self.held.step_id,
+                        status=PredictionStatus.OPEN.value,
+                        expectation=dumps(expectation.to_wire()),
+                        due_at=now + expectation.within_seconds * NS,
+                        created_at=now,
+                    )
+                )
+                extra["prediction_id"] = prediction_id
+            if isinstance(money, int | float) and not isinstance(money, bool) and money > 0:
+                connection.execute(
+                    update(plans)
+                    .where(plans.c.id == self.held.plan_id)
+                    .values(money_spent=plans.c.money_spent + float(money))
+                )
+            finish(
+                connection,
+                self.ex,
+                self.held,
+                StepStatus.COMPLETED,
+                reason=reason,
+                result=result,
+                **extra,
+            )
+
+    def _failed(self, error: AdapterError) -> None:
+        wire = _error_wire(error)
+        if not self.held.idempotent:
+            if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):
+                raise LeaseLost(self.held.step_id)
+            if error.retryable:
+                # a write that may or may not have happened (a timeout, a lost answer)
+                self.park(
+                    StepStatus.BLOCKED,
+                    reason=f"needs_verification: {wire['code']} after the invocation began; "
+                    "it may have acted and is never repeated on its own",
+                    outcome=AttemptOutcome.FAILED,
+                    error=wire,
+                )
+                self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
+                return
+        failures = self._failures() + 1
+        if error.retryable and self.held.idempotent and failures < self.held.max_attempts:
+            delay = min(self.ex.retry_base_seconds * 2 ** (failures - 1), self.ex.retry_max_seconds)
+            self.park(
+                StepStatus.READY,
+                next_run_at=self.ex.now_ns() + delay * NS,
+                reason=f"retry {failures + 1} of {self.held.max_attempts} in {delay} s "
+                f"after {wire['code']}",
+                outcome=AttemptOutcome.FAILED,
+                error=wire,
+            )
+            return
+        self.finish(StepStatus.FAILED, reason=f"{wire['code']}: {wire['message']}", error=wire)
+
+    def _failures(self) -> int:
+        from cerebri.execution.store.schema import attempt_history
+
+        with self.ex.engine.connect() as connection:
+            rows = connection.execute(
+                select(attempt_history.c.id).where(
+                    attempt_history.c.step_id == self.held.step_id,
+                    attempt_history.c.outcome == AttemptOutcome.FAILED.value,
+                )
+            ).all()
+        return len(rows)
+
+    # -- other kinds -----------------------------------------------------------------
+
+    def _verify(self) -> None:
+        spec = self.spec.verify
+        assert spec is not None
+        now = self.ex.now_ns()
+        with self.ex.engine.connect() as connection:
+            of = connection.execute(
+                select(steps.c.id, steps.c.prediction_id).where(
+                    steps.c.plan_id == self.held.plan_id, steps.c.key == spec.of
+                )
+            ).one()
+        holds, observation = self._observe(spec.check)
+        deadline = self.held.started_at + spec.within_seconds * NS
+        if holds:
+            self._resolve(of.prediction_id, PredictionStatus.CONFIRMED, observation)
+            self.finish(StepStatus.COMPLETED, observation=observation, result=observation)
+            return
+        following = now + spec.interval_seconds * NS
+        if following <= deadline:
+            self.park(
+                StepStatus.WAITING,
+                next_run_at=following,
+                reason=f"verifying {spec.of}: not yet observed",
+                observation=dumps(observation),
+            )
+            return
+        self._resolve(of.prediction_id, PredictionStatus.MISSED, observation)
+        self.finish(
+            StepStatus.FAILED,
+            reason=f"prediction_missed: {spec.of} not observed within {spec.within_seconds} s",
+            observation=observation,
+        )
+
+    def _resolve(
+        self, prediction_id: str | None, status: PredictionStatus, observation: JSONValue
+    ) -> None:
+        if prediction_id is None:
+            return
+        now = self.ex.now_ns()
+        with self.ex.transaction() as connection:
+            row = connection.execute(
+                update(predictions)
+                .where(
+                    predictions.c.id == prediction_id,
+                    predictions.c.status == PredictionStatus.OPEN.value,
+                )
+                .values(status=status.value, observation=dumps(observation), resolved_at=now)
+                .returning(predictions.c.expectation)
+            ).first()
+            if row is None:
+                return
+            belief = (loads(row.expectation) or {}).get("belief_id")
+            if belief:
+                _adjust_belief(connection, str(belief), status, prediction_id, now)
+
+    def _wait(self) -> None:
+        spec = self.spec.wait
+        assert spec is not None
+        wake = (self.held.observation or {}).get("wake_at_ns")
+        now = self.ex.now_ns()
+        if wake is None:
+            wake = now + spec.seconds * NS
+        if now >= wake:
+            self.finish(StepStatus.COMPLETED, observation={"waited_seconds": spec.seconds})
+            return
+        self.park(
+            StepStatus.WAITING,
+            next_run_at=wake,
+            reason=f"waiting {spec.seconds} s",
+            observation=dumps({"wake_at_ns": wake}),
+        )
+
+    def _monitor(self) -> None:
+        spec = self.spec.monitor
+        assert spec is not None
+        now = self.ex.now_ns()
+        holds, observation = self._observe(spec.check)
+        state = dict(self.held.observation or {})
+        stable_since = state.get("stable_since_ns") if holds else None
+        if holds and stable_since is None:
+            stable_since = now
+        if holds and now - int(stable_since or now) >= spec.stable_seconds * NS:
+            self.finish(StepStatus.COMPLETED, observation=observation, result=observation)
+            return
+        deadline = self.held.started_at + spec.deadline_seconds * NS
+        following = now + spec.interval_seconds * NS
+        if following > deadline:
+            self.finish(
+                StepStatus.FAILED,
+                reason=f"monitor_deadline: the check did not hold for {spec.stable_seconds} s "
+                f"within {spec.deadline_seconds} s",
+                observation=observation,
+            )
+            return
+        self.park(
+            StepStatus.WAITING,
+            next_run_at=following,
+            reason="monitoring",
+            observation=dumps({**observation, "stable_since_ns": stable_since}),
+        )
+
+    def _internal(self) -> None:
+        spec = self.spec.internal
+        assert spec is not None
+        with self.ex.engine.connect() as connection:
+            rows = connection.execute(
+                select(steps.c.key, steps.c.status, steps.c.result, steps.c.observation)
+                .where(
+                    steps.c.plan_id == self.held.plan_id,
+                    steps.c.key.in_(self.spec.depends_on),
+                )
+                .order_by(steps.c.position)
+            ).all()
+        findings: list[JSONValue] = [
+            {
+                "key": r.key,
+                "status": r.status,
+                "result": loads(r.result),
+                "observation": loads(r.observation),
+            }
+            for r in rows
+        ]
+        if spec.action == InternalAction.RECORD_PROCEDURE.value:
+            self._record_procedure(findings)
+            return
+        self.finish(StepStatus.COMPLETED, result={"findings": findings})
+
+    def _record_procedure(self, findings: list[JSONValue]) -> None:
+        now = self.ex.now_ns()
+        with self.ex.transaction() as connection:
+            plan = connection.execute(
+                select(plans.c.draft, plans.c.intention_id).where(
+                    plans.c.id == self.held.plan_id
+                )
+            ).one()
+            draft = loads(plan.draft)
+            memory_id = self.ex.ids.new_id()
+            connection.execute(
+                insert(procedural_memories).values(
+                    id=memory_id,
+                    plan_id=self.held.plan_id,
+                    intention_id=plan.intention_id,
+                    goal_key=str(draft.get("objective")),
+                    steps=dumps(draft),
+                    created_at=now,
+                )
+            )
+            finish(
+                connection,
+                self.ex,
+                self.held,
+                StepStatus.COMPLETED,
+                result={"memory_id": memory_id, "findings": findings},
+            )
+
+    def _request_capability(self) -> None:
+        spec = self.spec.request
+        assert spec is not None
+        if self.held.approval_id is None:
+            self._ask(StepStatus.AWAITING_GRANT, {"kind": "grant", **spec.to_wire()})
+            return
+        with self.ex.engine.connect() as connection:
+            row = connection.execute(
+                select(approvals).where(approvals.c.id == self.held.approval_id)
+            ).one()
+        if row.status != ApprovalStatus.APPROVED.value:
+            self.finish(StepStatus.FAILED, reason=f"grant {row.status}")
+            return
+        until = (row.decided_at or 0) + spec.duration_seconds * NS
+        self.finish(
+            StepStatus.COMPLETED,
+            result={
+                "grant": row.id,
+                "capability": spec.capability,
+                "target_pattern": spec.target_pattern,
+                "until": Instant(until).format(),
+            },
+        )
+
+
+def _adjust_belief(
+    connection: Connection, belief_id: str, status: PredictionStatus, prediction_id: str, now: int
+) -> None:
+    """A confirmed prediction moves its belief halfway to 1, a missed one halves it
+    (an unknown belief starts at 1). Evidence keeps the last prediction that moved it."""
+    row = connection.execute(select(beliefs).where(beliefs.c.id == belief_id)).first()
+    old = 1.0 if row is None else float(row.confidence)
+    new = old + (1.0 - old) / 2 if status is PredictionStatus.CONFIRMED else old / 2
+    evidence = dumps({"prediction": prediction_id, "status": status.value, "before": old})
+    if row is None:
+        connection.execute(
+            insert(beliefs).values(id=belief_id, confidence=new, evidence=evidence, updated_at=now)
+        )
+    else:
+        connection.execute(
+            update(beliefs)
+            .where(beliefs.c.id == belief_id)
+            .values(confidence=new, evidence=evidence, updated_at=now)
+        )
+
+
+def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
+    """Run one claimed step to its next state (see the module doc). A lost lease ends the run
+    quietly: another worker owns the step now, and nothing of ours was committed for it
+    beyond what a takeover reads (``invoked_at``, a saved outcome)."""
+    try:
+        _Run(executor, held, hook).run()
+    except LeaseLost:
+        return
+    hook("recorded", held)

@@ -1,0 +1,244 @@
+"""Submitting a plan: validated first, stored as one revision with its steps (plans.md 3, 5).
+
+:func:`submit` writes, in one transaction, an intention (unless an open one is named), the
+plan revision and its steps. A draft that fails validation is stored with status ``draft``
+and its report, has no steps and never runs. A valid draft is ``validated``: steps without
+dependencies are ``ready`` and due at once, the others ``pending`` with the count of
+dependencies still to finish. A plan of origin ``dream`` is stored ``validated`` with every
+step ``pending`` and nothing due: it can be previewed but never acts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import dumps, loads
+from cerebri.execution.context import Executor
+from cerebri.execution.errors import ExecutionError
+from cerebri.execution.store.schema import intentions, plans, sandboxes, steps
+from cerebri.execution.store.vocabulary import IntentionStatus
+from cerebri.plans import (
+    DEFAULT_MAX_REPLANS,
+    CapabilityRegistry,
+    DraftReport,
+    Origin,
+    PlanDraft,
+    PlanStatus,
+    StepKind,
+    StepStatus,
+    parse_draft,
+    validate_draft,
+)
+from cerebri.plans.parse import DraftSource
+
+__all__ = [
+    "DEFAULT_REQUESTER",
+    "Submitted",
+    "insert_revision",
+    "limits_of",
+    "submit",
+]
+
+DEFAULT_REQUESTER = "principal:local"
+"""The principal recorded as requester when none is named (the local operator)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """What :func:`submit` stored: ids, the plan's status (``validated`` or ``draft``) and
+    the validation report's wire form."""
+
+    plan_id: str
+    intention_id: str
+    revision: int
+    status: PlanStatus
+    validation: dict[str, JSONValue]
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"plan_id", "intention_id", "revision", "status", "validation"}``."""
+        return {
+            "plan_id": self.plan_id,
+            "intention_id": self.intention_id,
+            "revision": self.revision,
+            "status": self.status.value,
+            "validation": self.validation,
+        }
+
+
+def limits_of(draft: PlanDraft) -> dict[str, JSONValue]:
+    """What the executor reads of a draft on every claim, kept apart from the (possibly
+    large) draft: its budget, ``require_approval`` and ``strategy``."""
+    return {
+        "budget": draft.budget.to_wire(),
+        "require_approval": draft.require_approval,
+        "strategy": draft.strategy,
+    }
+
+
+def _idempotent(kind: str, capability: str | None, registry: CapabilityRegistry) -> bool:
+    """Capability steps are as idempotent as their capability; every other kind only reads
+    or changes the store in one transaction, so repeating it is harmless."""
+    if kind != StepKind.CAPABILITY or capability is None:
+        return True
+    declared = registry.get(capability)
+    return declared is not None and declared.idempotent
+
+
+def insert_revision(
+    connection: Connection,
+    executor: Executor,
+    *,
+    intention_id: str,
+    draft: PlanDraft,
+    revision: int,
+    supersedes: str | None,
+    requester: str,
+    sandbox: str | None,
+    max_replans: int,
+) -> tuple[str, PlanStatus, DraftReport]:
+    """Insert one plan revision and, when its draft is valid, its steps. Returns the plan's
+    id, status and validation report. Runs inside the caller's transaction."""
+    now = executor.now_ns()
+    report = validate_draft(draft, executor.registry)
+    plan_id = executor.ids.new_id()
+    status = PlanStatus.VALIDATED if report.valid else PlanStatus.DRAFT
+    dream = draft.origin is Origin.DREAM
+    reason = None
+    if not report.valid:
+        reason = "validation failed: a draft never runs"
+    elif dream:
+        reason = "origin dream: it can be previewed, it never acts"
+    step_ids = {step.key: executor.ids.new_id() for step in draft.steps} if report.valid else {}
+    connection.execute(
+        insert(plans).values(
+            id=plan_id,
+            intention_id=intention_id,
+            revision=revision,
+            supersedes=supersedes,
+            status=status.value,
+            status_reason=reason,
+            origin=draft.origin.value,
+            max_replans=max_replans,
+            draft=dumps(draft.to_wire()),
+            validation=dumps(report.to_wire()),
+            actual=None,
+            created_at=now,
+            updated_at=now,
+            requester=requester,
+            sandbox=sandbox,
+            limits=dumps(limits_of(draft)),
+            open_steps=len(step_ids),
+        )
+    )
+    if step_ids:
+        dependants: dict[str, list[str]] = {key: [] for key in step_ids}
+        for step in draft.steps:
+            for key in step.depends_on:
+                dependants[key].append(step_ids[step.key])
+        rows = []
+        for position, step in enumerate(draft.steps):
+            ready = not step.depends_on and not dream
+            rows.append(
+                {
+                    "id": step_ids[step.key],
+                    "plan_id": plan_id,
+                    "key": step.key,
+                    "position": position,
+                    "kind": step.kind,
+                    "status": (StepStatus.READY if ready else StepStatus.PENDING).value,
+                    "attempts": 0,
+                    "max_attempts": step.max_attempts,
+                    "idempotent": _idempotent(step.kind, step.capability, executor.registry),
+                    "next_run_at": now if ready else None,
+                    "updated_at": now,
+                    "spec": dumps(step.to_wire()),
+                    "remaining_deps": len(step.depends_on),
+                    "dependants": dumps(list(dependants[step.key])),
+                    "attempt_group": 1,
+                }
+            )
+        connection.execute(insert(steps), rows)
+    return plan_id, status, report
+
+
+def _check_sandbox(connection: Connection, sandbox: str | None) -> None:
+    if sandbox is None:
+        return
+    found = connection.execute(select(sandboxes.c.name).where(sandboxes.c.name == sandbox))
+    if found.first() is None:
+        raise ExecutionError(
+            f"no sandbox {sandbox!r}: create it with `cerebri sandbox enable {sandbox}`",
+            code="execution.not_found",
+        )
+
+
+def submit(
+    executor: Executor,
+    source: DraftSource | PlanDraft,
+    *,
+    requester: str = DEFAULT_REQUESTER,
+    goal_key: str | None = None,
+    alternatives: Iterable[DraftSource | PlanDraft] = (),
+    sandbox: str | None = None,
+    max_replans: int = DEFAULT_MAX_REPLANS,
+) -> Submitted:
+    """Validate a draft and store it as revision 1 of a new intention, in one transaction.
+
+    ``source`` is a :class:`~cerebri.plans.PlanDraft` or its JSON (bytes, text or object,
+    read strictly by :func:`~cerebri.plans.parse_draft`). ``alternatives`` are drafts of
+    other strategies for the same intention, kept in its goal for replanning
+    (:func:`~cerebri.execution.replan.alternatives_replanner`). ``goal_key`` names what the
+    intention is for; a completed plan is remembered under it (procedural memory).
+    ``sandbox`` must exist (``cerebri sandbox enable``).
+
+    Raises :class:`~cerebri.plans.DraftError` (``draft.schema``, ``json.*``) when a source is
+    not a draft at all, before anything is stored; :class:`ExecutionError`
+    ``execution.not_found`` for an unknown sandbox, ``execution.invalid_argument`` for a
+    negative ``max_replans``. A draft that breaks the rules of plans.md section 3 is not an
+    error: it is stored with status ``draft`` and never runs.
+    """
+    if not isinstance(max_replans, int) or isinstance(max_replans, bool) or max_replans < 0:
+        raise ExecutionError(
+            f"max_replans must be a whole number >= 0, not {max_replans!r}",
+            code="execution.invalid_argument",
+        )
+    draft = source if isinstance(source, PlanDraft) else parse_draft(source)
+    others = [a if isinstance(a, PlanDraft) else parse_draft(a) for a in alternatives]
+    goal: dict[str, JSONValue] = {"objective": draft.objective, "goal_key": goal_key}
+    if others:
+        goal["alternatives"] = [a.to_wire() for a in others]
+    now = executor.now_ns()
+    with executor.transaction() as connection:
+        _check_sandbox(connection, sandbox)
+        intention_id = executor.ids.new_id()
+        connection.execute(
+            insert(intentions).values(
+                id=intention_id,
+                status=IntentionStatus.OPEN.value,
+                goal=dumps(goal),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        plan_id, status, report = insert_revision(
+            connection,
+            executor,
+            intention_id=intention_id,
+            draft=draft,
+            revision=1,
+            supersedes=None,
+            requester=requester,
+            sandbox=sandbox,
+            max_replans=max_replans,
+        )
+    return Submitted(plan_id, intention_id, 1, status, _wire(report))
+
+
+def _wire(report: DraftReport) -> dict[str, JSONValue]:
+    wire: Mapping[str, Any] = loads(dumps(report.to_wire()))
+    return dict(wire)
