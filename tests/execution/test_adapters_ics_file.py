@@ -124,9 +124,7 @@ def test_created_event_is_busy_for_cerebri_s_reader_and_cli(tmp_path: Path) -> N
     )
     assert cli.exit_code == 0, cli.output
     view = json.loads(cli.stdout)
-    assert [(b["uid"], b["start"], b["end"]) for b in view["busy"]] == [
-        ("e1", START, END)
-    ]
+    assert [(b["uid"], b["start"], b["end"]) for b in view["busy"]] == [("e1", START, END)]
 
 
 def test_create_of_an_existing_uid_is_a_conflict_and_writes_nothing(tmp_path: Path) -> None:
