@@ -17,6 +17,7 @@ FACADES = [
     "cerebri.plans",
     "cerebri.proposals",
     "cerebri.execution.store",
+    "cerebri.execution.adapters",
 ]
 
 

@@ -32,6 +32,14 @@
      ├── ClockError (ValueError)      (cerebri.clock)     clock.backwards, clock.invalid_argument
      ├── StoreError                   (cerebri.execution.store) store.invalid_url,
      │                                store.unreachable, store.too_new
+     ├── AdapterError                 (cerebri.execution.adapters) adapter.failed,
+     │                                adapter.unavailable, adapter.invalid_params,
+     │                                adapter.unsupported_capability, adapter.output_too_large,
+     │                                calendar.conflict, calendar.not_found,
+     │                                calendar.revision_mismatch, calendar.unknown_calendar,
+     │                                calendar.unreadable, calendar.unsupported, calendar.busy,
+     │                                calendar.write_failed, service.not_found; attribute
+     │                                ``retryable``
      └── ProposalError (ValueError)   (cerebri.proposals) proposal.* codes
 
 ``code`` is what the CLI, the HTTP layer and callers switch on; ``message`` is for humans and

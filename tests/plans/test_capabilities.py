@@ -30,11 +30,14 @@ EXPECTED = {
     "calendar.event.move": (
         False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
     ),
+    "calendar.event.cancel": (
+        False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
+    ),
     "service.status": (True, True, Risk.LOW, TargetRule.PARAM, "service", True, True, False),
 }  # fmt: skip
 
 
-def test_builtin_declarations_are_the_issue_s_five() -> None:
+def test_builtin_declarations_are_the_six() -> None:
     registry = builtin_registry()
     assert sorted(registry.capabilities) == sorted(EXPECTED)
     for name, expected in EXPECTED.items():
@@ -79,6 +82,12 @@ GOOD_PARAMS: dict[str, dict[str, Any]] = {
         "idempotency_key": "k",
         "expected_revision": None,
     },
+    "calendar.event.cancel": {
+        "calendar_id": "work",
+        "integration_id": "local",
+        "object_id": "e1",
+        "idempotency_key": "k",
+    },
     "service.status": {"service": "mail"},
 }
 
@@ -122,6 +131,16 @@ def test_valid_params_have_no_problem(name: str) -> None:
             "calendar.event.move",
             {**GOOD_PARAMS["calendar.event.move"], "expected_revision": -1},
             [ParamsProblem("/expected_revision", "-1 is less than the minimum of 0")],
+        ),
+        (
+            "calendar.event.cancel",
+            {**GOOD_PARAMS["calendar.event.cancel"], "start": "2026-10-05T09:00:00Z"},
+            [ParamsProblem("/start", "unknown member 'start'")],
+        ),
+        (
+            "calendar.event.cancel",
+            {k: v for k, v in GOOD_PARAMS["calendar.event.cancel"].items() if k != "object_id"},
+            [ParamsProblem("", "'object_id' is a required property")],
         ),
     ],
 )  # fmt: skip

@@ -327,6 +327,25 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         requires_approval=True,
     ),
     Capability(
+        name="calendar.event.cancel",
+        description="Remove an event from its calendar. Idempotent: cancelling an event that "
+        "is already gone succeeds and reports that nothing existed.",
+        params_schema=_object(
+            {
+                "calendar_id": _ID,
+                "integration_id": _ID,
+                "object_id": _ID,
+                "idempotency_key": _ID,
+            }
+        ),
+        read_only=False,
+        idempotent=True,
+        risk=Risk.MEDIUM,
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+        requires_approval=True,
+    ),
+    Capability(
         name="service.status",
         description="Read the status of one named service (a bounded read, allowed by default).",
         params_schema=_object({"service": _ID}),
@@ -339,7 +358,8 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         allowed_by_default=True,
     ),
 )
-"""The built-in declarations (issue #5): three calendar reads/writes and ``service.status``."""
+"""The built-in declarations: two calendar reads (free/busy, one event), three calendar writes
+(create, move, cancel; cancel added by issue #12) and ``service.status``."""
 
 
 def builtin_registry() -> CapabilityRegistry:

@@ -1,0 +1,104 @@
+"""What the executor calls to act: an :class:`Invocation` in, a JSON object out.
+
+An :class:`Adapter` carries out one invocation of a registered capability
+(:mod:`cerebri.plans.capabilities`) and returns its structured result, the JSON object that
+checks read with a dot path (plans.md section 2). It raises :class:`AdapterError` when the
+capability could not be carried out; ``retryable`` says whether trying again may succeed
+(plans.md section 6: only idempotent steps retry, and only then). :class:`Adapters` is the
+immutable table from capability name to adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol, runtime_checkable
+
+from cerebri._json import JSONValue
+from cerebri.errors import CerebriError
+
+__all__ = ["Adapter", "AdapterError", "Adapters", "Invocation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One call of a capability by the executor.
+
+    Attributes:
+        capability: registered capability name, e.g. ``"calendar.event.create"``.
+        target: the step's target (``None`` for a capability that takes none).
+        params: the step's params, already valid against the capability's JSON Schema.
+        origin: who asks, ``"plan_step:<step id>"`` (plans.md section 5).
+        idempotency_key: ``"<plan id>:<revision>:<step key>:<attempt group>"``; the same key
+            names the same intended effect, so a writer may recognise a repeat.
+    """
+
+    capability: str
+    target: str | None
+    params: Mapping[str, JSONValue]
+    origin: str
+    idempotency_key: str
+
+
+class AdapterError(CerebriError):
+    """An adapter could not carry out an invocation.
+
+    Codes: ``adapter.failed`` (the default), ``adapter.unavailable`` (the back end is missing
+    or did not answer in time), ``adapter.invalid_params`` (params the back end cannot take),
+    ``adapter.unsupported_capability`` (the adapter does not serve that capability),
+    ``adapter.output_too_large``; calendars add ``calendar.conflict``,
+    ``calendar.not_found``, ``calendar.revision_mismatch``, ``calendar.unknown_calendar``,
+    ``calendar.unreadable``, ``calendar.unsupported``, ``calendar.busy`` and
+    ``calendar.write_failed``; ``service.status`` adds ``service.not_found``.
+
+    Attributes:
+        retryable: ``True`` when the same invocation may succeed later (a timeout, a busy
+            lock); ``False`` when repeating it would fail the same way.
+    """
+
+    code = "adapter.failed"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        retryable: bool = False,
+        path: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code, path=path)
+        self.retryable = retryable
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Carries out invocations of the capabilities it is registered for."""
+
+    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+        """The structured result of ``invocation`` (a JSON object).
+
+        Raises:
+            AdapterError: the invocation was not carried out (or, for a write, may not
+                have been: the code says which).
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Adapters:
+    """Immutable table: capability name to the :class:`Adapter` that carries it out."""
+
+    _table: Mapping[str, Adapter] = field(default_factory=lambda: MappingProxyType({}))
+
+    def get(self, name: str) -> Adapter | None:
+        """The adapter for capability ``name``, or ``None`` when there is none."""
+        return self._table.get(name)
+
+    def with_adapter(self, name: str, adapter: Adapter) -> Adapters:
+        """A table where ``name`` is served by ``adapter`` (replacing any earlier one)."""
+        return Adapters(MappingProxyType({**self._table, name: adapter}))
+
+    def names(self) -> tuple[str, ...]:
+        """The capability names served, sorted."""
+        return tuple(sorted(self._table))

@@ -1,0 +1,472 @@
+"""A calendar kept in local iCalendar files (RFC 5545): create, move, cancel and read events.
+
+:class:`IcsFileCalendar` serves ``calendar.event.create``, ``calendar.event.move``,
+``calendar.event.cancel``, ``calendar.event.get`` and ``calendar.freebusy`` over a fixed set
+of ``.ics`` files, one per calendar id. An event is the ``VEVENT`` whose ``UID`` is the
+``object_id``; its revision is its ``SEQUENCE`` (RFC 5545 3.8.7.4), and the idempotency key
+of the write that last changed it is kept in ``X-CEREBRI-IDEMPOTENCY-KEY``.
+
+Writes hold ``<file>.lock`` (``filelock``, across processes), read the file, change it and
+replace it atomically (temporary file, fsync, ``os.replace``, fsync of the folder), so a
+crash leaves the old file or the new one. Reads take no lock: they always see a whole file.
+Instants are RFC 3339 UTC strings (``2026-10-05T09:00:00Z``); iCalendar DATE-TIMEs hold whole
+seconds (RFC 5545 3.3.5), so a write with a fraction of a second is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final
+
+import filelock
+from icalendar import Calendar, Component, Event
+
+from cerebri._files import read_bounded
+from cerebri._json import JSONValue
+from cerebri.calendars import freebusy
+from cerebri.clock import Clock
+from cerebri.errors import InputTooLargeError, UnreadableInputError
+from cerebri.execution.adapters._atomic import replace_file
+from cerebri.execution.adapters.base import AdapterError, Invocation
+from cerebri.ics import CalendarError, parse_calendar
+from cerebri.temporal import Instant, Interval
+
+__all__ = [
+    "CALENDAR_CAPABILITIES",
+    "IDEMPOTENCY_PROPERTY",
+    "LOCK_TIMEOUT_SECONDS",
+    "MAX_CALENDAR_BYTES",
+    "PRODID",
+    "IcsFileCalendar",
+]
+
+CALENDAR_CAPABILITIES: Final = (
+    "calendar.event.cancel",
+    "calendar.event.create",
+    "calendar.event.get",
+    "calendar.event.move",
+    "calendar.freebusy",
+)
+"""The capabilities :class:`IcsFileCalendar` serves."""
+PRODID: Final = "-//cerebri//execution//EN"
+"""``PRODID`` of a calendar file this adapter creates."""
+IDEMPOTENCY_PROPERTY: Final = "X-CEREBRI-IDEMPOTENCY-KEY"
+"""The property holding the idempotency key of the write that last changed an event."""
+LOCK_TIMEOUT_SECONDS: Final = 10.0
+"""Longest wait for another writer's lock on the same file, in seconds."""
+MAX_CALENDAR_BYTES: Final = 16 * 1024 * 1024
+"""Largest calendar file read, in bytes."""
+_NS_PER_SECOND: Final = 1_000_000_000
+
+
+def _empty_calendar() -> Calendar:
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    return calendar
+
+
+def _invalid(message: str) -> AdapterError:
+    return AdapterError(message, code="adapter.invalid_params")
+
+
+def _text(params: Mapping[str, JSONValue], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise _invalid(f"param {name!r} must be a string, not {value!r}")
+    return value
+
+
+def _instant(params: Mapping[str, JSONValue], name: str, *, whole_seconds: bool = True) -> Instant:
+    text = _text(params, name)
+    try:
+        moment = Instant.parse(text)
+    except ValueError:
+        raise _invalid(f"param {name!r} is not an RFC 3339 instant: {text!r}") from None
+    if whole_seconds and moment.ns % _NS_PER_SECOND:
+        raise _invalid(
+            f"param {name!r} {text} has a fraction of a second; iCalendar DATE-TIME holds "
+            "whole seconds (RFC 5545 3.3.5)"
+        )
+    return moment
+
+
+def _range(params: Mapping[str, JSONValue]) -> tuple[Instant, Instant]:
+    start, end = _instant(params, "start"), _instant(params, "end")
+    if not start < end:
+        raise _invalid(f"end {end} is not after start {start} (the range is half-open)")
+    return start, end
+
+
+def _utc(moment: Instant) -> datetime:
+    value = moment.to_datetime()
+    if value is None:
+        raise _invalid(f"{moment} is outside years 1-9999")
+    return value
+
+
+def _as_instant(value: object, what: str, uid: str) -> Instant:
+    if isinstance(value, datetime) and value.utcoffset() is not None:
+        return Instant.from_datetime(value)
+    kind = "a floating time" if isinstance(value, datetime) else type(value).__name__
+    if isinstance(value, date) and not isinstance(value, datetime):
+        kind = "a DATE (all-day)"
+    raise AdapterError(
+        f"event {uid}: {what} is {kind}; only zoned or UTC DATE-TIMEs have an instant",
+        code="calendar.unsupported",
+    )
+
+
+def _span(event: Component, uid: str) -> tuple[Instant, Instant]:
+    """``[start, end)`` of ``event``: DTEND, else DTSTART + DURATION, else DTSTART
+    (RFC 5545 3.6.1)."""
+    start = _as_instant(event.decoded("DTSTART", None), "DTSTART", uid)
+    if "DTEND" in event:
+        return start, _as_instant(event.decoded("DTEND"), "DTEND", uid)
+    duration = event.decoded("DURATION", None)
+    if isinstance(duration, timedelta):
+        return start, Instant(start.ns + duration // timedelta(microseconds=1) * 1000)
+    return start, start
+
+
+def _sequence(event: Component) -> int:
+    return int(event.get("SEQUENCE", 0))
+
+
+def _events(calendar: Calendar, uid: str) -> list[Component]:
+    return [c for c in calendar.subcomponents if c.name == "VEVENT" and str(c.get("UID")) == uid]
+
+
+def _master(events: list[Component]) -> Component | None:
+    """The event itself rather than one of its recurrence overrides."""
+    plain = [e for e in events if "RECURRENCE-ID" not in e]
+    chosen = plain or events
+    return chosen[0] if chosen else None
+
+
+class IcsFileCalendar:
+    """Serves the calendar capabilities over local ``.ics`` files.
+
+    ``calendars`` maps a calendar id to its file (created on the first ``create`` when
+    missing, as an empty ``VCALENDAR`` with :data:`PRODID`, VERSION 2.0). ``clock`` gives
+    ``DTSTAMP``. Results (instants as RFC 3339 UTC strings):
+
+    * create ``{object_id, calendar_id, start, end, revision, created: true}``; an existing
+      ``UID`` raises ``calendar.conflict`` (never a second event with one UID);
+    * move ``{object_id, calendar_id, start, end, revision, moved: true, replayed}``: new
+      ``DTSTART``/``DTEND``, ``SEQUENCE`` + 1; ``calendar.not_found`` when absent,
+      ``calendar.revision_mismatch`` when ``expected_revision`` is not ``null`` and differs
+      from ``SEQUENCE``. A repeat of the move that was applied last (same idempotency key,
+      event already at the range) changes nothing and says ``replayed: true``, so retrying
+      an idempotent move never trips on its own revision;
+    * cancel ``{object_id, calendar_id, cancelled, existed}``: removes every ``VEVENT`` with
+      the ``UID``; an absent event is a success with both ``false``;
+    * get ``{object_id, calendar_id, exists, start, end, range: {start, end}, revision,
+      title}``, the shape the checks of :mod:`cerebri.plans.from_action_plan` compare at
+      path ``range``; for an absent event ``exists`` is ``false`` and the other fields are
+      ``null`` (so "not already at the range" holds and "at the range" does not);
+    * freebusy ``{start, end, busy: [{start, end, calendar_id, object_id, recurrence_id}],
+      free: [{start, end}], unknown: [{start, end}], complete}``, read by
+      :func:`cerebri.calendars.freebusy` (floating times as UTC), as ``cerebri freebusy``.
+
+    Raises:
+        AdapterError: ``calendar.unknown_calendar`` (a calendar id not configured),
+            ``calendar.conflict``, ``calendar.not_found``, ``calendar.revision_mismatch``,
+            ``calendar.unreadable`` (a file that cannot be read or parsed, or too large),
+            ``calendar.unsupported`` (an event without a zoned or UTC time),
+            ``calendar.busy`` (retryable: the lock was not free within
+            :data:`LOCK_TIMEOUT_SECONDS`), ``calendar.write_failed`` (retryable: the file
+            system refused the write; the old file is intact), ``adapter.invalid_params``,
+            ``adapter.unsupported_capability``.
+    """
+
+    __slots__ = ("_calendars", "_clock", "_lock_timeout")
+
+    def __init__(
+        self,
+        calendars: Mapping[str, Path],
+        clock: Clock,
+        *,
+        lock_timeout_seconds: float = LOCK_TIMEOUT_SECONDS,
+    ) -> None:
+        self._calendars = MappingProxyType({k: Path(v) for k, v in calendars.items()})
+        self._clock = clock
+        self._lock_timeout = lock_timeout_seconds
+
+    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+        """Carry out ``invocation`` (see the class doc for results and errors)."""
+        handler = _HANDLERS.get(invocation.capability)
+        if handler is None:
+            raise AdapterError(
+                f"IcsFileCalendar does not serve {invocation.capability!r}",
+                code="adapter.unsupported_capability",
+            )
+        return handler(self, invocation)
+
+    # ------------------------------------------------------------------ files
+
+    def _path(self, calendar_id: str) -> Path:
+        path = self._calendars.get(calendar_id)
+        if path is None:
+            raise AdapterError(
+                f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
+            )
+        return path
+
+    @staticmethod
+    def _bytes(path: Path) -> bytes | None:
+        """The file's bytes, ``None`` when it does not exist."""
+        try:
+            return read_bounded(path, limit=MAX_CALENDAR_BYTES, what="calendar")
+        except UnreadableInputError as exc:
+            if exc.missing:
+                return None
+            raise AdapterError(exc.message, code="calendar.unreadable") from None
+        except InputTooLargeError as exc:
+            raise AdapterError(exc.message, code="calendar.unreadable") from None
+
+    def _load(self, path: Path) -> Calendar | None:
+        data = self._bytes(path)
+        if data is None:
+            return None
+        try:
+            calendar = Calendar.from_ical(data)
+        except ValueError as exc:
+            raise AdapterError(
+                f"{path} is not iCalendar: {exc}", code="calendar.unreadable"
+            ) from None
+        if not isinstance(calendar, Calendar):
+            raise AdapterError(f"{path} holds no single VCALENDAR", code="calendar.unreadable")
+        return calendar
+
+    def _change(
+        self,
+        calendar_id: str,
+        edit: Callable[[Calendar | None], tuple[Calendar | None, dict[str, JSONValue]]],
+    ) -> dict[str, JSONValue]:
+        """Under the file's lock: load, ``edit`` (returns the calendar to write, or ``None``
+        to leave the file alone, and the result), write atomically."""
+        path = self._path(calendar_id)
+        try:
+            with filelock.FileLock(f"{path}.lock", timeout=self._lock_timeout):
+                updated, result = edit(self._load(path))
+                if updated is not None:
+                    try:
+                        replace_file(path, updated.to_ical())
+                    except OSError as exc:
+                        raise AdapterError(
+                            f"cannot write {path}: {exc.strerror or exc}",
+                            code="calendar.write_failed",
+                            retryable=True,
+                        ) from None
+        except filelock.Timeout:
+            raise AdapterError(
+                f"{path} stayed locked by another writer for {self._lock_timeout} s",
+                code="calendar.busy",
+                retryable=True,
+            ) from None
+        return result
+
+    # ------------------------------------------------------------------ capabilities
+
+    def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        start, end = _range(params)
+        title = params.get("title")
+
+        def edit(calendar: Calendar | None) -> tuple[Calendar, dict[str, JSONValue]]:
+            calendar = calendar if calendar is not None else _empty_calendar()
+            existing = _events(calendar, uid)
+            if existing:
+                same = str(existing[0].get(IDEMPOTENCY_PROPERTY)) == invocation.idempotency_key
+                why = " by this same idempotency key" if same else ""
+                raise AdapterError(
+                    f"calendar {calendar_id} already holds an event {uid} (written{why})",
+                    code="calendar.conflict",
+                )
+            event = Event()
+            event.add("uid", uid)
+            event.add("dtstamp", _utc(self._clock.now()))
+            event.add("dtstart", _utc(start))
+            event.add("dtend", _utc(end))
+            event.add("sequence", 0)
+            if isinstance(title, str):
+                event.add("summary", title)
+            event.add(IDEMPOTENCY_PROPERTY, invocation.idempotency_key)
+            calendar.add_component(event)
+            return calendar, _written(calendar_id, uid, start, end, 0, created=True)
+
+        return self._change(calendar_id, edit)
+
+    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        start, end = _range(params)
+        expected = params.get("expected_revision")
+
+        def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
+            event = None if calendar is None else _master(_events(calendar, uid))
+            if calendar is None or event is None:
+                raise AdapterError(
+                    f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
+                )
+            revision = _sequence(event)
+            key = str(event.get(IDEMPOTENCY_PROPERTY, ""))
+            if key == invocation.idempotency_key and _span(event, uid) == (start, end):
+                return None, {**_written(calendar_id, uid, start, end, revision), "replayed": True}
+            if expected is not None and expected != revision:
+                raise AdapterError(
+                    f"event {uid} is at revision {revision}, not the expected {expected}",
+                    code="calendar.revision_mismatch",
+                )
+            for name, value in (
+                ("DTSTART", start),
+                ("DTEND", end),
+                ("DTSTAMP", self._clock.now()),
+            ):
+                event.pop(name, None)
+                event.add(name, _utc(value))
+            event.pop("DURATION", None)
+            for name, new in (
+                ("SEQUENCE", revision + 1),
+                (IDEMPOTENCY_PROPERTY, invocation.idempotency_key),
+            ):
+                event.pop(name, None)
+                event.add(name, new)
+            moved = _written(calendar_id, uid, start, end, revision + 1)
+            return calendar, {**moved, "replayed": False}
+
+        return self._change(calendar_id, edit)
+
+    def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+
+        def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
+            found = [] if calendar is None else _events(calendar, uid)
+            result: dict[str, JSONValue] = {
+                "object_id": uid,
+                "calendar_id": calendar_id,
+                "cancelled": bool(found),
+                "existed": bool(found),
+            }
+            if calendar is None or not found:
+                return None, result
+            calendar.subcomponents = [
+                c for c in calendar.subcomponents if all(c is not f for f in found)
+            ]
+            return calendar, result
+
+        return self._change(calendar_id, edit)
+
+    def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        calendar = self._load(self._path(calendar_id))
+        event = None if calendar is None else _master(_events(calendar, uid))
+        if event is None:
+            return {
+                "object_id": uid,
+                "calendar_id": calendar_id,
+                "exists": False,
+                "start": None,
+                "end": None,
+                "range": None,
+                "revision": None,
+                "title": None,
+            }
+        start, end = _span(event, uid)
+        summary = event.get("SUMMARY")
+        return {
+            "object_id": uid,
+            "calendar_id": calendar_id,
+            "exists": True,
+            "start": start.format(),
+            "end": end.format(),
+            "range": {"start": start.format(), "end": end.format()},
+            "revision": _sequence(event),
+            "title": None if summary is None else str(summary),
+        }
+
+    def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        ids = params.get("calendar_ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise _invalid("param 'calendar_ids' must be a list of strings")
+        start = _instant(params, "start", whole_seconds=False)
+        end = _instant(params, "end", whole_seconds=False)
+        calendars = []
+        for calendar_id in ids:
+            assert isinstance(calendar_id, str)  # checked above; narrows for mypy
+            data = self._bytes(self._path(calendar_id))
+            text = data if data is not None else _empty_calendar().to_ical()
+            try:
+                calendars.append(parse_calendar(text, source=calendar_id))
+            except CalendarError as exc:
+                raise AdapterError(
+                    f"calendar {calendar_id}: {exc.message}", code="calendar.unreadable"
+                ) from None
+        try:
+            view = freebusy(calendars, start, end)
+        except (CalendarError, ValueError) as exc:
+            raise AdapterError(str(exc), code="calendar.unreadable") from None
+
+        def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
+            return [
+                {"start": Instant(i.start).format(), "end": Instant(i.end).format()} for i in items
+            ]
+
+        busy: list[JSONValue] = [
+            {
+                "start": p.start.format(),
+                "end": p.end.format(),
+                "calendar_id": p.source,
+                "object_id": p.uid,
+                "recurrence_id": p.recurrence_id,
+            }
+            for p in view.busy
+        ]
+        return {
+            "start": start.format(),
+            "end": end.format(),
+            "busy": busy,
+            "free": spans(view.free),
+            "unknown": spans(view.unknown),
+            "complete": view.complete,
+        }
+
+
+def _written(
+    calendar_id: str,
+    uid: str,
+    start: Instant,
+    end: Instant,
+    revision: int,
+    *,
+    created: bool = False,
+) -> dict[str, JSONValue]:
+    return {
+        "object_id": uid,
+        "calendar_id": calendar_id,
+        "start": start.format(),
+        "end": end.format(),
+        "revision": revision,
+        "created" if created else "moved": True,
+    }
+
+
+_HANDLERS: Final[Mapping[str, Callable[[IcsFileCalendar, Invocation], dict[str, JSONValue]]]] = (
+    MappingProxyType(
+        {
+            "calendar.event.create": IcsFileCalendar._create,
+            "calendar.event.move": IcsFileCalendar._move,
+            "calendar.event.cancel": IcsFileCalendar._cancel,
+            "calendar.event.get": IcsFileCalendar._get,
+            "calendar.freebusy": IcsFileCalendar._freebusy,
+        }
+    )
+)
