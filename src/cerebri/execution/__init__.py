@@ -1,4 +1,50 @@
-"""The execution stage (issue #12, in progress): the durable store; workers come next.
+"""The execution stage: a durable store, stateless workers, approvals, verification and
+replanning (plans.md sections 5-6, issue #12).
 
-See :mod:`cerebri.execution.store`.
+::
+
+    executor = Executor(open_engine(parse_store_url(url)), SystemClock(), UuidIds(),
+                        adapters=default_adapters(clock))
+    submitted = submit(executor, draft_json)         # validated; a bad draft stays a draft
+    run_worker(executor, until_idle=True)            # claim, act, record; no state in memory
+    decide(executor, approval_id, approve=True, by="principal:alice")
+
+Sub-packages: :mod:`cerebri.execution.store` (schema, migrations, URLs) and
+:mod:`cerebri.execution.adapters` (how capabilities are carried out). Errors:
+:class:`ExecutionError` (``execution.*``), :class:`ApprovalError` (``approval.*``),
+:class:`~cerebri.execution.store.StoreError` (``store.*``),
+:class:`~cerebri.execution.adapters.AdapterError` (``adapter.*``, ``calendar.*``).
 """
+
+from cerebri.execution.approvals import decide, expire_due, list_approvals, withdraw
+from cerebri.execution.claims import Claim, claim, heartbeat
+from cerebri.execution.context import APPROVAL_TTL_SECONDS, Executor
+from cerebri.execution.errors import ApprovalError, ExecutionError
+from cerebri.execution.replan import Replanner, alternatives_replanner
+from cerebri.execution.runner import MAX_INTERRUPTIONS, Hook, run_claim
+from cerebri.execution.submit import DEFAULT_REQUESTER, Submitted, submit
+from cerebri.execution.worker import WorkerReport, run_worker
+
+__all__ = [
+    "APPROVAL_TTL_SECONDS",
+    "DEFAULT_REQUESTER",
+    "MAX_INTERRUPTIONS",
+    "ApprovalError",
+    "Claim",
+    "ExecutionError",
+    "Executor",
+    "Hook",
+    "Replanner",
+    "Submitted",
+    "WorkerReport",
+    "alternatives_replanner",
+    "claim",
+    "decide",
+    "expire_due",
+    "heartbeat",
+    "list_approvals",
+    "run_claim",
+    "run_worker",
+    "submit",
+    "withdraw",
+]

@@ -170,9 +170,7 @@ def _fail_waiting_step(
     )
     if moved.rowcount == 1:
         connection.execute(
-            update(plans)
-            .where(plans.c.id == row.plan_id)
-            .values(open_steps=plans.c.open_steps - 1)
+            update(plans).where(plans.c.id == row.plan_id).values(open_steps=plans.c.open_steps - 1)
         )
         stop_plan(connection, executor, row.plan_id, plan_status, reason, replan=replan)
 
@@ -353,7 +351,9 @@ def _view(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
     return ApprovalView(dict(row._mapping)).to_wire()
 
 
-def list_approvals(executor: Executor, *, status: str | None = "open") -> list[dict[str, JSONValue]]:
+def list_approvals(
+    executor: Executor, *, status: str | None = "open"
+) -> list[dict[str, JSONValue]]:
     """Approvals ordered by (created_at, id); only those in ``status`` unless it is ``None``."""
     query = select(approvals).order_by(approvals.c.created_at, approvals.c.id)
     if status is not None:

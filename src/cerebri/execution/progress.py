@@ -190,8 +190,9 @@ def _complete_plan(connection: Connection, executor: Executor, plan_id: str, now
         .where(plans.c.id == plan_id, plans.c.status.in_(_OPEN))
         .values(
             status=PlanStatus.COMPLETED.value,
-            status_reason=None if fulfils else "escalation completed: the intention is not "
-            "fulfilled, the operator was informed",
+            status_reason=None
+            if fulfils
+            else "escalation completed: the intention is not fulfilled, the operator was informed",
             closed_at=now,
             updated_at=now,
         )
@@ -221,8 +222,7 @@ def _complete_plan(connection: Connection, executor: Executor, plan_id: str, now
             update(intentions)
             .where(intentions.c.id == intention.id)
             .values(
-                status_reason=f"plan {plan_id} ({draft.strategy}) completed without "
-                "fulfilling it",
+                status_reason=f"plan {plan_id} ({draft.strategy}) completed without fulfilling it",
                 updated_at=now,
             )
         )

@@ -157,9 +157,7 @@ class _Run:
                     update(plans)
                     .where(
                         plans.c.id == self.held.plan_id,
-                        plans.c.status.in_(
-                            (PlanStatus.VALIDATED.value, PlanStatus.WAITING.value)
-                        ),
+                        plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value)),
                     )
                     .values(
                         status=PlanStatus.EXECUTING.value,
@@ -210,7 +208,9 @@ class _Run:
                     result=saved.result,
                     error=saved.error,
                 )
-            self._settle_outcome(saved.outcome == AttemptOutcome.COMPLETED.value, saved, adopted=True)
+            self._settle_outcome(
+                saved.outcome == AttemptOutcome.COMPLETED.value, saved, adopted=True
+            )
             return True
         if not self.held.idempotent and begun:
             self.park(
@@ -275,7 +275,10 @@ class _Run:
                     select(sandboxes.c.enabled).where(sandboxes.c.name == plan["sandbox"])
                 ).scalar()
             if not enabled:
-                return StepStatus.BLOCKED, f"sandbox_disabled: sandbox {plan['sandbox']} is disabled"
+                return (
+                    StepStatus.BLOCKED,
+                    f"sandbox_disabled: sandbox {plan['sandbox']} is disabled",
+                )
         return None
 
     def _budget_exceeded(self) -> str | None:
@@ -330,7 +333,9 @@ class _Run:
             self._plan_status(PlanStatus.BLOCKED, f"{name} needs a grant")
             return "not_granted"
         if self.held.approval_id is None:
-            return self._ask(StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()})
+            return self._ask(
+                StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
+            )
         with self.ex.transaction() as connection:
             refused = consume(connection, self.ex, self.held)
         if refused is not None:
@@ -379,7 +384,9 @@ class _Run:
                 return True
         return False
 
-    def _invoke(self, name: str, target: str | None, params: dict[str, Any]) -> dict[str, JSONValue]:
+    def _invoke(
+        self, name: str, target: str | None, params: dict[str, Any]
+    ) -> dict[str, JSONValue]:
         adapter = self.ex.adapters.get(name)
         if adapter is None:
             raise AdapterError(f"this worker has no adapter for {name}", code="adapter.unavailable")
@@ -667,9 +674,7 @@ class _Run:
         now = self.ex.now_ns()
         with self.ex.transaction() as connection:
             plan = connection.execute(
-                select(plans.c.draft, plans.c.intention_id).where(
-                    plans.c.id == self.held.plan_id
-                )
+                select(plans.c.draft, plans.c.intention_id).where(plans.c.id == self.held.plan_id)
             ).one()
             draft = loads(plan.draft)
             memory_id = self.ex.ids.new_id()
