@@ -30,6 +30,7 @@ from cerebri.execution.errors import ApprovalError, ExecutionError
 from cerebri.execution.progress import stop_plan
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
+from cerebri.execution.views import instant_text
 from cerebri.plans import PlanStatus, StepStatus
 
 __all__ = [
@@ -54,8 +55,6 @@ class ApprovalView:
     def to_wire(self) -> dict[str, JSONValue]:
         """``{"id", "plan_id", "step_id", "requester", "status", "status_reason",
         "decided_by", "request", "created_at", "expires_at", "decided_at", "consumed_at"}``."""
-        from cerebri.execution.views import instant_text
-
         r = self.row
         return {
             "id": r["id"],

@@ -39,7 +39,7 @@ from cerebri.plans import StepStatus
 __all__ = [
     "Attempt",
     "Claim",
-    "LeaseLost",
+    "LeaseLostError",
     "claim",
     "close_attempt",
     "heartbeat",
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 
-class LeaseLost(Exception):
+class LeaseLostError(Exception):
     """The step's lease token is no longer ours: another worker took it over, or the plan was
     cancelled. Nothing of the transaction that found it out is kept."""
 

@@ -1,7 +1,7 @@
 """How a step's outcome moves its plan forward, inside the transaction that records it.
 
 Every function here runs in the caller's transaction and changes a step only by a
-conditional update on the caller's lease token (:class:`~cerebri.execution.claims.LeaseLost`
+conditional update on the caller's lease token (:class:`~cerebri.execution.claims.LeaseLostError`
 otherwise, which rolls the whole transaction back). Terminal step statuses are final: no
 statement here matches a row in ``completed``, ``skipped``, ``failed`` or ``cancelled``.
 
@@ -24,7 +24,7 @@ from sqlalchemy import Connection, and_, insert, select, update
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
-from cerebri.execution.claims import Claim, LeaseLost, close_attempt
+from cerebri.execution.claims import Claim, LeaseLostError, close_attempt
 from cerebri.execution.context import Executor
 from cerebri.execution.store.schema import (
     approvals,
@@ -61,14 +61,14 @@ def _ours(held: Claim) -> Any:
 
 
 def _released(held: Claim, connection: Connection, now: int, **values: Any) -> None:
-    """Update our step row and release the lease, or raise LeaseLost."""
+    """Update our step row and release the lease, or raise LeaseLostError."""
     result = connection.execute(
         update(steps)
         .where(_ours(held))
         .values(lease_token=None, lease_until=None, updated_at=now, **values)
     )
     if result.rowcount != 1:
-        raise LeaseLost(held.step_id)
+        raise LeaseLostError(held.step_id)
 
 
 def park(

@@ -45,7 +45,7 @@ from cerebri.execution.approvals import consume, open_request
 from cerebri.execution.checks import evaluate_check
 from cerebri.execution.claims import (
     Claim,
-    LeaseLost,
+    LeaseLostError,
     close_attempt,
     mark_invoking,
     save_outcome,
@@ -54,6 +54,7 @@ from cerebri.execution.context import NS, Executor
 from cerebri.execution.progress import finish, park, stop_plan
 from cerebri.execution.store.schema import (
     approvals,
+    attempt_history,
     beliefs,
     plans,
     predictions,
@@ -66,7 +67,6 @@ from cerebri.execution.store.vocabulary import (
     AttemptOutcome,
     PredictionStatus,
 )
-from cerebri.temporal import Instant
 from cerebri.plans import (
     DEFAULT_MAX_INVOCATIONS,
     OPEN_PLAN_STATUSES,
@@ -78,6 +78,7 @@ from cerebri.plans import (
     StepSpec,
     StepStatus,
 )
+from cerebri.temporal import Instant
 
 __all__ = ["MAX_INTERRUPTIONS", "Hook", "run_claim"]
 
@@ -130,7 +131,7 @@ class _Run:
                 select(steps.c.lease_token).where(steps.c.id == self.held.step_id)
             ).scalar()
             if mine != self.held.token:
-                raise LeaseLost(self.held.step_id)
+                raise LeaseLostError(self.held.step_id)
             close_attempt(
                 connection,
                 self.held.attempt,
@@ -239,8 +240,6 @@ class _Run:
             self.finish(StepStatus.FAILED, reason=note or "failed", error=saved.error)
 
     def _interruptions(self) -> int:
-        from cerebri.execution.store.schema import attempt_history
-
         with self.ex.engine.connect() as connection:
             rows = connection.execute(
                 select(attempt_history.c.id).where(
@@ -448,7 +447,7 @@ class _Run:
             )
             return
         if not self.held.idempotent and not mark_invoking(self.ex, self.held):
-            raise LeaseLost(self.held.step_id)
+            raise LeaseLostError(self.held.step_id)
         self.hook("invoking", self.held)
         name = self.spec.capability or ""
         try:
@@ -460,7 +459,7 @@ class _Run:
         self.hook("invoked", self.held)
         if not self.held.idempotent:
             if not save_outcome(self.ex, self.held, AttemptOutcome.COMPLETED, result, None):
-                raise LeaseLost(self.held.step_id)
+                raise LeaseLostError(self.held.step_id)
             self.hook("outcome_saved", self.held)
         self._completed(result)
 
@@ -504,7 +503,7 @@ class _Run:
         wire = _error_wire(error)
         if not self.held.idempotent:
             if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):
-                raise LeaseLost(self.held.step_id)
+                raise LeaseLostError(self.held.step_id)
             if error.retryable:
                 # a write that may or may not have happened (a timeout, a lost answer)
                 self.park(
@@ -531,8 +530,6 @@ class _Run:
         self.finish(StepStatus.FAILED, reason=f"{wire['code']}: {wire['message']}", error=wire)
 
     def _failures(self) -> int:
-        from cerebri.execution.store.schema import attempt_history
-
         with self.ex.engine.connect() as connection:
             rows = connection.execute(
                 select(attempt_history.c.id).where(
@@ -748,6 +745,6 @@ def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
     beyond what a takeover reads (``invoked_at``, a saved outcome)."""
     try:
         _Run(executor, held, hook).run()
-    except LeaseLost:
+    except LeaseLostError:
         return
     hook("recorded", held)

@@ -1,7 +1,8 @@
 """0002: what the workers need (issue #12, docs/decisions/0019).
 
-* ``plans``: ``requester``, ``sandbox``, ``limits`` (budget, approval, strategy), the counters ``invocations``, ``approvals_requested``,
-  ``money_spent`` and ``open_steps``, and ``started_at``;
+* ``plans``: ``requester``, ``sandbox``, ``limits`` (budget, approval, strategy), the
+  counters ``invocations``, ``approvals_requested``, ``money_spent`` and ``open_steps``, and
+  ``started_at``;
 * ``steps``: ``spec`` (the step's canonical JSON), ``remaining_deps``, ``dependants``,
   ``attempt_group``, and indexes on ``(plan_id, status)`` and ``next_run_at`` (the claim);
 * ``attempts``: ``invoked_at`` and the saved ``outcome``/``result``/``error``;
