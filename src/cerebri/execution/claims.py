@@ -10,9 +10,13 @@ the sweep of expired leases (docs/decisions/0020):
   PostgreSQL: one ``UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``, so
   concurrent workers never wait for each other's candidate. SQLite: the same choice and update
   inside one ``BEGIN IMMEDIATE`` transaction (SQLite has one writer at a time).
-  The same transaction opens an attempt row carrying the idempotency key
-  ``<plan id>:<revision>:<step key>:<attempt group>``. When the row was ``executing`` (a lease
-  that expired), the claim is a *takeover* and carries the interrupted attempt.
+  The same statement group reads the plan (marking it executing on its first claim and
+  counting a capability step's invocation against its budget). The attempt is numbered by the
+  step's ``attempts`` counter (id ``<step id>:<number>``) and carries the idempotency key
+  ``<plan id>:<revision>:<step key>:<attempt group>``; it is stored as an open row only once a
+  non-idempotent invocation may begin, and in ``attempt_history`` when it ends. When the row
+  was ``executing`` (a lease that expired), the claim is a *takeover* and carries the
+  interrupted attempt (the stored row, or one rebuilt from the step row).
 * :func:`heartbeat` extends the lease only while the token still matches.
 * :func:`mark_invoking` and :func:`save_outcome` write the two durable marks of a
   non-idempotent invocation, each conditional on the token: "the invocation may have begun"
@@ -26,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Row, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, case, delete, func, insert, select, update
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
@@ -34,16 +38,19 @@ from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
 from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
 from cerebri.execution.store.vocabulary import AttemptOutcome
-from cerebri.plans import StepStatus
+from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
 
 __all__ = [
     "Attempt",
     "Claim",
     "LeaseLostError",
+    "attempt_id",
     "claim",
     "close_attempt",
     "heartbeat",
+    "invocation_limit",
     "mark_invoking",
+    "refund",
     "save_outcome",
 ]
 
@@ -77,7 +84,9 @@ class Claim:
     ``previous_status`` is the status before the claim (``ready``/``waiting``, or
     ``executing`` for a takeover, whose open attempt is ``interrupted``). Instants are ns.
     ``plan`` holds the plan row's ``status``, ``origin``, ``sandbox``, ``revision``,
-    ``requester``, ``limits`` and counters as read in the claim transaction.
+    ``requester``, ``limits`` and counters as read in the claim transaction. ``reserved``:
+    a capability step's invocation was counted against the plan's budget by the claim (the
+    runner gives it back when the step does not invoke); ``False`` when the budget is spent.
     """
 
     step_id: str
@@ -101,6 +110,7 @@ class Claim:
     lease_until: int
     plan: dict[str, Any]
     interrupted: tuple[Attempt, ...] = field(default=())
+    reserved: bool = False
 
     @property
     def takeover(self) -> bool:
@@ -132,11 +142,9 @@ def _lease_ns(lease_seconds: float) -> int:
     return int(lease_seconds * NS)
 
 
-_CLAIMABLE = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECUTING.value)
-
-
-def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row[Any], str] | None:
-    """Set the lease on the row due first; returns the updated row and its previous status."""
+def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row[Any], Any] | None:
+    """Set the lease on the row due first; returns the updated row and the previous values
+    (``previous_status``, ``previous_token``, ``previous_update``)."""
     values: dict[str, Any] = {
         "status": StepStatus.EXECUTING.value,
         "lease_token": token,
@@ -147,8 +155,13 @@ def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row
         "started_at": func.coalesce(steps.c.started_at, now),
     }
     due = (
-        select(steps.c.id, steps.c.status.label("previous_status"))
-        .where(steps.c.next_run_at <= now, steps.c.status.in_(_CLAIMABLE))
+        select(
+            steps.c.id,
+            steps.c.status.label("previous_status"),
+            steps.c.lease_token.label("previous_token"),
+            steps.c.updated_at.label("previous_update"),
+        )
+        .where(steps.c.next_run_at <= now)  # set only while ready, waiting or executing
         .order_by(steps.c.next_run_at, steps.c.id)
         .limit(1)
     )
@@ -158,16 +171,21 @@ def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row
             update(steps)
             .where(steps.c.id == candidate.c.id)
             .values(values)
-            .returning(*steps.c, candidate.c.previous_status)
+            .returning(
+                *steps.c,
+                candidate.c.previous_status,
+                candidate.c.previous_token,
+                candidate.c.previous_update,
+            )
         )
         row = connection.execute(statement).first()
-        return None if row is None else (row, row.previous_status)
+        return None if row is None else (row, row)
     found = connection.execute(due).first()  # inside BEGIN IMMEDIATE: nobody else writes
     if found is None:
         return None
     statement = update(steps).where(steps.c.id == found.id).values(values).returning(*steps.c)
     row = connection.execute(statement).one()
-    return row, found.previous_status
+    return row, found
 
 
 def _attempt(row: Row[Any]) -> Attempt:
@@ -202,11 +220,57 @@ _PLAN_COLUMNS = (
 )
 
 
+def invocation_limit(limits: dict[str, Any]) -> int:
+    """The plan's ``budget.max_capability_invocations`` (0 or absent: the default 20)."""
+    budget = limits.get("budget") or {}
+    return int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
+
+
+def attempt_id(step_id: str, number: int) -> str:
+    """``<step id>:<number>``: an attempt's id, known without storing the attempt."""
+    return f"{step_id}:{number}"
+
+
+def _plan_for(connection: Connection, row: Any, now: int) -> Any:
+    """The plan row of a claimed step, in one statement that also marks the plan executing on
+    its first claim and, for a capability step, counts one invocation against the budget.
+    The count is exact under concurrency (a conditional update on the row); a count over the
+    limit is taken back at once and the claim is not ``reserved``."""
+    capability = row.kind == StepKind.CAPABILITY.value
+    starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
+    values: dict[str, Any] = {
+        "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
+        "started_at": func.coalesce(plans.c.started_at, now),
+    }
+    if capability:
+        values["invocations"] = plans.c.invocations + 1
+    plan = connection.execute(
+        update(plans).where(plans.c.id == row.plan_id).values(values).returning(*_PLAN_COLUMNS)
+    ).one()
+    if capability and plan.invocations > invocation_limit(loads(plan.limits) or {}):
+        connection.execute(
+            update(plans)
+            .where(plans.c.id == row.plan_id)
+            .values(invocations=plans.c.invocations - 1)
+        )
+    return plan
+
+
+def refund(connection: Connection, held: Claim) -> None:
+    """Give back the invocation the claim counted, for a step that did not invoke."""
+    if held.reserved:
+        connection.execute(
+            update(plans)
+            .where(plans.c.id == held.plan_id)
+            .values(invocations=plans.c.invocations - 1)
+        )
+
+
 def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Claim | None:
     """Take a lease on the step due first, or return ``None`` when nothing is due now.
 
-    One transaction: the conditional update of the step row, the plan row read, the attempt
-    row opened (``number = attempts``), and for a takeover the interrupted attempt read.
+    One transaction: the conditional update of the step row, the plan row (read, started,
+    invocation counted), and for a takeover the interrupted attempt read.
     Raises :class:`ExecutionError` ``execution.invalid_argument`` for a lease outside 1 to
     86 400 seconds.
     """
@@ -217,38 +281,43 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         taken = _take(connection, now, token, now + lease_ns)
         if taken is None:
             return None
-        row, previous = taken
-        plan = connection.execute(select(*_PLAN_COLUMNS).where(plans.c.id == row.plan_id)).one()
+        row, before = taken
+        plan = _plan_for(connection, row, now)
+        key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
         interrupted: tuple[Attempt, ...] = ()
-        if previous == StepStatus.EXECUTING.value:
-            open_rows = connection.execute(
+        if before.previous_status == StepStatus.EXECUTING.value:
+            stored = connection.execute(
                 select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
             ).all()
-            interrupted = tuple(_attempt(r) for r in open_rows)
-        key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
-        attempt = Attempt(
-            id=executor.ids.new_id(),
-            number=row.attempts,
-            lease_token=token,
-            worker_id=worker_id,
-            idempotency_key=key,
-            started_at=now,
-            invoked_at=None,
-            outcome=None,
-            result=None,
-            error=None,
-        )
-        connection.execute(
-            insert(attempts).values(
-                id=attempt.id,
-                step_id=row.id,
-                number=attempt.number,
-                lease_token=token,
-                worker_id=worker_id,
-                idempotency_key=key,
-                started_at=now,
+            interrupted = tuple(_attempt(r) for r in stored) or (
+                Attempt(  # an idempotent step's attempt is not stored while it runs
+                    id=attempt_id(row.id, row.attempts - 1),
+                    number=row.attempts - 1,
+                    lease_token=before.previous_token or "",
+                    worker_id=None,
+                    idempotency_key=key,
+                    started_at=before.previous_update,
+                    invoked_at=None,
+                    outcome=None,
+                    result=None,
+                    error=None,
+                ),
             )
-        )
+    attempt = Attempt(
+        id=attempt_id(row.id, row.attempts),
+        number=row.attempts,
+        lease_token=token,
+        worker_id=worker_id,
+        idempotency_key=key,
+        started_at=now,
+        invoked_at=None,
+        outcome=None,
+        result=None,
+        error=None,
+    )
+    reserved = row.kind == StepKind.CAPABILITY.value and plan.invocations <= invocation_limit(
+        loads(plan.limits) or {}
+    )
     return Claim(
         step_id=row.id,
         plan_id=row.plan_id,
@@ -257,7 +326,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         token=token,
         worker_id=worker_id,
         attempt=attempt,
-        previous_status=StepStatus(previous),
+        previous_status=StepStatus(before.previous_status),
         idempotent=bool(row.idempotent),
         attempts=row.attempts,
         max_attempts=row.max_attempts,
@@ -271,6 +340,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         lease_until=now + lease_ns,
         plan={**plan._mapping, "limits": loads(plan.limits) or {}},
         interrupted=interrupted,
+        reserved=reserved,
     )
 
 
@@ -294,25 +364,28 @@ def heartbeat(executor: Executor, held: Claim, lease_seconds: float = 30) -> boo
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
     with executor.transaction() as connection:
-        kept = _holds(connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns)
-        if kept:
-            connection.execute(
-                update(attempts).where(attempts.c.id == held.attempt.id).values(heartbeat_at=now)
-            )
-        return kept
+        return _holds(connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns)
 
 
 def mark_invoking(executor: Executor, held: Claim) -> bool:
     """Record durably that a non-idempotent invocation may begin now (``invoked_at``).
     ``False`` (and nothing written) when the lease was lost: the worker must not invoke."""
     now = executor.now_ns()
-    with executor.transaction() as connection:
+    with executor.durable_transaction() as connection:
         if not _holds(connection, held, now):
             return False
+        attempt = held.attempt
         connection.execute(
-            update(attempts)
-            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
-            .values(invoked_at=now)
+            insert(attempts).values(
+                id=attempt.id,
+                step_id=held.step_id,
+                number=attempt.number,
+                lease_token=held.token,
+                worker_id=held.worker_id,
+                idempotency_key=attempt.idempotency_key,
+                started_at=attempt.started_at,
+                invoked_at=now,
+            )
         )
         return True
 
@@ -327,7 +400,7 @@ def save_outcome(
     """Save what an invocation returned on the open attempt, before the step moves on; a
     takeover that finds it adopts it. ``False`` when the lease was lost."""
     now = executor.now_ns()
-    with executor.transaction() as connection:
+    with executor.durable_transaction() as connection:
         if not _holds(connection, held, now):
             return False
         connection.execute(
@@ -352,30 +425,21 @@ def close_attempt(
     result: JSONValue = None,
     error: JSONValue = None,
 ) -> None:
-    """Move an open attempt to ``attempt_history`` with its outcome (inside the caller's
-    transaction). An attempt already moved (a takeover closed it as ``interrupted``) gets
-    its real outcome written over that, so what happened is never lost."""
-    removed = connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
-    values = {
-        "outcome": outcome.value,
-        "result": None if result is None else dumps(result),
-        "error": None if error is None else dumps(error),
-        "finished_at": now,
-    }
-    if removed.rowcount == 1:
-        connection.execute(
-            insert(attempt_history).values(
-                id=attempt.id,
-                step_id=step_id,
-                number=attempt.number,
-                lease_token=attempt.lease_token,
-                worker_id=attempt.worker_id,
-                idempotency_key=attempt.idempotency_key,
-                started_at=attempt.started_at,
-                **values,
-            )
+    """Write a finished attempt to ``attempt_history`` with its outcome, removing its open row
+    when it had one (inside the caller's transaction)."""
+    connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
+    connection.execute(
+        insert(attempt_history).values(
+            id=attempt.id,
+            step_id=step_id,
+            number=attempt.number,
+            lease_token=attempt.lease_token,
+            worker_id=attempt.worker_id,
+            idempotency_key=attempt.idempotency_key,
+            started_at=attempt.started_at,
+            outcome=outcome.value,
+            result=None if result is None else dumps(result),
+            error=None if error is None else dumps(error),
+            finished_at=now,
         )
-    else:
-        connection.execute(
-            update(attempt_history).where(attempt_history.c.id == attempt.id).values(**values)
-        )
+    )

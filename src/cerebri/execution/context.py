@@ -59,3 +59,26 @@ class Executor:
         """One transaction: committed when the block ends, rolled back when it raises."""
         with self.engine.begin() as connection:
             yield connection
+
+    @contextmanager
+    def durable_transaction(self) -> Iterator[Connection]:
+        """A transaction whose commit survives a power loss, not only a killed process.
+
+        Used for the marks written just before and just after a non-idempotent invocation
+        (decision 0021). PostgreSQL commits are always durable (``synchronous_commit`` on);
+        SQLite runs with ``synchronous=NORMAL`` and this raises it to ``FULL`` for this
+        commit, which also syncs every earlier commit still in the write-ahead log.
+        """
+        if self.engine.dialect.name != "sqlite":
+            with self.transaction() as connection:
+                yield connection
+            return
+        with self.engine.connect() as connection:
+            raw = connection.connection.driver_connection
+            assert raw is not None
+            raw.execute("PRAGMA synchronous=FULL")
+            try:
+                with connection.begin():
+                    yield connection
+            finally:
+                raw.execute("PRAGMA synchronous=NORMAL")

@@ -60,15 +60,18 @@ def _ours(held: Claim) -> Any:
     )
 
 
-def _released(held: Claim, connection: Connection, now: int, **values: Any) -> None:
-    """Update our step row and release the lease, or raise LeaseLostError."""
-    result = connection.execute(
+def _released(held: Claim, connection: Connection, now: int, **values: Any) -> Any:
+    """Update our step row and release the lease, or raise LeaseLostError. Returns the
+    step's ``dependants`` (JSON text)."""
+    row = connection.execute(
         update(steps)
         .where(_ours(held))
         .values(lease_token=None, lease_until=None, updated_at=now, **values)
-    )
-    if result.rowcount != 1:
+        .returning(steps.c.dependants)
+    ).first()
+    if row is None:
         raise LeaseLostError(held.step_id)
+    return row.dependants
 
 
 def park(
@@ -148,7 +151,7 @@ def finish(
     replanning allowed); ``completed``/``skipped`` ready its dependants and may complete
     the plan."""
     now = executor.now_ns()
-    _released(
+    dependants = _released(
         held,
         connection,
         now,
@@ -168,10 +171,7 @@ def finish(
     if status is StepStatus.FAILED:
         stop_plan(connection, executor, held.plan_id, PlanStatus.FAILED, reason or "step failed")
         return
-    dependants = loads(
-        connection.execute(select(steps.c.dependants).where(steps.c.id == held.step_id)).scalar()
-    )
-    _ready_dependants(connection, list(dependants or ()), now)
+    _ready_dependants(connection, list(loads(dependants) or ()), now)
     if left == 0:
         _complete_plan(connection, executor, held.plan_id, now)
 

@@ -47,7 +47,9 @@ from cerebri.execution.claims import (
     Claim,
     LeaseLostError,
     close_attempt,
+    invocation_limit,
     mark_invoking,
+    refund,
     save_outcome,
 )
 from cerebri.execution.context import NS, Executor
@@ -68,7 +70,6 @@ from cerebri.execution.store.vocabulary import (
     PredictionStatus,
 )
 from cerebri.plans import (
-    DEFAULT_MAX_INVOCATIONS,
     OPEN_PLAN_STATUSES,
     Check,
     InternalAction,
@@ -113,15 +114,23 @@ class _Run:
         self.hook = hook
         self.spec = StepSpec.model_validate(held.spec)
         self.limits: dict[str, Any] = held.plan["limits"]
+        self.invoked = False
 
     # -- recording -------------------------------------------------------------------
 
+    def refund(self, connection: Connection) -> None:
+        """Give back the counted invocation when this run did not invoke."""
+        if not self.invoked:
+            refund(connection, self.held)
+
     def finish(self, status: StepStatus, **kwargs: Any) -> None:
         with self.ex.transaction() as connection:
+            self.refund(connection)
             finish(connection, self.ex, self.held, status, **kwargs)
 
     def park(self, status: StepStatus, **kwargs: Any) -> None:
         with self.ex.transaction() as connection:
+            self.refund(connection)
             park(connection, self.ex, self.held, status, **kwargs)
 
     def stop(self, status: PlanStatus, reason: str, *, replan: bool) -> None:
@@ -152,20 +161,6 @@ class _Run:
             reason = f"plan {self.held.plan['status']}"
             self.finish(StepStatus.CANCELLED, reason=reason, outcome=AttemptOutcome.INTERRUPTED)
             return
-        if self.held.plan["status"] != PlanStatus.EXECUTING.value:
-            with self.ex.transaction() as connection:
-                connection.execute(
-                    update(plans)
-                    .where(
-                        plans.c.id == self.held.plan_id,
-                        plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value)),
-                    )
-                    .values(
-                        status=PlanStatus.EXECUTING.value,
-                        started_at=self.ex.now_ns(),
-                        updated_at=self.ex.now_ns(),
-                    )
-                )
         kind = self.spec.kind
         if kind == StepKind.CAPABILITY:
             self._capability()
@@ -292,18 +287,6 @@ class _Run:
             return f"budget.money: {plan['money_spent']} of {money} spent"
         return None
 
-    def _reserve_invocation(self) -> bool:
-        """Count one capability invocation against the budget; ``False`` when spent."""
-        budget = self.limits.get("budget", {})
-        most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
-        with self.ex.transaction() as connection:
-            done = connection.execute(
-                update(plans)
-                .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
-                .values(invocations=plans.c.invocations + 1)
-            )
-            return done.rowcount == 1
-
     def _needs_approval(self) -> bool:
         capability = self.ex.registry.get(self.spec.capability or "")
         return bool(
@@ -350,6 +333,7 @@ class _Run:
             self.stop(PlanStatus.FAILED, reason, replan=False)
             return reason
         with self.ex.transaction() as connection:
+            self.refund(connection)
             approval_id, intention_id = open_request(connection, self.ex, self.held, request)
             park(
                 connection,
@@ -437,9 +421,8 @@ class _Run:
                 )
                 self.finish(StepStatus.SKIPPED, reason=reason, observation=observation)
                 return
-        if not self._reserve_invocation():
-            budget = self.limits.get("budget", {})
-            most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
+        if not self.held.reserved:
+            most = invocation_limit(self.limits)
             self.stop(
                 PlanStatus.FAILED,
                 f"budget.capability_invocations: all {most} used",
@@ -448,6 +431,7 @@ class _Run:
             return
         if not self.held.idempotent and not mark_invoking(self.ex, self.held):
             raise LeaseLostError(self.held.step_id)
+        self.invoked = True
         self.hook("invoking", self.held)
         name = self.spec.capability or ""
         try:
@@ -468,6 +452,7 @@ class _Run:
         expectation = self.spec.expectation
         money = result.get("money") if isinstance(result, dict) else None
         with self.ex.transaction() as connection:
+            self.refund(connection)
             extra: dict[str, Any] = {}
             if expectation is not None:
                 prediction_id = self.ex.ids.new_id()

@@ -3,9 +3,10 @@
 :func:`run_worker` runs ``concurrency`` threads in this process, each claiming one step at a
 time (:func:`~cerebri.execution.claims.claim`) and running it
 (:func:`~cerebri.execution.runner.run_claim`). One heartbeat thread extends the lease of every
-step in flight every third of the lease. Between claims each thread fires due timers
-(approval expiry). Idle threads poll every ``poll_seconds``. ``until_idle`` returns once no
-step is due and none is in flight; otherwise the loop runs until ``stop`` is set.
+step in flight every third of the lease. Due timers (approval expiry) are fired when a thread
+finds nothing to claim, and at most every :data:`TIMER_SWEEP_SECONDS` while busy. Idle
+threads poll every ``poll_seconds``. ``until_idle`` returns once no step is due and none is
+in flight; otherwise the loop runs until ``stop`` is set.
 
 The worker's id is fresh per call (the id generator's), so two processes never share one.
 Waiting (polls, heartbeats) uses ``threading.Event.wait`` on real time: it paces the loop and
@@ -20,11 +21,15 @@ from dataclasses import dataclass, field
 
 from cerebri.execution.approvals import expire_due
 from cerebri.execution.claims import Claim, claim, heartbeat
-from cerebri.execution.context import Executor
+from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
 from cerebri.execution.runner import Hook, run_claim
 
-__all__ = ["WorkerReport", "run_worker"]
+__all__ = ["TIMER_SWEEP_SECONDS", "WorkerReport", "run_worker"]
+
+TIMER_SWEEP_SECONDS = 1
+"""A busy worker fires due timers (approval expiry) at most this often; an idle one each time
+it finds nothing to claim."""
 
 
 @dataclass
@@ -73,6 +78,10 @@ class _InFlight:
     def remove(self, held: Claim) -> None:
         with self._lock:
             self._claims.pop(held.token, None)
+
+    def holds(self, held: Claim) -> bool:
+        with self._lock:
+            return held.token in self._claims
 
     def snapshot(self) -> list[Claim]:
         with self._lock:
@@ -134,8 +143,8 @@ def run_worker(
     def beat() -> None:
         while not beats_done.wait(lease_seconds / 3):
             for held in in_flight.snapshot():
-                if not heartbeat(executor, held, lease_seconds):
-                    report.count("leases_lost")
+                if not heartbeat(executor, held, lease_seconds) and in_flight.holds(held):
+                    report.count("leases_lost")  # not merely finished meanwhile
                     in_flight.remove(held)
 
     def all_idle(index: int, idle: bool) -> bool:
@@ -143,17 +152,28 @@ def run_worker(
             idle_threads[index] = idle
             return all(idle_threads) and len(in_flight) == 0
 
+    timers_due = [0]  # next instant (ns, injected clock) at which this worker fires timers
+
+    def fire_timers(force: bool) -> None:
+        now = executor.now_ns()
+        with idle_lock:
+            if not force and now < timers_due[0]:
+                return
+            timers_due[0] = now + TIMER_SWEEP_SECONDS * NS
+        fired = expire_due(executor)
+        if fired:
+            report.count("timers_fired", fired)
+
     def loop(index: int) -> None:
         while not stop.is_set():
-            fired = expire_due(executor)
-            if fired:
-                report.count("timers_fired", fired)
+            fire_timers(force=False)
             if claimed is not None and not claimed.acquire(blocking=False):
                 return
             held = claim(executor, report.worker_id, lease_seconds)
             if held is None:
                 if claimed is not None:
                     claimed.release()
+                fire_timers(force=True)
                 if until_idle and all_idle(index, True):
                     return
                 stop.wait(poll_seconds)

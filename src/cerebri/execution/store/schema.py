@@ -180,9 +180,7 @@ steps = Table(
     CheckConstraint("attempts >= 0", name="attempts"),
     CheckConstraint("max_attempts >= 1", name="max_attempts"),
     Index(None, "plan_id", "status"),
-    Index(None, "status", "next_run_at"),
-    Index(None, "status", "lease_until"),
-    Index(None, "next_run_at"),  # 0002: the claim: the row due first (a lease expiry included)
+    Index(None, "next_run_at", "id"),  # 0002: the claim takes the row due first, by id
 )
 
 _ATTEMPT_COLUMNS = (

@@ -4,7 +4,8 @@
   counters ``invocations``, ``approvals_requested``, ``money_spent`` and ``open_steps``, and
   ``started_at``;
 * ``steps``: ``spec`` (the step's canonical JSON), ``remaining_deps``, ``dependants``,
-  ``attempt_group``, and indexes on ``(plan_id, status)`` and ``next_run_at`` (the claim);
+  ``attempt_group``, and indexes on ``(plan_id, status)`` and ``(next_run_at, id)`` (the
+  claim, which replaces the indexes on ``(status, next_run_at)`` and ``(status, lease_until)``);
 * ``attempts``: ``invoked_at`` and the saved ``outcome``/``result``/``error``;
 * new tables ``sandboxes`` and ``beliefs``; ``timers.kind`` limited to its vocabulary.
 
@@ -60,7 +61,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("dependants", sa.Text))
         batch.add_column(sa.Column("attempt_group", sa.Integer, nullable=False, server_default="1"))
         batch.create_index("ix_steps_plan_id_status", ["plan_id", "status"])
-        batch.create_index("ix_steps_next_run_at", ["next_run_at"])
+        batch.create_index("ix_steps_next_run_at_id", ["next_run_at", "id"])
+        batch.drop_index("ix_steps_status_next_run_at")
+        batch.drop_index("ix_steps_status_lease_until")
     with op.batch_alter_table("attempts") as batch:
         batch.add_column(sa.Column("invoked_at", sa.BigInteger))
         batch.add_column(sa.Column("outcome", sa.Text))
@@ -78,7 +81,9 @@ def downgrade() -> None:
         for name in ("error", "result", "outcome", "invoked_at"):
             batch.drop_column(name)
     with op.batch_alter_table("steps") as batch:
-        batch.drop_index("ix_steps_next_run_at")
+        batch.create_index("ix_steps_status_lease_until", ["status", "lease_until"])
+        batch.create_index("ix_steps_status_next_run_at", ["status", "next_run_at"])
+        batch.drop_index("ix_steps_next_run_at_id")
         batch.drop_index("ix_steps_plan_id_status")
         for name in ("attempt_group", "dependants", "remaining_deps", "spec"):
             batch.drop_column(name)
