@@ -20,6 +20,7 @@ from cerebri.execution.approvals import decide, expire_due, list_approvals, with
 from cerebri.execution.claims import Claim, claim, heartbeat
 from cerebri.execution.context import APPROVAL_TTL_SECONDS, Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError
+from cerebri.execution.preview import preview_draft, preview_plan
 from cerebri.execution.replan import Replanner, alternatives_replanner
 from cerebri.execution.runner import MAX_INTERRUPTIONS, Hook, run_claim
 from cerebri.execution.submit import DEFAULT_REQUESTER, Submitted, submit
@@ -43,6 +44,8 @@ __all__ = [
     "expire_due",
     "heartbeat",
     "list_approvals",
+    "preview_draft",
+    "preview_plan",
     "run_claim",
     "run_worker",
     "submit",

@@ -105,6 +105,10 @@ def _error_wire(error: Exception) -> dict[str, JSONValue]:
     return {"code": str(code), "message": str(getattr(error, "message", error))}
 
 
+class _BudgetSpentError(Exception):
+    """The plan's invocation budget is spent (the message says which)."""
+
+
 class _Run:
     """One claimed step being run; every store write checks the lease token."""
 
@@ -161,6 +165,12 @@ class _Run:
             reason = f"plan {self.held.plan['status']}"
             self.finish(StepStatus.CANCELLED, reason=reason, outcome=AttemptOutcome.INTERRUPTED)
             return
+        try:
+            self._dispatch()
+        except _BudgetSpentError as spent:
+            self.stop(PlanStatus.FAILED, str(spent), replan=False)
+
+    def _dispatch(self) -> None:
         kind = self.spec.kind
         if kind == StepKind.CAPABILITY:
             self._capability()
@@ -383,7 +393,18 @@ class _Run:
         return adapter.invoke(invocation)
 
     def _observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
-        """Run a check through its read-only capability; ``(holds, observation)``."""
+        """Run a check through its read-only capability; ``(holds, observation)``. The read
+        counts against the plan's invocation budget (plans.md section 3 counts checks);
+        :class:`_BudgetSpentError` when none is left."""
+        most = invocation_limit(self.limits)
+        with self.ex.transaction() as connection:
+            counted = connection.execute(
+                update(plans)
+                .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
+                .values(invocations=plans.c.invocations + 1)
+            )
+        if counted.rowcount != 1:
+            raise _BudgetSpentError(f"budget.capability_invocations: all {most} used")
         try:
             result = self._invoke(check.capability, check.target, dict(check.params or {}))
         except AdapterError as error:
