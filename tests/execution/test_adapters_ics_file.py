@@ -203,6 +203,12 @@ def test_a_failed_replace_leaves_the_old_file_whole(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["work.ics", "work.ics.lock"]
 
 
+def test_a_missing_folder_is_a_failed_write(tmp_path: Path) -> None:
+    adapter = IcsFileCalendar({"work": tmp_path / "gone" / "work.ics"}, FakeClock(NOW))
+    assert code_of(lambda: adapter.invoke(create())) == ("calendar.write_failed", False)
+    assert not (tmp_path / "gone").exists()
+
+
 def test_lock_held_elsewhere_is_busy_and_retryable(tmp_path: Path) -> None:
     import filelock
 

@@ -178,8 +178,9 @@ class IcsFileCalendar:
             ``calendar.unreadable`` (a file that cannot be read or parsed, or too large),
             ``calendar.unsupported`` (an event without a zoned or UTC time),
             ``calendar.busy`` (retryable: the lock was not free within
-            :data:`LOCK_TIMEOUT_SECONDS`), ``calendar.write_failed`` (retryable: the file
-            system refused the write; the old file is intact), ``adapter.invalid_params``,
+            :data:`LOCK_TIMEOUT_SECONDS`), ``calendar.write_failed`` (the file system refused
+            the write, retryable, the old file intact; or the file's folder does not exist,
+            not retryable), ``adapter.invalid_params``,
             ``adapter.unsupported_capability``.
     """
 
@@ -250,22 +251,25 @@ class IcsFileCalendar:
         """Under the file's lock: load, ``edit`` (returns the calendar to write, or ``None``
         to leave the file alone, and the result), write atomically."""
         path = self._path(calendar_id)
+        if not path.parent.is_dir():  # filelock would create it: a typo would pass unseen
+            raise AdapterError(
+                f"cannot write {path}: no folder {path.parent}", code="calendar.write_failed"
+            )
         try:
             with filelock.FileLock(f"{path}.lock", timeout=self._lock_timeout):
                 updated, result = edit(self._load(path))
                 if updated is not None:
-                    try:
-                        replace_file(path, updated.to_ical())
-                    except OSError as exc:
-                        raise AdapterError(
-                            f"cannot write {path}: {exc.strerror or exc}",
-                            code="calendar.write_failed",
-                            retryable=True,
-                        ) from None
+                    replace_file(path, updated.to_ical())
         except filelock.Timeout:
             raise AdapterError(
                 f"{path} stayed locked by another writer for {self._lock_timeout} s",
                 code="calendar.busy",
+                retryable=True,
+            ) from None
+        except OSError as exc:  # the lock file or the new file could not be written
+            raise AdapterError(
+                f"cannot write {path}: {exc.strerror or exc}",
+                code="calendar.write_failed",
                 retryable=True,
             ) from None
         return result
