@@ -28,9 +28,21 @@ No advisory locks and no table of live workers: a worker is its id and its token
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Row, case, delete, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Row,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
@@ -142,50 +154,75 @@ def _lease_ns(lease_seconds: float) -> int:
     return int(lease_seconds * NS)
 
 
-def _take(connection: Connection, now: int, token: str, until: int) -> tuple[Row[Any], Any] | None:
-    """Set the lease on the row due first; returns the updated row and the previous values
-    (``previous_status``, ``previous_token``, ``previous_update``)."""
-    values: dict[str, Any] = {
-        "status": StepStatus.EXECUTING.value,
-        "lease_token": token,
-        "lease_until": until,
-        "next_run_at": until,
-        "updated_at": now,
-        "attempts": steps.c.attempts + 1,
-        "started_at": func.coalesce(steps.c.started_at, now),
-    }
-    due = (
-        select(
-            steps.c.id,
-            steps.c.status.label("previous_status"),
-            steps.c.lease_token.label("previous_token"),
-            steps.c.updated_at.label("previous_update"),
-        )
-        .where(steps.c.next_run_at <= now)  # set only while ready, waiting or executing
-        .order_by(steps.c.next_run_at, steps.c.id)
-        .limit(1)
+_LEASE_VALUES: dict[str, Any] = {
+    "status": StepStatus.EXECUTING.value,
+    "lease_token": bindparam("token"),
+    "lease_until": bindparam("until"),
+    "next_run_at": bindparam("until"),
+    "updated_at": bindparam("now"),
+    "attempts": steps.c.attempts + 1,
+    "started_at": func.coalesce(steps.c.started_at, bindparam("now")),
+}
+_DUE = (
+    select(
+        steps.c.id,
+        steps.c.status.label("previous_status"),
+        steps.c.lease_token.label("previous_token"),
+        steps.c.updated_at.label("previous_update"),
     )
-    if connection.dialect.name == "postgresql":
-        candidate = due.with_for_update(skip_locked=True, of=steps).subquery()
-        statement = (
-            update(steps)
-            .where(steps.c.id == candidate.c.id)
-            .values(values)
-            .returning(
-                *steps.c,
-                candidate.c.previous_status,
-                candidate.c.previous_token,
-                candidate.c.previous_update,
-            )
-        )
-        row = connection.execute(statement).first()
-        return None if row is None else (row, row)
-    found = connection.execute(due).first()  # inside BEGIN IMMEDIATE: nobody else writes
-    if found is None:
-        return None
-    statement = update(steps).where(steps.c.id == found.id).values(values).returning(*steps.c)
-    row = connection.execute(statement).one()
-    return row, found
+    .where(steps.c.next_run_at <= bindparam("now"))  # set only while ready/waiting/executing
+    .order_by(steps.c.next_run_at, steps.c.id)
+    .limit(1)
+)
+_TAKE_BY_ID = (
+    update(steps).where(steps.c.id == bindparam("step")).values(_LEASE_VALUES).returning(*steps.c)
+)
+
+
+def _plan_values(kind: Any) -> dict[str, Any]:
+    """The plan row's first-claim start and invocation count (``kind``: the step's kind)."""
+    starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
+    return {
+        "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
+        "started_at": func.coalesce(plans.c.started_at, bindparam("now")),
+        "invocations": plans.c.invocations + case((kind == StepKind.CAPABILITY.value, 1), else_=0),
+    }
+
+
+def _claim_statement_pg() -> Any:
+    """PostgreSQL: the whole claim as one statement (three data-modifying CTEs), so a claim
+    costs one round trip in autocommit: lock the due row (``SKIP LOCKED``), lease it, start
+    the plan and count the invocation, and return the step, its previous values and the plan.
+    """
+    due = _DUE.with_for_update(skip_locked=True, of=steps).cte("due")
+    taken = (
+        update(steps)
+        .where(steps.c.id == due.c.id)
+        .values(_LEASE_VALUES)
+        .returning(*steps.c)
+        .cte("taken")
+    )
+    plan = (
+        update(plans)
+        .where(plans.c.id == taken.c.plan_id)
+        .values(_plan_values(taken.c.kind))
+        .returning(*(c.label(f"plan_{c.name}") for c in _PLAN_COLUMNS))
+        .cte("plan")
+    )
+    return select(
+        taken,
+        due.c.previous_status,
+        due.c.previous_token,
+        due.c.previous_update,
+        *(c for c in plan.c),
+    ).select_from(
+        taken.join(due, taken.c.id == due.c.id).join(plan, plan.c.plan_id == taken.c.plan_id)
+    )
+
+
+def _plan_part(row: Any) -> Any:
+    """The ``plan_*`` columns of a PostgreSQL claim row, as a plan row."""
+    return SimpleNamespace(**{c.name: getattr(row, f"plan_{c.name}") for c in _PLAN_COLUMNS})
 
 
 def _attempt(row: Row[Any]) -> Attempt:
@@ -220,6 +257,9 @@ _PLAN_COLUMNS = (
 )
 
 
+_CLAIM_PG = _claim_statement_pg()
+
+
 def invocation_limit(limits: dict[str, Any]) -> int:
     """The plan's ``budget.max_capability_invocations`` (0 or absent: the default 20)."""
     budget = limits.get("budget") or {}
@@ -231,29 +271,39 @@ def attempt_id(step_id: str, number: int) -> str:
     return f"{step_id}:{number}"
 
 
-def _plan_for(connection: Connection, row: Any, now: int) -> Any:
-    """The plan row of a claimed step, in one statement that also marks the plan executing on
-    its first claim and, for a capability step, counts one invocation against the budget.
-    The count is exact under concurrency (a conditional update on the row); a count over the
-    limit is taken back at once and the claim is not ``reserved``."""
-    capability = row.kind == StepKind.CAPABILITY.value
-    starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
-    values: dict[str, Any] = {
-        "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
-        "started_at": func.coalesce(plans.c.started_at, now),
-    }
-    if capability:
-        values["invocations"] = plans.c.invocations + 1
-    plan = connection.execute(
-        update(plans).where(plans.c.id == row.plan_id).values(values).returning(*_PLAN_COLUMNS)
+def _plan_for(connection: Connection, row: Any) -> Any:
+    """SQLite: the plan row of a claimed step, marking the plan executing on its first claim
+    and counting a capability step's invocation (one ``UPDATE … RETURNING``)."""
+    return connection.execute(
+        update(plans)
+        .where(plans.c.id == row.plan_id)
+        .values(_plan_values(literal(row.kind)))
+        .returning(*_PLAN_COLUMNS),
+        {"now": row.updated_at},
     ).one()
-    if capability and plan.invocations > invocation_limit(loads(plan.limits) or {}):
+
+
+def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
+    """Take back a count past the limit; whether the claim is over the budget."""
+    if row.kind != StepKind.CAPABILITY.value:
+        return False
+    if plan.invocations <= invocation_limit(loads(plan.limits) or {}):
+        return False
+    connection.execute(
+        update(plans).where(plans.c.id == row.plan_id).values(invocations=plans.c.invocations - 1)
+    )
+    return True
+
+
+def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Any]:
+    """The open attempt rows of a step being taken over (none for a fresh claim)."""
+    if before.previous_status != StepStatus.EXECUTING.value:
+        return []
+    return list(
         connection.execute(
-            update(plans)
-            .where(plans.c.id == row.plan_id)
-            .values(invocations=plans.c.invocations - 1)
-        )
-    return plan
+            select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
+        ).all()
+    )
 
 
 def refund(connection: Connection, held: Claim) -> None:
@@ -277,32 +327,42 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
     token = executor.ids.new_id()
-    with executor.transaction() as connection:
-        taken = _take(connection, now, token, now + lease_ns)
-        if taken is None:
-            return None
-        row, before = taken
-        plan = _plan_for(connection, row, now)
-        key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
-        interrupted: tuple[Attempt, ...] = ()
-        if before.previous_status == StepStatus.EXECUTING.value:
-            stored = connection.execute(
-                select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
-            ).all()
-            interrupted = tuple(_attempt(r) for r in stored) or (
-                Attempt(  # an idempotent step's attempt is not stored while it runs
-                    id=attempt_id(row.id, row.attempts - 1),
-                    number=row.attempts - 1,
-                    lease_token=before.previous_token or "",
-                    worker_id=None,
-                    idempotency_key=key,
-                    started_at=before.previous_update,
-                    invoked_at=None,
-                    outcome=None,
-                    result=None,
-                    error=None,
-                ),
-            )
+    parameters = {"now": now, "token": token, "until": now + lease_ns}
+    before: Any
+    if executor.engine.dialect.name == "postgresql":
+        with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
+            found: Any = auto.execute(_CLAIM_PG, parameters).first()
+            if found is None:
+                return None
+            row, before, plan = found, found, _plan_part(found)
+            over = _over_budget(auto, row, plan)
+            stored = _stored_attempts(auto, row, before)
+    else:
+        with executor.transaction() as connection:
+            before = connection.execute(_DUE, parameters).first()
+            if before is None:
+                return None  # inside BEGIN IMMEDIATE: nobody else writes meanwhile
+            row = connection.execute(_TAKE_BY_ID, {**parameters, "step": before.id}).one()
+            plan = _plan_for(connection, row)
+            over = _over_budget(connection, row, plan)
+            stored = _stored_attempts(connection, row, before)
+    key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
+    interrupted: tuple[Attempt, ...] = ()
+    if before.previous_status == StepStatus.EXECUTING.value:
+        interrupted = tuple(_attempt(r) for r in stored) or (
+            Attempt(  # an idempotent step's attempt is not stored while it runs
+                id=attempt_id(row.id, row.attempts - 1),
+                number=row.attempts - 1,
+                lease_token=before.previous_token or "",
+                worker_id=None,
+                idempotency_key=key,
+                started_at=before.previous_update,
+                invoked_at=None,
+                outcome=None,
+                result=None,
+                error=None,
+            ),
+        )
     attempt = Attempt(
         id=attempt_id(row.id, row.attempts),
         number=row.attempts,
@@ -315,9 +375,8 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         result=None,
         error=None,
     )
-    reserved = row.kind == StepKind.CAPABILITY.value and plan.invocations <= invocation_limit(
-        loads(plan.limits) or {}
-    )
+    reserved = row.kind == StepKind.CAPABILITY.value and not over
+    limits = loads(plan.limits) or {}
     return Claim(
         step_id=row.id,
         plan_id=row.plan_id,
@@ -338,7 +397,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         observation=loads(row.observation),
         started_at=row.started_at,
         lease_until=now + lease_ns,
-        plan={**plan._mapping, "limits": loads(plan.limits) or {}},
+        plan={**{c.name: getattr(plan, c.name) for c in _PLAN_COLUMNS}, "limits": limits},
         interrupted=interrupted,
         reserved=reserved,
     )
