@@ -20,7 +20,20 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import JSONB
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
@@ -28,6 +41,8 @@ from cerebri.execution.claims import Claim, LeaseLostError, close_attempt
 from cerebri.execution.context import Executor
 from cerebri.execution.store.schema import (
     approvals,
+    attempt_history,
+    attempts,
     intentions,
     plans,
     procedural_memories,
@@ -45,11 +60,12 @@ from cerebri.plans import (
     fulfils_intention,
 )
 
-__all__ = ["finish", "park", "stop_plan"]
+__all__ = ["finish", "finish_in_one_statement", "park", "stop_plan"]
 
 _OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
 _TERMINAL = tuple(s.value for s in TERMINAL_STEP_STATUSES)
 _DUE: Final = frozenset({StepStatus.READY, StepStatus.WAITING})
+_DONE: Final = frozenset({StepStatus.COMPLETED, StepStatus.SKIPPED})
 
 
 def _ours(held: Claim) -> Any:
@@ -174,6 +190,146 @@ def finish(
     _ready_dependants(connection, list(loads(dependants) or ()), now)
     if left == 0:
         _complete_plan(connection, executor, held.plan_id, now)
+
+
+def _finish_statement_pg() -> Any:
+    """PostgreSQL: a step's ``completed``/``skipped`` outcome as one statement (data-modifying
+    CTEs): release the step on our token, move the attempt to history, count down the
+    dependants and ready those at zero, count down the plan's open steps. Returns the plan's
+    open steps left, or no row when the lease was lost (then nothing happened). Parameters
+    are named ``p_*``: SQLAlchemy would add a parameter named like a column to the SET
+    clause of every UPDATE in the statement."""
+    released = (
+        update(steps)
+        .where(
+            steps.c.id == bindparam("p_step"),
+            steps.c.lease_token == bindparam("p_token"),
+            steps.c.status == StepStatus.EXECUTING.value,
+        )
+        .values(
+            status=bindparam("p_status"),
+            status_reason=bindparam("p_reason"),
+            result=bindparam("p_result"),
+            observation=bindparam("p_observation"),
+            lease_token=None,
+            lease_until=None,
+            next_run_at=None,
+            finished_at=bindparam("p_now"),
+            updated_at=bindparam("p_now"),
+        )
+        .returning(steps.c.id, steps.c.plan_id, steps.c.dependants)
+        .cte("released")
+    )
+    dropped = (
+        delete(attempts)
+        .where(attempts.c.id == bindparam("p_attempt"), attempts.c.step_id == released.c.id)
+        .returning(attempts.c.id)
+        .cte("dropped")
+    )
+    history = (
+        insert(attempt_history)
+        .from_select(
+            [
+                "id",
+                "step_id",
+                "number",
+                "lease_token",
+                "worker_id",
+                "idempotency_key",
+                "started_at",
+                "finished_at",
+                "outcome",
+                "result",
+            ],
+            select(
+                bindparam("p_attempt"),
+                released.c.id,
+                bindparam("p_number"),
+                bindparam("p_token"),
+                bindparam("p_worker"),
+                bindparam("p_key"),
+                bindparam("p_started"),
+                bindparam("p_now"),
+                literal(AttemptOutcome.COMPLETED.value),
+                bindparam("p_result"),
+            ),
+        )
+        .returning(attempt_history.c.id)
+        .cte("history")
+    )
+    waiting = select(
+        func.jsonb_array_elements_text(cast(released.c.dependants, JSONB))
+    ).scalar_subquery()
+    last = steps.c.remaining_deps <= 1
+    readied = (
+        update(steps)
+        .where(steps.c.id.in_(waiting), steps.c.status == StepStatus.PENDING.value)
+        .values(
+            remaining_deps=steps.c.remaining_deps - 1,
+            status=case((last, StepStatus.READY.value), else_=steps.c.status),
+            next_run_at=case((last, bindparam("p_now")), else_=steps.c.next_run_at),
+            updated_at=bindparam("p_now"),
+        )
+        .returning(steps.c.id)
+        .cte("readied")
+    )
+    counted = (
+        update(plans)
+        .where(plans.c.id == released.c.plan_id)
+        .values(open_steps=plans.c.open_steps - 1)
+        .returning(plans.c.open_steps)
+        .cte("counted")
+    )
+    return select(
+        counted.c.open_steps,
+        select(func.count()).select_from(dropped).scalar_subquery().label("dropped"),
+        select(func.count()).select_from(history).scalar_subquery().label("history"),
+        select(func.count()).select_from(readied).scalar_subquery().label("readied"),
+    )
+
+
+_FINISH_PG = _finish_statement_pg()
+
+
+def finish_in_one_statement(
+    executor: Executor,
+    held: Claim,
+    status: StepStatus,
+    *,
+    reason: str | None = None,
+    result: JSONValue = None,
+    observation: JSONValue = None,
+) -> bool:
+    """PostgreSQL's fast path of :func:`finish` for ``completed``/``skipped`` with nothing
+    else to write (no prediction, no money, no refund): one round trip in autocommit.
+    Returns ``False`` when the store is not PostgreSQL (use :func:`finish`); raises
+    :class:`LeaseLostError` when the lease was lost."""
+    if executor.engine.dialect.name != "postgresql" or status not in _DONE:
+        return False
+    now = executor.now_ns()
+    attempt = held.attempt
+    parameters = {
+        "p_step": held.step_id,
+        "p_token": held.token,
+        "p_status": status.value,
+        "p_reason": reason,
+        "p_result": None if result is None else dumps(result),
+        "p_observation": None if observation is None else dumps(observation),
+        "p_now": now,
+        "p_attempt": attempt.id,
+        "p_number": attempt.number,
+        "p_worker": attempt.worker_id,
+        "p_key": attempt.idempotency_key,
+        "p_started": attempt.started_at,
+    }
+    with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
+        row = auto.execute(_FINISH_PG, parameters).first()
+        if row is None:
+            raise LeaseLostError(held.step_id)
+        if row.open_steps == 0:
+            with auto.begin():
+                _complete_plan(auto, executor, held.plan_id, now)
+    return True
 
 
 def _complete_plan(connection: Connection, executor: Executor, plan_id: str, now: int) -> None:

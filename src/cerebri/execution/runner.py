@@ -53,7 +53,7 @@ from cerebri.execution.claims import (
     save_outcome,
 )
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.progress import finish, park, stop_plan
+from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
@@ -472,6 +472,11 @@ class _Run:
         now = self.ex.now_ns()
         expectation = self.spec.expectation
         money = result.get("money") if isinstance(result, dict) else None
+        simple = expectation is None and money is None and (self.invoked or not self.held.reserved)
+        if simple and finish_in_one_statement(
+            self.ex, self.held, StepStatus.COMPLETED, reason=reason, result=result
+        ):
+            return
         with self.ex.transaction() as connection:
             self.refund(connection)
             extra: dict[str, Any] = {}

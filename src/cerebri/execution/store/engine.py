@@ -3,7 +3,8 @@
 SQLite: the parent folder of the file is created; every new connection sets
 ``journal_mode=WAL`` (readers do not block the writer), ``foreign_keys=ON``,
 ``synchronous=NORMAL`` (a commit survives the process being killed; the commits that must
-also survive a power loss raise it to ``FULL``, decision 0021) and ``busy_timeout`` (milliseconds a writer waits for the lock before ``database is locked``), and
+also survive a power loss raise it to ``FULL``, decision 0021) and ``busy_timeout``
+(milliseconds a writer waits for the lock before ``database is locked``), and
 every transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock first, so a
 transaction that reads and then writes never fails half-way when another writer committed
 in between (WAL's ``SQLITE_BUSY_SNAPSHOT``); it waits up to ``busy_timeout`` instead.
