@@ -324,11 +324,11 @@ def finish_in_one_statement(
     }
     with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
         row = auto.execute(_FINISH_PG, parameters).first()
-        if row is None:
-            raise LeaseLostError(held.step_id)
-        if row.open_steps == 0:
-            with auto.begin():
-                _complete_plan(auto, executor, held.plan_id, now)
+    if row is None:
+        raise LeaseLostError(held.step_id)
+    if row.open_steps == 0:
+        with executor.transaction() as connection:
+            _complete_plan(connection, executor, held.plan_id, now)
     return True
 
 
