@@ -46,6 +46,7 @@ from cerebri.execution.checks import evaluate_check
 from cerebri.execution.claims import (
     Claim,
     LeaseLostError,
+    _holds,
     close_attempt,
     mark_invoking,
     save_outcome,
@@ -116,6 +117,13 @@ class _Run:
 
     # -- recording -------------------------------------------------------------------
 
+    def hold(self, connection: Connection) -> None:
+        """Go on in this transaction only while the lease is ours (the conditional update
+        also locks the step row on PostgreSQL until the transaction ends), else raise
+        :class:`LeaseLostError`: a worker whose lease was taken over changes nothing."""
+        if not _holds(connection, self.held, self.ex.now_ns()):
+            raise LeaseLostError(self.held.step_id)
+
     def finish(self, status: StepStatus, **kwargs: Any) -> None:
         with self.ex.transaction() as connection:
             finish(connection, self.ex, self.held, status, **kwargs)
@@ -154,6 +162,7 @@ class _Run:
             return
         if self.held.plan["status"] != PlanStatus.EXECUTING.value:
             with self.ex.transaction() as connection:
+                self.hold(connection)
                 connection.execute(
                     update(plans)
                     .where(
@@ -188,6 +197,7 @@ class _Run:
         saved = next((a for a in self.held.interrupted if a.outcome is not None), None)
         begun = any(a.invoked_at is not None for a in self.held.interrupted)
         with self.ex.transaction() as connection:
+            self.hold(connection)
             for attempt in self.held.interrupted:
                 if attempt is not saved:
                     close_attempt(
@@ -200,6 +210,7 @@ class _Run:
                     )
         if saved is not None:
             with self.ex.transaction() as connection:
+                self.hold(connection)
                 close_attempt(
                     connection,
                     saved,
@@ -297,6 +308,7 @@ class _Run:
         budget = self.limits.get("budget", {})
         most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
         with self.ex.transaction() as connection:
+            self.hold(connection)
             done = connection.execute(
                 update(plans)
                 .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
@@ -336,6 +348,7 @@ class _Run:
                 StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
             )
         with self.ex.transaction() as connection:
+            self.hold(connection)
             refused = consume(connection, self.ex, self.held)
         if refused is not None:
             self.finish(StepStatus.FAILED, reason=f"approval: {refused}")
