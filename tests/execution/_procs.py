@@ -24,6 +24,7 @@ def worker_command(
     kill_step: str | None = None,
     lease_seconds: float = 30,
     concurrency: int = 1,
+    lose_answers: bool = False,
 ) -> list[str]:
     """The command line of one worker process (run by path: it imports only ``cerebri``)."""
     command = [
@@ -40,6 +41,8 @@ def worker_command(
         "--concurrency",
         str(concurrency),
     ]
+    if lose_answers:
+        command.append("--lose-answers")
     if kill_at is not None:
         command += ["--kill-at", kill_at, "--kill-step", str(kill_step)]
     return command

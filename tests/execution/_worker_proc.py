@@ -13,7 +13,8 @@ journal; :data:`NOOP` by a :class:`NoopAdapter`.
 ``--kill-at`` makes the process SIGKILL itself when step ``--kill-step`` reaches a boundary:
 ``claimed``, ``invoking``, ``invoked``, ``outcome_saved``, ``recorded`` (the runner's hook),
 or ``during``: inside the adapter, after the journal line and the effect were written and
-before the invocation returns.
+before the invocation returns. ``--lose-answers`` makes every calendar write act and then
+raise a retryable ``adapter.unavailable`` (the answer was lost: it may have acted).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Final
 from cerebri._json import JSONValue
 from cerebri.clock import Clock, IdGenerator, SystemClock, UuidIds
 from cerebri.execution import Claim, Executor, Hook, run_worker
-from cerebri.execution.adapters import Adapter, Adapters, Invocation
+from cerebri.execution.adapters import Adapter, AdapterError, Adapters, Invocation
 from cerebri.execution.adapters.fakes import NoopAdapter, RecordingAdapter
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
 from cerebri.execution.store import open_engine, parse_store_url
@@ -71,11 +72,15 @@ def kill_self() -> None:
 class Journaled:
     """Journals each invocation (a :class:`RecordingAdapter` line, on disk first), then lets
     ``inner`` carry it out; while :attr:`armed` is set, the process dies right after ``inner``
-    returned, before the result reaches the runner (the ``during`` boundary)."""
+    returned, before the result reaches the runner (the ``during`` boundary). With
+    ``lose_answers`` an invocation that acted raises a retryable ``adapter.unavailable``."""
 
-    def __init__(self, inner: Adapter, recorder: RecordingAdapter) -> None:
+    def __init__(
+        self, inner: Adapter, recorder: RecordingAdapter, *, lose_answers: bool = False
+    ) -> None:
         self.inner = inner
         self.recorder = recorder
+        self.lose_answers = lose_answers
         self.armed = threading.Event()
 
     def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
@@ -83,15 +88,25 @@ class Journaled:
         result = self.inner.invoke(invocation)
         if self.armed.is_set():
             kill_self()
+        if self.lose_answers:
+            raise AdapterError("the answer was lost", code="adapter.unavailable", retryable=True)
         return result
 
 
 def build(
-    store_url: str, ics: Path, journal: Path, clock: Clock, ids: IdGenerator
+    store_url: str,
+    ics: Path,
+    journal: Path,
+    clock: Clock,
+    ids: IdGenerator,
+    *,
+    lose_answers: bool = False,
 ) -> tuple[Executor, list[Journaled]]:
-    """The executor the worker runs, and its journaling adapters (to arm for ``during``)."""
+    """The executor the worker runs, and its journaling adapters (to arm for ``during``);
+    ``lose_answers`` for the calendar (see :class:`Journaled`)."""
     recorder = RecordingAdapter(journal)
-    calendar = Journaled(IcsFileCalendar({CALENDAR_ID: ics}, clock), recorder)
+    files = IcsFileCalendar({CALENDAR_ID: ics}, clock)
+    calendar = Journaled(files, recorder, lose_answers=lose_answers)
     effect = Journaled(NoopAdapter(), recorder)
     adapters = Adapters().with_adapter(EFFECT, effect).with_adapter(NOOP, NoopAdapter())
     for name in CALENDAR_CAPABILITIES:
@@ -126,8 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lease", type=float, default=30)
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--poll", type=float, default=0.01)
+    parser.add_argument("--lose-answers", action="store_true")
     args = parser.parse_args(argv)
-    executor, armed = build(args.store, args.ics, args.journal, SystemClock(), UuidIds())
+    executor, armed = build(
+        args.store,
+        args.ics,
+        args.journal,
+        SystemClock(),
+        UuidIds(),
+        lose_answers=args.lose_answers,
+    )
     report = run_worker(
         executor,
         concurrency=args.concurrency,

@@ -20,12 +20,14 @@ from typing import Any
 
 import icalendar
 import pytest
+from sqlalchemy import select
 
 from cerebri.clock import FakeClock, SequentialIds, SystemClock
 from cerebri.execution import Executor, WorkerReport, decide, list_approvals, run_worker, submit
 from cerebri.execution.adapters.fakes import journal_entries
 from cerebri.execution.context import NS
 from cerebri.execution.store import init
+from cerebri.execution.store.schema import plans
 from cerebri.plans import PlanStatus, StepStatus
 from cerebri.temporal import Instant
 from tests.execution import _worker_proc as proc
@@ -100,8 +102,9 @@ class Scene:
         for request in open_requests:
             decide(self.executor, str(request["id"]), approve=True, by="principal:other")
 
-    def crash(self, boundary: str, step_key: str) -> None:
-        """A worker process runs the plan and SIGKILLs itself at ``boundary`` of ``step_key``."""
+    def crash(self, boundary: str, step_key: str, *, lose_answers: bool = False) -> None:
+        """A worker process runs the plan and SIGKILLs itself at ``boundary`` of ``step_key``
+        (``lose_answers``: its calendar writes act, then raise a retryable error)."""
         command = worker_command(
             self.url,
             self.ics,
@@ -109,6 +112,7 @@ class Scene:
             kill_at=boundary,
             kill_step=step_key,
             lease_seconds=LEASE_SECONDS,
+            lose_answers=lose_answers,
         )
         done = run_worker_process(command)
         assert done.returncode == -signal.SIGKILL, (done.returncode, done.stdout, done.stderr)
@@ -277,3 +281,27 @@ def test_idempotent_step_killed_mid_invoke_runs_again(scene: Scene, boundary: st
     assert len(scene.invocations(CREATE)) == 1
     assert scene.events() == 1
     assert open_attempts(scene.executor.engine) == []
+
+
+def test_killed_after_saving_a_lost_answer_blocks_the_create_for_verification(
+    scene: Scene,
+) -> None:
+    """The create acted but its answer was lost (a retryable error): the worker saves that
+    failure and dies before moving the step. Adopting it must give what the worker would
+    have recorded, ``blocked`` for verification, not a failure that replans the write."""
+    scene.prepare()
+    scene.crash("outcome_saved", "create", lose_answers=True)
+    assert len(scene.invocations(CREATE)) == 1 and scene.events() == 1
+
+    report = scene.recover()
+
+    _assert_nothing_lost(scene)
+    create = _by_key(scene)["create"]
+    assert create.status == StepStatus.BLOCKED.value
+    assert create.status_reason.startswith("needs_verification")
+    with scene.executor.engine.connect() as connection:
+        plan = connection.execute(select(plans.c.status, plans.c.revision)).all()
+    assert [tuple(p) for p in plan] == [(PlanStatus.BLOCKED.value, 1)]  # no replanning
+    assert len(scene.invocations(CREATE)) == 1 and scene.events() == 1
+    killed = _killed_attempts(scene, "create", report.worker_id)
+    assert [r.outcome for r in killed] == ["failed"]  # the saved outcome, adopted
