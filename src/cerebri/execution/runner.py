@@ -247,6 +247,8 @@ class _Run:
         note = "adopted the outcome saved before the worker stopped" if adopted else None
         if completed:
             self._completed(saved.result, reason=note)
+        elif isinstance(saved.error, dict) and saved.error.get("retryable"):
+            self._needs_verification(saved.error)  # what the stopped worker would have done
         else:
             self.finish(StepStatus.FAILED, reason=note or "failed", error=saved.error)
 
@@ -515,18 +517,12 @@ class _Run:
     def _failed(self, error: AdapterError) -> None:
         wire = _error_wire(error)
         if not self.held.idempotent:
+            wire["retryable"] = error.retryable  # a takeover adopting it decides the same way
             if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):
                 raise LeaseLostError(self.held.step_id)
+            self.hook("outcome_saved", self.held)
             if error.retryable:
-                # a write that may or may not have happened (a timeout, a lost answer)
-                self.park(
-                    StepStatus.BLOCKED,
-                    reason=f"needs_verification: {wire['code']} after the invocation began; "
-                    "it may have acted and is never repeated on its own",
-                    outcome=AttemptOutcome.FAILED,
-                    error=wire,
-                )
-                self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
+                self._needs_verification(wire)
                 return
         failures = self._failures() + 1
         if error.retryable and self.held.idempotent and failures < self.held.max_attempts:
@@ -541,6 +537,17 @@ class _Run:
             )
             return
         self.finish(StepStatus.FAILED, reason=f"{wire['code']}: {wire['message']}", error=wire)
+
+    def _needs_verification(self, wire: dict[str, JSONValue]) -> None:
+        """A write that may or may not have happened (a timeout, a lost answer): blocked."""
+        self.park(
+            StepStatus.BLOCKED,
+            reason=f"needs_verification: {wire['code']} after the invocation began; "
+            "it may have acted and is never repeated on its own",
+            outcome=AttemptOutcome.FAILED,
+            error=wire,
+        )
+        self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
 
     def _failures(self) -> int:
         with self.ex.engine.connect() as connection:
