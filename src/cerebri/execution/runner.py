@@ -3,9 +3,11 @@
 :func:`run_claim` decides from the step row, its plan and the world, and records the
 outcome by conditional updates on the claim's lease token. In order:
 
-1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted;
-   a non-idempotent one that may have begun (``invoked_at``) makes the step ``blocked`` with
-   reason ``needs_verification`` and it is never re-run on its own; anything else runs again
+1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted
+   (a saved retryable failure, ``"retryable": true`` in its error, blocks the step for
+   verification as its worker would have); a non-idempotent one that may have begun
+   (``invoked_at``) makes the step ``blocked`` with reason ``needs_verification`` and it is
+   never re-run on its own; anything else runs again
    (an idempotent step, or an invocation that provably never began), at most
    :data:`MAX_INTERRUPTIONS` times.
 2. **The plan may act**: a closed plan cancels the step; a plan of origin ``dream`` or of a
