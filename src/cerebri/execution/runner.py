@@ -48,8 +48,8 @@ from cerebri.execution.checks import evaluate_check
 from cerebri.execution.claims import (
     Claim,
     LeaseLostError,
-    _holds,
     close_attempt,
+    holds_lease,
     invocation_limit,
     mark_invoking,
     refund,
@@ -129,7 +129,7 @@ class _Run:
         """Go on in this transaction only while the lease is ours (the conditional update
         also locks the step row on PostgreSQL until the transaction ends), else raise
         :class:`LeaseLostError`: a worker whose lease was taken over changes nothing."""
-        if not _holds(connection, self.held, self.ex.now_ns()):
+        if not holds_lease(connection, self.held, self.ex.now_ns()):
             raise LeaseLostError(self.held.step_id)
 
     def refund(self, connection: Connection) -> None:
