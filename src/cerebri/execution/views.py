@@ -386,28 +386,31 @@ def stuck(
     * ``blocked``: owner ``operator``, always stuck, the reason is the step's
       ``status_reason`` (``needs_verification``, ``sandbox_disabled``, ...);
     * ``pending``: owner ``dependencies``; stuck when a dependency ended not done;
-    * open prediction: owner ``workers`` while a verify step of its plan is open, else
-      ``operator``, stuck once past ``due_at``;
+    * open prediction (of any plan, closed ones too): owner ``workers`` while a verify step
+      of its plan is open, else ``operator``, stuck once past ``due_at``;
     * open plan: owner ``workers``; stuck when it has no open step.
     """
     now = executor.now_ns()
     grace_ns = grace_seconds * NS
     with executor.engine.connect() as connection:
-        plan_rows = connection.execute(select(plans).where(plans.c.status.in_(_OPEN_PLANS))).all()
+        prediction_rows = connection.execute(
+            select(predictions).where(predictions.c.status == PredictionStatus.OPEN.value)
+        ).all()
+        with_predictions = {r.plan_id for r in prediction_rows}
+        plan_rows = connection.execute(
+            select(plans).where(
+                plans.c.status.in_(_OPEN_PLANS) | plans.c.id.in_(sorted(with_predictions))
+            )
+        ).all()
         by_id = {p.id: p for p in plan_rows}
-        ids = list(by_id)
+        plan_rows = [p for p in plan_rows if p.status in _OPEN_PLANS]
+        ids = [p.id for p in plan_rows]
         step_rows = connection.execute(select(steps).where(steps.c.plan_id.in_(ids))).all()
         open_attempts = connection.execute(
             select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
         ).all()
         approval_rows = connection.execute(
             select(approvals.c.id, approvals.c.expires_at).where(approvals.c.plan_id.in_(ids))
-        ).all()
-        prediction_rows = connection.execute(
-            select(predictions).where(
-                predictions.c.plan_id.in_(ids),
-                predictions.c.status == PredictionStatus.OPEN.value,
-            )
         ).all()
     tokens = {s.id: s.lease_token for s in step_rows}
     workers = {
