@@ -16,6 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cerebri.cli import app
+from cerebri.cli._durations import parse_duration
+from cerebri.execution import ExecutionError
 from cerebri.execution import store as execution_store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -314,3 +316,19 @@ def test_worker_stops_gracefully_on_sigterm(initialised: str) -> None:
     assert worker.returncode == 0, err
     report = json.loads(out)
     assert (report["claims"], report["errors"]) == (3, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("30", 30.0), ("30s", 30.0), (" 2m ", 120.0), ("1h", 3600.0), ("500ms", 0.5), ("0.5s", 0.5)],
+)
+def test_durations(text: str, seconds: float) -> None:
+    assert parse_duration(text, option="--poll") == seconds
+
+
+@pytest.mark.parametrize("text", ["", "s", "-1", "1d", "1e3", "2 m", "1.s", "30sec"])
+def test_durations_refused(text: str) -> None:
+    with pytest.raises(ExecutionError) as caught:
+        parse_duration(text, option="--poll")
+    assert caught.value.code == "execution.invalid_argument"
+    assert "--poll" in caught.value.message
