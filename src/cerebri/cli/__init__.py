@@ -11,6 +11,7 @@ from __future__ import annotations
 from cerebri.cli import (
     _calendars,
     _execution,
+    _operations,
     _plan_graph,
     _planning,
     _proposals,
@@ -29,6 +30,7 @@ _COMMANDS = (
     _plan_graph,
     _store,
     _execution,
+    _operations,
 )  # imported for their registrations
 
 

@@ -1,10 +1,7 @@
-"""The execution commands: ``submit``, ``worker``, ``plans``, ``approvals``, ``stuck``,
-``sandbox`` and ``steps`` (issue #12). Each is a thin shell over :mod:`cerebri.execution`.
-
-Every command takes ``--store URL`` (else ``CEREBRI_STORE``, else the embedded SQLite file,
-as ``cerebri store``) and ``--json``. The store must be initialised (``cerebri store init``).
-Errors exit 2 with the error on stderr: ``error <code> at <path>: <message>``, or with
-``--json`` the object ``{"code", "path", "message"}``.
+"""``cerebri submit`` and ``cerebri worker``: put a plan in the store, and carry plans out
+(issue #12). Thin shells over :func:`cerebri.execution.submit` and
+:func:`cerebri.execution.run_worker`; the other execution commands are in
+:mod:`cerebri.cli._operations`. Options and errors: :mod:`cerebri.cli._execution_common`.
 """
 
 from __future__ import annotations
@@ -20,108 +17,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from cerebri._json import JSONValue, compact, pretty
-from cerebri.cli._app import EXIT_INPUT, app, fail, printable, read_input, table_console
+from cerebri._json import JSONValue
+from cerebri.cli._app import app, printable, read_input
 from cerebri.cli._durations import parse_duration
+from cerebri.cli._execution_common import (
+    JsonOption,
+    emit,
+    errors_to_exit,
+    open_executor,
+    safe_text,
+)
 from cerebri.cli._store import StoreOption
-from cerebri.errors import CerebriError
 
 if TYPE_CHECKING:
-    from cerebri.clock import Clock
-    from cerebri.execution import Claim, Executor
-    from cerebri.execution.adapters import Adapters
+    from cerebri.execution import Claim
 
-__all__ = ["approvals_app", "plans_app", "sandbox_app", "steps_app"]
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
-PrincipalOption = Annotated[
-    str, typer.Option("--as", metavar="PRINCIPAL", help="Who decides, e.g. principal:alice.")
-]
-
-plans_app = typer.Typer(no_args_is_help=True, help="Plans in the store: list, show, cancel.")
-approvals_app = typer.Typer(
-    no_args_is_help=True, help="Approval requests: list, approve, reject, withdraw."
-)
-sandbox_app = typer.Typer(no_args_is_help=True, help="Sandboxes: enable, disable, list.")
-steps_app = typer.Typer(no_args_is_help=True, help="Steps that need a person: resolve.")
-app.add_typer(plans_app, name="plans")
-app.add_typer(approvals_app, name="approvals")
-app.add_typer(sandbox_app, name="sandbox")
-app.add_typer(steps_app, name="steps")
-
-
-# -- shared --------------------------------------------------------------------------------
-
-
-@contextmanager
-def _errors(as_json: bool) -> Iterator[None]:
-    """Turn a :class:`CerebriError` into exit 2 and its description on stderr."""
-    try:
-        yield
-    except CerebriError as error:
-        if not as_json:
-            raise fail(error) from None
-        sys.stderr.write(compact(dict(error.to_wire())) + "\n")
-        raise typer.Exit(EXIT_INPUT) from None
-
-
-def _executor(
-    store: str | None, *, clock: Clock | None = None, adapters: Adapters | None = None
-) -> Executor:
-    """An executor on the store (checked to be initialised and up to date), with the system
-    clock and random UUIDs."""
-    from cerebri.clock import SystemClock, UuidIds  # noqa: PLC0415 - fast CLI start
-    from cerebri.execution import Executor  # noqa: PLC0415
-    from cerebri.execution import store as execution_store  # noqa: PLC0415
-    from cerebri.execution.adapters import Adapters  # noqa: PLC0415
-
-    url = execution_store.resolve_store_url(store)
-    state = execution_store.status(url)
-    if not state.up_to_date:
-        raise execution_store.StoreError(
-            f"the store {state.url} is at revision {state.current or '(none)'}, not "
-            f"{state.head}: run `cerebri store init` (or `cerebri store upgrade`) first",
-            code="store.not_initialised",
-        )
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    return Executor(engine, clock or SystemClock(), UuidIds(), adapters=adapters or Adapters())
-
-
-def _emit(value: JSONValue) -> None:
-    sys.stdout.write(pretty(value))
-
-
-def _text(value: Any) -> str:
-    return "-" if value is None else printable(str(value))
-
-
-def _table(*columns: str) -> Table:
-    """A borderless table; ids and instants never wrap (they are copied into commands)."""
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for name in columns:
-        whole = name in _WHOLE_COLUMNS
-        table.add_column(name, no_wrap=whole, overflow="ignore" if whole else "fold")
-    return table
-
-
-_WHOLE_COLUMNS = frozenset({"plan", "approval", "id", "created", "expires", "timeout", "due"})
-
-
-def _print(table: Table) -> None:
-    """Print ``table`` on stdout: the terminal's width, else 240 columns so ids fit."""
-    console = table_console()
-    if not console.is_terminal:
-        console = Console(highlight=False, markup=False, emoji=False, width=240)
-    console.print(table)
-
-
-def _second(text: JSONValue) -> str:
-    """An RFC 3339 instant cut to the second (``2026-12-01T10:00:00Z``), for tables."""
-    if not isinstance(text, str):
-        return "-"
-    return text.split(".", 1)[0].removesuffix("Z") + "Z"
+__all__ = ["submit_command", "worker_command"]
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -173,8 +85,8 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     )
     from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
 
-    with _errors(as_json):
-        executor = _executor(store)
+    with errors_to_exit(as_json):
+        executor = open_executor(store)
         if plan is not None:
             source: Any = read_input(plan)
         elif goal is not None:
@@ -199,7 +111,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
             max_replans=DEFAULT_MAX_REPLANS if max_replans is None else max_replans,
         )
     if as_json:
-        _emit(done.to_wire())
+        emit(done.to_wire())
         return
     sys.stdout.write(
         f"plan {done.plan_id} (revision {done.revision}): {done.status.value}\n"
@@ -209,7 +121,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     for problem in problems if isinstance(problems, list) else ():
         if isinstance(problem, dict):
             where = f" (step {problem['step']})" if problem.get("step") else ""
-            sys.stdout.write(_text(f"  {problem['code']}{where}: {problem['message']}") + "\n")
+            sys.stdout.write(safe_text(f"  {problem['code']}{where}: {problem['message']}") + "\n")
 
 
 # -- worker --------------------------------------------------------------------------------
@@ -297,14 +209,14 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     from cerebri.execution import WorkerReport, run_worker, scheduled_steps  # noqa: PLC0415
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
 
-    with _errors(as_json):
+    with errors_to_exit(as_json):
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
         adapters = default_adapters(clock, ics_calendars=_calendars(ics_calendars))
-        executor = _executor(store, clock=clock, adapters=adapters)
+        executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
-        outcome: dict[str, WorkerReport | CerebriError] = {}
+        outcome: dict[str, WorkerReport | Exception] = {}
 
         def work() -> None:
             try:
@@ -316,24 +228,29 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                     stop=stop,
                     on_claim=_progress(),
                 )
-            except CerebriError as error:
+            except Exception as error:  # re-raised below, in the main thread
                 outcome["error"] = error
 
         with _stopped_by_signals(stop):
             runner = threading.Thread(target=work, name="cerebri-worker-main")
             runner.start()
-            while runner.is_alive():
-                runner.join(poll_seconds)
-                if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
-                    stop.set()
+            try:
+                while runner.is_alive():
+                    runner.join(poll_seconds)
+                    if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
+                        stop.set()
+            except BaseException:  # the store went away under us: let the steps in flight end
+                stop.set()
+                runner.join()
+                raise
         failed = outcome.get("error")
-        if isinstance(failed, CerebriError):
+        if isinstance(failed, Exception):
             raise failed
     report = outcome["report"]
     assert isinstance(report, WorkerReport)
     wire: dict[str, JSONValue] = {**report.to_wire(), "last_error": report.last_error}
     if as_json:
-        _emit(wire)
+        emit(wire)
         return
     sys.stdout.write(
         f"worker {report.worker_id}: {report.claims} claims, {report.takeovers} takeovers, "
@@ -341,331 +258,4 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         f"{report.errors} errors\n"
     )
     if report.last_error:
-        sys.stdout.write(_text(f"last error: {report.last_error}") + "\n")
-
-
-# -- plans ---------------------------------------------------------------------------------
-
-
-@plans_app.command("list")
-def plans_list(
-    status: Annotated[
-        str | None, typer.Option("--status", help="Only plans in this status.")
-    ] = None,
-    open_only: Annotated[
-        bool, typer.Option("--open", help="Only plans that may still make progress.")
-    ] = False,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Every plan revision, oldest first."""
-    from cerebri.execution import list_plans  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        rows = list_plans(_executor(store), status=status, open_only=open_only)
-    if as_json:
-        _emit(list(rows))
-        return
-    table = _table("plan", "rev", "status", "strategy", "steps", "created", "reason")
-    for r in rows:
-        table.add_row(
-            _text(r["id"]),
-            _text(r["revision"]),
-            _text(r["status"]),
-            _text(r["strategy"]),
-            f"{r['steps_done']}/{r['steps_total']}",
-            _second(r["created_at"]),
-            _text(r["status_reason"]),
-        )
-    _print(table)
-
-
-@plans_app.command("show")
-def plans_show(
-    plan_id: Annotated[str, typer.Argument(metavar="ID", help="The plan's id.")],
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """One plan: its revisions, steps (status, attempts, result), predictions, approvals."""
-    from cerebri.execution import show_plan  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        shown = show_plan(_executor(store), plan_id)
-    if as_json:
-        _emit(shown)
-        return
-    out = sys.stdout
-    out.write(
-        _text(
-            f"plan {shown['id']} (revision {shown['revision']}): {shown['status']}"
-            + (f" ({shown['status_reason']})" if shown["status_reason"] else "")
-        )
-        + "\n"
-    )
-    out.write(_text(f"objective: {shown['objective']}") + "\n")
-    out.write(f"strategy: {_text(shown['strategy'])}   requester: {_text(shown['requester'])}\n")
-    out.write(f"steps done: {shown['steps_done']}/{shown['steps_total']}\n")
-    table = _table("step", "kind", "status", "attempts", "due", "reason")
-    steps = shown["steps"]
-    for s in steps if isinstance(steps, list) else ():
-        assert isinstance(s, dict)
-        table.add_row(
-            _text(s["key"]),
-            _text(s["kind"]),
-            _text(s["status"]),
-            _text(s["attempts"]),
-            _second(s["next_run_at"]),
-            _text(s["status_reason"]),
-        )
-    _print(table)
-    approvals = shown["approvals"]
-    for a in approvals if isinstance(approvals, list) else ():
-        assert isinstance(a, dict)
-        out.write(_text(f"approval {a['id']}: {a['status']} (by {a['decided_by'] or '-'})") + "\n")
-
-
-@plans_app.command("cancel")
-def plans_cancel(
-    plan_id: Annotated[str, typer.Argument(metavar="ID", help="The plan's id.")],
-    principal: Annotated[
-        str,
-        typer.Option("--as", metavar="PRINCIPAL", help="Who cancels (default principal:local)."),
-    ] = "principal:local",
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Abandon an open plan: open steps cancelled, open approvals withdrawn, no replanning."""
-    from cerebri.execution import cancel_plan  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        done = cancel_plan(_executor(store), plan_id, by=principal, reason=reason)
-    if as_json:
-        _emit(done)
-        return
-    sys.stdout.write(_text(f"plan {done['id']}: {done['status']} ({done['status_reason']})") + "\n")
-
-
-# -- approvals -----------------------------------------------------------------------------
-
-
-def _approval_line(a: dict[str, JSONValue]) -> str:
-    return _text(
-        f"approval {a['id']}: {a['status']}"
-        + (f" by {a['decided_by']}" if a["decided_by"] else "")
-        + (f" ({a['status_reason']})" if a["status_reason"] else "")
-    )
-
-
-@approvals_app.command("list")
-def approvals_list(
-    show_all: Annotated[
-        bool, typer.Option("--all", help="Every approval, not only the open ones.")
-    ] = False,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Approval requests, oldest first: the open ones unless --all."""
-    from cerebri.execution import list_approvals  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        rows = list_approvals(_executor(store), status=None if show_all else "open")
-    if as_json:
-        _emit(list(rows))
-        return
-    table = _table("approval", "status", "plan", "requester", "expires", "asks for")
-    for a in rows:
-        request = a["request"] if isinstance(a["request"], dict) else {}
-        step = request.get("step")
-        if isinstance(step, dict):
-            what = step.get("capability") or step.get("kind")
-            asks = f"{step.get('key')}: {what} {step.get('target') or ''}"
-        else:
-            asks = f"{request.get('kind')}: {request.get('capability')}"
-        table.add_row(
-            _text(a["id"]),
-            _text(a["status"]),
-            _text(a["plan_id"]),
-            _text(a["requester"]),
-            _second(a["expires_at"]),
-            _text(asks.strip()),
-        )
-    _print(table)
-
-
-def _decide(
-    approval_id: str,
-    principal: str,
-    reason: str | None,
-    *,
-    approve: bool,
-    store: str | None,
-    as_json: bool,
-) -> None:
-    from cerebri.execution import decide  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        done = decide(_executor(store), approval_id, approve=approve, by=principal, reason=reason)
-    if as_json:
-        _emit(done)
-        return
-    sys.stdout.write(_approval_line(done) + "\n")
-
-
-@approvals_app.command("approve")
-def approvals_approve(
-    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
-    principal: PrincipalOption,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Approve an open request (not as the principal that submitted the plan)."""
-    _decide(approval_id, principal, reason, approve=True, store=store, as_json=as_json)
-
-
-@approvals_app.command("reject")
-def approvals_reject(
-    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
-    principal: PrincipalOption,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Reject an open request: its step fails and the plan replans when it can."""
-    _decide(approval_id, principal, reason, approve=False, store=store, as_json=as_json)
-
-
-@approvals_app.command("withdraw")
-def approvals_withdraw(
-    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
-    principal: PrincipalOption,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """The requester takes its own open request back; the plan is abandoned."""
-    from cerebri.execution import withdraw  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        done = withdraw(_executor(store), approval_id, by=principal)
-    if as_json:
-        _emit(done)
-        return
-    sys.stdout.write(_approval_line(done) + "\n")
-
-
-# -- stuck, sandboxes, steps ---------------------------------------------------------------
-
-
-@app.command("stuck")
-def stuck_command(
-    grace: Annotated[
-        str,
-        typer.Option("--grace", metavar="DURATION", help="How long overdue counts as stuck: 60s."),
-    ] = "60s",
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Everything not finished, who should move it, its timeout, and whether it is stuck."""
-    from cerebri.execution import stuck  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        seconds = parse_duration(grace, option="--grace")
-        rows = stuck(_executor(store), grace_seconds=int(seconds))
-    if as_json:
-        _emit(list(rows))
-        return
-    table = _table("stuck", "kind", "id", "step", "status", "owner", "timeout", "reason")
-    for r in rows:
-        table.add_row(
-            "STUCK" if r["stuck"] else "",
-            _text(r["kind"]),
-            _text(r["id"]),
-            _text(r["step_key"]),
-            _text(r["status"]),
-            _text(r["owner"]),
-            _second(r["timeout"]),
-            _text(r["reason"]),
-        )
-    _print(table)
-
-
-def _set_sandbox(
-    name: str, enabled: bool, reason: str | None, store: str | None, as_json: bool
-) -> None:
-    from cerebri.execution import set_sandbox  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        done = set_sandbox(_executor(store), name, enabled, reason)
-    if as_json:
-        _emit(done)
-        return
-    state = "enabled" if done["enabled"] else "disabled"
-    readied = f"; {done['steps_readied']} steps ready again" if done["steps_readied"] else ""
-    sys.stdout.write(_text(f"sandbox {done['name']}: {state}{readied}") + "\n")
-
-
-@sandbox_app.command("enable")
-def sandbox_enable(
-    name: Annotated[str, typer.Argument(metavar="NAME")],
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Create or enable a sandbox; its steps blocked by the sandbox run again."""
-    _set_sandbox(name, True, reason, store, as_json)
-
-
-@sandbox_app.command("disable")
-def sandbox_disable(
-    name: Annotated[str, typer.Argument(metavar="NAME")],
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Disable a sandbox (created if new): no plan in it acts until it is enabled."""
-    _set_sandbox(name, False, reason, store, as_json)
-
-
-@sandbox_app.command("list")
-def sandbox_list(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Every sandbox by name."""
-    from cerebri.execution import list_sandboxes  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        rows = list_sandboxes(_executor(store))
-    if as_json:
-        _emit(list(rows))
-        return
-    for r in rows:
-        state = "enabled" if r["enabled"] else "disabled"
-        sys.stdout.write(_text(f"{r['name']}: {state}") + "\n")
-
-
-@steps_app.command("resolve")
-def steps_resolve(
-    step_id: Annotated[str, typer.Argument(metavar="STEP", help="The blocked step's id.")],
-    happened: Annotated[
-        bool,
-        typer.Option(
-            "--happened/--did-not-happen",
-            help="Whether the step's effect happened (then it completes) or not (it runs "
-            "again with a new idempotency key).",
-        ),
-    ],
-    principal: PrincipalOption,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Settle a step blocked with needs_verification, after looking at the world."""
-    from cerebri.execution import resolve_step  # noqa: PLC0415 - fast CLI start
-
-    with _errors(as_json):
-        done = resolve_step(_executor(store), step_id, happened=happened, by=principal)
-    if as_json:
-        _emit(done)
-        return
-    sys.stdout.write(
-        _text(f"step {done['key']} ({done['id']}): {done['status']} ({done['status_reason']})")
-        + "\n"
-    )
+        sys.stdout.write(safe_text(f"last error: {report.last_error}") + "\n")
