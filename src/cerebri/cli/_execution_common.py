@@ -80,10 +80,12 @@ def open_executor(
 
 
 def emit(value: JSONValue) -> None:
+    """Print ``value`` as indented JSON on stdout."""
     sys.stdout.write(pretty(value))
 
 
 def safe_text(value: Any) -> str:
+    """``value`` as text for a terminal (control characters escaped); ``-`` for ``None``."""
     return "-" if value is None else printable(str(value))
 
 
@@ -91,12 +93,12 @@ def new_table(*columns: str) -> Table:
     """A borderless table; ids and instants never wrap (they are copied into commands)."""
     table = Table(box=None, pad_edge=False, header_style="bold")
     for name in columns:
-        whole = name in WHOLE_COLUMNS
+        whole = name in _WHOLE_COLUMNS
         table.add_column(name, no_wrap=whole, overflow="ignore" if whole else "fold")
     return table
 
 
-WHOLE_COLUMNS = frozenset({"plan", "approval", "id", "created", "expires", "timeout", "due"})
+_WHOLE_COLUMNS = frozenset({"plan", "approval", "id", "created", "expires", "timeout", "due"})
 
 
 def print_table(table: Table) -> None:
