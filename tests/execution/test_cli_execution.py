@@ -332,3 +332,23 @@ def test_durations_refused(text: str) -> None:
         parse_duration(text, option="--poll")
     assert caught.value.code == "execution.invalid_argument"
     assert "--poll" in caught.value.message
+
+
+def test_preview_of_a_draft_file_and_of_a_stored_plan(store_url: str) -> None:
+    from cerebri.execution import store
+
+    store.init(store_url)
+    meeting = str(EXAMPLES / "meeting.json")
+    drafted = _json("preview", meeting)
+    assert [(s["key"], s["allowed"], s["why"].split(":")[0]) for s in drafted["steps"]] == [
+        ("create", True, "needs_approval"),
+        ("check", True, "allowed"),
+    ]
+    submitted = _json("submit", meeting, "--store", store_url)
+    stored = _json("preview", submitted["plan_id"], "--store", store_url)
+    assert stored["plan"]["id"] == submitted["plan_id"]
+    assert [s["status"] for s in stored["steps"]] == ["ready", "pending"]
+    assert "allowed" in _run("preview", meeting).stdout  # the table's header
+    assert _error("preview", "no-such-plan", "--store", store_url)["code"] == (
+        "execution.not_found"
+    )

@@ -14,6 +14,7 @@ from cerebri.cli import (
     _operations,
     _plan_graph,
     _planning,
+    _preview,
     _proposals,
     _serve,
     _store,
@@ -31,6 +32,7 @@ _COMMANDS = (
     _store,
     _execution,
     _operations,
+    _preview,
 )  # imported for their registrations
 
 

@@ -127,7 +127,8 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
 # -- worker --------------------------------------------------------------------------------
 
 
-def _calendars(pairs: list[str] | None) -> dict[str, Path]:
+def calendars_option_value(pairs: list[str] | None) -> dict[str, Path]:
+    """``--ics-calendar ID=PATH`` values as a mapping (``execution.invalid_argument``)."""
     from cerebri.execution import ExecutionError  # noqa: PLC0415
 
     found: dict[str, Path] = {}
@@ -213,7 +214,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
-        adapters = default_adapters(clock, ics_calendars=_calendars(ics_calendars))
+        adapters = default_adapters(clock, ics_calendars=calendars_option_value(ics_calendars))
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
         outcome: dict[str, WorkerReport | Exception] = {}
