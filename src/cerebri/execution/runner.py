@@ -303,9 +303,8 @@ class _Run:
         budget = self.limits.get("budget", {})
         plan = self.held.plan
         wall = int(budget.get("max_wall_seconds") or 0)
-        started = plan["started_at"] or plan["created_at"]
-        if wall and self.ex.now_ns() - started > wall * NS:
-            return f"budget.wall_seconds: more than {wall} s since the plan started"
+        if wall and self.ex.now_ns() - plan["created_at"] >= wall * NS:
+            return f"budget.wall_seconds: {wall} s since the plan was submitted"
         money = float(budget.get("max_money") or 0)
         if money and float(plan["money_spent"]) >= money:
             return f"budget.money: {plan['money_spent']} of {money} spent"
