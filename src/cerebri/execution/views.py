@@ -127,6 +127,7 @@ def _attempt_wire(row: Any, *, open_attempt: bool) -> dict[str, JSONValue]:
     return {
         "number": row.number,
         "worker_id": row.worker_id,
+        "origin": f"plan_step:{row.step_id}",
         "idempotency_key": row.idempotency_key,
         "started_at": instant_text(row.started_at),
         "finished_at": None if open_attempt else instant_text(row.finished_at),
