@@ -185,6 +185,7 @@ def _plan_values(kind: Any) -> dict[str, Any]:
     starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
     return {
         "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
+        "updated_at": case((starting, bindparam("now")), else_=plans.c.updated_at),
         "started_at": func.coalesce(plans.c.started_at, bindparam("now")),
         "invocations": plans.c.invocations + case((kind == StepKind.CAPABILITY.value, 1), else_=0),
     }
