@@ -139,10 +139,10 @@ def test_a_worker_whose_lease_was_taken_over_cannot_commit(
         invocations = connection.execute(select(plans.c.invocations)).scalar()
     assert row.status == StepStatus.COMPLETED.value
     # A's attempt was never stored (an idempotent one never is while it runs, and A's
-    # invoked_at mark was refused), so its history row is rebuilt from the step row by B's
-    # takeover, without A's worker id (decision 0019)
+    # invoked_at mark was refused), so B's takeover rebuilds its history row from the step
+    # row; the lease token names its holder (decision 0020)
     assert [(h.worker_id, h.outcome) for h in history][-2:] == [
-        (None, "interrupted"),
+        ("worker:A", "interrupted"),
         ("worker:B", "completed"),
     ]
     assert history[-2].id == stale.attempt.id

@@ -6,7 +6,8 @@ other status has ``next_run_at`` NULL. So one query serves both the claim of due
 the sweep of expired leases (docs/decisions/0020):
 
 * :func:`claim` takes the row due first (``next_run_at <= now``, then by id) and sets a fresh
-  ``lease_token``, ``status = executing`` and ``lease_until = next_run_at = now + lease``.
+  ``lease_token`` (``<worker id>#<fresh id>``: the holder is known from the row alone),
+  ``status = executing`` and ``lease_until = next_run_at = now + lease``.
   PostgreSQL: one ``UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING``, so
   concurrent workers never wait for each other's candidate. SQLite: the same choice and update
   inside one ``BEGIN IMMEDIATE`` transaction (SQLite has one writer at a time).
@@ -62,6 +63,7 @@ __all__ = [
     "heartbeat",
     "holds_lease",
     "invocation_limit",
+    "lease_holder",
     "mark_invoking",
     "refund",
     "save_outcome",
@@ -268,6 +270,16 @@ def invocation_limit(limits: dict[str, Any]) -> int:
     return int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
 
 
+_HOLDER = "#"
+
+
+def lease_holder(token: str | None) -> str | None:
+    """The worker id a lease token was issued to (``<worker id>#<fresh id>``), or ``None``."""
+    if not token or _HOLDER not in token:
+        return None
+    return token.rsplit(_HOLDER, 1)[0]
+
+
 def attempt_id(step_id: str, number: int) -> str:
     """``<step id>:<number>``: an attempt's id, known without storing the attempt."""
     return f"{step_id}:{number}"
@@ -328,7 +340,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     """
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
-    token = executor.ids.new_id()
+    token = f"{worker_id}{_HOLDER}{executor.ids.new_id()}"
     parameters = {"now": now, "token": token, "until": now + lease_ns}
     before: Any
     if executor.engine.dialect.name == "postgresql":
@@ -356,7 +368,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
                 id=attempt_id(row.id, row.attempts - 1),
                 number=row.attempts - 1,
                 lease_token=before.previous_token or "",
-                worker_id=None,
+                worker_id=lease_holder(before.previous_token),
                 idempotency_key=key,
                 started_at=before.previous_update,
                 invoked_at=None,

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, func, select
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
+from cerebri.execution.claims import lease_holder
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
 from cerebri.execution.store.schema import (
@@ -322,7 +323,7 @@ def _step_entry(
                 "(start `cerebri worker`)"
             )
     elif status == StepStatus.EXECUTING.value:
-        owner = workers.get(step.id) or "workers"
+        owner = workers.get(step.id) or lease_holder(step.lease_token) or "workers"
         timeout = step.lease_until
         if step.lease_until is not None and step.lease_until < now - grace_ns:
             is_stuck = True
