@@ -28,11 +28,11 @@ from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError
-from cerebri.execution.progress import stop_plan
+from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
 from cerebri.execution.views import instant_text
-from cerebri.plans import PlanStatus, StepStatus
+from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
 
 __all__ = [
     "ApprovalView",
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 _WAITING = (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value)
+_OPEN_PLANS = tuple(s.value for s in OPEN_PLAN_STATUSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,11 +302,29 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
     return _view(executor, approval_id)
 
 
+def _settle_finished_plans(connection: Connection, executor: Executor) -> int:
+    """Complete open plans whose steps have all ended (``open_steps = 0``). On PostgreSQL a
+    done step's outcome and its plan's completion are two transactions
+    (:func:`~cerebri.execution.progress.finish_in_one_statement`); a worker that stops
+    between them leaves such a plan, and this sweep is its owner."""
+    rows = connection.execute(
+        select(plans.c.id)
+        .where(plans.c.status.in_(_OPEN_PLANS), plans.c.open_steps == 0)
+        .order_by(plans.c.id)
+        .limit(100)
+    ).all()
+    for row in rows:
+        complete_plan(connection, executor, row.id, executor.now_ns())
+    return len(rows)
+
+
 def expire_due(executor: Executor, limit: int = 100) -> int:
     """Fire due timers, at most ``limit``, oldest first: an ``approval_expiry`` expires its
     open request and fails the waiting step (the plan replans); a ``wall_deadline`` stops its
-    plan, if still open, with ``budget.wall_seconds`` (no replanning). Returns how many
-    timers fired; each fires once (a conditional update on ``fired_at``)."""
+    plan, if still open, with ``budget.wall_seconds`` (no replanning). Also completes open
+    plans whose steps have all ended (see :func:`_settle_finished_plans`). Returns how many
+    timers fired and plans were settled; a timer fires once (a conditional update on
+    ``fired_at``)."""
     now = executor.now_ns()
     fired = 0
     with executor.transaction() as connection:
@@ -332,6 +351,7 @@ def expire_due(executor: Executor, limit: int = 100) -> int:
                     f"{instant_text(timer.due_at)}"
                 )
                 stop_plan(connection, executor, timer.ref, PlanStatus.FAILED, reason, replan=False)
+        fired += _settle_finished_plans(connection, executor)
     return fired
 
 

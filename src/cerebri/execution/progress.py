@@ -60,7 +60,14 @@ from cerebri.plans import (
     fulfils_intention,
 )
 
-__all__ = ["complete_unleased", "finish", "finish_in_one_statement", "park", "stop_plan"]
+__all__ = [
+    "complete_plan",
+    "complete_unleased",
+    "finish",
+    "finish_in_one_statement",
+    "park",
+    "stop_plan",
+]
 
 _OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
 _TERMINAL = tuple(s.value for s in TERMINAL_STEP_STATUSES)
@@ -189,7 +196,7 @@ def finish(
         return
     _ready_dependants(connection, list(loads(dependants) or ()), now)
     if left == 0:
-        _complete_plan(connection, executor, held.plan_id, now)
+        complete_plan(connection, executor, held.plan_id, now)
 
 
 def _finish_statement_pg() -> Any:
@@ -328,7 +335,7 @@ def finish_in_one_statement(
         raise LeaseLostError(held.step_id)
     if row.open_steps == 0:
         with executor.transaction() as connection:
-            _complete_plan(connection, executor, held.plan_id, now)
+            complete_plan(connection, executor, held.plan_id, now)
     return True
 
 
@@ -367,11 +374,13 @@ def complete_unleased(
     left = _count_down(connection, row.plan_id, 1)
     _ready_dependants(connection, list(loads(row.dependants) or ()), now)
     if left == 0:
-        _complete_plan(connection, executor, row.plan_id, now)
+        complete_plan(connection, executor, row.plan_id, now)
     return True
 
 
-def _complete_plan(connection: Connection, executor: Executor, plan_id: str, now: int) -> None:
+def complete_plan(connection: Connection, executor: Executor, plan_id: str, now: int) -> None:
+    """Complete an open plan whose steps all ended done (no-op when it is closed already):
+    its intention is fulfilled and the plan remembered, unless it was an escalation."""
     plan = connection.execute(select(plans).where(plans.c.id == plan_id)).one()
     if plan.status not in _OPEN:
         return

@@ -24,10 +24,25 @@ from sqlalchemy.engine import URL
 
 from cerebri.execution.store.errors import StoreError
 
-__all__ = ["SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
+__all__ = ["POSTGRES_CONNECT_ARGS", "SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 """How long a SQLite connection waits for a lock, in milliseconds."""
+
+
+POSTGRES_CONNECT_ARGS = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+"""libpq settings of every PostgreSQL connection (seconds, ``tcp_user_timeout`` in ms): a
+worker whose link to the server dies notices within about 30 s instead of the kernel's
+15 minutes of retransmissions, fails that step's transaction and carries on; its leases
+have expired by then and other workers took the steps over. A setting given in the URL's
+query (``?keepalives_idle=30``) is used instead."""
 
 
 def _on_sqlite_connect(connection: sqlite3.Connection, _record: Any) -> None:
@@ -68,4 +83,6 @@ def open_engine(url: URL) -> Engine:
         event.listen(engine, "connect", _on_sqlite_connect)
         event.listen(engine, "begin", _begin_immediate)
         return engine
-    return create_engine(url)
+    given = set(url.query)
+    defaults = {k: v for k, v in POSTGRES_CONNECT_ARGS.items() if k not in given}
+    return create_engine(url, connect_args=defaults)
