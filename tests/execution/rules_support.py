@@ -3,9 +3,10 @@
 :class:`RulesEnv` is one fresh store (SQLite or PostgreSQL) with a :class:`FakeClock`,
 :class:`SequentialIds`, a registry holding four test capabilities and their adapters:
 
-* ``test.effect``: an effect, **not** idempotent, allowed by default, recorded in ``effect.jsonl``;
-* ``test.idem``: an idempotent effect, allowed by default, recorded in ``idem.jsonl``;
-* ``test.approve``: an idempotent effect that needs human approval, recorded in ``approve.jsonl``;
+* ``test.effect``: an effect, **not** idempotent, allowed by default, recorded in ``test.effect.jsonl``;
+* ``test.idem``: an idempotent effect, allowed by default, recorded in ``test.idem.jsonl``;
+* ``test.idem2``: the same, recorded in ``test.idem2.jsonl``;
+* ``test.approve``: an idempotent effect that needs human approval, recorded in ``test.approve.jsonl``;
 * ``test.probe``: a read-only, idempotent observation answering ``{"ok": <probe.ok>}``
   (:class:`Probe`), what checks, preconditions and verify steps read.
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, func, insert, select
 
 from cerebri._json import JSONValue
 from cerebri.clock import FakeClock, SequentialIds
@@ -66,6 +67,8 @@ def _registry() -> CapabilityRegistry:
         Capability("test.effect", "a non-idempotent effect", _FREE, read_only=False,
                    idempotent=False, risk=Risk.LOW, allowed_by_default=True),
         Capability("test.idem", "an idempotent effect", _FREE, read_only=False,
+                   idempotent=True, risk=Risk.LOW, allowed_by_default=True),
+        Capability("test.idem2", "another idempotent effect", _FREE, read_only=False,
                    idempotent=True, risk=Risk.LOW, allowed_by_default=True),
         Capability("test.approve", "an effect needing approval", _FREE, read_only=False,
                    idempotent=True, risk=Risk.MEDIUM, requires_approval=True),
@@ -172,6 +175,23 @@ class RulesEnv:
         assert report.errors == 0, report.last_error
         return report
 
+    def drain(self, rounds: int = 100) -> int:
+        """Run, then move the clock to the next due step, until no step is due any more;
+        the number of clock moves."""
+        for moves in range(rounds):
+            self.run()
+            with self.engine.connect() as connection:
+                due = connection.execute(
+                    select(func.min(steps.c.next_run_at)).where(
+                        steps.c.status.in_(("ready", "waiting"))
+                    )
+                ).scalar()
+            if due is None:
+                return moves
+            if due > self.now():
+                self.clock.set(Instant(due))
+        raise AssertionError(f"still due after {rounds} rounds")
+
     def advance(self, seconds: float) -> int:
         """Move the clock on; the new instant in ns."""
         return self.clock.advance(seconds).ns
@@ -261,7 +281,7 @@ def open_env(store_url: str, folder: Path) -> Iterator[RulesEnv]:
         folder=folder,
         probe=Probe(),
     )
-    for capability in ("test.effect", "test.idem", "test.approve"):
+    for capability in ("test.effect", "test.idem", "test.idem2", "test.approve"):
         env.with_recorder(capability)
     try:
         yield env
