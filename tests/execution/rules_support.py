@@ -257,6 +257,25 @@ class RulesEnv:
         return {t.name: rows(self.engine, t) for t in tables}
 
 
+def changes(
+    before: dict[str, list[dict[str, Any]]], after: dict[str, list[dict[str, Any]]]
+) -> list[tuple[str, Any, str, Any, Any]]:
+    """What differs between two :meth:`RulesEnv.snapshot`: ``(table, row id, column, before,
+    after)``, with ``column`` ``"<row>"`` for a row that appeared or disappeared."""
+    found: list[tuple[str, Any, str, Any, Any]] = []
+    for table in sorted(set(before) | set(after)):
+        old = {r["id"]: r for r in before.get(table, [])}
+        new = {r["id"]: r for r in after.get(table, [])}
+        for row_id in sorted(set(old) | set(new)):
+            if row_id not in old or row_id not in new:
+                found.append((table, row_id, "<row>", old.get(row_id), new.get(row_id)))
+                continue
+            for column, value in old[row_id].items():
+                if new[row_id][column] != value:
+                    found.append((table, row_id, column, value, new[row_id][column]))
+    return found
+
+
 def seconds(ns: int) -> float:
     """Nanoseconds as seconds."""
     return ns / NS
