@@ -293,10 +293,23 @@ class _Run:
         return None
 
     def _reserve_invocation(self) -> bool:
-        """Count one capability invocation against the budget; ``False`` when spent."""
+        """Count one capability invocation against the budget; ``False`` when spent.
+        Raises :class:`LeaseLostError` (nothing counted, nothing to invoke) when the step's
+        lease is no longer ours: the step was taken over or its plan closed meanwhile."""
         budget = self.limits.get("budget", {})
         most = int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
         with self.ex.transaction() as connection:
+            held = connection.execute(
+                update(steps)
+                .where(
+                    steps.c.id == self.held.step_id,
+                    steps.c.lease_token == self.held.token,
+                    steps.c.status == StepStatus.EXECUTING.value,
+                )
+                .values(updated_at=self.ex.now_ns())
+            )
+            if held.rowcount != 1:
+                raise LeaseLostError(self.held.step_id)
             done = connection.execute(
                 update(plans)
                 .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
