@@ -3,10 +3,12 @@
 :class:`RulesEnv` is one fresh store (SQLite or PostgreSQL) with a :class:`FakeClock`,
 :class:`SequentialIds`, a registry holding four test capabilities and their adapters:
 
-* ``test.effect``: an effect, **not** idempotent, allowed by default, recorded in ``test.effect.jsonl``;
+* ``test.effect``: an effect, **not** idempotent, allowed by default, recorded in
+  ``test.effect.jsonl``;
 * ``test.idem``: an idempotent effect, allowed by default, recorded in ``test.idem.jsonl``;
 * ``test.idem2``: the same, recorded in ``test.idem2.jsonl``;
-* ``test.approve``: an idempotent effect that needs human approval, recorded in ``test.approve.jsonl``;
+* ``test.approve``: an idempotent effect that needs human approval, recorded in
+  ``test.approve.jsonl``;
 * ``test.probe``: a read-only, idempotent observation answering ``{"ok": <probe.ok>}``
   (:class:`Probe`), what checks, preconditions and verify steps read.
 
@@ -206,7 +208,8 @@ class RulesEnv:
         return row
 
     def plans_of(self, intention_id: str) -> list[dict[str, Any]]:
-        return rows(self.engine, plans, plans.c.intention_id == intention_id, order=plans.c.revision)
+        where = plans.c.intention_id == intention_id
+        return rows(self.engine, plans, where, order=plans.c.revision)
 
     def steps(self, plan_id: str) -> dict[str, dict[str, Any]]:
         found = rows(self.engine, steps, steps.c.plan_id == plan_id, order=steps.c.position)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cerebri.execution import decide, list_approvals
+from cerebri.execution import Submitted, decide, list_approvals
 from cerebri.execution.store.vocabulary import IntentionStatus
 from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepStatus
 from tests.execution.rules_support import RulesEnv, capability_step, draft, open_env
@@ -36,8 +36,9 @@ def _chain(count: int, capability: str = "test.idem", **fields: Any) -> dict[str
 
 
 def _assert_stopped(
-    env: RulesEnv, plan_id: str, intention_id: str, code: str, ran: int, total: int
+    env: RulesEnv, submitted: Submitted, code: str, *, ran: int, total: int
 ) -> None:
+    plan_id, intention_id = submitted.plan_id, submitted.intention_id
     plan = env.plan(plan_id)
     assert plan["status"] == PlanStatus.FAILED
     assert plan["status_reason"].startswith(code), plan["status_reason"]
@@ -56,7 +57,9 @@ def test_a_draft_needing_more_invocations_than_its_budget_never_runs(env: RulesE
     # validation (section 3), stored as a draft that never runs
     submitted = env.submit(_chain(21))
     assert submitted.status == PlanStatus.DRAFT
-    codes = [p["code"] for p in submitted.validation["problems"]]  # type: ignore[index,union-attr]
+    problems = submitted.validation["problems"]
+    assert isinstance(problems, list)
+    codes = [p["code"] for p in problems if isinstance(p, dict)]
     assert codes == ["draft.budget_below_estimate"]
     assert env.run().claims == 0
     assert env.steps(submitted.plan_id) == {}
@@ -72,15 +75,11 @@ def test_invocations_default_to_twenty(env: RulesEnv) -> None:
         capability_step("s0", "test.idem", max_attempts=100),
         capability_step("s1", "test.idem2", depends_on=["s0"]),
     ]
-    submitted = env.submit(
-        draft(steps_), alternatives=[_chain(1, strategy="read_only_diagnosis")]
-    )
+    submitted = env.submit(draft(steps_), alternatives=[_chain(1, strategy="read_only_diagnosis")])
     env.drain()
     assert len(env.journal("test.idem")) == 20
     assert env.plan(submitted.plan_id)["invocations"] == 20
-    _assert_stopped(
-        env, submitted.plan_id, submitted.intention_id, "budget.capability_invocations", 0, 2
-    )
+    _assert_stopped(env, submitted, "budget.capability_invocations", ran=0, total=2)
     assert len(env.plans_of(submitted.intention_id)) == 1
     assert env.journal("test.idem2") == []
 
@@ -97,9 +96,7 @@ def test_an_explicit_invocation_budget(env: RulesEnv) -> None:
     # s0: two failures and a success (3 invocations); s1 the fourth; s2 would be the fifth
     assert [e["failed"] for e in env.journal("test.idem")] == [True, True, False]
     assert len(env.journal("test.idem2")) == 1
-    _assert_stopped(
-        env, submitted.plan_id, submitted.intention_id, "budget.capability_invocations", 2, 3
-    )
+    _assert_stopped(env, submitted, "budget.capability_invocations", ran=2, total=3)
 
 
 def test_wall_seconds(env: RulesEnv) -> None:
@@ -114,7 +111,7 @@ def test_wall_seconds(env: RulesEnv) -> None:
     env.advance(200)
     env.run()
     assert len(env.journal("test.idem")) == 1  # s2 never acted
-    _assert_stopped(env, submitted.plan_id, submitted.intention_id, "budget.wall_seconds", 2, 3)
+    _assert_stopped(env, submitted, "budget.wall_seconds", ran=2, total=3)
 
 
 def test_money(env: RulesEnv) -> None:
@@ -124,7 +121,7 @@ def test_money(env: RulesEnv) -> None:
     # 3 spent < 5: the second step may act; 6 spent >= 5: the third may not
     assert len(env.journal("test.idem")) == 2
     assert env.plan(submitted.plan_id)["money_spent"] == pytest.approx(6)
-    _assert_stopped(env, submitted.plan_id, submitted.intention_id, "budget.money", 2, 4)
+    _assert_stopped(env, submitted, "budget.money", ran=2, total=4)
 
 
 def test_human_approvals(env: RulesEnv) -> None:
@@ -136,6 +133,4 @@ def test_human_approvals(env: RulesEnv) -> None:
     assert len(env.journal("test.approve")) == 1
     assert env.plan(submitted.plan_id)["approvals_requested"] == 1
     assert len(env.approvals(submitted.plan_id)) == 1  # the second was never asked
-    _assert_stopped(
-        env, submitted.plan_id, submitted.intention_id, "budget.human_approvals", 1, 3
-    )
+    _assert_stopped(env, submitted, "budget.human_approvals", ran=1, total=3)

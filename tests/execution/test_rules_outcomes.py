@@ -99,15 +99,12 @@ def test_a_plan_of_a_disabled_sandbox_never_acts(env: RulesEnv) -> None:
     assert plan["invocations"] == 0
 
 
-def test_an_enabled_sandbox_acts(env: RulesEnv) -> None:
+def test_an_enabled_sandbox_acts_and_an_unknown_one_is_refused(env: RulesEnv) -> None:
     env.add_sandbox("box", enabled=True)
     submitted = env.submit(draft([capability_step("idem", "test.idem")]), sandbox="box")
     env.run()
     assert env.plan(submitted.plan_id)["status"] == PlanStatus.COMPLETED
     assert len(env.journal("test.idem")) == 1
-
-
-def test_an_unknown_sandbox_is_refused(env: RulesEnv) -> None:
     with pytest.raises(ExecutionError) as caught:
         env.submit(draft([capability_step("idem", "test.idem")]), sandbox="nowhere")
     assert caught.value.code == "execution.not_found"

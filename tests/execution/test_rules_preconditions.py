@@ -46,10 +46,9 @@ def test_a_precondition_that_holds_lets_the_step_act(env: RulesEnv) -> None:
 
 
 @pytest.mark.parametrize(
-    ("satisfied_if_false", "reason"),
-    [(True, "already_satisfied"), (False, "precondition_false")],
+    ("satisfied_if_false", "reason", "capability"),
+    [(True, "already_satisfied", "test.effect"), (False, "precondition_false", "test.idem")],
 )
-@pytest.mark.parametrize("capability", ["test.effect", "test.idem"])
 def test_a_precondition_that_does_not_hold_skips_without_acting(
     env: RulesEnv, satisfied_if_false: bool, reason: str, capability: str
 ) -> None:

@@ -19,12 +19,12 @@ import pytest
 
 from cerebri.execution import ApprovalError, decide
 from cerebri.execution.context import NS
+from cerebri.execution.store.schema import intentions
 from cerebri.execution.store.vocabulary import (
     ApprovalStatus,
     IntentionStatus,
     PredictionStatus,
 )
-from cerebri.execution.store.schema import intentions
 from cerebri.plans import PlanStatus, StepStatus
 from tests.execution.rules_support import (
     RulesEnv,

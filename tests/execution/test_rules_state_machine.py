@@ -2,7 +2,8 @@
 
 Hypothesis drives one small plan through any interleaving of: claim, heartbeat, moving the
 clock (past leases, backoffs, waits and approval expiries), running a held claim (the
-adapter answering, failing retryably or failing for good; the claim may be stale), cancelling
+adapter answering, failing retryably or failing for good; the claim may be stale), a worker
+dying in the middle of a run, claiming and running at once (a worker), cancelling
 the plan, deciding its approvals and firing timers. After every step it checks:
 
 * every status change of a step is in :data:`ALLOWED` (written from the spec, not the code);
@@ -19,9 +20,10 @@ than the example): the example's teardown closes whatever it left open.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -88,6 +90,10 @@ LEASE = 30
 TTL = 60
 
 
+class CrashError(Exception):
+    """The worker process dies here."""
+
+
 @dataclass
 class Switch:
     """One adapter for every effect of the plan; ``mode`` decides its next answer."""
@@ -103,8 +109,8 @@ class Switch:
 PLAN = draft(
     [
         capability_step("a", "test.idem", max_attempts=2),
-        capability_step("b", "test.approve", depends_on=["a"]),
-        capability_step("c", "test.effect", depends_on=["b"]),
+        capability_step("b", "test.approve"),
+        capability_step("c", "test.effect", depends_on=["a"]),
         {"key": "d", "kind": "wait", "wait": {"seconds": 10}},
     ]
 )
@@ -170,8 +176,37 @@ class StepMachine(RuleBasedStateMachine):
             self.switch.mode = mode
             run_claim(self.env.ex, held)
 
-    @rule()
-    def cancel_plan(self) -> None:
+    @rule(
+        pick=st.integers(0, 7),
+        mode=st.sampled_from(["ok", "retryable", "permanent"]),
+        at=st.sampled_from(["claimed", "invoking", "invoked", "outcome_saved"]),
+    )
+    def crash_step(self, pick: int, mode: str, at: str) -> None:
+        """A worker dies at boundary ``at`` of a held claim's run (if the run reaches it)."""
+        if self.held:
+            held = self.held.pop(pick % len(self.held))
+            self.switch.mode = mode
+
+            def die(name: str, _claim: Claim) -> None:
+                if name == at:
+                    raise CrashError(name)
+
+            with contextlib.suppress(CrashError):
+                run_claim(self.env.ex, held, die)
+
+    @rule(mode=st.sampled_from(["ok", "ok", "retryable", "permanent"]))
+    def work(self, mode: str) -> None:
+        """What a worker does: claim the step due first and run it at once."""
+        held = claim(self.env.ex, "worker:w", lease_seconds=LEASE)
+        if held is not None:
+            self.rules_hold()  # observe the claim before the run
+            self.switch.mode = mode
+            run_claim(self.env.ex, held)
+
+    @rule(chance=st.integers(0, 3))
+    def cancel_plan(self, chance: int = 0) -> None:
+        if chance:
+            return  # cancelling ends the example's story: only one time in four
         for plan_id in self._open_plan_ids():
             with self.env.ex.transaction() as connection:
                 stop_plan(connection, self.env.ex, plan_id, PlanStatus.ABANDONED, "cancelled",
@@ -265,4 +300,3 @@ def test_the_step_state_machine(env: RulesEnv, store_url: str) -> None:
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
         ),
     )
-    assert replace(env.ex) is not None

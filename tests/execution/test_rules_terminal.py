@@ -23,9 +23,17 @@ from cerebri.execution import (
     withdraw,
 )
 from cerebri.execution.progress import stop_plan
+from cerebri.execution.store.schema import attempts
 from cerebri.execution.store.vocabulary import ApprovalStatus
 from cerebri.plans import PlanStatus, StepStatus
-from tests.execution.rules_support import RulesEnv, capability_step, changes, draft, open_env
+from tests.execution.rules_support import (
+    RulesEnv,
+    capability_step,
+    changes,
+    draft,
+    open_env,
+    rows,
+)
 
 ALICE = "principal:alice"
 BOB = "principal:bob"
@@ -123,6 +131,11 @@ def test_a_cancelled_plan_is_final(env: RulesEnv) -> None:
     assert plan["status"] == PlanStatus.ABANDONED and plan["open_steps"] == 0
     (approval,) = env.approvals(submitted.plan_id)
     assert approval["status"] == ApprovalStatus.WITHDRAWN
+    # the attempt s1's worker had open was closed with the step: no open attempt is left
+    assert rows(env.engine, attempts) == []
+    (interrupted,) = env.history(held.step_id)
+    assert interrupted["id"] == held.attempt.id
+    assert interrupted["outcome"] == "interrupted"
     before, journals = env.snapshot(), _journals(env)
 
     assert heartbeat(env.ex, held) is False
