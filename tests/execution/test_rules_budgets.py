@@ -134,3 +134,21 @@ def test_human_approvals(env: RulesEnv) -> None:
     assert env.plan(submitted.plan_id)["approvals_requested"] == 1
     assert len(env.approvals(submitted.plan_id)) == 1  # the second was never asked
     _assert_stopped(env, submitted, "budget.human_approvals", ran=1, total=3)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="TimerKind.WALL_DEADLINE is declared (store 0002) but never written: max_wall_seconds "
+    "is checked only when a capability step is about to act, so a plan waiting (for an approval, "
+    "a verify poll, a wait) outlives its wall budget",
+)
+def test_wall_seconds_run_out_while_the_plan_waits(env: RulesEnv) -> None:
+    # every non-terminal state has an owner and a timeout: the wall budget is one
+    submitted = env.submit(_chain(2, "test.approve", budget={"max_wall_seconds": 100}))
+    env.run()
+    (approval,) = list_approvals(env.ex)
+    env.advance(101)
+    env.run()  # a worker fires due timers
+    assert env.approvals(submitted.plan_id)[0]["status"] == "withdrawn"
+    assert str(approval["id"]) == env.approvals(submitted.plan_id)[0]["id"]
+    _assert_stopped(env, submitted, "budget.wall_seconds", ran=0, total=2)
