@@ -250,6 +250,8 @@ class StepMachine(RuleBasedStateMachine):
         for row in step_rows:
             status = S(row.status)
             history = self.seen.setdefault(row.id, [])
+            if history and history[-1] in TERMINAL:
+                assert status == history[-1], f"{row.key} left {history[-1]} for {status}"
             if history and history[-1] != status:
                 change = (S(history[-1]), status)
                 assert change in ALLOWED, f"{row.key}: {change} not allowed (seen {history})"
