@@ -214,3 +214,30 @@ def test_replanning_stops_at_max_replans(env: RulesEnv, max_replans: int) -> Non
     intention = env.intention(first.intention_id)
     assert intention["status"] == IntentionStatus.ABANDONED
     assert "max_replans" in intention["status_reason"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the verify step's deadline runs from its own start (started_at + within_seconds), "
+    "not from the prediction's due_at: a verify step that starts late confirms a prediction "
+    "after it was due",
+)
+def test_a_prediction_is_not_confirmed_after_it_was_due(env: RulesEnv) -> None:
+    t0 = env.now()
+    late = _verified()
+    late["steps"].insert(1, {"key": "pause", "kind": "wait", "wait": {"seconds": 30}})
+    late["steps"][2]["depends_on"] = ["act", "pause"]
+    plan_id = env.submit(late).plan_id
+    env.run()  # act completes at t0, its prediction due at t0+60
+    env.advance(30)
+    env.run()  # the pause ends; verify starts polling at t0+30
+    assert env.step(plan_id, "verify")["status"] == StepStatus.WAITING
+    while env.now() < t0 + (WITHIN + INTERVAL) * NS:
+        env.advance(INTERVAL)
+        env.run()
+    env.probe.ok = True  # the expected state shows up only after the prediction was due
+    env.advance(INTERVAL)
+    env.run()
+    (prediction,) = env.predictions(plan_id)
+    assert prediction["due_at"] == t0 + WITHIN * NS
+    assert prediction["status"] == PredictionStatus.MISSED
