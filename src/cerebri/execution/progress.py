@@ -37,7 +37,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
-from cerebri.execution.claims import Claim, LeaseLostError, close_attempt
+from cerebri.execution.claims import Attempt, Claim, LeaseLostError, close_attempt
 from cerebri.execution.context import Executor
 from cerebri.execution.store.schema import (
     approvals,
@@ -433,6 +433,35 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
 
 
 def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: str) -> int:
+    """Cancel the plan's steps not yet terminal; the open attempt of one that was executing
+    goes to history (``interrupted``, or the outcome it saved), as no worker can record it."""
+    running = connection.execute(
+        select(attempts)
+        .join(steps, steps.c.id == attempts.c.step_id)
+        .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
+    ).all()
+    for row in running:
+        attempt = Attempt(
+            id=row.id,
+            number=row.number,
+            lease_token=row.lease_token,
+            worker_id=row.worker_id,
+            idempotency_key=row.idempotency_key,
+            started_at=row.started_at,
+            invoked_at=row.invoked_at,
+            outcome=row.outcome,
+            result=loads(row.result),
+            error=loads(row.error),
+        )
+        close_attempt(
+            connection,
+            attempt,
+            row.step_id,
+            AttemptOutcome(row.outcome) if row.outcome else AttemptOutcome.INTERRUPTED,
+            now,
+            result=attempt.result,
+            error=attempt.error or {"code": "plan.stopped", "message": reason},
+        )
     result = connection.execute(
         update(steps)
         .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
