@@ -216,12 +216,6 @@ def test_replanning_stops_at_max_replans(env: RulesEnv, max_replans: int) -> Non
     assert "max_replans" in intention["status_reason"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the verify step's deadline runs from its own start (started_at + within_seconds), "
-    "not from the prediction's due_at: a verify step that starts late confirms a prediction "
-    "after it was due",
-)
 def test_a_prediction_is_not_confirmed_after_it_was_due(env: RulesEnv) -> None:
     t0 = env.now()
     late = _verified()

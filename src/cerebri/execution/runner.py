@@ -25,8 +25,10 @@ outcome by conditional updates on the claim's lease token. In order:
    otherwise the step fails and the plan replans.
 
 Other kinds: ``verify`` polls its check every ``interval_seconds`` until it holds (the
-prediction is confirmed and its belief strengthened) or ``within_seconds`` pass (missed: the
-belief weakened, the step fails, the plan replans); ``wait`` sleeps durably; ``monitor``
+prediction is confirmed and its belief strengthened) or its deadline passes: its own
+``within_seconds`` from its first claim, or the prediction's ``due_at`` if earlier (an
+expectation with a positive ``within_seconds``); then the prediction is missed, the belief
+weakened, the step fails and the plan replans; ``wait`` sleeps durably; ``monitor``
 needs its check to hold for ``stable_seconds`` before ``deadline_seconds``; ``internal``
 summarises findings or records a procedure; ``request_capability`` asks for a grant as an
 approval row. Waiting is a ``next_run_at`` in the store, never a sleeping worker.
@@ -578,13 +580,22 @@ class _Run:
         now = self.ex.now_ns()
         with self.ex.engine.connect() as connection:
             of = connection.execute(
-                select(steps.c.id, steps.c.prediction_id).where(
-                    steps.c.plan_id == self.held.plan_id, steps.c.key == spec.of
+                select(
+                    steps.c.id,
+                    steps.c.prediction_id,
+                    predictions.c.due_at,
+                    predictions.c.created_at,
                 )
+                .outerjoin(predictions, predictions.c.id == steps.c.prediction_id)
+                .where(steps.c.plan_id == self.held.plan_id, steps.c.key == spec.of)
             ).one()
         holds, observation = self._observe(spec.check)
         deadline = self.held.started_at + spec.within_seconds * NS
-        if holds:
+        if of.due_at is not None and of.due_at > of.created_at:
+            # an observation after the prediction was due cannot confirm it (plans.md 2: what
+            # the step should bring about *within* its expectation's within_seconds)
+            deadline = min(deadline, of.due_at)
+        if holds and now <= deadline:
             self._resolve(of.prediction_id, PredictionStatus.CONFIRMED, observation)
             self.finish(StepStatus.COMPLETED, observation=observation, result=observation)
             return
@@ -600,7 +611,7 @@ class _Run:
         self._resolve(of.prediction_id, PredictionStatus.MISSED, observation)
         self.finish(
             StepStatus.FAILED,
-            reason=f"prediction_missed: {spec.of} not observed within {spec.within_seconds} s",
+            reason=f"prediction_missed: {spec.of} not observed by {Instant(deadline).format()}",
             observation=observation,
         )
 
