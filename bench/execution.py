@@ -26,6 +26,14 @@ Reported per row: throughput of each system, the ratios cerebri / peer, and clai
 (nearest rank) in milliseconds, then the issue's goals (#12): >= 300 steps/s on SQLite,
 >= 1000 steps/s with 4 PostgreSQL workers, claim p99 <= 10 ms, cerebri >= procrastinate.
 
+``--hosts N`` (N >= 2; Linux, root; not part of CI) runs instead the many-machines scenario
+of ``_hosts``: N network namespaces joined to this machine by veth pairs on 10.231.0.0/16,
+``--workers-per-host`` cerebri workers in each against one throwaway PostgreSQL reached over
+those links, host 1's link cut once ``--cut-at`` of the ``--steps`` are done; the report
+checks that every step completed exactly once (the other hosts take over the expired leases)::
+
+    sudo .venv/bin/python bench/execution.py --hosts 2        # 2000 steps, 2 workers per host
+
 Until the executor is merged ``_cerebri_runner.run_cerebri`` raises NotImplementedError and
 the cerebri columns read "not available"; the peers still run. Workers and this process
 share the machine (2 cores on the development machine): with 4 workers the CPUs are
