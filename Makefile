@@ -30,14 +30,14 @@ typecheck: $(VENV)/.test-deps
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
-# The execution-store tests start a throwaway PostgreSQL from Debian's binaries (pytest-postgresql).
-# PostgreSQL refuses to run as root: as root, point CEREBRI_TEST_POSTGRES_URL at a server instead.
+# The execution-store tests start a throwaway PostgreSQL from Debian's binaries (as root, as the
+# postgres system user), unless CEREBRI_TEST_POSTGRES_URL names a server to use instead.
 postgres-deps:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || \
 		(apt-get update -qq && apt-get install -y -qq postgresql)
 
 unit: $(VENV)/.test-deps browser-deps postgres-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 test: lint typecheck unit
 

@@ -8,7 +8,17 @@ register on the shared :data:`app`. Exit codes: 0 for any answer (a refusal is a
 
 from __future__ import annotations
 
-from cerebri.cli import _calendars, _plan_graph, _planning, _proposals, _serve, _store
+from cerebri.cli import (
+    _calendars,
+    _execution,
+    _operations,
+    _plan_graph,
+    _planning,
+    _preview,
+    _proposals,
+    _serve,
+    _store,
+)
 from cerebri.cli._app import EXIT_INPUT, MAX_INPUT_BYTES, app
 
 __all__ = ["EXIT_INPUT", "MAX_INPUT_BYTES", "app", "main"]
@@ -20,6 +30,9 @@ _COMMANDS = (
     _proposals,
     _plan_graph,
     _store,
+    _execution,
+    _operations,
+    _preview,
 )  # imported for their registrations
 
 

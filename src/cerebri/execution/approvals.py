@@ -9,7 +9,8 @@
   ``expires_at`` is expired then and there and never approved (``approval.expired``, fails
   closed). Approval readies the step; rejection fails it, which replans the plan.
 * :func:`withdraw`: the requester takes its own open request back; the plan is abandoned.
-* :func:`expire_due`: the sweep of due ``approval_expiry`` timers (run by every worker).
+* :func:`expire_due`: the sweep of due timers, approval expiry and wall deadlines (run by
+  every worker).
 * :func:`consume`: a step's use of its approval, once (``consumed_at``), checked when it acts.
 
 Who may approve with what proof (principals, signed decisions) is issue #13's.
@@ -301,8 +302,10 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
 
 
 def expire_due(executor: Executor, limit: int = 100) -> int:
-    """Fire due ``approval_expiry`` timers: each open request past ``expires_at`` expires and
-    its step fails (the plan replans). Returns how many timers fired."""
+    """Fire due timers, at most ``limit``, oldest first: an ``approval_expiry`` expires its
+    open request and fails the waiting step (the plan replans); a ``wall_deadline`` stops its
+    plan, if still open, with ``budget.wall_seconds`` (no replanning). Returns how many
+    timers fired; each fires once (a conditional update on ``fired_at``)."""
     now = executor.now_ns()
     fired = 0
     with executor.transaction() as connection:
@@ -323,6 +326,12 @@ def expire_due(executor: Executor, limit: int = 100) -> int:
             fired += 1
             if timer.kind == TimerKind.APPROVAL_EXPIRY.value:
                 _expire(connection, executor, _load(connection, timer.ref))
+            elif timer.kind == TimerKind.WALL_DEADLINE.value:
+                reason = (
+                    f"budget.wall_seconds: the plan's wall time ran out at "
+                    f"{instant_text(timer.due_at)}"
+                )
+                stop_plan(connection, executor, timer.ref, PlanStatus.FAILED, reason, replan=False)
     return fired
 
 

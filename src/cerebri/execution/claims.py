@@ -60,6 +60,7 @@ __all__ = [
     "claim",
     "close_attempt",
     "heartbeat",
+    "holds_lease",
     "invocation_limit",
     "mark_invoking",
     "refund",
@@ -403,7 +404,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     )
 
 
-def _holds(connection: Connection, held: Claim, now: int, **values: Any) -> bool:
+def holds_lease(connection: Connection, held: Claim, now: int, **values: Any) -> bool:
     """Touch the step row only while our token holds; ``values`` are extra columns to set."""
     result = connection.execute(
         update(steps)
@@ -423,7 +424,9 @@ def heartbeat(executor: Executor, held: Claim, lease_seconds: float = 30) -> boo
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
     with executor.transaction() as connection:
-        return _holds(connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns)
+        return holds_lease(
+            connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns
+        )
 
 
 def mark_invoking(executor: Executor, held: Claim) -> bool:
@@ -431,7 +434,7 @@ def mark_invoking(executor: Executor, held: Claim) -> bool:
     ``False`` (and nothing written) when the lease was lost: the worker must not invoke."""
     now = executor.now_ns()
     with executor.durable_transaction() as connection:
-        if not _holds(connection, held, now):
+        if not holds_lease(connection, held, now):
             return False
         attempt = held.attempt
         connection.execute(
@@ -460,7 +463,7 @@ def save_outcome(
     takeover that finds it adopts it. ``False`` when the lease was lost."""
     now = executor.now_ns()
     with executor.durable_transaction() as connection:
-        if not _holds(connection, held, now):
+        if not holds_lease(connection, held, now):
             return False
         connection.execute(
             update(attempts)

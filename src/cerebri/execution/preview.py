@@ -37,6 +37,7 @@ from cerebri.plans import (
     StepKind,
     StepSpec,
     StepStatus,
+    builtin_registry,
     is_open,
     parse_draft,
     validate_draft,
@@ -158,28 +159,30 @@ def _budget(draft: PlanDraft, used: int) -> dict[str, JSONValue]:
 
 
 def preview_draft(
-    executor: Executor,
     source: DraftSource | PlanDraft,
     *,
+    registry: CapabilityRegistry | None = None,
     adapters: Adapters | None = None,
     sandbox_enabled: bool | None = None,
 ) -> dict[str, JSONValue]:
-    """What the executor would decide for each step of ``source`` if it were submitted now.
+    """What the executor would decide for each step of ``source`` if it were submitted now,
+    against ``registry`` (default: the built-in capabilities); no store is needed.
 
     ``sandbox_enabled``: ``False`` previews it in a disabled sandbox. Returns ``{"plan":
     {"status", "valid", "problems", "budget"}, "steps": [{"key", "kind", "capability",
     "depends_on", "allowed", "why", "notes"}]}``. Raises :class:`~cerebri.plans.DraftError`
     when ``source`` is not a draft at all. Reads nothing and writes nothing.
     """
+    registry = registry or builtin_registry()
     draft = source if isinstance(source, PlanDraft) else parse_draft(source)
-    report = validate_draft(draft, executor.registry)
+    report = validate_draft(draft, registry)
     status = PlanStatus.VALIDATED if report.valid else PlanStatus.DRAFT
     refusal = _plan_refusal(draft.origin, status.value)
     blocks = "sandbox_disabled: the sandbox is disabled" if sandbox_enabled is False else None
     decisions: list[JSONValue] = [
         _decide(
             spec,
-            registry=executor.registry,
+            registry=registry,
             adapters=adapters,
             refusal=refusal,
             plan_requires_approval=draft.require_approval,

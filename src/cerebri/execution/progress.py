@@ -60,7 +60,7 @@ from cerebri.plans import (
     fulfils_intention,
 )
 
-__all__ = ["finish", "finish_in_one_statement", "park", "stop_plan"]
+__all__ = ["complete_unleased", "finish", "finish_in_one_statement", "park", "stop_plan"]
 
 _OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
 _TERMINAL = tuple(s.value for s in TERMINAL_STEP_STATUSES)
@@ -329,6 +329,45 @@ def finish_in_one_statement(
     if row.open_steps == 0:
         with executor.transaction() as connection:
             _complete_plan(connection, executor, held.plan_id, now)
+    return True
+
+
+def complete_unleased(
+    connection: Connection,
+    executor: Executor,
+    step_id: str,
+    *,
+    from_status: StepStatus,
+    result: JSONValue,
+    reason: str,
+) -> bool:
+    """Complete a step that no worker holds (an operator settled it), if it is still in
+    ``from_status``: like :func:`finish` with ``completed``, its dependants are readied and
+    the plan may complete. Returns whether the step moved. Runs in the caller's transaction."""
+    now = executor.now_ns()
+    row = connection.execute(
+        update(steps)
+        .where(
+            steps.c.id == step_id,
+            steps.c.status == from_status.value,
+            steps.c.lease_token.is_(None),
+        )
+        .values(
+            status=StepStatus.COMPLETED.value,
+            status_reason=reason,
+            next_run_at=None,
+            result=dumps(result),
+            finished_at=now,
+            updated_at=now,
+        )
+        .returning(steps.c.plan_id, steps.c.dependants)
+    ).first()
+    if row is None:
+        return False
+    left = _count_down(connection, row.plan_id, 1)
+    _ready_dependants(connection, list(loads(row.dependants) or ()), now)
+    if left == 0:
+        _complete_plan(connection, executor, row.plan_id, now)
     return True
 
 

@@ -3,9 +3,11 @@
 :func:`run_claim` decides from the step row, its plan and the world, and records the
 outcome by conditional updates on the claim's lease token. In order:
 
-1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted;
-   a non-idempotent one that may have begun (``invoked_at``) makes the step ``blocked`` with
-   reason ``needs_verification`` and it is never re-run on its own; anything else runs again
+1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted
+   (a saved retryable failure, ``"retryable": true`` in its error, blocks the step for
+   verification as its worker would have); a non-idempotent one that may have begun
+   (``invoked_at``) makes the step ``blocked`` with reason ``needs_verification`` and it is
+   never re-run on its own; anything else runs again
    (an idempotent step, or an invocation that provably never began), at most
    :data:`MAX_INTERRUPTIONS` times.
 2. **The plan may act**: a closed plan cancels the step; a plan of origin ``dream`` or of a
@@ -47,6 +49,7 @@ from cerebri.execution.claims import (
     Claim,
     LeaseLostError,
     close_attempt,
+    holds_lease,
     invocation_limit,
     mark_invoking,
     refund,
@@ -122,6 +125,13 @@ class _Run:
 
     # -- recording -------------------------------------------------------------------
 
+    def hold(self, connection: Connection) -> None:
+        """Go on in this transaction only while the lease is ours (the conditional update
+        also locks the step row on PostgreSQL until the transaction ends), else raise
+        :class:`LeaseLostError`: a worker whose lease was taken over changes nothing."""
+        if not holds_lease(connection, self.held, self.ex.now_ns()):
+            raise LeaseLostError(self.held.step_id)
+
     def refund(self, connection: Connection) -> None:
         """Give back the counted invocation when this run did not invoke."""
         if not self.invoked:
@@ -193,6 +203,7 @@ class _Run:
         saved = next((a for a in self.held.interrupted if a.outcome is not None), None)
         begun = any(a.invoked_at is not None for a in self.held.interrupted)
         with self.ex.transaction() as connection:
+            self.hold(connection)
             for attempt in self.held.interrupted:
                 if attempt is not saved:
                     close_attempt(
@@ -205,6 +216,7 @@ class _Run:
                     )
         if saved is not None:
             with self.ex.transaction() as connection:
+                self.hold(connection)
                 close_attempt(
                     connection,
                     saved,
@@ -241,6 +253,8 @@ class _Run:
         note = "adopted the outcome saved before the worker stopped" if adopted else None
         if completed:
             self._completed(saved.result, reason=note)
+        elif isinstance(saved.error, dict) and saved.error.get("retryable"):
+            self._needs_verification(saved.error)  # what the stopped worker would have done
         else:
             self.finish(StepStatus.FAILED, reason=note or "failed", error=saved.error)
 
@@ -289,9 +303,8 @@ class _Run:
         budget = self.limits.get("budget", {})
         plan = self.held.plan
         wall = int(budget.get("max_wall_seconds") or 0)
-        started = plan["started_at"] or plan["created_at"]
-        if wall and self.ex.now_ns() - started > wall * NS:
-            return f"budget.wall_seconds: more than {wall} s since the plan started"
+        if wall and self.ex.now_ns() - plan["created_at"] >= wall * NS:
+            return f"budget.wall_seconds: {wall} s since the plan was submitted"
         money = float(budget.get("max_money") or 0)
         if money and float(plan["money_spent"]) >= money:
             return f"budget.money: {plan['money_spent']} of {money} spent"
@@ -329,6 +342,7 @@ class _Run:
                 StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
             )
         with self.ex.transaction() as connection:
+            self.hold(connection)
             refused = consume(connection, self.ex, self.held)
         if refused is not None:
             self.finish(StepStatus.FAILED, reason=f"approval: {refused}")
@@ -398,6 +412,7 @@ class _Run:
         :class:`_BudgetSpentError` when none is left."""
         most = invocation_limit(self.limits)
         with self.ex.transaction() as connection:
+            self.hold(connection)
             counted = connection.execute(
                 update(plans)
                 .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
@@ -513,18 +528,12 @@ class _Run:
     def _failed(self, error: AdapterError) -> None:
         wire = _error_wire(error)
         if not self.held.idempotent:
+            wire["retryable"] = error.retryable  # a takeover adopting it decides the same way
             if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):
                 raise LeaseLostError(self.held.step_id)
+            self.hook("outcome_saved", self.held)
             if error.retryable:
-                # a write that may or may not have happened (a timeout, a lost answer)
-                self.park(
-                    StepStatus.BLOCKED,
-                    reason=f"needs_verification: {wire['code']} after the invocation began; "
-                    "it may have acted and is never repeated on its own",
-                    outcome=AttemptOutcome.FAILED,
-                    error=wire,
-                )
-                self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
+                self._needs_verification(wire)
                 return
         failures = self._failures() + 1
         if error.retryable and self.held.idempotent and failures < self.held.max_attempts:
@@ -539,6 +548,17 @@ class _Run:
             )
             return
         self.finish(StepStatus.FAILED, reason=f"{wire['code']}: {wire['message']}", error=wire)
+
+    def _needs_verification(self, wire: dict[str, JSONValue]) -> None:
+        """A write that may or may not have happened (a timeout, a lost answer): blocked."""
+        self.park(
+            StepStatus.BLOCKED,
+            reason=f"needs_verification: {wire['code']} after the invocation began; "
+            "it may have acted and is never repeated on its own",
+            outcome=AttemptOutcome.FAILED,
+            error=wire,
+        )
+        self._plan_status(PlanStatus.BLOCKED, "a step needs verification")
 
     def _failures(self) -> int:
         with self.ex.engine.connect() as connection:

@@ -18,10 +18,10 @@ from sqlalchemy import Connection, insert, select
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
-from cerebri.execution.context import Executor
+from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
-from cerebri.execution.store.schema import intentions, plans, sandboxes, steps
-from cerebri.execution.store.vocabulary import IntentionStatus
+from cerebri.execution.store.schema import intentions, plans, sandboxes, steps, timers
+from cerebri.execution.store.vocabulary import IntentionStatus, TimerKind
 from cerebri.plans import (
     DEFAULT_MAX_REPLANS,
     CapabilityRegistry,
@@ -135,6 +135,17 @@ def insert_revision(
             open_steps=len(step_ids),
         )
     )
+    wall = draft.budget.max_wall_seconds
+    if report.valid and not dream and wall > 0:
+        connection.execute(
+            insert(timers).values(
+                id=executor.ids.new_id(),
+                kind=TimerKind.WALL_DEADLINE.value,
+                ref=plan_id,
+                due_at=now + wall * NS,
+                created_at=now,
+            )
+        )
     if step_ids:
         dependants: dict[str, list[str]] = {key: [] for key in step_ids}
         for step in draft.steps:

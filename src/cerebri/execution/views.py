@@ -2,15 +2,479 @@
 
 Instants are shown as RFC 3339 UTC text (nanoseconds kept when not whole seconds). Every list
 is ordered totally: plans by (created_at, id), steps by position, attempts by number.
+
+* :func:`list_plans`: one summary per plan revision;
+* :func:`show_plan`: one plan with its revision chain, steps, attempts, predictions and
+  approvals;
+* :func:`stuck`: every thing that is not finished (open plans, non-terminal steps, open
+  predictions), who is expected to move it (its *owner*), its timeout, and whether it is
+  stuck now and why;
+* :func:`scheduled_steps`: how many steps a worker will still act on without anyone's
+  decision (``ready``, ``waiting`` or ``executing``).
 """
 
 from __future__ import annotations
 
+from typing import Any, Final
+
+from sqlalchemy import Connection, func, select
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import loads
+from cerebri.execution.context import NS, Executor
+from cerebri.execution.errors import ExecutionError
+from cerebri.execution.store.schema import (
+    approvals,
+    attempt_history,
+    attempts,
+    plans,
+    predictions,
+    steps,
+)
+from cerebri.execution.store.vocabulary import PredictionStatus
+from cerebri.plans import (
+    DONE_STEP_STATUSES,
+    OPEN_PLAN_STATUSES,
+    TERMINAL_STEP_STATUSES,
+    StepKind,
+    StepStatus,
+)
 from cerebri.temporal import Instant
 
-__all__ = ["instant_text"]
+__all__ = [
+    "STUCK_GRACE_SECONDS",
+    "instant_text",
+    "list_plans",
+    "scheduled_steps",
+    "show_plan",
+    "stuck",
+]
+
+STUCK_GRACE_SECONDS: Final = 60
+"""How long past due (seconds) a ``ready``/``waiting`` step, or an expired lease, may go
+unclaimed before :func:`stuck` says no worker is running."""
+
+_OPEN_PLANS = tuple(sorted(s.value for s in OPEN_PLAN_STATUSES))
+_TERMINAL = frozenset(s.value for s in TERMINAL_STEP_STATUSES)
+_DONE = frozenset(s.value for s in DONE_STEP_STATUSES)
+_SCHEDULED = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECUTING.value)
 
 
 def instant_text(ns: int | None) -> str | None:
     """``None`` or the RFC 3339 UTC text of an instant given in nanoseconds since the epoch."""
     return None if ns is None else Instant(ns).format()
+
+
+def _strategy(limits: str | None) -> JSONValue:
+    value: JSONValue = (loads(limits) or {}).get("strategy")
+    return value
+
+
+def _summary(row: Any, done: int, total: int) -> dict[str, JSONValue]:
+    return {
+        "id": row.id,
+        "intention_id": row.intention_id,
+        "revision": row.revision,
+        "status": row.status,
+        "status_reason": row.status_reason,
+        "origin": row.origin,
+        "strategy": _strategy(row.limits),
+        "steps_done": done,
+        "steps_total": total,
+        "created_at": instant_text(row.created_at),
+        "updated_at": instant_text(row.updated_at),
+    }
+
+
+def _step_counts(connection: Connection, plan_ids: list[str]) -> dict[str, tuple[int, int]]:
+    """``{plan id: (done steps, all steps)}``."""
+    counts: dict[str, list[int]] = {pid: [0, 0] for pid in plan_ids}
+    if not plan_ids:
+        return {}
+    rows = connection.execute(
+        select(steps.c.plan_id, steps.c.status, func.count())
+        .where(steps.c.plan_id.in_(plan_ids))
+        .group_by(steps.c.plan_id, steps.c.status)
+    ).all()
+    for plan_id, status, number in rows:
+        counts[plan_id][1] += int(number)
+        if status in _DONE:
+            counts[plan_id][0] += int(number)
+    return {pid: (c[0], c[1]) for pid, c in counts.items()}
+
+
+def list_plans(
+    executor: Executor, *, status: str | None = None, open_only: bool = False
+) -> list[dict[str, JSONValue]]:
+    """One summary per plan revision, ordered by (created_at, id): ``{"id", "intention_id",
+    "revision", "status", "status_reason", "origin", "strategy", "steps_done", "steps_total",
+    "created_at", "updated_at"}`` (``steps_done`` counts ``completed`` and ``skipped`` steps).
+
+    ``status`` keeps only plans in that status; ``open_only`` only plans that may still make
+    progress (:data:`~cerebri.plans.OPEN_PLAN_STATUSES`)."""
+    query = select(plans).order_by(plans.c.created_at, plans.c.id)
+    if status is not None:
+        query = query.where(plans.c.status == status)
+    if open_only:
+        query = query.where(plans.c.status.in_(_OPEN_PLANS))
+    with executor.engine.connect() as connection:
+        rows = connection.execute(query).all()
+        counts = _step_counts(connection, [r.id for r in rows])
+    return [_summary(r, *counts.get(r.id, (0, 0))) for r in rows]
+
+
+def _attempt_wire(row: Any, *, open_attempt: bool) -> dict[str, JSONValue]:
+    return {
+        "number": row.number,
+        "worker_id": row.worker_id,
+        "idempotency_key": row.idempotency_key,
+        "started_at": instant_text(row.started_at),
+        "finished_at": None if open_attempt else instant_text(row.finished_at),
+        "outcome": row.outcome,
+        "result": loads(row.result),
+        "error": loads(row.error),
+        "open": open_attempt,
+    }
+
+
+def _step_wire(row: Any, history: list[dict[str, JSONValue]]) -> dict[str, JSONValue]:
+    return {
+        "id": row.id,
+        "key": row.key,
+        "position": row.position,
+        "kind": row.kind,
+        "status": row.status,
+        "status_reason": row.status_reason,
+        "attempts": row.attempts,
+        "max_attempts": row.max_attempts,
+        "attempt_group": row.attempt_group,
+        "lease_until": instant_text(row.lease_until),
+        "next_run_at": instant_text(row.next_run_at),
+        "result": loads(row.result),
+        "observation": loads(row.observation),
+        "error": loads(row.error),
+        "approval_id": row.approval_id,
+        "prediction_id": row.prediction_id,
+        "attempt_history": history,
+    }
+
+
+def _prediction_wire(row: Any) -> dict[str, JSONValue]:
+    return {
+        "id": row.id,
+        "step_id": row.step_id,
+        "status": row.status,
+        "expectation": loads(row.expectation),
+        "observation": loads(row.observation),
+        "due_at": instant_text(row.due_at),
+        "created_at": instant_text(row.created_at),
+        "resolved_at": instant_text(row.resolved_at),
+    }
+
+
+def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
+    """One plan in full: the :func:`list_plans` fields plus ``objective``, ``requester``,
+    ``sandbox``, ``max_replans``, ``supersedes``, ``superseded_by``, ``started_at``,
+    ``closed_at``, ``validation``; ``revisions``: every revision of its intention ordered by
+    revision (``{"id", "revision", "status", "supersedes", "superseded_by"}``); ``steps`` in
+    position order, each with its ``attempt_history`` (finished attempts by number, then the
+    open ones, ``"open": true``); ``predictions`` and ``approvals`` by (created_at, id).
+
+    Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
+    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
+
+    with executor.engine.connect() as connection:
+        row = connection.execute(select(plans).where(plans.c.id == plan_id)).first()
+        if row is None:
+            raise ExecutionError(f"no plan {plan_id!r}", code="execution.not_found")
+        chain = connection.execute(
+            select(
+                plans.c.id,
+                plans.c.revision,
+                plans.c.status,
+                plans.c.supersedes,
+                plans.c.superseded_by,
+            )
+            .where(plans.c.intention_id == row.intention_id)
+            .order_by(plans.c.revision, plans.c.id)
+        ).all()
+        step_rows = connection.execute(
+            select(steps).where(steps.c.plan_id == plan_id).order_by(steps.c.position)
+        ).all()
+        ids = [s.id for s in step_rows]
+        finished = connection.execute(
+            select(attempt_history)
+            .where(attempt_history.c.step_id.in_(ids))
+            .order_by(attempt_history.c.step_id, attempt_history.c.number)
+        ).all()
+        running = connection.execute(
+            select(attempts)
+            .where(attempts.c.step_id.in_(ids))
+            .order_by(attempts.c.step_id, attempts.c.number)
+        ).all()
+        prediction_rows = connection.execute(
+            select(predictions)
+            .where(predictions.c.plan_id == plan_id)
+            .order_by(predictions.c.created_at, predictions.c.id)
+        ).all()
+        approval_rows = connection.execute(
+            select(approvals)
+            .where(approvals.c.plan_id == plan_id)
+            .order_by(approvals.c.created_at, approvals.c.id)
+        ).all()
+    history: dict[str, list[dict[str, JSONValue]]] = {i: [] for i in ids}
+    for a in finished:
+        history[a.step_id].append(_attempt_wire(a, open_attempt=False))
+    for a in running:
+        history[a.step_id].append(_attempt_wire(a, open_attempt=True))
+    done = sum(1 for s in step_rows if s.status in _DONE)
+    wire = _summary(row, done, len(step_rows))
+    draft = loads(row.draft) or {}
+    wire.update(
+        {
+            "objective": draft.get("objective"),
+            "requester": row.requester,
+            "sandbox": row.sandbox,
+            "max_replans": row.max_replans,
+            "supersedes": row.supersedes,
+            "superseded_by": row.superseded_by,
+            "started_at": instant_text(row.started_at),
+            "closed_at": instant_text(row.closed_at),
+            "validation": loads(row.validation),
+            "revisions": [
+                {
+                    "id": c.id,
+                    "revision": c.revision,
+                    "status": c.status,
+                    "supersedes": c.supersedes,
+                    "superseded_by": c.superseded_by,
+                }
+                for c in chain
+            ],
+            "steps": [_step_wire(s, history[s.id]) for s in step_rows],
+            "predictions": [_prediction_wire(p) for p in prediction_rows],
+            "approvals": [ApprovalView(dict(a._mapping)).to_wire() for a in approval_rows],
+        }
+    )
+    return wire
+
+
+def scheduled_steps(executor: Executor) -> int:
+    """How many steps are ``ready``, ``waiting`` or ``executing``: work a worker will do (now
+    or when due) without anyone's decision. ``cerebri worker --until-idle`` runs until 0."""
+    with executor.engine.connect() as connection:
+        number = connection.execute(
+            select(func.count()).select_from(steps).where(steps.c.status.in_(_SCHEDULED))
+        ).scalar()
+    return int(number or 0)
+
+
+# -- stuck -----------------------------------------------------------------------------------
+
+_KIND_RANK: Final = {"plan": 0, "step": 1, "prediction": 2}
+
+
+def _entry(
+    kind: str,
+    ident: str,
+    plan: Any,
+    *,
+    status: str,
+    owner: str,
+    timeout: int | None,
+    is_stuck: bool,
+    reason: str | None,
+    step_key: str | None = None,
+    position: int = -1,
+) -> tuple[tuple[Any, ...], dict[str, JSONValue]]:
+    order = (plan.created_at, plan.id, _KIND_RANK[kind], position, ident)
+    return order, {
+        "kind": kind,
+        "id": ident,
+        "plan_id": plan.id,
+        "step_key": step_key,
+        "status": status,
+        "owner": owner,
+        "timeout": instant_text(timeout),
+        "stuck": is_stuck,
+        "reason": reason,
+    }
+
+
+def _step_entry(
+    step: Any,
+    plan: Any,
+    *,
+    now: int,
+    grace_ns: int,
+    workers: dict[str, str | None],
+    approval_expiry: dict[str, int],
+    statuses: dict[str, str],
+) -> tuple[tuple[Any, ...], dict[str, JSONValue]]:
+    status = step.status
+    owner, timeout, is_stuck, reason = "workers", step.next_run_at, False, step.status_reason
+    if status in (StepStatus.READY.value, StepStatus.WAITING.value):
+        if step.next_run_at is not None and step.next_run_at < now - grace_ns:
+            is_stuck = True
+            reason = (
+                f"overdue since {instant_text(step.next_run_at)}: no worker is running "
+                "(start `cerebri worker`)"
+            )
+    elif status == StepStatus.EXECUTING.value:
+        owner = workers.get(step.id) or "workers"
+        timeout = step.lease_until
+        if step.lease_until is not None and step.lease_until < now - grace_ns:
+            is_stuck = True
+            reason = (
+                f"lease expired at {instant_text(step.lease_until)} and nobody took it over: "
+                "no worker is running"
+            )
+    elif status in (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value):
+        owner = "approver"
+        timeout = approval_expiry.get(step.approval_id or "")
+        reason = f"waiting for approval {step.approval_id} (`cerebri approvals list`)"
+        if timeout is not None and timeout < now - grace_ns:
+            is_stuck = True
+            reason = (
+                f"approval {step.approval_id} expired at {instant_text(timeout)} and no "
+                "worker has swept it"
+            )
+    elif status == StepStatus.BLOCKED.value:
+        owner, timeout, is_stuck = "operator", None, True
+    else:  # pending
+        owner, timeout = "dependencies", None
+        spec = loads(step.spec) or {}
+        ended = [
+            f"{key} is {statuses[key]}"
+            for key in spec.get("depends_on", ())
+            if statuses.get(key) in _TERMINAL and statuses.get(key) not in _DONE
+        ]
+        if ended:
+            is_stuck = True
+            reason = "a dependency ended without being done: " + ", ".join(ended)
+        else:
+            reason = f"waiting for {step.remaining_deps} dependencies"
+    return _entry(
+        "step",
+        step.id,
+        plan,
+        status=status,
+        owner=owner,
+        timeout=timeout,
+        is_stuck=is_stuck,
+        reason=reason,
+        step_key=step.key,
+        position=step.position,
+    )
+
+
+def stuck(
+    executor: Executor, *, grace_seconds: int = STUCK_GRACE_SECONDS
+) -> list[dict[str, JSONValue]]:
+    """Every thing not finished, its owner and timeout, and whether it is stuck now and why.
+
+    Each entry: ``{"kind": "plan"|"step"|"prediction", "id", "plan_id", "step_key", "status",
+    "owner", "timeout" (RFC 3339 or null), "stuck" (bool), "reason"}``, ordered by the plan's
+    (created_at, id), then plan before steps before predictions, then step position, then id.
+
+    * ``ready``/``waiting`` step: owner ``workers``, timeout ``next_run_at``; stuck when more
+      than ``grace_seconds`` overdue (no worker is running);
+    * ``executing``: owner the worker id of its open attempt, timeout ``lease_until``; stuck
+      when the lease expired more than ``grace_seconds`` ago and nobody took it over;
+    * ``awaiting_approval``/``awaiting_grant``: owner ``approver``, timeout the approval's
+      ``expires_at``; stuck when that passed and no worker expired it;
+    * ``blocked``: owner ``operator``, always stuck, the reason is the step's
+      ``status_reason`` (``needs_verification``, ``sandbox_disabled``, ...);
+    * ``pending``: owner ``dependencies``; stuck when a dependency ended not done;
+    * open prediction (of any plan, closed ones too): owner ``workers`` while a verify step
+      of its plan is open, else ``operator``, stuck once past ``due_at``;
+    * open plan: owner ``workers``; stuck when it has no open step.
+    """
+    now = executor.now_ns()
+    grace_ns = grace_seconds * NS
+    with executor.engine.connect() as connection:
+        prediction_rows = connection.execute(
+            select(predictions).where(predictions.c.status == PredictionStatus.OPEN.value)
+        ).all()
+        with_predictions = {r.plan_id for r in prediction_rows}
+        plan_rows = connection.execute(
+            select(plans).where(
+                plans.c.status.in_(_OPEN_PLANS) | plans.c.id.in_(sorted(with_predictions))
+            )
+        ).all()
+        by_id = {p.id: p for p in plan_rows}
+        plan_rows = [p for p in plan_rows if p.status in _OPEN_PLANS]
+        ids = [p.id for p in plan_rows]
+        step_rows = connection.execute(select(steps).where(steps.c.plan_id.in_(ids))).all()
+        open_attempts = connection.execute(
+            select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
+        ).all()
+        approval_rows = connection.execute(
+            select(approvals.c.id, approvals.c.expires_at).where(approvals.c.plan_id.in_(ids))
+        ).all()
+    tokens = {s.id: s.lease_token for s in step_rows}
+    workers = {
+        a.step_id: a.worker_id for a in open_attempts if tokens.get(a.step_id) == a.lease_token
+    }
+    expiry = {a.id: int(a.expires_at) for a in approval_rows}
+    statuses: dict[str, dict[str, str]] = {pid: {} for pid in ids}
+    open_steps: dict[str, int] = dict.fromkeys(ids, 0)
+    open_verify: set[str] = set()
+    for s in step_rows:
+        statuses[s.plan_id][s.key] = s.status
+        if s.status not in _TERMINAL:
+            open_steps[s.plan_id] += 1
+            if s.kind == StepKind.VERIFY.value:
+                open_verify.add(s.plan_id)
+    entries = [
+        _step_entry(
+            s,
+            by_id[s.plan_id],
+            now=now,
+            grace_ns=grace_ns,
+            workers=workers,
+            approval_expiry=expiry,
+            statuses=statuses[s.plan_id],
+        )
+        for s in step_rows
+        if s.status not in _TERMINAL
+    ]
+    for p in plan_rows:
+        empty = open_steps[p.id] == 0
+        entries.append(
+            _entry(
+                "plan",
+                p.id,
+                p,
+                status=p.status,
+                owner="operator" if empty else "workers",
+                timeout=None,
+                is_stuck=empty,
+                reason="an open plan with no open step: nothing will move it"
+                if empty
+                else f"{open_steps[p.id]} open steps",
+            )
+        )
+    for r in prediction_rows:
+        verifying = r.plan_id in open_verify
+        late = r.due_at is not None and r.due_at < now
+        entries.append(
+            _entry(
+                "prediction",
+                r.id,
+                by_id[r.plan_id],
+                status=r.status,
+                owner="workers" if verifying else "operator",
+                timeout=r.due_at,
+                is_stuck=late and not verifying,
+                reason=(
+                    "a verify step will resolve it"
+                    if verifying
+                    else f"past due at {instant_text(r.due_at)} and no verify step will resolve it"
+                    if late
+                    else "no verify step: an operator resolves it"
+                ),
+            )
+        )
+    entries.sort(key=lambda pair: pair[0])
+    return [wire for _, wire in entries]

@@ -1,0 +1,262 @@
+"""``cerebri submit`` and ``cerebri worker``: put a plan in the store, and carry plans out
+(issue #12). Thin shells over :func:`cerebri.execution.submit` and
+:func:`cerebri.execution.run_worker`; the other execution commands are in
+:mod:`cerebri.cli._operations`. Options and errors: :mod:`cerebri.cli._execution_common`.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from cerebri._json import JSONValue
+from cerebri.cli._app import app, printable, read_input
+from cerebri.cli._durations import parse_duration
+from cerebri.cli._execution_common import (
+    JsonOption,
+    emit,
+    errors_to_exit,
+    open_executor,
+    safe_text,
+)
+from cerebri.cli._store import StoreOption
+
+if TYPE_CHECKING:
+    from cerebri.execution import Claim
+
+__all__ = ["submit_command", "worker_command"]
+
+
+# -- submit --------------------------------------------------------------------------------
+
+
+@app.command("submit")
+def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
+    plan: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[PLAN.json]",
+            help="A plan draft (JSON file, or - for stdin). Without it, --goal KEY reuses the "
+            "draft remembered for KEY.",
+        ),
+    ] = None,
+    alternatives: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--alternative",
+            metavar="ALT.json",
+            help="A draft of another strategy, tried when the plan fails (repeatable).",
+        ),
+    ] = None,
+    goal: Annotated[
+        str | None,
+        typer.Option("--goal", metavar="KEY", help="What the plan is for; remembered under KEY."),
+    ] = None,
+    sandbox: Annotated[
+        str | None, typer.Option("--sandbox", metavar="NAME", help="Run inside this sandbox.")
+    ] = None,
+    principal: Annotated[
+        str | None,
+        typer.Option("--as", metavar="PRINCIPAL", help="The requester (default principal:local)."),
+    ] = None,
+    max_replans: Annotated[
+        int | None,
+        typer.Option("--max-replans", metavar="N", help="New revisions allowed after failures."),
+    ] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Validate a plan draft and store it; workers run it. An invalid draft is stored as a
+    draft with its problems and never runs."""
+    from cerebri.execution import (  # noqa: PLC0415 - fast CLI start
+        DEFAULT_REQUESTER,
+        ExecutionError,
+        recall,
+        submit,
+    )
+    from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
+
+    with errors_to_exit(as_json):
+        executor = open_executor(store)
+        if plan is not None:
+            source: Any = read_input(plan)
+        elif goal is not None:
+            source = recall(executor, goal)
+            if source is None:
+                raise ExecutionError(
+                    f"no plan was remembered for goal {goal!r}: give a PLAN.json",
+                    code="execution.not_found",
+                )
+        else:
+            raise ExecutionError(
+                "give a PLAN.json, or --goal KEY to reuse a remembered plan",
+                code="execution.invalid_argument",
+            )
+        done = submit(
+            executor,
+            source,
+            requester=principal or DEFAULT_REQUESTER,
+            goal_key=goal,
+            alternatives=[read_input(a) for a in alternatives or ()],
+            sandbox=sandbox,
+            max_replans=DEFAULT_MAX_REPLANS if max_replans is None else max_replans,
+        )
+    if as_json:
+        emit(done.to_wire())
+        return
+    sys.stdout.write(
+        f"plan {done.plan_id} (revision {done.revision}): {done.status.value}\n"
+        f"intention: {done.intention_id}\n"
+    )
+    problems = done.validation.get("problems")
+    for problem in problems if isinstance(problems, list) else ():
+        if isinstance(problem, dict):
+            where = f" (step {problem['step']})" if problem.get("step") else ""
+            sys.stdout.write(safe_text(f"  {problem['code']}{where}: {problem['message']}") + "\n")
+
+
+# -- worker --------------------------------------------------------------------------------
+
+
+def calendars_option_value(pairs: list[str] | None) -> dict[str, Path]:
+    """``--ics-calendar ID=PATH`` values as a mapping (``execution.invalid_argument``)."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415
+
+    found: dict[str, Path] = {}
+    for pair in pairs or ():
+        name, sep, path = pair.partition("=")
+        if not sep or not name or not path:
+            raise ExecutionError(
+                f"--ics-calendar takes ID=PATH, not {pair!r}", code="execution.invalid_argument"
+            )
+        found[name] = Path(path)
+    return found
+
+
+@contextmanager
+def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT set ``stop`` (steps in flight finish) while the block runs."""
+
+    def handler(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _progress() -> Callable[[Claim], None] | None:
+    """On a terminal: a line on stderr per claimed step. Elsewhere: nothing."""
+    console = Console(stderr=True, highlight=False, markup=False, emoji=False)
+    if not console.is_terminal:
+        return None
+
+    def claimed(held: Claim) -> None:
+        note = " (takeover)" if held.takeover else ""
+        console.print(
+            printable(f"claimed {held.key} ({held.kind}) of plan {held.plan_id}{note}"),
+            style="dim",
+        )
+
+    return claimed
+
+
+@app.command("worker")
+def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", metavar="N", help="Steps run at once.")
+    ] = 1,
+    lease: Annotated[
+        str, typer.Option("--lease", metavar="DURATION", help="Lease of a claim: 30, 30s, 2m.")
+    ] = "30s",
+    until_idle: Annotated[
+        bool,
+        typer.Option(
+            "--until-idle",
+            help="Stop once no step is ready, waiting or executing (steps waiting for a "
+            "person do not keep it running; a wait or a verification does).",
+        ),
+    ] = False,
+    poll: Annotated[
+        str, typer.Option("--poll", metavar="DURATION", help="Idle wait between looks: 0.5s.")
+    ] = "0.5s",
+    ics_calendars: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ics-calendar",
+            metavar="ID=PATH",
+            help="Carry out the calendar capabilities for calendar ID on this .ics file "
+            "(repeatable).",
+        ),
+    ] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Claim and run steps until stopped (SIGTERM or Ctrl-C: steps in flight finish first),
+    then print what this worker did."""
+    from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution import WorkerReport, run_worker, scheduled_steps  # noqa: PLC0415
+    from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
+
+    with errors_to_exit(as_json):
+        lease_seconds = parse_duration(lease, option="--lease")
+        poll_seconds = parse_duration(poll, option="--poll")
+        clock = SystemClock()
+        adapters = default_adapters(clock, ics_calendars=calendars_option_value(ics_calendars))
+        executor = open_executor(store, clock=clock, adapters=adapters)
+        stop = threading.Event()
+        outcome: dict[str, WorkerReport | Exception] = {}
+
+        def work() -> None:
+            try:
+                outcome["report"] = run_worker(
+                    executor,
+                    concurrency=concurrency,
+                    lease_seconds=lease_seconds,
+                    poll_seconds=poll_seconds,
+                    stop=stop,
+                    on_claim=_progress(),
+                )
+            except Exception as error:  # re-raised below, in the main thread
+                outcome["error"] = error
+
+        with _stopped_by_signals(stop):
+            runner = threading.Thread(target=work, name="cerebri-worker-main")
+            runner.start()
+            try:
+                while runner.is_alive():
+                    runner.join(poll_seconds)
+                    if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
+                        stop.set()
+            except BaseException:  # the store went away under us: let the steps in flight end
+                stop.set()
+                runner.join()
+                raise
+        failed = outcome.get("error")
+        if isinstance(failed, Exception):
+            raise failed
+    report = outcome["report"]
+    assert isinstance(report, WorkerReport)
+    wire: dict[str, JSONValue] = {**report.to_wire(), "last_error": report.last_error}
+    if as_json:
+        emit(wire)
+        return
+    sys.stdout.write(
+        f"worker {report.worker_id}: {report.claims} claims, {report.takeovers} takeovers, "
+        f"{report.leases_lost} leases lost, {report.timers_fired} timers fired, "
+        f"{report.errors} errors\n"
+    )
+    if report.last_error:
+        sys.stdout.write(safe_text(f"last error: {report.last_error}") + "\n")

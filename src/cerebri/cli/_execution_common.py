@@ -1,0 +1,116 @@
+"""What the execution commands share: ``--json``/``--as`` options, opening the store, errors
+and output (:mod:`cerebri.cli._execution`, :mod:`cerebri.cli._operations`).
+
+The store URL is ``--store URL``, else ``CEREBRI_STORE``, else the embedded SQLite file (as
+``cerebri store``); it must be initialised (``store.not_initialised`` otherwise). Errors exit
+2 with ``error <code> at <path>: <message>`` on stderr, or with ``--json`` the object
+``{"code", "path", "message"}``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cerebri._json import JSONValue, compact, pretty
+from cerebri.cli._app import EXIT_INPUT, fail, printable, table_console
+from cerebri.errors import CerebriError
+
+if TYPE_CHECKING:
+    from cerebri.clock import Clock
+    from cerebri.execution import Executor
+    from cerebri.execution.adapters import Adapters
+
+__all__ = [
+    "JsonOption",
+    "PrincipalOption",
+    "emit",
+    "errors_to_exit",
+    "new_table",
+    "open_executor",
+    "print_table",
+    "safe_text",
+    "to_second",
+]
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
+PrincipalOption = Annotated[
+    str, typer.Option("--as", metavar="PRINCIPAL", help="Who decides, e.g. principal:alice.")
+]
+
+
+@contextmanager
+def errors_to_exit(as_json: bool) -> Iterator[None]:
+    """Turn a :class:`CerebriError` into exit 2 and its description on stderr."""
+    try:
+        yield
+    except CerebriError as error:
+        if not as_json:
+            raise fail(error) from None
+        sys.stderr.write(compact(dict(error.to_wire())) + "\n")
+        raise typer.Exit(EXIT_INPUT) from None
+
+
+def open_executor(
+    store: str | None, *, clock: Clock | None = None, adapters: Adapters | None = None
+) -> Executor:
+    """An executor on the store (checked to be initialised and up to date), with the system
+    clock and random UUIDs."""
+    from cerebri.clock import SystemClock, UuidIds  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution import Executor  # noqa: PLC0415
+    from cerebri.execution import store as execution_store  # noqa: PLC0415
+    from cerebri.execution.adapters import Adapters  # noqa: PLC0415
+
+    url = execution_store.resolve_store_url(store)
+    state = execution_store.status(url)
+    if not state.up_to_date:
+        raise execution_store.StoreError(
+            f"the store {state.url} is at revision {state.current or '(none)'}, not "
+            f"{state.head}: run `cerebri store init` (or `cerebri store upgrade`) first",
+            code="store.not_initialised",
+        )
+    engine = execution_store.open_engine(execution_store.parse_store_url(url))
+    return Executor(engine, clock or SystemClock(), UuidIds(), adapters=adapters or Adapters())
+
+
+def emit(value: JSONValue) -> None:
+    """Print ``value`` as indented JSON on stdout."""
+    sys.stdout.write(pretty(value))
+
+
+def safe_text(value: Any) -> str:
+    """``value`` as text for a terminal (control characters escaped); ``-`` for ``None``."""
+    return "-" if value is None else printable(str(value))
+
+
+def new_table(*columns: str) -> Table:
+    """A borderless table; ids and instants never wrap (they are copied into commands)."""
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name in columns:
+        whole = name in _WHOLE_COLUMNS
+        table.add_column(name, no_wrap=whole, overflow="ignore" if whole else "fold")
+    return table
+
+
+_WHOLE_COLUMNS = frozenset({"plan", "approval", "id", "created", "expires", "timeout", "due"})
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` on stdout: the terminal's width, else 240 columns so ids fit."""
+    console = table_console()
+    if not console.is_terminal:
+        console = Console(highlight=False, markup=False, emoji=False, width=240)
+    console.print(table)
+
+
+def to_second(text: JSONValue) -> str:
+    """An RFC 3339 instant cut to the second (``2026-12-01T10:00:00Z``), for tables."""
+    if not isinstance(text, str):
+        return "-"
+    return text.split(".", 1)[0].removesuffix("Z") + "Z"

@@ -1,0 +1,375 @@
+"""Operating on the store: ``cerebri plans``, ``approvals``, ``stuck``, ``sandbox`` and
+``steps`` (issue #12). Thin shells over :mod:`cerebri.execution`'s views and operations.
+Options and errors: :mod:`cerebri.cli._execution_common`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from cerebri._json import JSONValue
+from cerebri.cli._app import app
+from cerebri.cli._durations import parse_duration
+from cerebri.cli._execution_common import (
+    JsonOption,
+    PrincipalOption,
+    emit,
+    errors_to_exit,
+    new_table,
+    open_executor,
+    print_table,
+    safe_text,
+    to_second,
+)
+from cerebri.cli._store import StoreOption
+
+__all__ = ["approvals_app", "plans_app", "sandbox_app", "steps_app"]
+
+plans_app = typer.Typer(no_args_is_help=True, help="Plans in the store: list, show, cancel.")
+approvals_app = typer.Typer(
+    no_args_is_help=True, help="Approval requests: list, approve, reject, withdraw."
+)
+sandbox_app = typer.Typer(no_args_is_help=True, help="Sandboxes: enable, disable, list.")
+steps_app = typer.Typer(no_args_is_help=True, help="Steps that need a person: resolve.")
+app.add_typer(plans_app, name="plans")
+app.add_typer(approvals_app, name="approvals")
+app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(steps_app, name="steps")
+
+
+# -- plans ---------------------------------------------------------------------------------
+
+
+@plans_app.command("list")
+def plans_list(
+    status: Annotated[
+        str | None, typer.Option("--status", help="Only plans in this status.")
+    ] = None,
+    open_only: Annotated[
+        bool, typer.Option("--open", help="Only plans that may still make progress.")
+    ] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Every plan revision, oldest first."""
+    from cerebri.execution import list_plans  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        rows = list_plans(open_executor(store), status=status, open_only=open_only)
+    if as_json:
+        emit(list(rows))
+        return
+    table = new_table("plan", "rev", "status", "strategy", "steps", "created", "reason")
+    for r in rows:
+        table.add_row(
+            safe_text(r["id"]),
+            safe_text(r["revision"]),
+            safe_text(r["status"]),
+            safe_text(r["strategy"]),
+            f"{r['steps_done']}/{r['steps_total']}",
+            to_second(r["created_at"]),
+            safe_text(r["status_reason"]),
+        )
+    print_table(table)
+
+
+@plans_app.command("show")
+def plans_show(
+    plan_id: Annotated[str, typer.Argument(metavar="ID", help="The plan's id.")],
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One plan: its revisions, steps (status, attempts, result), predictions, approvals."""
+    from cerebri.execution import show_plan  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        shown = show_plan(open_executor(store), plan_id)
+    if as_json:
+        emit(shown)
+        return
+    out = sys.stdout
+    out.write(
+        safe_text(
+            f"plan {shown['id']} (revision {shown['revision']}): {shown['status']}"
+            + (f" ({shown['status_reason']})" if shown["status_reason"] else "")
+        )
+        + "\n"
+    )
+    out.write(safe_text(f"objective: {shown['objective']}") + "\n")
+    out.write(
+        f"strategy: {safe_text(shown['strategy'])}   requester: {safe_text(shown['requester'])}\n"
+    )
+    out.write(f"steps done: {shown['steps_done']}/{shown['steps_total']}\n")
+    table = new_table("step", "kind", "status", "attempts", "due", "reason")
+    steps = shown["steps"]
+    for s in steps if isinstance(steps, list) else ():
+        assert isinstance(s, dict)
+        table.add_row(
+            safe_text(s["key"]),
+            safe_text(s["kind"]),
+            safe_text(s["status"]),
+            safe_text(s["attempts"]),
+            to_second(s["next_run_at"]),
+            safe_text(s["status_reason"]),
+        )
+    print_table(table)
+    approvals = shown["approvals"]
+    for a in approvals if isinstance(approvals, list) else ():
+        assert isinstance(a, dict)
+        out.write(
+            safe_text(f"approval {a['id']}: {a['status']} (by {a['decided_by'] or '-'})") + "\n"
+        )
+
+
+@plans_app.command("cancel")
+def plans_cancel(
+    plan_id: Annotated[str, typer.Argument(metavar="ID", help="The plan's id.")],
+    principal: Annotated[
+        str,
+        typer.Option("--as", metavar="PRINCIPAL", help="Who cancels (default principal:local)."),
+    ] = "principal:local",
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Abandon an open plan: open steps cancelled, open approvals withdrawn, no replanning."""
+    from cerebri.execution import cancel_plan  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        done = cancel_plan(open_executor(store), plan_id, by=principal, reason=reason)
+    if as_json:
+        emit(done)
+        return
+    sys.stdout.write(
+        safe_text(f"plan {done['id']}: {done['status']} ({done['status_reason']})") + "\n"
+    )
+
+
+# -- approvals -----------------------------------------------------------------------------
+
+
+def _approval_line(a: dict[str, JSONValue]) -> str:
+    return safe_text(
+        f"approval {a['id']}: {a['status']}"
+        + (f" by {a['decided_by']}" if a["decided_by"] else "")
+        + (f" ({a['status_reason']})" if a["status_reason"] else "")
+    )
+
+
+@approvals_app.command("list")
+def approvals_list(
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Every approval, not only the open ones.")
+    ] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Approval requests, oldest first: the open ones unless --all."""
+    from cerebri.execution import list_approvals  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        rows = list_approvals(open_executor(store), status=None if show_all else "open")
+    if as_json:
+        emit(list(rows))
+        return
+    table = new_table("approval", "status", "plan", "requester", "expires", "asks for")
+    for a in rows:
+        request = a["request"] if isinstance(a["request"], dict) else {}
+        step = request.get("step")
+        if isinstance(step, dict):
+            what = step.get("capability") or step.get("kind")
+            asks = f"{step.get('key')}: {what} {step.get('target') or ''}"
+        else:
+            asks = f"{request.get('kind')}: {request.get('capability')}"
+        table.add_row(
+            safe_text(a["id"]),
+            safe_text(a["status"]),
+            safe_text(a["plan_id"]),
+            safe_text(a["requester"]),
+            to_second(a["expires_at"]),
+            safe_text(asks.strip()),
+        )
+    print_table(table)
+
+
+def _decide(
+    approval_id: str,
+    principal: str,
+    reason: str | None,
+    *,
+    approve: bool,
+    store: str | None,
+    as_json: bool,
+) -> None:
+    from cerebri.execution import decide  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        done = decide(
+            open_executor(store), approval_id, approve=approve, by=principal, reason=reason
+        )
+    if as_json:
+        emit(done)
+        return
+    sys.stdout.write(_approval_line(done) + "\n")
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
+    principal: PrincipalOption,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Approve an open request (not as the principal that submitted the plan)."""
+    _decide(approval_id, principal, reason, approve=True, store=store, as_json=as_json)
+
+
+@approvals_app.command("reject")
+def approvals_reject(
+    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
+    principal: PrincipalOption,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Reject an open request: its step fails and the plan replans when it can."""
+    _decide(approval_id, principal, reason, approve=False, store=store, as_json=as_json)
+
+
+@approvals_app.command("withdraw")
+def approvals_withdraw(
+    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
+    principal: PrincipalOption,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The requester takes its own open request back; the plan is abandoned."""
+    from cerebri.execution import withdraw  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        done = withdraw(open_executor(store), approval_id, by=principal)
+    if as_json:
+        emit(done)
+        return
+    sys.stdout.write(_approval_line(done) + "\n")
+
+
+# -- stuck, sandboxes, steps ---------------------------------------------------------------
+
+
+@app.command("stuck")
+def stuck_command(
+    grace: Annotated[
+        str,
+        typer.Option("--grace", metavar="DURATION", help="How long overdue counts as stuck: 60s."),
+    ] = "60s",
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Everything not finished, who should move it, its timeout, and whether it is stuck."""
+    from cerebri.execution import stuck  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        seconds = parse_duration(grace, option="--grace")
+        rows = stuck(open_executor(store), grace_seconds=int(seconds))
+    if as_json:
+        emit(list(rows))
+        return
+    table = new_table("stuck", "kind", "id", "step", "status", "owner", "timeout", "reason")
+    for r in rows:
+        table.add_row(
+            "STUCK" if r["stuck"] else "",
+            safe_text(r["kind"]),
+            safe_text(r["id"]),
+            safe_text(r["step_key"]),
+            safe_text(r["status"]),
+            safe_text(r["owner"]),
+            to_second(r["timeout"]),
+            safe_text(r["reason"]),
+        )
+    print_table(table)
+
+
+def _set_sandbox(
+    name: str, enabled: bool, reason: str | None, store: str | None, as_json: bool
+) -> None:
+    from cerebri.execution import set_sandbox  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        done = set_sandbox(open_executor(store), name, enabled, reason)
+    if as_json:
+        emit(done)
+        return
+    state = "enabled" if done["enabled"] else "disabled"
+    readied = f"; {done['steps_readied']} steps ready again" if done["steps_readied"] else ""
+    sys.stdout.write(safe_text(f"sandbox {done['name']}: {state}{readied}") + "\n")
+
+
+@sandbox_app.command("enable")
+def sandbox_enable(
+    name: Annotated[str, typer.Argument(metavar="NAME")],
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create or enable a sandbox; its steps blocked by the sandbox run again."""
+    _set_sandbox(name, True, reason, store, as_json)
+
+
+@sandbox_app.command("disable")
+def sandbox_disable(
+    name: Annotated[str, typer.Argument(metavar="NAME")],
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Disable a sandbox (created if new): no plan in it acts until it is enabled."""
+    _set_sandbox(name, False, reason, store, as_json)
+
+
+@sandbox_app.command("list")
+def sandbox_list(store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Every sandbox by name."""
+    from cerebri.execution import list_sandboxes  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        rows = list_sandboxes(open_executor(store))
+    if as_json:
+        emit(list(rows))
+        return
+    for r in rows:
+        state = "enabled" if r["enabled"] else "disabled"
+        sys.stdout.write(safe_text(f"{r['name']}: {state}") + "\n")
+
+
+@steps_app.command("resolve")
+def steps_resolve(
+    step_id: Annotated[str, typer.Argument(metavar="STEP", help="The blocked step's id.")],
+    happened: Annotated[
+        bool,
+        typer.Option(
+            "--happened/--did-not-happen",
+            help="Whether the step's effect happened (then it completes) or not (it runs "
+            "again with a new idempotency key).",
+        ),
+    ],
+    principal: PrincipalOption,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Settle a step blocked with needs_verification, after looking at the world."""
+    from cerebri.execution import resolve_step  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        done = resolve_step(open_executor(store), step_id, happened=happened, by=principal)
+    if as_json:
+        emit(done)
+        return
+    sys.stdout.write(
+        safe_text(f"step {done['key']} ({done['id']}): {done['status']} ({done['status_reason']})")
+        + "\n"
+    )

@@ -1,0 +1,114 @@
+"""An operator settles a step that needs verification (plans.md section 6, crash rules).
+
+A non-idempotent step whose worker stopped after the invocation may have begun, or whose
+invocation ended in a retryable error, is ``blocked`` with a ``status_reason`` starting
+``needs_verification`` and is never repeated on its own. A person looks at the world and
+tells :func:`resolve_step` what happened:
+
+* it happened: the step is ``completed`` with result ``{"resolved_by", "happened": true}``
+  and the plan moves on (dependants readied, the plan may complete);
+* it did not: the step runs again in a new attempt group (``attempt_group`` + 1, so a new
+  idempotency key ``<plan>:<revision>:<key>:<group>``), ``ready`` and due now.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, func, select, update
+
+from cerebri._json import JSONValue
+from cerebri.execution.context import Executor
+from cerebri.execution.errors import ExecutionError
+from cerebri.execution.progress import complete_unleased
+from cerebri.execution.store.schema import plans, steps
+from cerebri.execution.views import show_plan
+from cerebri.plans import PlanStatus, StepStatus
+
+__all__ = ["NEEDS_VERIFICATION", "resolve_step"]
+
+NEEDS_VERIFICATION = "needs_verification"
+"""The prefix of the ``status_reason`` of a step an operator must resolve."""
+
+
+def _unblock_plan(connection: Connection, plan_id: str, now: int) -> None:
+    """A ``blocked`` plan with no blocked step left is ``executing`` again."""
+    blocked = connection.execute(
+        select(func.count())
+        .select_from(steps)
+        .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.BLOCKED.value)
+    ).scalar()
+    if blocked:
+        return
+    connection.execute(
+        update(plans)
+        .where(plans.c.id == plan_id, plans.c.status == PlanStatus.BLOCKED.value)
+        .values(status=PlanStatus.EXECUTING.value, status_reason=None, updated_at=now)
+    )
+
+
+def resolve_step(
+    executor: Executor, step_id: str, *, happened: bool, by: str
+) -> dict[str, JSONValue]:
+    """Settle the ``blocked`` step ``step_id`` (reason ``needs_verification``) as principal
+    ``by``: ``happened`` completes it, otherwise it runs again in a new attempt group.
+    Returns the step's wire form from :func:`~cerebri.execution.views.show_plan` afterwards.
+
+    Raises :class:`ExecutionError` ``execution.not_found`` for an unknown step,
+    ``execution.invalid_state`` for a step in any other state or blocked for another reason,
+    ``execution.invalid_argument`` for an empty ``by``.
+    """
+    if not isinstance(by, str) or not by.strip():
+        raise ExecutionError("a resolution names its principal", code="execution.invalid_argument")
+    now = executor.now_ns()
+    with executor.transaction() as connection:
+        row = connection.execute(select(steps).where(steps.c.id == step_id)).first()
+        if row is None:
+            raise ExecutionError(f"no step {step_id!r}", code="execution.not_found")
+        if row.status != StepStatus.BLOCKED.value or not (row.status_reason or "").startswith(
+            NEEDS_VERIFICATION
+        ):
+            raise ExecutionError(
+                f"step {step_id} is {row.status} ({row.status_reason or 'no reason'}): only a "
+                f"blocked step that {NEEDS_VERIFICATION} can be resolved",
+                code="execution.invalid_state",
+            )
+        if happened:
+            moved = complete_unleased(
+                connection,
+                executor,
+                step_id,
+                from_status=StepStatus.BLOCKED,
+                result={"resolved_by": by, "happened": True},
+                reason=f"resolved by {by}: it happened",
+            )
+        else:
+            group = int(row.attempt_group) + 1
+            moved = (
+                connection.execute(
+                    update(steps)
+                    .where(
+                        steps.c.id == step_id,
+                        steps.c.status == StepStatus.BLOCKED.value,
+                        steps.c.lease_token.is_(None),
+                    )
+                    .values(
+                        status=StepStatus.READY.value,
+                        status_reason=f"resolved by {by}: it did not happen; "
+                        f"runs again as attempt group {group}",
+                        attempt_group=group,
+                        next_run_at=now,
+                        updated_at=now,
+                    )
+                ).rowcount
+                == 1
+            )
+        if not moved:
+            raise ExecutionError(
+                f"step {step_id} changed meanwhile", code="execution.invalid_state"
+            )
+        _unblock_plan(connection, row.plan_id, now)
+    shown = show_plan(executor, row.plan_id)["steps"]
+    assert isinstance(shown, list)
+    step: dict[str, JSONValue] = next(
+        s for s in shown if isinstance(s, dict) and s["id"] == step_id
+    )
+    return step
