@@ -314,6 +314,10 @@ def _completed(engine: Engine) -> int:
 
 @dataclass
 class Outcome:
+    """What one run saw: instants in ns since the epoch (this machine's clock); ``history``
+    rows ``(step id, worker id, outcome, finished_at, started_at)``; journals and events per
+    worker id; the cut host's sockets and server sessions at the end."""
+
     settings: HostsSettings
     server_settings: tuple[str, ...] = ()
     submitted_ns: int = 0
@@ -349,11 +353,13 @@ def run_hosts(settings: HostsSettings, say: Any = print) -> Outcome:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(worker.proc.pid, signal.SIGKILL)
                 worker.proc.wait()
-        if engine is not None:
-            engine.dispose()
-        server.stop()
-        network.down()
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            if engine is not None:
+                engine.dispose()
+            server.stop()
+        finally:
+            network.down()
+            shutil.rmtree(folder, ignore_errors=True)
 
     atexit.register(clean)
     outcome = Outcome(settings, server_settings)
