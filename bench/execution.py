@@ -26,6 +26,14 @@ Reported per row: throughput of each system, the ratios cerebri / peer, and clai
 (nearest rank) in milliseconds, then the issue's goals (#12): >= 300 steps/s on SQLite,
 >= 1000 steps/s with 4 PostgreSQL workers, claim p99 <= 10 ms, cerebri >= procrastinate.
 
+``--hosts N`` (N >= 2; Linux, root; not part of CI) runs instead the many-machines scenario
+of ``_hosts``: N network namespaces joined to this machine by veth pairs on 10.231.0.0/16,
+``--workers-per-host`` cerebri workers in each against one throwaway PostgreSQL reached over
+those links, host 1's link cut once ``--cut-at`` of the ``--steps`` are done; the report
+checks that every step completed exactly once (the other hosts take over the expired leases)::
+
+    sudo .venv/bin/python bench/execution.py --hosts 2        # 2000 steps, 2 workers per host
+
 Until the executor is merged ``_cerebri_runner.run_cerebri`` raises NotImplementedError and
 the cerebri columns read "not available"; the peers still run. Workers and this process
 share the machine (2 cores on the development machine): with 4 workers the CPUs are
@@ -38,6 +46,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -50,6 +59,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from _cerebri_runner import run_cerebri
+from _hosts import HostsSettings, cannot_run, report_lines, run_hosts, summary
 from _machine import load_average, source_revision
 from _peers import PEERS, PeerResult, fresh_database, missing_peers, run_peer
 
@@ -273,6 +283,36 @@ def parse_peers(text: str) -> list[str]:
     return names
 
 
+def many_hosts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--hosts N``: the simulated many-machines run of ``_hosts`` and its report."""
+    if args.hosts < 2 or args.workers_per_host < 1 or not 0 < args.cut_at < 1:
+        parser.error("--hosts needs N >= 2, --workers-per-host >= 1 and 0 < --cut-at < 1")
+    problem = cannot_run()
+    if problem is not None:
+        parser.error(f"--hosts: {problem}")
+    settings = HostsSettings(
+        hosts=args.hosts,
+        workers=args.workers_per_host,
+        steps=args.steps,
+        lease=args.lease,
+        delay_ms=args.step_delay_ms,
+        cut_at=args.cut_at,
+        server_timeouts=not args.no_server_timeouts,
+    )
+    # SIGTERM ends the run like Ctrl-C, so that the namespaces and the server are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    data = summary(run_hosts(settings, say))
+    if args.json:
+        print(json.dumps({"machine": machine_info("throwaway, see server"), **data}, indent=2))
+        return 0
+    print("Execution benchmark: many machines, simulated (network namespaces, one link cut)")
+    print("\n".join(machine_info("a throwaway server reached over the namespaces' links")))
+    print()
+    print("\n".join(report_lines(data)))
+    print(f"load     {load_average()} (1/5/15 min, at the end)")
+    return 0 if data["every_step_exactly_once"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=2000, help="no-op jobs per row (2000)")
@@ -296,13 +336,37 @@ def main(argv: list[str] | None = None) -> int:
         default="asyncpg",
         help="pgqueuer's database driver in its workers (asyncpg, its CLI's first choice)",
     )
-    parser.add_argument("--hosts", type=int, help="worker hosts (not implemented yet)")
+    parser.add_argument(
+        "--hosts",
+        type=int,
+        help="N >= 2: the many-machines scenario instead (root, Linux; see _hosts): N network "
+        "namespaces, --workers-per-host workers each, host 1's link cut mid-run",
+    )
+    parser.add_argument(
+        "--workers-per-host", type=int, default=2, help="with --hosts: workers per host (2)"
+    )
+    parser.add_argument("--lease", type=float, default=3.0, help="with --hosts: lease seconds (3)")
+    parser.add_argument(
+        "--step-delay-ms", type=float, default=5.0, help="with --hosts: ms per step (5)"
+    )
+    parser.add_argument(
+        "--cut-at",
+        type=float,
+        default=0.4,
+        help="with --hosts: cut host 1 once this fraction of the steps completed (0.4)",
+    )
+    parser.add_argument(
+        "--no-server-timeouts",
+        action="store_true",
+        help="with --hosts: leave PostgreSQL's idle-in-transaction and keepalive settings at "
+        "their defaults",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
         parser.error("--steps and --repeats must be positive")
     if args.hosts is not None:
-        say(f"--hosts {args.hosts}: not implemented yet; running on this host only")
+        return many_hosts(parser, args)
     os.environ["BENCH_PGQUEUER_DRIVER"] = args.pgqueuer_driver  # read by the workers
 
     server = args.pg_url or DEFAULT_PG_URL
