@@ -37,7 +37,14 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
-from cerebri.execution.claims import Attempt, Claim, LeaseLostError, close_attempt
+from cerebri.execution.claims import (
+    Attempt,
+    Claim,
+    LeaseLostError,
+    attempt_id,
+    close_attempt,
+    lease_holder,
+)
 from cerebri.execution.context import Executor
 from cerebri.execution.store.schema import (
     approvals,
@@ -461,6 +468,35 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
             now,
             result=attempt.result,
             error=attempt.error or {"code": "plan.stopped", "message": reason},
+        )
+    stored = {row.step_id for row in running}
+    executing = connection.execute(
+        select(steps, plans.c.revision)
+        .join(plans, plans.c.id == steps.c.plan_id)
+        .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.EXECUTING.value)
+    ).all()
+    for row in executing:
+        if row.id in stored:
+            continue
+        # an idempotent attempt is not stored while it runs: its history row is written here
+        close_attempt(
+            connection,
+            Attempt(
+                id=attempt_id(row.id, row.attempts),
+                number=row.attempts,
+                lease_token=row.lease_token or "",
+                worker_id=lease_holder(row.lease_token),
+                idempotency_key=f"{plan_id}:{row.revision}:{row.key}:{row.attempt_group}",
+                started_at=row.updated_at,
+                invoked_at=None,
+                outcome=None,
+                result=None,
+                error=None,
+            ),
+            row.id,
+            AttemptOutcome.INTERRUPTED,
+            now,
+            error={"code": "plan.stopped", "message": reason},
         )
     result = connection.execute(
         update(steps)
