@@ -24,14 +24,9 @@ outcome by conditional updates on the claim's lease token. In order:
    (``retry_base_seconds`` doubling, at most ``retry_max_seconds``) until ``max_attempts``;
    otherwise the step fails and the plan replans.
 
-Other kinds: ``verify`` polls its check every ``interval_seconds`` until it holds (the
-prediction is confirmed and its belief strengthened) or its deadline passes: its own
-``within_seconds`` from its first claim, or the prediction's ``due_at`` if earlier (an
-expectation with a positive ``within_seconds``); then the prediction is missed, the belief
-weakened, the step fails and the plan replans; ``wait`` sleeps durably; ``monitor``
-needs its check to hold for ``stable_seconds`` before ``deadline_seconds``; ``internal``
-summarises findings or records a procedure; ``request_capability`` asks for a grant as an
-approval row. Waiting is a ``next_run_at`` in the store, never a sleeping worker.
+The other kinds (``verify``, ``wait``, ``monitor``, ``internal``, ``request_capability``) are
+in :mod:`cerebri.execution.kinds`. Waiting is a ``next_run_at`` in the store, never a
+sleeping worker.
 """
 
 from __future__ import annotations
@@ -43,6 +38,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, insert, select, update
 
 from cerebri._json import JSONValue
+from cerebri.execution import kinds
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.adapters import AdapterError, Invocation
 from cerebri.execution.approvals import consume, open_request
@@ -62,12 +58,9 @@ from cerebri.execution.progress import finish, finish_in_one_statement, park, st
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
-    beliefs,
     plans,
     predictions,
-    procedural_memories,
     sandboxes,
-    steps,
 )
 from cerebri.execution.store.vocabulary import (
     ApprovalStatus,
@@ -77,16 +70,14 @@ from cerebri.execution.store.vocabulary import (
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
     Check,
-    InternalAction,
     Origin,
     PlanStatus,
     StepKind,
     StepSpec,
     StepStatus,
 )
-from cerebri.temporal import Instant
 
-__all__ = ["MAX_INTERRUPTIONS", "Hook", "run_claim"]
+__all__ = ["MAX_INTERRUPTIONS", "Hook", "StepRun", "run_claim"]
 
 MAX_INTERRUPTIONS: Final = 5
 """Takeovers after which a step that keeps interrupting its workers fails
@@ -114,7 +105,7 @@ class _BudgetSpentError(Exception):
     """The plan's invocation budget is spent (the message says which)."""
 
 
-class _Run:
+class StepRun:
     """One claimed step being run; every store write checks the lease token."""
 
     def __init__(self, executor: Executor, held: Claim, hook: Hook) -> None:
@@ -150,21 +141,10 @@ class _Run:
             park(connection, self.ex, self.held, status, **kwargs)
 
     def stop(self, status: PlanStatus, reason: str, *, replan: bool) -> None:
-        """Stop the plan (budget, cancel); this step is cancelled with the others."""
+        """Stop the plan (a budget ran out); this step is cancelled with the others, and its
+        attempt written to history as ``interrupted`` by the cancellation."""
         with self.ex.transaction() as connection:
-            mine = connection.execute(
-                select(steps.c.lease_token).where(steps.c.id == self.held.step_id)
-            ).scalar()
-            if mine != self.held.token:
-                raise LeaseLostError(self.held.step_id)
-            close_attempt(
-                connection,
-                self.held.attempt,
-                self.held.step_id,
-                AttemptOutcome.INTERRUPTED,
-                self.ex.now_ns(),
-                error={"code": "plan.stopped", "message": reason},
-            )
+            self.hold(connection)
             stop_plan(connection, self.ex, self.held.plan_id, status, reason, replan=replan)
 
     # -- the run ---------------------------------------------------------------------
@@ -187,15 +167,15 @@ class _Run:
         if kind == StepKind.CAPABILITY:
             self._capability()
         elif kind == StepKind.VERIFY:
-            self._verify()
+            kinds.verify(self)
         elif kind == StepKind.WAIT:
-            self._wait()
+            kinds.wait(self)
         elif kind == StepKind.MONITOR:
-            self._monitor()
+            kinds.monitor(self)
         elif kind == StepKind.INTERNAL:
-            self._internal()
+            kinds.internal(self)
         elif kind == StepKind.REQUEST_CAPABILITY:
-            self._request_capability()
+            kinds.request_capability(self)
         else:  # pragma: no cover - validation refuses other kinds before they are stored
             self.finish(StepStatus.FAILED, reason=f"unknown step kind {kind!r}")
 
@@ -408,7 +388,7 @@ class _Run:
         )
         return adapter.invoke(invocation)
 
-    def _observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
+    def observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
         """Run a check through its read-only capability; ``(holds, observation)``. The read
         counts against the plan's invocation budget (plans.md section 3 counts checks);
         :class:`_BudgetSpentError` when none is left."""
@@ -450,7 +430,7 @@ class _Run:
             return
         precondition = self.spec.precondition
         if precondition is not None:
-            holds, observation = self._observe(precondition.check)
+            holds, observation = self.observe(precondition.check)
             if not holds:
                 reason = (
                     "already_satisfied: the desired state already holds"
@@ -574,219 +554,13 @@ class _Run:
 
     # -- other kinds -----------------------------------------------------------------
 
-    def _verify(self) -> None:
-        spec = self.spec.verify
-        assert spec is not None
-        now = self.ex.now_ns()
-        with self.ex.engine.connect() as connection:
-            of = connection.execute(
-                select(
-                    steps.c.id,
-                    steps.c.prediction_id,
-                    predictions.c.due_at,
-                    predictions.c.created_at,
-                )
-                .outerjoin(predictions, predictions.c.id == steps.c.prediction_id)
-                .where(steps.c.plan_id == self.held.plan_id, steps.c.key == spec.of)
-            ).one()
-        holds, observation = self._observe(spec.check)
-        deadline = self.held.started_at + spec.within_seconds * NS
-        if of.due_at is not None and of.due_at > of.created_at:
-            # an observation after the prediction was due cannot confirm it (plans.md 2: what
-            # the step should bring about *within* its expectation's within_seconds)
-            deadline = min(deadline, of.due_at)
-        if holds and now <= deadline:
-            self._resolve(of.prediction_id, PredictionStatus.CONFIRMED, observation)
-            self.finish(StepStatus.COMPLETED, observation=observation, result=observation)
-            return
-        following = now + spec.interval_seconds * NS
-        if following <= deadline:
-            self.park(
-                StepStatus.WAITING,
-                next_run_at=following,
-                reason=f"verifying {spec.of}: not yet observed",
-                observation=dumps(observation),
-            )
-            return
-        self._resolve(of.prediction_id, PredictionStatus.MISSED, observation)
-        self.finish(
-            StepStatus.FAILED,
-            reason=f"prediction_missed: {spec.of} not observed by {Instant(deadline).format()}",
-            observation=observation,
-        )
-
-    def _resolve(
-        self, prediction_id: str | None, status: PredictionStatus, observation: JSONValue
-    ) -> None:
-        if prediction_id is None:
-            return
-        now = self.ex.now_ns()
-        with self.ex.transaction() as connection:
-            row = connection.execute(
-                update(predictions)
-                .where(
-                    predictions.c.id == prediction_id,
-                    predictions.c.status == PredictionStatus.OPEN.value,
-                )
-                .values(status=status.value, observation=dumps(observation), resolved_at=now)
-                .returning(predictions.c.expectation)
-            ).first()
-            if row is None:
-                return
-            belief = (loads(row.expectation) or {}).get("belief_id")
-            if belief:
-                _adjust_belief(connection, str(belief), status, prediction_id, now)
-
-    def _wait(self) -> None:
-        spec = self.spec.wait
-        assert spec is not None
-        wake = (self.held.observation or {}).get("wake_at_ns")
-        now = self.ex.now_ns()
-        if wake is None:
-            wake = now + spec.seconds * NS
-        if now >= wake:
-            self.finish(StepStatus.COMPLETED, observation={"waited_seconds": spec.seconds})
-            return
-        self.park(
-            StepStatus.WAITING,
-            next_run_at=wake,
-            reason=f"waiting {spec.seconds} s",
-            observation=dumps({"wake_at_ns": wake}),
-        )
-
-    def _monitor(self) -> None:
-        spec = self.spec.monitor
-        assert spec is not None
-        now = self.ex.now_ns()
-        holds, observation = self._observe(spec.check)
-        state = dict(self.held.observation or {})
-        stable_since = state.get("stable_since_ns") if holds else None
-        if holds and stable_since is None:
-            stable_since = now
-        if holds and now - int(stable_since or now) >= spec.stable_seconds * NS:
-            self.finish(StepStatus.COMPLETED, observation=observation, result=observation)
-            return
-        deadline = self.held.started_at + spec.deadline_seconds * NS
-        following = now + spec.interval_seconds * NS
-        if following > deadline:
-            self.finish(
-                StepStatus.FAILED,
-                reason=f"monitor_deadline: the check did not hold for {spec.stable_seconds} s "
-                f"within {spec.deadline_seconds} s",
-                observation=observation,
-            )
-            return
-        self.park(
-            StepStatus.WAITING,
-            next_run_at=following,
-            reason="monitoring",
-            observation=dumps({**observation, "stable_since_ns": stable_since}),
-        )
-
-    def _internal(self) -> None:
-        spec = self.spec.internal
-        assert spec is not None
-        with self.ex.engine.connect() as connection:
-            rows = connection.execute(
-                select(steps.c.key, steps.c.status, steps.c.result, steps.c.observation)
-                .where(
-                    steps.c.plan_id == self.held.plan_id,
-                    steps.c.key.in_(self.spec.depends_on),
-                )
-                .order_by(steps.c.position)
-            ).all()
-        findings: list[JSONValue] = [
-            {
-                "key": r.key,
-                "status": r.status,
-                "result": loads(r.result),
-                "observation": loads(r.observation),
-            }
-            for r in rows
-        ]
-        if spec.action == InternalAction.RECORD_PROCEDURE.value:
-            self._record_procedure(findings)
-            return
-        self.finish(StepStatus.COMPLETED, result={"findings": findings})
-
-    def _record_procedure(self, findings: list[JSONValue]) -> None:
-        now = self.ex.now_ns()
-        with self.ex.transaction() as connection:
-            plan = connection.execute(
-                select(plans.c.draft, plans.c.intention_id).where(plans.c.id == self.held.plan_id)
-            ).one()
-            draft = loads(plan.draft)
-            memory_id = self.ex.ids.new_id()
-            connection.execute(
-                insert(procedural_memories).values(
-                    id=memory_id,
-                    plan_id=self.held.plan_id,
-                    intention_id=plan.intention_id,
-                    goal_key=str(draft.get("objective")),
-                    steps=dumps(draft),
-                    created_at=now,
-                )
-            )
-            finish(
-                connection,
-                self.ex,
-                self.held,
-                StepStatus.COMPLETED,
-                result={"memory_id": memory_id, "findings": findings},
-            )
-
-    def _request_capability(self) -> None:
-        spec = self.spec.request
-        assert spec is not None
-        if self.held.approval_id is None:
-            self._ask(StepStatus.AWAITING_GRANT, {"kind": "grant", **spec.to_wire()})
-            return
-        with self.ex.engine.connect() as connection:
-            row = connection.execute(
-                select(approvals).where(approvals.c.id == self.held.approval_id)
-            ).one()
-        if row.status != ApprovalStatus.APPROVED.value:
-            self.finish(StepStatus.FAILED, reason=f"grant {row.status}")
-            return
-        until = (row.decided_at or 0) + spec.duration_seconds * NS
-        self.finish(
-            StepStatus.COMPLETED,
-            result={
-                "grant": row.id,
-                "capability": spec.capability,
-                "target_pattern": spec.target_pattern,
-                "until": Instant(until).format(),
-            },
-        )
-
-
-def _adjust_belief(
-    connection: Connection, belief_id: str, status: PredictionStatus, prediction_id: str, now: int
-) -> None:
-    """A confirmed prediction moves its belief halfway to 1, a missed one halves it
-    (an unknown belief starts at 1). Evidence keeps the last prediction that moved it."""
-    row = connection.execute(select(beliefs).where(beliefs.c.id == belief_id)).first()
-    old = 1.0 if row is None else float(row.confidence)
-    new = old + (1.0 - old) / 2 if status is PredictionStatus.CONFIRMED else old / 2
-    evidence = dumps({"prediction": prediction_id, "status": status.value, "before": old})
-    if row is None:
-        connection.execute(
-            insert(beliefs).values(id=belief_id, confidence=new, evidence=evidence, updated_at=now)
-        )
-    else:
-        connection.execute(
-            update(beliefs)
-            .where(beliefs.c.id == belief_id)
-            .values(confidence=new, evidence=evidence, updated_at=now)
-        )
-
 
 def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
     """Run one claimed step to its next state (see the module doc). A lost lease ends the run
     quietly: another worker owns the step now, and nothing of ours was committed for it
     beyond what a takeover reads (``invoked_at``, a saved outcome)."""
     try:
-        _Run(executor, held, hook).run()
+        StepRun(executor, held, hook).run()
     except LeaseLostError:
         return
     hook("recorded", held)

@@ -1,0 +1,260 @@
+"""The step kinds that observe, wait or keep records (plans.md section 2), run on a claim.
+
+Each function takes the :class:`~cerebri.execution.runner.StepRun` of a claimed step and
+moves it to its next state through the run's conditional updates:
+
+* :func:`verify` polls its check every ``interval_seconds`` until it holds (the prediction
+  is confirmed and its belief moves halfway to 1) or its deadline passes: its own
+  ``within_seconds`` from its first claim, or the prediction's ``due_at`` if earlier (for an
+  expectation with a positive ``within_seconds``); then the prediction is missed, the belief
+  halved, the step fails and the plan replans;
+* :func:`wait` parks the step ``waiting`` until ``seconds`` have passed (a time in the store);
+* :func:`monitor` needs its check to hold for ``stable_seconds`` before ``deadline_seconds``;
+* :func:`internal` summarises the findings of its dependencies or records a procedure;
+* :func:`request_capability` asks for a grant as an approval row and completes with it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, insert, select, update
+
+from cerebri._json import JSONValue
+from cerebri.execution._rows import dumps, loads
+from cerebri.execution.context import NS
+from cerebri.execution.progress import finish
+from cerebri.execution.store.schema import (
+    approvals,
+    beliefs,
+    plans,
+    predictions,
+    procedural_memories,
+    steps,
+)
+from cerebri.execution.store.vocabulary import ApprovalStatus, PredictionStatus
+from cerebri.plans import InternalAction, StepStatus
+from cerebri.temporal import Instant
+
+if TYPE_CHECKING:
+    from cerebri.execution.runner import StepRun
+
+__all__ = ["internal", "monitor", "request_capability", "verify", "wait"]
+
+
+def verify(run: StepRun) -> None:
+    """Poll the check of a ``verify`` step once; confirm, wait again or miss (module doc)."""
+    spec = run.spec.verify
+    assert spec is not None
+    now = run.ex.now_ns()
+    with run.ex.engine.connect() as connection:
+        of = connection.execute(
+            select(
+                steps.c.id,
+                steps.c.prediction_id,
+                predictions.c.due_at,
+                predictions.c.created_at,
+            )
+            .outerjoin(predictions, predictions.c.id == steps.c.prediction_id)
+            .where(steps.c.plan_id == run.held.plan_id, steps.c.key == spec.of)
+        ).one()
+    holds, observation = run.observe(spec.check)
+    deadline = run.held.started_at + spec.within_seconds * NS
+    if of.due_at is not None and of.due_at > of.created_at:
+        # an observation after the prediction was due cannot confirm it (plans.md 2: what
+        # the step should bring about *within* its expectation's within_seconds)
+        deadline = min(deadline, of.due_at)
+    if holds and now <= deadline:
+        _resolve(run, of.prediction_id, PredictionStatus.CONFIRMED, observation)
+        run.finish(StepStatus.COMPLETED, observation=observation, result=observation)
+        return
+    following = now + spec.interval_seconds * NS
+    if following <= deadline:
+        run.park(
+            StepStatus.WAITING,
+            next_run_at=following,
+            reason=f"verifying {spec.of}: not yet observed",
+            observation=dumps(observation),
+        )
+        return
+    _resolve(run, of.prediction_id, PredictionStatus.MISSED, observation)
+    run.finish(
+        StepStatus.FAILED,
+        reason=f"prediction_missed: {spec.of} not observed by {Instant(deadline).format()}",
+        observation=observation,
+    )
+
+
+def _resolve(
+    run: StepRun, prediction_id: str | None, status: PredictionStatus, observation: JSONValue
+) -> None:
+    if prediction_id is None:
+        return
+    now = run.ex.now_ns()
+    with run.ex.transaction() as connection:
+        row = connection.execute(
+            update(predictions)
+            .where(
+                predictions.c.id == prediction_id,
+                predictions.c.status == PredictionStatus.OPEN.value,
+            )
+            .values(status=status.value, observation=dumps(observation), resolved_at=now)
+            .returning(predictions.c.expectation)
+        ).first()
+        if row is None:
+            return
+        belief = (loads(row.expectation) or {}).get("belief_id")
+        if belief:
+            _adjust_belief(connection, str(belief), status, prediction_id, now)
+
+
+def wait(run: StepRun) -> None:
+    """Park a ``wait`` step until its wake-up instant, then complete it."""
+    spec = run.spec.wait
+    assert spec is not None
+    wake = (run.held.observation or {}).get("wake_at_ns")
+    now = run.ex.now_ns()
+    if wake is None:
+        wake = now + spec.seconds * NS
+    if now >= wake:
+        run.finish(StepStatus.COMPLETED, observation={"waited_seconds": spec.seconds})
+        return
+    run.park(
+        StepStatus.WAITING,
+        next_run_at=wake,
+        reason=f"waiting {spec.seconds} s",
+        observation=dumps({"wake_at_ns": wake}),
+    )
+
+
+def monitor(run: StepRun) -> None:
+    """Check a ``monitor`` step's condition once; complete, wait again or fail."""
+    spec = run.spec.monitor
+    assert spec is not None
+    now = run.ex.now_ns()
+    holds, observation = run.observe(spec.check)
+    state = dict(run.held.observation or {})
+    stable_since = state.get("stable_since_ns") if holds else None
+    if holds and stable_since is None:
+        stable_since = now
+    if holds and now - int(stable_since or now) >= spec.stable_seconds * NS:
+        run.finish(StepStatus.COMPLETED, observation=observation, result=observation)
+        return
+    deadline = run.held.started_at + spec.deadline_seconds * NS
+    following = now + spec.interval_seconds * NS
+    if following > deadline:
+        run.finish(
+            StepStatus.FAILED,
+            reason=f"monitor_deadline: the check did not hold for {spec.stable_seconds} s "
+            f"within {spec.deadline_seconds} s",
+            observation=observation,
+        )
+        return
+    run.park(
+        StepStatus.WAITING,
+        next_run_at=following,
+        reason="monitoring",
+        observation=dumps({**observation, "stable_since_ns": stable_since}),
+    )
+
+
+def internal(run: StepRun) -> None:
+    """Run an ``internal`` step: summarise its dependencies' findings or record a procedure."""
+    spec = run.spec.internal
+    assert spec is not None
+    with run.ex.engine.connect() as connection:
+        rows = connection.execute(
+            select(steps.c.key, steps.c.status, steps.c.result, steps.c.observation)
+            .where(
+                steps.c.plan_id == run.held.plan_id,
+                steps.c.key.in_(run.spec.depends_on),
+            )
+            .order_by(steps.c.position)
+        ).all()
+    findings: list[JSONValue] = [
+        {
+            "key": r.key,
+            "status": r.status,
+            "result": loads(r.result),
+            "observation": loads(r.observation),
+        }
+        for r in rows
+    ]
+    if spec.action == InternalAction.RECORD_PROCEDURE.value:
+        _record_procedure(run, findings)
+        return
+    run.finish(StepStatus.COMPLETED, result={"findings": findings})
+
+
+def _record_procedure(run: StepRun, findings: list[JSONValue]) -> None:
+    now = run.ex.now_ns()
+    with run.ex.transaction() as connection:
+        plan = connection.execute(
+            select(plans.c.draft, plans.c.intention_id).where(plans.c.id == run.held.plan_id)
+        ).one()
+        draft = loads(plan.draft)
+        memory_id = run.ex.ids.new_id()
+        connection.execute(
+            insert(procedural_memories).values(
+                id=memory_id,
+                plan_id=run.held.plan_id,
+                intention_id=plan.intention_id,
+                goal_key=str(draft.get("objective")),
+                steps=dumps(draft),
+                created_at=now,
+            )
+        )
+        finish(
+            connection,
+            run.ex,
+            run.held,
+            StepStatus.COMPLETED,
+            result={"memory_id": memory_id, "findings": findings},
+        )
+
+
+def request_capability(run: StepRun) -> None:
+    """Ask for a grant (first claim) or complete with the decided one (after it)."""
+    spec = run.spec.request
+    assert spec is not None
+    if run.held.approval_id is None:
+        run._ask(StepStatus.AWAITING_GRANT, {"kind": "grant", **spec.to_wire()})
+        return
+    with run.ex.engine.connect() as connection:
+        row = connection.execute(
+            select(approvals).where(approvals.c.id == run.held.approval_id)
+        ).one()
+    if row.status != ApprovalStatus.APPROVED.value:
+        run.finish(StepStatus.FAILED, reason=f"grant {row.status}")
+        return
+    until = (row.decided_at or 0) + spec.duration_seconds * NS
+    run.finish(
+        StepStatus.COMPLETED,
+        result={
+            "grant": row.id,
+            "capability": spec.capability,
+            "target_pattern": spec.target_pattern,
+            "until": Instant(until).format(),
+        },
+    )
+
+
+def _adjust_belief(
+    connection: Connection, belief_id: str, status: PredictionStatus, prediction_id: str, now: int
+) -> None:
+    """A confirmed prediction moves its belief halfway to 1, a missed one halves it
+    (an unknown belief starts at 1). Evidence keeps the last prediction that moved it."""
+    row = connection.execute(select(beliefs).where(beliefs.c.id == belief_id)).first()
+    old = 1.0 if row is None else float(row.confidence)
+    new = old + (1.0 - old) / 2 if status is PredictionStatus.CONFIRMED else old / 2
+    evidence = dumps({"prediction": prediction_id, "status": status.value, "before": old})
+    if row is None:
+        connection.execute(
+            insert(beliefs).values(id=belief_id, confidence=new, evidence=evidence, updated_at=now)
+        )
+    else:
+        connection.execute(
+            update(beliefs)
+            .where(beliefs.c.id == belief_id)
+            .values(confidence=new, evidence=evidence, updated_at=now)
+        )
