@@ -157,7 +157,7 @@ def test_errors_have_codes(store_url: str, tmp_path: Path) -> None:
     assert _error("approvals", "approve", "nope", "--as", "principal:b", *s)["code"] == (
         "execution.not_found"
     )
-    assert _error("steps", "resolve", "nope", "--happened", "--as", "p:x", *s)["code"] == (
+    assert _error("steps", "resolve", "nope", "--happened", "--as", "principal:x", *s)["code"] == (
         "execution.not_found"
     )
     assert _error("submit", *s)["code"] == "execution.invalid_argument"
@@ -248,7 +248,7 @@ def test_stuck_lists_a_blocked_step_and_sandbox_enable_frees_it(
     assert _json("sandbox", "list", *s) == [
         {k: enabled[k] for k in enabled if k != "steps_readied"}
     ]
-    state = _error("steps", "resolve", blocked["id"], "--did-not-happen", "--as", "p:o", *s)
+    state = _error("steps", "resolve", blocked["id"], "--did-not-happen", "--as", "principal:o", *s)
     assert state["code"] == "execution.invalid_state"  # ready now, nothing to resolve
 
 

@@ -28,6 +28,7 @@ from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError
+from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
@@ -205,11 +206,15 @@ def decide(
 
     Returns the approval's wire form after the decision. Raises :class:`ApprovalError`
     ``approval.not_open``, ``approval.expired`` (the request is marked expired, in its own
-    committed transaction), ``approval.self_approval``; :class:`ExecutionError`
-    ``execution.not_found``.
+    committed transaction), ``approval.self_approval``, ``approval.agent_cannot_approve``;
+    :class:`ExecutionError` ``execution.not_found``, ``execution.invalid_principal``.
     """
-    if not isinstance(by, str) or not by.strip():
-        raise ExecutionError("a decision names its principal", code="execution.invalid_argument")
+    by = principal_id(by)
+    if is_agent(by):
+        raise ApprovalError(
+            f"{by} is an agent: an agent may propose and watch, never approve or reject",
+            code="approval.agent_cannot_approve",
+        )
     with executor.transaction() as connection:
         row = _load(connection, approval_id)
         if _expire(connection, executor, row):
@@ -272,6 +277,7 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
     Raises :class:`ApprovalError` ``approval.not_requester``, ``approval.not_open``;
     :class:`ExecutionError` ``execution.not_found``.
     """
+    by = principal_id(by)
     with executor.transaction() as connection:
         row = _load(connection, approval_id)
         if by != row.requester:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError
+from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import stop_plan
 from cerebri.execution.store.schema import plans
 from cerebri.execution.views import list_plans
@@ -31,12 +32,9 @@ def cancel_plan(
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan,
     ``execution.invalid_state`` for a plan already closed (or a draft, which never runs),
-    ``execution.invalid_argument`` for an empty ``by``.
+    ``execution.invalid_principal`` for a ``by`` that is not a principal.
     """
-    if not isinstance(by, str) or not by.strip():
-        raise ExecutionError(
-            "a cancellation names its principal", code="execution.invalid_argument"
-        )
+    by = principal_id(by)
     why = f"cancelled by {by}" + (f": {reason}" if reason else "")
     with executor.transaction() as connection:
         status = connection.execute(select(plans.c.status).where(plans.c.id == plan_id)).scalar()

@@ -6,7 +6,8 @@
 * ``execution.invalid_state``: the operation does not apply in the current state (cancel a
   plan that is already closed, resolve a step that is not blocked, ...);
 * ``execution.invalid_argument``: a wrong-typed or unusable argument (a lease shorter than a
-  second, a concurrency below one, ...).
+  second, a concurrency below one, ...);
+* ``execution.invalid_principal``: not ``principal:<name>`` or ``agent:<name>``.
 
 :class:`ApprovalError` codes (approvals are durable rows, ``open → approved | rejected |
 expired | withdrawn``):
@@ -14,7 +15,8 @@ expired | withdrawn``):
 * ``approval.not_open``: already decided, withdrawn or expired;
 * ``approval.expired``: its ``expires_at`` has passed (fails closed: never approved late);
 * ``approval.not_requester``: only the principal that asked may withdraw a request;
-* ``approval.self_approval``: the principal that submitted the plan may not decide on it.
+* ``approval.self_approval``: the principal that submitted the plan may not decide on it;
+* ``approval.agent_cannot_approve``: an ``agent:`` principal never approves or rejects.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, func, select, update
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError
+from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
 from cerebri.execution.store.schema import plans, steps
 from cerebri.execution.views import show_plan
@@ -54,10 +55,9 @@ def resolve_step(
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown step,
     ``execution.invalid_state`` for a step in any other state or blocked for another reason,
-    ``execution.invalid_argument`` for an empty ``by``.
+    ``execution.invalid_principal`` for a ``by`` that is not a principal.
     """
-    if not isinstance(by, str) or not by.strip():
-        raise ExecutionError("a resolution names its principal", code="execution.invalid_argument")
+    by = principal_id(by)
     now = executor.now_ns()
     with executor.transaction() as connection:
         row = connection.execute(select(steps).where(steps.c.id == step_id)).first()

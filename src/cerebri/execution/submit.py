@@ -20,6 +20,7 @@ from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
+from cerebri.execution.principals import principal_id
 from cerebri.execution.store.schema import intentions, plans, sandboxes, steps, timers
 from cerebri.execution.store.vocabulary import IntentionStatus, TimerKind
 from cerebri.plans import (
@@ -210,14 +211,17 @@ def submit(
     Raises :class:`~cerebri.plans.DraftError` (``draft.schema``, ``json.*``) when a source is
     not a draft at all, before anything is stored; :class:`ExecutionError`
     ``execution.not_found`` for an unknown sandbox, ``execution.invalid_argument`` for a
-    negative ``max_replans``. A draft that breaks the rules of plans.md section 3 is not an
-    error: it is stored with status ``draft`` and never runs.
+    negative ``max_replans``, ``execution.invalid_principal`` for a requester that is not
+    ``principal:<name>``/``agent:<name>`` (stored in canonical form). A draft that breaks
+    the rules of plans.md section 3 is not an error: it is stored with status ``draft`` and
+    never runs.
     """
     if not isinstance(max_replans, int) or isinstance(max_replans, bool) or max_replans < 0:
         raise ExecutionError(
             f"max_replans must be a whole number >= 0, not {max_replans!r}",
             code="execution.invalid_argument",
         )
+    requester = principal_id(requester)
     draft = source if isinstance(source, PlanDraft) else parse_draft(source)
     others = [a if isinstance(a, PlanDraft) else parse_draft(a) for a in alternatives]
     goal: dict[str, JSONValue] = {"objective": draft.objective, "goal_key": goal_key}
