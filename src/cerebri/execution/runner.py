@@ -77,11 +77,26 @@ from cerebri.plans import (
     StepStatus,
 )
 
-__all__ = ["MAX_INTERRUPTIONS", "Hook", "StepRun", "run_claim"]
+__all__ = [
+    "MAX_INTERRUPTIONS",
+    "NOT_SERVED_HERE",
+    "PASS_ON_SECONDS",
+    "Hook",
+    "StepRun",
+    "run_claim",
+]
 
 MAX_INTERRUPTIONS: Final = 5
 """Takeovers after which a step that keeps interrupting its workers fails
 (``interrupted_too_often``) instead of running again."""
+
+PASS_ON_SECONDS: Final = 60
+"""A step this worker cannot carry out (no adapter for its capability, or the adapter does
+not serve its target, e.g. a calendar it was not given) is ready again this many seconds
+later, for another worker."""
+
+NOT_SERVED_HERE: Final = frozenset({"adapter.unsupported_capability", "calendar.unknown_calendar"})
+"""Adapter error codes meaning "not configured on this worker" (raised before acting)."""
 
 Hook = Callable[[str, Claim], None]
 """Called at each boundary of a step's run with its name: ``claimed``, ``invoking`` (the
@@ -310,8 +325,7 @@ class StepRun:
             self.finish(StepStatus.FAILED, reason=f"{why}: {name}")
             return why
         if self.ex.adapters.get(name) is None:
-            self.park(StepStatus.BLOCKED, reason=f"no_adapter: this worker cannot carry out {name}")
-            self._plan_status(PlanStatus.BLOCKED, f"no adapter for {name}")
+            self._pass_on(f"this worker cannot carry out {name}")
             return "no_adapter"
         if not self._needs_approval():
             if capability.read_only or capability.allowed_by_default or self._granted(name):
@@ -507,8 +521,26 @@ class StepRun:
                 **extra,
             )
 
+    def _pass_on(self, why: str, **kwargs: Any) -> None:
+        """Leave the step for a worker that can carry it out: ``ready`` again in
+        :data:`PASS_ON_SECONDS`, reason ``no_adapter: ...`` (``cerebri stuck`` shows it)."""
+        self.park(
+            StepStatus.READY,
+            next_run_at=self.ex.now_ns() + PASS_ON_SECONDS * NS,
+            reason=f"no_adapter: {why} ({self.held.worker_id}); it is left for a worker that can",
+            **kwargs,
+        )
+
     def _failed(self, error: AdapterError) -> None:
         wire = _error_wire(error)
+        if error.code in NOT_SERVED_HERE:
+            # refused before acting, by this worker's configuration, not by the world
+            if not self.held.idempotent and not save_outcome(
+                self.ex, self.held, AttemptOutcome.FAILED, None, wire
+            ):
+                raise LeaseLostError(self.held.step_id)
+            self._pass_on(str(wire["message"]), outcome=AttemptOutcome.FAILED, error=wire)
+            return
         if not self.held.idempotent:
             wire["retryable"] = error.retryable  # a takeover adopting it decides the same way
             if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):

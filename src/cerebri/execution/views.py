@@ -316,7 +316,10 @@ def _step_entry(
     status = step.status
     owner, timeout, is_stuck, reason = "workers", step.next_run_at, False, step.status_reason
     if status in (StepStatus.READY.value, StepStatus.WAITING.value):
-        if step.next_run_at is not None and step.next_run_at < now - grace_ns:
+        if (step.status_reason or "").startswith("no_adapter"):
+            # passed on by a worker that cannot carry it out: someone must start one that can
+            owner, is_stuck = "operator", True
+        elif step.next_run_at is not None and step.next_run_at < now - grace_ns:
             is_stuck = True
             reason = (
                 f"overdue since {instant_text(step.next_run_at)}: no worker is running "
@@ -379,6 +382,8 @@ def stuck(
     "owner", "timeout" (RFC 3339 or null), "stuck" (bool), "reason"}``, ordered by the plan's
     (created_at, id), then plan before steps before predictions, then step position, then id.
 
+    * a ``ready`` step passed on by a worker without the adapter (reason ``no_adapter``):
+      owner ``operator``, stuck: start a worker that can carry it out (``--ics-calendar``);
     * ``ready``/``waiting`` step: owner ``workers``, timeout ``next_run_at``; stuck when more
       than ``grace_seconds`` overdue (no worker is running);
     * ``executing``: owner the worker id of its open attempt, timeout ``lease_until``; stuck
