@@ -65,6 +65,7 @@ __all__ = [
     "invocation_limit",
     "lease_holder",
     "mark_invoking",
+    "record_late_outcome",
     "refund",
     "save_outcome",
 ]
@@ -488,6 +489,44 @@ def save_outcome(
             )
         )
         return True
+
+
+def record_late_outcome(
+    executor: Executor,
+    held: Claim,
+    outcome: AttemptOutcome,
+    result: JSONValue,
+    error: JSONValue,
+) -> None:
+    """What an invocation did, written after its worker lost the lease (the plan was cancelled,
+    or a takeover happened while the adapter ran): onto the attempt's open row when it is still
+    there (a takeover then adopts it), else onto its history row; a step that was cancelled
+    meanwhile says in its reason that its invocation went through. Nothing else changes."""
+    values = {
+        "outcome": outcome.value,
+        "result": None if result is None else dumps(result),
+        "error": None if error is None else dumps(error),
+    }
+    with executor.durable_transaction() as connection:
+        still_open = connection.execute(
+            update(attempts)
+            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
+            .values(values)
+        )
+        if still_open.rowcount == 1:
+            return
+        connection.execute(
+            update(attempt_history).where(attempt_history.c.id == held.attempt.id).values(values)
+        )
+        note = (
+            f"; attempt {held.attempt.number} of a worker that had begun before the "
+            f"cancellation ended {outcome.value}: check its result"
+        )
+        connection.execute(
+            update(steps)
+            .where(steps.c.id == held.step_id, steps.c.status == StepStatus.CANCELLED.value)
+            .values(status_reason=func.coalesce(steps.c.status_reason, "") + note)
+        )
 
 
 def close_attempt(

@@ -50,6 +50,7 @@ from cerebri.execution.claims import (
     holds_lease,
     invocation_limit,
     mark_invoking,
+    record_late_outcome,
     refund,
     save_outcome,
 )
@@ -130,6 +131,7 @@ class StepRun:
         self.spec = StepSpec.model_validate(held.spec)
         self.limits: dict[str, Any] = held.plan["limits"]
         self.invoked = False
+        self.outcome: tuple[AttemptOutcome, JSONValue, JSONValue] | None = None
 
     # -- recording -------------------------------------------------------------------
 
@@ -469,9 +471,11 @@ class StepRun:
         try:
             result = self._invoke(name, self.spec.target, dict(self.spec.params or {}))
         except AdapterError as error:
+            self.outcome = (AttemptOutcome.FAILED, None, _error_wire(error))
             self.hook("invoked", self.held)
             self._failed(error)
             return
+        self.outcome = (AttemptOutcome.COMPLETED, result, None)
         self.hook("invoked", self.held)
         if not self.held.idempotent:
             if not save_outcome(self.ex, self.held, AttemptOutcome.COMPLETED, result, None):
@@ -589,10 +593,16 @@ class StepRun:
 
 def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
     """Run one claimed step to its next state (see the module doc). A lost lease ends the run
-    quietly: another worker owns the step now, and nothing of ours was committed for it
-    beyond what a takeover reads (``invoked_at``, a saved outcome)."""
+    quietly: another worker owns the step now (or its plan was cancelled), and nothing of ours
+    is committed for it beyond what a takeover reads (``invoked_at``, a saved outcome) and,
+    when a non-idempotent invocation of ours went through, what it did
+    (:func:`~cerebri.execution.claims.record_late_outcome`)."""
+    run = StepRun(executor, held, hook)
     try:
-        StepRun(executor, held, hook).run()
+        run.run()
     except LeaseLostError:
+        if run.outcome is not None and not held.idempotent:
+            # a non-idempotent invocation went through: what it did must not be lost
+            record_late_outcome(executor, held, *run.outcome)
         return
     hook("recorded", held)
