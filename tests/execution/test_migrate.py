@@ -120,10 +120,10 @@ def test_sqlite_store_is_wal_with_foreign_keys(tmp_path: Path) -> None:
         with engine.connect() as connection:
             assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
             assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
-            assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 5000
+            assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
     finally:
         engine.dispose()
-    assert SQLITE_BUSY_TIMEOUT_MS == 5000
+    assert SQLITE_BUSY_TIMEOUT_MS == 30_000
 
 
 def test_status_of_a_missing_sqlite_file_does_not_create_it(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "record_late_outcome",
     "refund",
     "save_outcome",
+    "taken_over",
 ]
 
 
@@ -441,6 +442,17 @@ def heartbeat(executor: Executor, held: Claim, lease_seconds: float = 30) -> boo
         return holds_lease(
             connection, held, now, lease_until=now + lease_ns, next_run_at=now + lease_ns
         )
+
+
+def taken_over(executor: Executor, held: Claim) -> bool:
+    """Whether another worker now holds the step's lease (not merely: the step ended, or its
+    plan was cancelled, since the heartbeat that failed)."""
+    with executor.engine.connect() as connection:
+        token = connection.execute(
+            select(steps.c.lease_token).where(steps.c.id == held.step_id)
+        ).scalar()
+        connection.rollback()
+    return token is not None and token != held.token
 
 
 def mark_invoking(executor: Executor, held: Claim) -> bool:

@@ -16,7 +16,8 @@ outcome by conditional updates on the claim's lease token. In order:
 3. **Permission when acting**: the capability must still be registered and not locked;
    effects that need approval (the step's, the capability's or the plan's
    ``require_approval``) wait for an approval row and consume it once; reads are allowed.
-4. **Preconditions** that do not hold skip the step.
+4. **Preconditions** that do not hold skip the step; for a step that needs approval they are
+   checked before anyone is asked, and again when it acts.
 5. **Invocation** through the adapter, with origin ``plan_step:<id>`` and the idempotency key.
    Non-idempotent steps write ``invoked_at`` before and the outcome after, each durable.
 6. **Outcome**: completed (an expectation becomes an open prediction due within its
@@ -442,19 +443,13 @@ class StepRun:
         if exceeded is not None:
             self.stop(PlanStatus.FAILED, exceeded, replan=False)
             return
+        asking = self.held.approval_id is None and self._needs_approval()
+        if asking and self._skipped_by_precondition():
+            return  # nobody is asked to approve a step that would be skipped anyway
         if self._permission() is not None:
             return
-        precondition = self.spec.precondition
-        if precondition is not None:
-            holds, observation = self.observe(precondition.check)
-            if not holds:
-                reason = (
-                    "already_satisfied: the desired state already holds"
-                    if precondition.satisfied_if_false
-                    else "precondition_false: the precondition does not hold"
-                )
-                self.finish(StepStatus.SKIPPED, reason=reason, observation=observation)
-                return
+        if self._skipped_by_precondition():  # checked again when it acts, after approval
+            return
         if not self.held.reserved:
             most = invocation_limit(self.limits)
             self.stop(
@@ -482,6 +477,22 @@ class StepRun:
                 raise LeaseLostError(self.held.step_id)
             self.hook("outcome_saved", self.held)
         self._completed(result)
+
+    def _skipped_by_precondition(self) -> bool:
+        """Observe the step's precondition; when it does not hold, skip the step (done)."""
+        precondition = self.spec.precondition
+        if precondition is None:
+            return False
+        holds, observation = self.observe(precondition.check)
+        if holds:
+            return False
+        reason = (
+            "already_satisfied: the desired state already holds"
+            if precondition.satisfied_if_false
+            else "precondition_false: the precondition does not hold"
+        )
+        self.finish(StepStatus.SKIPPED, reason=reason, observation=observation)
+        return True
 
     def _completed(self, result: JSONValue, *, reason: str | None = None) -> None:
         now = self.ex.now_ns()

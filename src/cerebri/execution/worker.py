@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cerebri.execution.approvals import expire_due
-from cerebri.execution.claims import Claim, claim, heartbeat
+from cerebri.execution.claims import Claim, claim, heartbeat, taken_over
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError
 from cerebri.execution.runner import Hook, run_claim
@@ -35,7 +35,8 @@ it finds nothing to claim."""
 @dataclass
 class WorkerReport:
     """What one :func:`run_worker` call did: its ``worker_id``, steps claimed (``claims``),
-    takeovers of expired leases among them, leases lost to another worker, timers fired, and
+    takeovers of expired leases among them, leases lost (taken over by another worker while
+    this one still ran the step), timers fired, and
     unexpected errors (the step is left to its lease's expiry; ``last_error`` says what)."""
 
     worker_id: str
@@ -143,9 +144,11 @@ def run_worker(
     def beat() -> None:
         while not beats_done.wait(lease_seconds / 3):
             for held in in_flight.snapshot():
-                if not heartbeat(executor, held, lease_seconds) and in_flight.holds(held):
-                    report.count("leases_lost")  # not merely finished meanwhile
-                    in_flight.remove(held)
+                if heartbeat(executor, held, lease_seconds) or not in_flight.holds(held):
+                    continue
+                in_flight.remove(held)
+                if taken_over(executor, held):  # not merely finished or cancelled meanwhile
+                    report.count("leases_lost")
 
     def all_idle(index: int, idle: bool) -> bool:
         with idle_lock:

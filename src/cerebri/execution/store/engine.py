@@ -26,8 +26,9 @@ from cerebri.execution.store.errors import StoreError
 
 __all__ = ["POSTGRES_CONNECT_ARGS", "SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
 
-SQLITE_BUSY_TIMEOUT_MS = 5000
-"""How long a SQLite connection waits for a lock, in milliseconds."""
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite connection waits for the write lock, in milliseconds (30 s: a worker
+with many threads on one file queues for it; 5 s was seen to run out with 8 threads)."""
 
 
 POSTGRES_CONNECT_ARGS = {
