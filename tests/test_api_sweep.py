@@ -1,7 +1,8 @@
 """Every public function of the facades answers wrong Python values with a CerebriError.
 
-One sweep over ``__all__`` of ``cerebri``, ``cerebri.plans``, ``cerebri.proposals`` and
-``cerebri.planner``: each function (and each class with its own constructor) is called once per
+One sweep over ``__all__`` of the facades in :data:`FACADES` (``cerebri``, ``cerebri.plans``,
+``cerebri.proposals``, ``cerebri.planner``, ..., ``cerebri.execution`` and its ``store`` and
+``adapters``): each function (and each class with its own constructor) is called once per
 parameter with that parameter replaced by ``None``, an int, a str and a list, the other
 required parameters taking valid examples from :data:`VALID`. Whatever exception a call
 raises must be a :class:`cerebri.errors.CerebriError` (decision 0017, "every public function
@@ -24,7 +25,9 @@ import pytest
 
 import cerebri
 from cerebri import CerebriError, PlanningRequest, parse_request
+from cerebri.clock import FakeClock
 from cerebri.cpir import RankedCandidate
+from cerebri.execution.store import parse_store_url
 from cerebri.planner import DEFAULT_LIMITS, Edge, action_plan_for, validate_proposal
 from cerebri.plans import builtin_registry, parse_draft
 from cerebri.proposals import (
@@ -49,6 +52,9 @@ FACADES = (
     "cerebri.calendars",
     "cerebri.ics",
     "cerebri.integrations",
+    "cerebri.execution",
+    "cerebri.execution.store",
+    "cerebri.execution.adapters",
 )
 ICS = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//sweep//EN\r\nBEGIN:VEVENT\r\n"
@@ -73,6 +79,40 @@ def _request() -> PlanningRequest:
 
 def _best() -> RankedCandidate:
     return cerebri.plan(_request()).candidates[0]
+
+
+def _store_url(tmp: Path) -> str:
+    return f"sqlite:///{tmp / 'execution.sqlite3'}"
+
+
+_EXECUTORS: dict[Path, Any] = {}
+
+
+def _executor(tmp: Path) -> Any:
+    """The executor of ``tmp``: a SQLite store there, a fake clock and sequential ids (one
+    per store, so two calls never hand out the same id)."""
+    from cerebri.clock import SequentialIds
+    from cerebri.execution import Executor
+    from cerebri.execution.store import init, open_engine
+
+    if tmp not in _EXECUTORS:
+        url = _store_url(tmp)
+        init(url)
+        _EXECUTORS[tmp] = Executor(
+            open_engine(parse_store_url(url)), FakeClock(NOW), SequentialIds()
+        )
+    return _EXECUTORS[tmp]
+
+
+def _claim(tmp: Path) -> Any:
+    """A claim on the step of a freshly submitted one-step plan."""
+    from cerebri.execution import claim, submit
+
+    executor = _executor(tmp)
+    submit(executor, DRAFT)
+    held = claim(executor, "worker-1", 30)
+    assert held is not None
+    return held
 
 
 # Valid examples by parameter name; "function:parameter" overrides where names collide.
@@ -191,6 +231,40 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "cerebri.cpir.range_wire:end": lambda _: END,
     "cerebri.ics.parse_calendar:data": lambda _: ICS,
     "cerebri.temporal.zone:name": lambda _: "UTC",
+    # cerebri.execution, cerebri.execution.store, cerebri.execution.adapters: an id that is
+    # not in the store is a valid value (the call answers ExecutionError execution.not_found)
+    "executor": _executor,
+    "held": _claim,
+    "worker_id": lambda _: "worker-1",
+    "lease_seconds": lambda _: 30,
+    "plan_id": lambda _: "no-such-plan",
+    "step_id": lambda _: "no-such-step",
+    "approval_id": lambda _: "no-such-approval",
+    "approve": lambda _: True,
+    "happened": lambda _: True,
+    "by": lambda _: "principal:alice",
+    "goal_key": lambda _: "goal",
+    "enabled": lambda _: True,
+    "cerebri.execution.set_sandbox:name": lambda _: "trial",
+    "goal": lambda _: {},
+    "failed_draft": lambda _: parse_draft(DRAFT),
+    "cerebri.execution.alternatives_replanner:failed": lambda _: frozenset(),
+    "cerebri.execution.preview_draft:source": lambda _: DRAFT,
+    "cerebri.execution.submit:source": lambda _: DRAFT,
+    "cerebri.execution.run_worker:until_idle": lambda _: True,  # never an endless loop
+    "cerebri.execution.store.init:url": _store_url,
+    "cerebri.execution.store.upgrade:url": _store_url,
+    "cerebri.execution.store.status:url": _store_url,
+    "cerebri.execution.store.current_revision:url": _store_url,
+    "cerebri.execution.store.open_engine:url": lambda tmp: parse_store_url(_store_url(tmp)),
+    "cerebri.execution.store.redacted:url": lambda tmp: parse_store_url(_store_url(tmp)),
+    "cerebri.execution.store.parse_store_url:text": _store_url,
+    "environ": lambda _: {},
+    "clock": lambda _: FakeClock(NOW),
+    "journal": lambda tmp: tmp / "journal.jsonl",
+    "probe": lambda _: {},
+    "cerebri.execution.adapters.IcsFileCalendar:calendars": lambda tmp: {"work": tmp / "w.ics"},
+    "cerebri.execution.adapters.systemctl_probe:name": lambda _: "no-such-unit.service",
 }
 
 
@@ -321,6 +395,8 @@ def test_wrong_values_get_cerebri_errors(
             pass
         except Exception as exc:
             pytest.fail(f"{name}({probed}={wrong!r}) raised {type(exc).__name__}: {exc}")
+    if tmp_path in _EXECUTORS:
+        _EXECUTORS.pop(tmp_path).engine.dispose()
 
 
 def test_the_codes_of_wrong_arguments(tmp_path: Path) -> None:
@@ -518,3 +594,44 @@ def test_an_empty_window_is_calendars_invalid_argument() -> None:
         ImportedCalendars([("a", _calendar())]).busy(END, START)
     assert isinstance(caught.value, CerebriError)
     assert caught.value.code == "calendars.invalid_argument"
+
+
+def test_the_codes_of_the_execution_packages(tmp_path: Path) -> None:
+    """The executor answers ``execution.invalid_argument`` (an ExecutionError), the store
+    ``store.invalid_argument`` (a StoreError), the adapters ``adapter.invalid_argument``
+    (an AdapterError, not retryable); each before a store or a file is touched."""
+    from cerebri.clock import SequentialIds
+    from cerebri.execution import ExecutionError, Executor, list_plans, run_worker
+    from cerebri.execution.adapters import AdapterError, RecordingAdapter, journal_entries
+    from cerebri.execution.store import StoreError, init, open_engine
+
+    url = _store_url(tmp_path / "unused")
+    executor = Executor(open_engine(parse_store_url(url)), FakeClock(NOW), SequentialIds())
+    cases: list[tuple[type[CerebriError], str, Callable[[], object]]] = [
+        (ExecutionError, "execution.invalid_argument", lambda: list_plans(None)),  # type: ignore[arg-type]
+        (ExecutionError, "execution.invalid_argument", lambda: list_plans(executor, status=7)),  # type: ignore[arg-type]
+        (
+            ExecutionError,
+            "execution.invalid_argument",
+            lambda: run_worker(executor, until_idle=None),
+        ),  # type: ignore[arg-type]
+        (
+            ExecutionError,
+            "execution.invalid_argument",
+            lambda: Executor(None, FakeClock(NOW), SequentialIds()),
+        ),  # type: ignore[arg-type]
+        (StoreError, "store.invalid_argument", lambda: init(None)),  # type: ignore[arg-type]
+        (StoreError, "store.invalid_argument", lambda: open_engine(url)),  # type: ignore[arg-type]
+        (AdapterError, "adapter.invalid_argument", lambda: journal_entries(7)),  # type: ignore[arg-type]
+        (
+            AdapterError,
+            "adapter.invalid_argument",
+            lambda: RecordingAdapter(tmp_path / "j", fail_times="1"),
+        ),  # type: ignore[arg-type]
+    ]
+    for kind, code, make in cases:
+        with pytest.raises(kind) as caught:
+            make()
+        assert caught.value.code == code, caught.value
+    executor.engine.dispose()
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []  # no store file, no journal

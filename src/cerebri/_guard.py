@@ -17,15 +17,17 @@ Each package names one factory (``proposal_argument_error``, ``draft_argument_er
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import inspect
 import os
 from collections.abc import Callable, Iterable
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar, cast
 
 from cerebri.errors import CerebriError, InvalidArgumentError
 
 __all__ = [
+    "CALLABLE",
     "PATH",
     "ArgumentErrorFactory",
     "arguments",
@@ -43,6 +45,9 @@ ArgumentErrorFactory = Callable[[str], CerebriError]
 
 PATH: Final = (str, os.PathLike)
 """A file path argument: ``str`` or ``os.PathLike``, checked for NUL characters too."""
+
+CALLABLE: Final = cast(type, collections.abc.Callable)
+"""A callable argument (a hook, a probe): ``collections.abc.Callable`` as a guard kind."""
 
 Kind = type | tuple[type, ...]
 

@@ -32,10 +32,11 @@
      ├── ClockError (ValueError)      (cerebri.clock)     clock.backwards, clock.invalid_argument
      ├── StoreError                   (cerebri.execution.store) store.invalid_url,
      │                                store.unreachable, store.too_new,
-     │                                store.not_initialised
+     │                                store.not_initialised, store.invalid_argument
      ├── AdapterError                 (cerebri.execution.adapters) adapter.failed,
      │                                adapter.unavailable, adapter.invalid_params,
      │                                adapter.unsupported_capability, adapter.output_too_large,
+     │                                adapter.invalid_argument,
      │                                calendar.conflict, calendar.not_found,
      │                                calendar.revision_mismatch, calendar.unknown_calendar,
      │                                calendar.unreadable, calendar.unsupported, calendar.busy,

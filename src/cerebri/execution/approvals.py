@@ -19,15 +19,17 @@ Who may approve with what proof (principals, signed decisions) is issue #13's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.errors import ApprovalError, ExecutionError
+from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
@@ -194,6 +196,14 @@ def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
     return True
 
 
+@arguments(
+    execution_argument_error,
+    executor=Executor,
+    approval_id=str,
+    approve=bool,
+    by=str,
+    reason=(str, NoneType),
+)
 def decide(
     executor: Executor,
     approval_id: str,
@@ -270,6 +280,7 @@ def decide(
     return _view(executor, approval_id)
 
 
+@arguments(execution_argument_error, executor=Executor, approval_id=str, by=str)
 def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSONValue]:
     """The requester ``by`` withdraws its own open request; the waiting step is cancelled
     and its plan abandoned (no replanning: the requester no longer wants it).
@@ -324,6 +335,7 @@ def _settle_finished_plans(connection: Connection, executor: Executor) -> int:
     return len(rows)
 
 
+@arguments(execution_argument_error, executor=Executor, limit=int)
 def expire_due(executor: Executor, limit: int = 100) -> int:
     """Fire due timers, at most ``limit``, oldest first: an ``approval_expiry`` expires its
     open request and fails the waiting step (the plan replans); a ``wall_deadline`` stops its
@@ -385,6 +397,7 @@ def _view(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
     return ApprovalView(dict(row._mapping)).to_wire()
 
 
+@arguments(execution_argument_error, executor=Executor, status=(str, NoneType))
 def list_approvals(
     executor: Executor, *, status: str | None = "open"
 ) -> list[dict[str, JSONValue]]:

@@ -7,11 +7,14 @@ approvals withdrawn, its intention abandoned (:func:`~cerebri.execution.progress
 
 from __future__ import annotations
 
+from types import NoneType
+
 from sqlalchemy import select
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import stop_plan
 from cerebri.execution.store.schema import plans
@@ -23,6 +26,7 @@ __all__ = ["cancel_plan"]
 _OPEN = frozenset(s.value for s in OPEN_PLAN_STATUSES)
 
 
+@arguments(execution_argument_error, executor=Executor, plan_id=str, by=str, reason=(str, NoneType))
 def cancel_plan(
     executor: Executor, plan_id: str, *, by: str, reason: str | None = None
 ) -> dict[str, JSONValue]:

@@ -45,10 +45,11 @@ from sqlalchemy import (
     update,
 )
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
@@ -332,6 +333,7 @@ def refund(connection: Connection, held: Claim) -> None:
         )
 
 
+@arguments(execution_argument_error, executor=Executor, worker_id=str, lease_seconds=(int, float))
 def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Claim | None:
     """Take a lease on the step due first, or return ``None`` when nothing is due now.
 
@@ -433,6 +435,7 @@ def holds_lease(connection: Connection, held: Claim, now: int, **values: Any) ->
     return result.rowcount == 1
 
 
+@arguments(execution_argument_error, executor=Executor, held=Claim, lease_seconds=(int, float))
 def heartbeat(executor: Executor, held: Claim, lease_seconds: float = 30) -> bool:
     """Extend the lease to now + ``lease_seconds`` while the token still matches; ``False``
     when the lease was lost (then the worker must stop acting on the step)."""

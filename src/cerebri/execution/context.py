@@ -14,8 +14,10 @@ from typing import Final
 
 from sqlalchemy import Connection, Engine
 
+from cerebri._guard import CALLABLE, kind_name
 from cerebri.clock import Clock, IdGenerator
 from cerebri.execution.adapters import Adapters
+from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.replan import Replanner, alternatives_replanner
 from cerebri.plans import CapabilityRegistry, builtin_registry
 
@@ -49,6 +51,27 @@ class Executor:
     approval_ttl_seconds: int = APPROVAL_TTL_SECONDS
     retry_base_seconds: int = 5
     retry_max_seconds: int = 300
+
+    def __post_init__(self) -> None:
+        """Raises :class:`ExecutionError` ``execution.invalid_argument`` for a part of the
+        wrong type, so no operation fails later on an attribute it lacks."""
+        kinds: dict[str, type | tuple[type, ...]] = {
+            "engine": Engine,
+            "clock": Clock,
+            "ids": IdGenerator,
+            "registry": CapabilityRegistry,
+            "adapters": Adapters,
+            "replanner": CALLABLE,
+            "approval_ttl_seconds": int,
+            "retry_base_seconds": int,
+            "retry_max_seconds": int,
+        }
+        for name, kind in kinds.items():
+            value = getattr(self, name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise execution_argument_error(
+                    f"Executor() needs {name} as {kind_name(kind)}, got {type(value).__name__}"
+                )
 
     def now_ns(self) -> int:
         """The injected clock's current instant, in nanoseconds since the epoch (UTC)."""

@@ -23,13 +23,20 @@ from __future__ import annotations
 
 from cerebri.errors import CerebriError
 
-__all__ = ["ApprovalError", "ExecutionError"]
+__all__ = ["ApprovalError", "ExecutionError", "execution_argument_error"]
 
 
 class ExecutionError(CerebriError):
     """An executor operation was refused; ``code`` is one of ``execution.*``."""
 
     code = "execution.invalid_state"
+
+
+def execution_argument_error(message: str) -> ExecutionError:
+    """The argument guard's error for :mod:`cerebri.execution`: code
+    ``execution.invalid_argument`` (a public function got a wrong-typed Python argument; see
+    :mod:`cerebri._guard`)."""
+    return ExecutionError(message, code="execution.invalid_argument")
 
 
 class ApprovalError(CerebriError):

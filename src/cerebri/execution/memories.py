@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from cerebri._guard import arguments
 from cerebri.execution._rows import loads
 from cerebri.execution.context import Executor
+from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.store.schema import procedural_memories
 from cerebri.plans import PlanDraft
 
 __all__ = ["recall"]
 
 
+@arguments(execution_argument_error, executor=Executor, goal_key=str)
 def recall(executor: Executor, goal_key: str) -> PlanDraft | None:
     """The draft most recently remembered under ``goal_key`` (latest ``created_at``, then
     greatest id), or ``None`` when nothing was remembered under it."""

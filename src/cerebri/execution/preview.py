@@ -16,16 +16,18 @@ runs. The plan's budget is compared with the draft's minimum number of invocatio
 
 from __future__ import annotations
 
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import select
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
 from cerebri.execution.adapters import Adapters
 from cerebri.execution.claims import invocation_limit
 from cerebri.execution.context import Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import plans, sandboxes, steps
 from cerebri.execution.submit import limits_of
 from cerebri.plans import (
@@ -158,6 +160,12 @@ def _budget(draft: PlanDraft, used: int) -> dict[str, JSONValue]:
     }
 
 
+@arguments(
+    execution_argument_error,
+    registry=(CapabilityRegistry, NoneType),
+    adapters=(Adapters, NoneType),
+    sandbox_enabled=(bool, NoneType),
+)
 def preview_draft(
     source: DraftSource | PlanDraft,
     *,
@@ -202,6 +210,7 @@ def preview_draft(
     }
 
 
+@arguments(execution_argument_error, executor=Executor, plan_id=str, adapters=(Adapters, NoneType))
 def preview_plan(
     executor: Executor, plan_id: str, *, adapters: Adapters | None = None
 ) -> dict[str, JSONValue]:

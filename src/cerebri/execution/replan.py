@@ -15,8 +15,11 @@ in the order given, whose strategy has not failed. A strategy that failed is nev
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
+from cerebri._guard import arguments
+from cerebri.execution.errors import execution_argument_error
 from cerebri.plans import STRATEGY_ORDER, PlanDraft
 
 __all__ = ["Replanner", "alternatives_replanner", "strategy_rank"]
@@ -33,6 +36,7 @@ def strategy_rank(strategy: str, position: int) -> tuple[int, int]:
     return (_ORDER.get(strategy, len(_ORDER)), position)
 
 
+@arguments(execution_argument_error, goal=Mapping, failed_draft=PlanDraft, failed=AbstractSet)
 def alternatives_replanner(
     goal: Mapping[str, Any], failed_draft: PlanDraft, failed: frozenset[str]
 ) -> PlanDraft | None:

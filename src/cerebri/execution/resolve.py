@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, func, select, update
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
 from cerebri.execution.store.schema import plans, steps
@@ -46,6 +47,7 @@ def _unblock_plan(connection: Connection, plan_id: str, now: int) -> None:
     )
 
 
+@arguments(execution_argument_error, executor=Executor, step_id=str, happened=bool, by=str)
 def resolve_step(
     executor: Executor, step_id: str, *, happened: bool, by: str
 ) -> dict[str, JSONValue]:

@@ -38,6 +38,7 @@ from typing import Any, Final
 
 from sqlalchemy import Connection, insert, select, update
 
+from cerebri._guard import CALLABLE, arguments
 from cerebri._json import JSONValue
 from cerebri.execution import kinds
 from cerebri.execution._rows import dumps, loads
@@ -56,6 +57,7 @@ from cerebri.execution.claims import (
     save_outcome,
 )
 from cerebri.execution.context import NS, Executor
+from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
 from cerebri.execution.store.schema import (
     approvals,
@@ -602,6 +604,7 @@ class StepRun:
     # -- other kinds -----------------------------------------------------------------
 
 
+@arguments(execution_argument_error, executor=Executor, held=Claim, hook=CALLABLE)
 def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
     """Run one claimed step to its next state (see the module doc). A lost lease ends the run
     quietly: another worker owns the step now (or its plan was cancelled), and nothing of ours

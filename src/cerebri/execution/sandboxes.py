@@ -7,14 +7,16 @@ enabling it again makes those steps ``ready`` and due at once, and their plans `
 
 from __future__ import annotations
 
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import Connection, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import plans, sandboxes, steps
 from cerebri.execution.views import instant_text
 from cerebri.plans import PlanStatus, StepStatus
@@ -45,6 +47,9 @@ def _wire(row: Any) -> dict[str, JSONValue]:
     }
 
 
+@arguments(
+    execution_argument_error, executor=Executor, name=str, enabled=bool, reason=(str, NoneType)
+)
 def set_sandbox(
     executor: Executor, name: str, enabled: bool, reason: str | None = None
 ) -> dict[str, JSONValue]:
@@ -93,6 +98,7 @@ def set_sandbox(
     return {**_wire(row), "steps_readied": readied}
 
 
+@arguments(execution_argument_error, executor=Executor)
 def list_sandboxes(executor: Executor) -> list[dict[str, JSONValue]]:
     """Every sandbox by name: ``{"name", "enabled", "reason", "updated_at"}``."""
     with executor.engine.connect() as connection:

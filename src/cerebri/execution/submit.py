@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.store.schema import intentions, plans, sandboxes, steps, timers
 from cerebri.execution.store.vocabulary import IntentionStatus, TimerKind
@@ -189,6 +191,15 @@ def _check_sandbox(connection: Connection, sandbox: str | None) -> None:
         )
 
 
+@arguments(
+    execution_argument_error,
+    executor=Executor,
+    requester=str,
+    goal_key=(str, NoneType),
+    alternatives=Iterable,
+    sandbox=(str, NoneType),
+    max_replans=int,
+)
 def submit(
     executor: Executor,
     source: DraftSource | PlanDraft,

@@ -15,15 +15,17 @@ is ordered totally: plans by (created_at, id), steps by position, attempts by nu
 
 from __future__ import annotations
 
+from types import NoneType
 from typing import Any, Final
 
 from sqlalchemy import Connection, func, select
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
 from cerebri.execution.claims import lease_holder
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
@@ -104,6 +106,7 @@ def _step_counts(connection: Connection, plan_ids: list[str]) -> dict[str, tuple
     return {pid: (c[0], c[1]) for pid, c in counts.items()}
 
 
+@arguments(execution_argument_error, executor=Executor, status=(str, NoneType), open_only=bool)
 def list_plans(
     executor: Executor, *, status: str | None = None, open_only: bool = False
 ) -> list[dict[str, JSONValue]]:
@@ -174,6 +177,7 @@ def _prediction_wire(row: Any) -> dict[str, JSONValue]:
     }
 
 
+@arguments(execution_argument_error, executor=Executor, plan_id=str)
 def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     """One plan in full: the :func:`list_plans` fields plus ``objective``, ``requester``,
     ``sandbox``, ``max_replans``, ``supersedes``, ``superseded_by``, ``started_at``,
@@ -261,6 +265,7 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     return wire
 
 
+@arguments(execution_argument_error, executor=Executor)
 def scheduled_steps(executor: Executor) -> int:
     """How many steps are ``ready``, ``waiting`` or ``executing``: work a worker will do (now
     or when due) without anyone's decision. ``cerebri worker --until-idle`` runs until 0."""
@@ -373,6 +378,7 @@ def _step_entry(
     )
 
 
+@arguments(execution_argument_error, executor=Executor, grace_seconds=int)
 def stuck(
     executor: Executor, *, grace_seconds: int = STUCK_GRACE_SECONDS
 ) -> list[dict[str, JSONValue]]:

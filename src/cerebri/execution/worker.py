@@ -18,11 +18,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import NoneType
 
+from cerebri._guard import CALLABLE, arguments
 from cerebri.execution.approvals import expire_due
 from cerebri.execution.claims import Claim, claim, heartbeat, taken_over
 from cerebri.execution.context import NS, Executor
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.runner import Hook, run_claim
 
 __all__ = ["TIMER_SWEEP_SECONDS", "WorkerReport", "run_worker"]
@@ -111,6 +113,18 @@ def _check(concurrency: int, lease_seconds: float, poll_seconds: float) -> None:
         )
 
 
+@arguments(
+    execution_argument_error,
+    executor=Executor,
+    concurrency=int,
+    lease_seconds=(int, float),
+    until_idle=bool,
+    poll_seconds=(int, float),
+    max_claims=(int, NoneType),
+    stop=(threading.Event, NoneType),
+    hook=(CALLABLE, NoneType),
+    on_claim=(CALLABLE, NoneType),
+)
 def run_worker(
     executor: Executor,
     *,

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 
-__all__ = ["Adapter", "AdapterError", "Adapters", "Invocation"]
+__all__ = ["Adapter", "AdapterError", "Adapters", "Invocation", "adapter_argument_error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,9 @@ class AdapterError(CerebriError):
     Codes: ``adapter.failed`` (the default), ``adapter.unavailable`` (the back end is missing
     or did not answer in time), ``adapter.invalid_params`` (params the back end cannot take),
     ``adapter.unsupported_capability`` (the adapter does not serve that capability),
-    ``adapter.output_too_large``; calendars add ``calendar.conflict``,
+    ``adapter.output_too_large``, ``adapter.invalid_argument`` (a public function or
+    constructor of :mod:`cerebri.execution.adapters` got a wrong-typed Python argument,
+    :func:`adapter_argument_error`); calendars add ``calendar.conflict``,
     ``calendar.not_found``, ``calendar.revision_mismatch``, ``calendar.unknown_calendar``,
     ``calendar.unreadable``, ``calendar.unsupported``, ``calendar.busy`` and
     ``calendar.write_failed``; ``service.status`` adds ``service.not_found``.
@@ -69,6 +71,12 @@ class AdapterError(CerebriError):
     ) -> None:
         super().__init__(message, code=code, path=path)
         self.retryable = retryable
+
+
+def adapter_argument_error(message: str) -> AdapterError:
+    """The argument guard's error for :mod:`cerebri.execution.adapters`: code
+    ``adapter.invalid_argument``, not retryable (see :mod:`cerebri._guard`)."""
+    return AdapterError(message, code="adapter.invalid_argument")
 
 
 @runtime_checkable

@@ -7,8 +7,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
+from cerebri._guard import arguments
 from cerebri.clock import Clock
-from cerebri.execution.adapters.base import Adapters
+from cerebri.execution.adapters.base import Adapters, adapter_argument_error
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
 
@@ -17,6 +18,7 @@ __all__ = ["default_adapters"]
 _NO_CALENDARS: Final[Mapping[str, Path]] = MappingProxyType({})
 
 
+@arguments(adapter_argument_error, clock=Clock, ics_calendars=Mapping)
 def default_adapters(
     clock: Clock, *, ics_calendars: Mapping[str, Path] = _NO_CALENDARS
 ) -> Adapters:

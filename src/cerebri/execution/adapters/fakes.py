@@ -13,22 +13,25 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from types import NoneType
 from typing import Final
 
 import filelock
 
+from cerebri._guard import PATH, arguments
 from cerebri._json import JSONValue, compact
-from cerebri.execution.adapters.base import AdapterError, Invocation
+from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 
 __all__ = ["NoopAdapter", "RecordingAdapter", "journal_entries"]
 
 _LOCK_TIMEOUT_SECONDS: Final = 30.0
 
 
+@arguments(adapter_argument_error, journal=PATH)
 def journal_entries(journal: Path) -> list[dict[str, JSONValue]]:
     """The entries of ``journal`` in the order written (``[]`` when it does not exist)."""
     try:
-        text = journal.read_text(encoding="utf-8")
+        text = Path(journal).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     return [json.loads(line) for line in text.splitlines() if line]
@@ -49,6 +52,14 @@ class RecordingAdapter:
 
     __slots__ = ("error_code", "fail_times", "journal", "result", "retryable")
 
+    @arguments(
+        adapter_argument_error,
+        journal=PATH,
+        result=(Mapping, NoneType),
+        fail_times=int,
+        error_code=str,
+        retryable=bool,
+    )
     def __init__(
         self,
         journal: Path,

@@ -25,12 +25,13 @@ import filelock
 from icalendar import Calendar, Component, Event
 
 from cerebri._files import read_bounded
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars import freebusy
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.execution.adapters._atomic import replace_file
-from cerebri.execution.adapters.base import AdapterError, Invocation
+from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.temporal import Instant, Interval
 
@@ -186,6 +187,9 @@ class IcsFileCalendar:
 
     __slots__ = ("_calendars", "_clock", "_lock_timeout")
 
+    @arguments(
+        adapter_argument_error, calendars=Mapping, clock=Clock, lock_timeout_seconds=(int, float)
+    )
     def __init__(
         self,
         calendars: Mapping[str, Path],

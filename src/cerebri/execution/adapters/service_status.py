@@ -14,8 +14,9 @@ import subprocess
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from cerebri._guard import CALLABLE, arguments
 from cerebri._json import JSONValue
-from cerebri.execution.adapters.base import AdapterError, Invocation
+from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 
 __all__ = [
     "MAX_OUTPUT_BYTES",
@@ -47,6 +48,7 @@ def _parse_properties(text: str) -> dict[str, str]:
     return found
 
 
+@arguments(adapter_argument_error, name=str, timeout_seconds=(int, float), max_output_bytes=int)
 def systemctl_probe(
     name: str,
     *,
@@ -114,6 +116,7 @@ class ServiceStatusAdapter:
 
     __slots__ = ("_probe",)
 
+    @arguments(adapter_argument_error, probe=(CALLABLE, Mapping))
     def __init__(self, probe: Probe | Mapping[str, Mapping[str, str]] = systemctl_probe) -> None:
         self._probe = probe
 

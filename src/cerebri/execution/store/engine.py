@@ -22,7 +22,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL
 
-from cerebri.execution.store.errors import StoreError
+from cerebri._guard import arguments
+from cerebri.execution.store.errors import StoreError, store_argument_error
 
 __all__ = ["POSTGRES_CONNECT_ARGS", "SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
 
@@ -62,6 +63,7 @@ def _begin_immediate(connection: Connection) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+@arguments(store_argument_error, url=URL)
 def open_engine(url: URL) -> Engine:
     """An engine for a URL checked by :func:`~cerebri.execution.store.url.parse_store_url`.
 

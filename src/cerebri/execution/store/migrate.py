@@ -31,9 +31,10 @@ from sqlalchemy import Connection, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.store.engine import open_engine
-from cerebri.execution.store.errors import StoreError
+from cerebri.execution.store.errors import StoreError, store_argument_error
 from cerebri.execution.store.url import parse_store_url, redacted
 
 __all__ = ["StoreStatus", "current_revision", "head_revision", "init", "status", "upgrade"]
@@ -116,12 +117,14 @@ def _refuse_unknown(revision: str | None, url: str) -> None:
         )
 
 
+@arguments(store_argument_error, url=str)
 def current_revision(url: str) -> str | None:
     """The revision the store at ``url`` is migrated to, ``None`` if never initialised."""
     with _connected(url) as connection:
         return _revision_of(connection)
 
 
+@arguments(store_argument_error, url=str)
 def upgrade(url: str) -> StoreStatus:
     """Create or migrate the store at ``url`` to the head revision; returns its status.
 
@@ -164,6 +167,7 @@ def _migration_lock(connection: Connection, url: URL) -> Iterator[None]:
         yield
 
 
+@arguments(store_argument_error, url=str)
 def init(url: str) -> StoreStatus:
     """Create the store at ``url`` (SQLite: the file and its folders) and migrate it to head.
 
@@ -172,6 +176,7 @@ def init(url: str) -> StoreStatus:
     return upgrade(url)
 
 
+@arguments(store_argument_error, url=str)
 def status(url: str) -> StoreStatus:
     """The redacted URL, current and head revisions of the store at ``url`` (read-only).
 

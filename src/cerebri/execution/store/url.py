@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from types import NoneType
 
 import platformdirs
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from cerebri.execution.store.errors import StoreError
+from cerebri._guard import arguments
+from cerebri.execution.store.errors import StoreError, store_argument_error
 
 __all__ = ["STORE_ENV", "default_store_path", "parse_store_url", "redacted", "resolve_store_url"]
 
@@ -31,6 +33,7 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("cerebri")) / "store.sqlite3"
 
 
+@arguments(store_argument_error, store=(str, NoneType), environ=(Mapping, NoneType))
 def resolve_store_url(store: str | None, environ: Mapping[str, str] | None = None) -> str:
     """The URL text to use: ``store`` if given, else ``CEREBRI_STORE`` if set and non-empty,
     else ``sqlite:///`` + :func:`default_store_path`."""
@@ -43,6 +46,7 @@ def resolve_store_url(store: str | None, environ: Mapping[str, str] | None = Non
     return f"sqlite:///{default_store_path()}"
 
 
+@arguments(store_argument_error, text=str)
 def parse_store_url(text: str) -> URL:
     """Parse and check a store URL; PostgreSQL URLs get the ``psycopg`` driver.
 
@@ -68,6 +72,7 @@ def parse_store_url(text: str) -> URL:
     )
 
 
+@arguments(store_argument_error, url=URL)
 def redacted(url: URL) -> str:
     """The URL as text with any password replaced by ``***``."""
     return url.render_as_string(hide_password=True)
