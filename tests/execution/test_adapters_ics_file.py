@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import stat
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,8 @@ from cerebri._json import JSONValue
 from cerebri.cli import app
 from cerebri.clock import FakeClock
 from cerebri.execution.adapters import AdapterError, IcsFileCalendar, Invocation
-from cerebri.execution.adapters.ics_file import IDEMPOTENCY_PROPERTY, PRODID
-from cerebri.ics import busy_periods, parse_calendar
+from cerebri.execution.adapters.ics_file import IDEMPOTENCY_PROPERTY, MAX_CALENDAR_BYTES, PRODID
+from cerebri.ics import CalendarError, busy_periods, parse_calendar
 from cerebri.temporal import Instant
 
 NOW = Instant.parse("2026-10-01T08:00:00Z")
@@ -197,10 +199,79 @@ def test_a_failed_replace_leaves_the_old_file_whole(
 
     monkeypatch.setattr(os, "replace", crash)
     later = create(object_id="e2", start=LATER_START, end=LATER_END)
-    assert code_of(lambda: adapter.invoke(later)) == ("calendar.write_failed", True)
+    # os.replace failed, so nothing was written: not retryable (the executor reads a
+    # retryable failure of a non-idempotent write as "may have happened")
+    assert code_of(lambda: adapter.invoke(later)) == ("calendar.write_failed", False)
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["work.ics", "work.ics.lock"]
+
+
+def test_a_failed_write_of_the_new_bytes_is_not_retryable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = calendar(tmp_path)
+    adapter.invoke(create())
+    path = tmp_path / "work.ics"
+    before = path.read_bytes()
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(AdapterError) as caught:
+        adapter.invoke(create(object_id="e2", start=LATER_START, end=LATER_END))
+    monkeypatch.undo()
+    assert (caught.value.code, caught.value.retryable) == ("calendar.write_failed", False)
+    assert "No space left on device" in caught.value.message
+    assert "nothing was written" in caught.value.message
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work.ics", "work.ics.lock"]
+
+
+def test_a_failed_folder_sync_after_the_replace_may_have_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = calendar(tmp_path)
+    adapter.invoke(create())
+    path = tmp_path / "work.ics"
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(AdapterError) as caught:
+        adapter.invoke(create(object_id="e2", start=LATER_START, end=LATER_END))
+    monkeypatch.undo()
+    # the new file is already in place: the write may have happened, so retryable
+    assert (caught.value.code, caught.value.retryable) == ("calendar.write_failed", True)
+    assert "Input/output error" in caught.value.message
+    assert sorted(str(e["UID"]) for e in events(path)) == ["e1", "e2"]
+
+
+def test_a_lock_file_that_cannot_be_opened_is_a_failed_write_not_busy(tmp_path: Path) -> None:
+    (tmp_path / "work.ics.lock").mkdir()
+    with pytest.raises(AdapterError) as caught:
+        calendar(tmp_path).invoke(create())
+    assert (caught.value.code, caught.value.retryable) == ("calendar.write_failed", False)
+    assert "Is a directory" in caught.value.message
+    assert not (tmp_path / "work.ics").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc and /sys")
+@pytest.mark.parametrize("folder", ["/proc", "/sys"])
+def test_a_calendar_in_a_pseudo_file_system_fails_at_once_not_retryable(folder: str) -> None:
+    path = Path(folder) / "cerebri-test.ics"
+    adapter = IcsFileCalendar({"work": path}, FakeClock(NOW), lock_timeout_seconds=30)
+    deadline = time.monotonic() + 10  # the lock is not waited for: the OS refused it
+    with pytest.raises(AdapterError) as caught:
+        adapter.invoke(create())
+    assert time.monotonic() < deadline
+    assert (caught.value.code, caught.value.retryable) == ("calendar.write_failed", False)
+    assert not path.exists()
 
 
 def test_a_missing_folder_is_a_failed_write(tmp_path: Path) -> None:
@@ -392,6 +463,77 @@ def test_get_reads_a_foreign_zoned_event_and_its_duration(tmp_path: Path) -> Non
     assert got["range"] == {"start": "2026-10-05T09:00:00Z", "end": "2026-10-05T09:45:00Z"}
     assert got["revision"] == 4
     assert code_of(lambda: adapter.invoke(get("d1"))) == ("calendar.unsupported", False)
+
+
+GARBAGE_EVENT = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//elsewhere//EN\r\n"
+    "BEGIN:VEVENT\r\nUID:ok1\r\nDTSTAMP:20260101T000000Z\r\n"
+    "DTSTART:20261005T080000Z\r\nDTEND:20261005T083000Z\r\nEND:VEVENT\r\n"
+    "BEGIN:VEVENT\r\nUID:bad1\r\nDTSTAMP:20260101T000000Z\r\n"
+    "DTSTART:garbage\r\nDTEND:20261005T100000Z\r\nEND:VEVENT\r\n"
+    "END:VCALENDAR\r\n"
+)
+"""A calendar icalendar reads leniently but cerebri's reader refuses (line 13: DTSTART)."""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        create(object_id="e2"),
+        write("calendar.event.move", start=LATER_START, end=LATER_END, object_id="ok1"),
+        write("calendar.event.cancel", object_id="ok1"),
+    ],
+    ids=["create", "move", "cancel"],
+)
+def test_a_write_into_a_calendar_cerebri_cannot_read_is_refused(
+    tmp_path: Path, call: Invocation
+) -> None:
+    path = tmp_path / "work.ics"
+    path.write_bytes(GARBAGE_EVENT.encode())
+    with pytest.raises(AdapterError) as caught:
+        calendar(tmp_path).invoke(call)
+    error = caught.value
+    assert (error.code, error.retryable) == ("calendar.unreadable", False)
+    assert "ics.syntax" in error.message
+    assert "bad1" in error.message
+    assert "line 13" in error.message
+    assert path.read_bytes() == GARBAGE_EVENT.encode()
+    with pytest.raises(CalendarError):  # the reader freebusy uses refuses it too
+        parse_calendar(path.read_bytes(), source="work")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        bytes(range(256)) * 64,  # not UTF-8
+        # UTF-8, but a content line of 20 000 control and other characters
+        ("BEGIN:VCALENDAR\r\n" + "\x01\x7f\u202e\x1b[31mZ" * 4000 + "\r\n").encode(),
+    ],
+    ids=["binary", "control-characters"],
+)
+def test_a_binary_calendar_gives_a_short_printable_message(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "work.ics"
+    path.write_bytes(data)
+    for call in (create(), get()):
+        with pytest.raises(AdapterError) as caught:
+            calendar(tmp_path).invoke(call)
+        message = caught.value.message
+        assert caught.value.code == "calendar.unreadable"
+        assert len(message) <= 200 + len(str(path)) + 200, message[:300]  # detail capped
+        assert message.isprintable() and message.isascii(), message[:300]
+    assert path.read_bytes() == data
+
+
+def test_a_calendar_over_the_size_limit_is_refused_before_any_write(tmp_path: Path) -> None:
+    path = tmp_path / "work.ics"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_CALENDAR_BYTES + 1)
+    with pytest.raises(AdapterError) as caught:
+        calendar(tmp_path).invoke(create())
+    assert (caught.value.code, caught.value.retryable) == ("calendar.unreadable", False)
+    assert f"larger than {16 * 1024 * 1024} bytes" in caught.value.message
+    assert path.stat().st_size == MAX_CALENDAR_BYTES + 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work.ics", "work.ics.lock"]
 
 
 def test_unreadable_file_is_reported(tmp_path: Path) -> None:

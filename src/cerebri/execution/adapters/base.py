@@ -56,7 +56,11 @@ class AdapterError(CerebriError):
 
     Attributes:
         retryable: ``True`` when the same invocation may succeed later (a timeout, a busy
-            lock); ``False`` when repeating it would fail the same way.
+            lock); ``False`` when repeating it would fail the same way, or a write failed
+            certainly before changing anything. The executor reads a retryable failure of a
+            non-idempotent write as "may have happened" (plans.md section 6), so a write
+            that certainly did not happen is not retryable; ``calendar.busy`` (a lock
+            timeout) is retryable and is raised before anything is written.
     """
 
     code = "adapter.failed"

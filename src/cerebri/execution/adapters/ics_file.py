@@ -6,15 +6,27 @@ of ``.ics`` files, one per calendar id. An event is the ``VEVENT`` whose ``UID``
 ``object_id``; its revision is its ``SEQUENCE`` (RFC 5545 3.8.7.4), and the idempotency key
 of the write that last changed it is kept in ``X-CEREBRI-IDEMPOTENCY-KEY``.
 
-Writes hold ``<file>.lock`` (``filelock``, across processes), read the file, change it and
-replace it atomically (temporary file, fsync, ``os.replace``, fsync of the folder), so a
-crash leaves the old file or the new one. Reads take no lock: they always see a whole file.
+Writes hold ``<file>.lock`` (``filelock``, across processes), read the file, check that
+cerebri's own reader (:func:`cerebri.ics.parse_calendar`, as ``cerebri freebusy``) accepts
+it, change it and replace it atomically (temporary file, fsync, ``os.replace``, fsync of the
+folder), so a crash leaves the old file or the new one, and a calendar cerebri cannot read is
+never rewritten. Reads take no lock: they always see a whole file. A calendar file is read up
+to :data:`MAX_CALENDAR_BYTES` (16 MiB); a larger one is refused before anything is written.
+
+Every error a write raises before the ``os.replace`` of the calendar file guarantees that
+nothing was written; those are not retryable (the executor reads a retryable failure of a
+non-idempotent write as "may have happened", plans.md section 6) except ``calendar.busy``,
+a lock timeout, which also comes before any write but may pass. Only an error after the
+``os.replace`` (the fsync of the folder) leaves a write that may have happened, and is
+retryable.
+
 Instants are RFC 3339 UTC strings (``2026-10-05T09:00:00Z``); iCalendar DATE-TIMEs hold whole
 seconds (RFC 5545 3.3.5), so a write with a fraction of a second is refused.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -30,7 +42,7 @@ from cerebri._json import JSONValue
 from cerebri.calendars import freebusy
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
-from cerebri.execution.adapters._atomic import replace_file
+from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
 from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.temporal import Instant, Interval
@@ -59,7 +71,10 @@ IDEMPOTENCY_PROPERTY: Final = "X-CEREBRI-IDEMPOTENCY-KEY"
 LOCK_TIMEOUT_SECONDS: Final = 10.0
 """Longest wait for another writer's lock on the same file, in seconds."""
 MAX_CALENDAR_BYTES: Final = 16 * 1024 * 1024
-"""Largest calendar file read, in bytes."""
+"""Largest calendar file read, in bytes (16 MiB); a larger one is ``calendar.unreadable``,
+for a write before anything is written."""
+MAX_EXCERPT_CHARS: Final = 200
+"""Most characters of file content (or of a parser's message quoting it) put in an error."""
 _NS_PER_SECOND: Final = 1_000_000_000
 
 
@@ -68,6 +83,17 @@ def _empty_calendar() -> Calendar:
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     return calendar
+
+
+def _excerpt(text: str, limit: int = MAX_EXCERPT_CHARS) -> str:
+    """``text`` with each unprintable character escaped (``\\x1b``, ``\\u202e``), cut to
+    ``limit`` characters (``...`` marks a cut): never raw bytes in a message."""
+    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[: limit + 1])
+    return shown if len(shown) <= limit else f"{shown[:limit]}..."
+
+
+def _os_error(exc: OSError) -> str:
+    return _excerpt(exc.strerror or str(exc))
 
 
 def _invalid(message: str) -> AdapterError:
@@ -176,13 +202,20 @@ class IcsFileCalendar:
     Raises:
         AdapterError: ``calendar.unknown_calendar`` (a calendar id not configured),
             ``calendar.conflict``, ``calendar.not_found``, ``calendar.revision_mismatch``,
-            ``calendar.unreadable`` (a file that cannot be read or parsed, or too large),
+            ``calendar.unreadable`` (a file that cannot be read, is larger than
+            :data:`MAX_CALENDAR_BYTES`, or that cerebri's reader refuses: the ``ics.*``
+            code, line and UID are named; checked before any write),
             ``calendar.unsupported`` (an event without a zoned or UTC time),
-            ``calendar.busy`` (retryable: the lock was not free within
-            :data:`LOCK_TIMEOUT_SECONDS`), ``calendar.write_failed`` (the file system refused
-            the write, retryable, the old file intact; or the file's folder does not exist,
-            not retryable), ``adapter.invalid_params``,
-            ``adapter.unsupported_capability``.
+            ``calendar.busy`` (retryable: another writer held the lock for
+            :data:`LOCK_TIMEOUT_SECONDS`; raised before anything is written),
+            ``calendar.write_failed`` (the OS refused the lock file, the temporary file or
+            the rename, or the folder does not exist: not retryable, nothing was written,
+            the old file intact; or, retryable, the fsync of the folder failed after the
+            new file replaced the old one, so the write may have happened),
+            ``adapter.invalid_params``, ``adapter.unsupported_capability``.
+
+    Only ``calendar.busy`` and the ``calendar.write_failed`` after ``os.replace`` are
+    retryable; every other error of a write guarantees that nothing was written.
     """
 
     __slots__ = ("_calendars", "_clock", "_lock_timeout")
@@ -233,15 +266,37 @@ class IcsFileCalendar:
         except InputTooLargeError as exc:
             raise AdapterError(exc.message, code="calendar.unreadable") from None
 
-    def _load(self, path: Path) -> Calendar | None:
+    def _load(self, path: Path, *, checked_as: str | None = None) -> Calendar | None:
+        """The calendar in ``path`` (``None`` when there is none), read leniently by
+        ``icalendar`` so a rewrite keeps what it holds. With ``checked_as`` (a calendar id),
+        first refuse a file :func:`cerebri.ics.parse_calendar` cannot read, so a write never
+        rewrites a calendar that ``cerebri freebusy`` refuses."""
         data = self._bytes(path)
         if data is None:
             return None
+        if checked_as is not None:
+            try:
+                parse_calendar(data, source=str(path))
+            except CalendarError as exc:
+                where = ", ".join(
+                    part
+                    for part in (
+                        None if exc.line is None else f"line {exc.line}",
+                        None if exc.uid is None else f"UID {_excerpt(exc.uid, 80)!r}",
+                    )
+                    if part
+                )
+                raise AdapterError(
+                    f"calendar {checked_as} ({path}) is refused by cerebri's reader, so "
+                    f"nothing was written: {exc.code}"
+                    f"{f' ({where})' if where else ''}: {_excerpt(exc.detail)}",
+                    code="calendar.unreadable",
+                ) from None
         try:
             calendar = Calendar.from_ical(data)
         except ValueError as exc:
             raise AdapterError(
-                f"{path} is not iCalendar: {exc}", code="calendar.unreadable"
+                f"{path} is not iCalendar: {_excerpt(str(exc))}", code="calendar.unreadable"
             ) from None
         if not isinstance(calendar, Calendar):
             raise AdapterError(f"{path} holds no single VCALENDAR", code="calendar.unreadable")
@@ -252,29 +307,54 @@ class IcsFileCalendar:
         calendar_id: str,
         edit: Callable[[Calendar | None], tuple[Calendar | None, dict[str, JSONValue]]],
     ) -> dict[str, JSONValue]:
-        """Under the file's lock: load, ``edit`` (returns the calendar to write, or ``None``
-        to leave the file alone, and the result), write atomically."""
+        """Under the file's lock: load and check, ``edit`` (returns the calendar to write, or
+        ``None`` to leave the file alone, and the result), write atomically.
+
+        Every error before ``os.replace`` of the file means nothing was written and is not
+        retryable, except the lock timeout ``calendar.busy``; an error after it (the folder's
+        fsync) is retryable: the write may have happened."""
         path = self._path(calendar_id)
         if not path.parent.is_dir():  # filelock would create it: a typo would pass unseen
             raise AdapterError(
-                f"cannot write {path}: no folder {path.parent}", code="calendar.write_failed"
+                f"cannot write {path}: no folder {path.parent}; nothing was written",
+                code="calendar.write_failed",
             )
+        lock_path = f"{path}.lock"
         try:
-            with filelock.FileLock(f"{path}.lock", timeout=self._lock_timeout):
-                updated, result = edit(self._load(path))
+            # filelock retries an OS refusal to open the lock file (as in /proc) until the
+            # timeout, which would read as "busy": open it once first to tell the two apart.
+            os.close(os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644))
+        except OSError as exc:
+            raise AdapterError(
+                f"cannot write {path}: cannot open the lock file {lock_path}: "
+                f"{_os_error(exc)}; nothing was written",
+                code="calendar.write_failed",
+            ) from None
+        replaced = False
+        try:
+            with filelock.FileLock(lock_path, timeout=self._lock_timeout):
+                updated, result = edit(self._load(path, checked_as=calendar_id))
                 if updated is not None:
                     replace_file(path, updated.to_ical())
+                    replaced = True  # an error from here on (the unlock) follows the write
         except filelock.Timeout:
             raise AdapterError(
-                f"{path} stayed locked by another writer for {self._lock_timeout} s",
+                f"{path} stayed locked by another writer for {self._lock_timeout} s; "
+                "nothing was written",
                 code="calendar.busy",
                 retryable=True,
             ) from None
-        except OSError as exc:  # the lock file or the new file could not be written
+        except OSError as exc:
+            if replaced or isinstance(exc, ReplacedNotDurableError):  # the new file is in place
+                raise AdapterError(
+                    f"wrote {path} but could not make it durable: {_os_error(exc)}; the "
+                    "write may have happened",
+                    code="calendar.write_failed",
+                    retryable=True,
+                ) from None
             raise AdapterError(
-                f"cannot write {path}: {exc.strerror or exc}",
+                f"cannot write {path}: {_os_error(exc)}; nothing was written",
                 code="calendar.write_failed",
-                retryable=True,
             ) from None
         return result
 
@@ -416,7 +496,8 @@ class IcsFileCalendar:
                 calendars.append(parse_calendar(text, source=calendar_id))
             except CalendarError as exc:
                 raise AdapterError(
-                    f"calendar {calendar_id}: {exc.message}", code="calendar.unreadable"
+                    f"calendar {calendar_id}: {_excerpt(exc.message, 2 * MAX_EXCERPT_CHARS)}",
+                    code="calendar.unreadable",
                 ) from None
         try:
             view = freebusy(calendars, start, end)
