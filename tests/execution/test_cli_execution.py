@@ -496,3 +496,19 @@ def test_preview_of_an_invalid_draft_lists_its_problems_and_exits_1(tmp_path: Pa
         helped = _help(command)
         assert "Exit 0 when" in helped
         assert "1 when" in helped
+
+
+def test_the_plan_draft_reference_examples_are_valid() -> None:
+    text = (REPO / "docs" / "plan-drafts.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
+    kinds = set()
+    for block in blocks:
+        draft = json.loads(block)
+        kinds |= {step["kind"] for step in draft["steps"]}
+        validated = runner.invoke(app, ["plan-graph", "validate", "-"], input=block)
+        assert (validated.exit_code, validated.stdout) == (0, "valid\n"), block
+        previewed = runner.invoke(app, ["preview", "-", "--json"], input=block)
+        assert previewed.exit_code == 0, previewed.stdout
+        assert json.loads(previewed.stdout)["plan"]["valid"] is True
+    assert kinds == {"capability", "request_capability", "verify", "wait", "monitor", "internal"}
+    assert len(blocks) == 6
