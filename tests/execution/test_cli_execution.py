@@ -17,8 +17,10 @@ from typer.testing import CliRunner
 
 from cerebri.cli import app
 from cerebri.cli._durations import parse_duration
-from cerebri.execution import ExecutionError
+from cerebri.clock import FakeClock, SequentialIds
+from cerebri.execution import ExecutionError, Executor, list_plans
 from cerebri.execution import store as execution_store
+from cerebri.temporal import Instant
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "plans"
@@ -182,11 +184,21 @@ def test_invalid_draft_is_stored_and_never_runs(initialised: str, tmp_path: Path
     draft["steps"][1]["depends_on"] = ["missing"]
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(draft), encoding="utf-8")
-    text = _run("submit", str(path), "--store", initialised).stdout
-    assert ": draft\n" in text.splitlines()[0] + "\n"
-    assert "draft." in text  # the problem's code is listed
-    [plan] = _json("plans", "list", "--store", initialised)
-    assert (plan["status"], plan["steps_total"]) == ("draft", 0)
+    done = runner.invoke(app, ["submit", str(path), "--store", initialised])
+    assert done.exit_code == 1, done.stdout  # stored, but it never runs: as plan-graph validate
+    first, *rest = done.stdout.splitlines()
+    assert first.endswith(": draft (invalid: never runs)")
+    [problem] = [line.split() for line in rest if line.startswith("draft.")]
+    assert problem[:3] == ["draft.unknown_dependency", "summary", "/steps/1/depends_on/0"]
+    assert " ".join(problem[3:]) == "depends_on names no step: 'missing'"
+    wire = runner.invoke(app, ["submit", str(path), "--store", initialised, "--json"])
+    assert wire.exit_code == 1
+    answer = json.loads(wire.stdout)
+    assert answer["status"] == "draft"
+    assert [p["code"] for p in answer["validation"]["problems"]] == ["draft.unknown_dependency"]
+    plans = _json("plans", "list", "--store", initialised)
+    assert [(p["status"], p["steps_total"]) for p in plans] == [("draft", 0), ("draft", 0)]
+    assert _json("plans", "list", "--status", "draft", "--store", initialised) == plans
 
 
 def _quick_plan(tmp_path: Path) -> Path:
@@ -352,3 +364,151 @@ def test_preview_of_a_draft_file_and_of_a_stored_plan(store_url: str) -> None:
     assert _error("preview", "no-such-plan", "--store", store_url)["code"] == (
         "execution.not_found"
     )
+
+
+# -- findings of a new user's trial ----------------------------------------------------------
+
+
+def test_poll_zero_is_refused_with_the_range_it_breaks(initialised: str) -> None:
+    refused = _error("worker", "--poll", "0", "--until-idle", "--store", initialised)
+    assert refused["code"] == "execution.invalid_argument"
+    assert refused["message"] == "poll_seconds is more than 0 and at most 60 seconds, not 0.0"
+    assert _error("worker", "--poll", "61", "--until-idle", "--store", initialised)["message"] == (
+        "poll_seconds is more than 0 and at most 60 seconds, not 61.0"
+    )
+    assert _json("worker", "--poll", "60", "--until-idle", "--store", initialised)["claims"] == 0
+
+
+PLAN_STATUSES = (
+    "draft, validated, waiting, executing, blocked, awaiting_approval, replanning, "
+    "completed, failed, abandoned, superseded"
+)
+
+
+def test_plans_list_refuses_an_unknown_status(initialised: str) -> None:
+    refused = _error("plans", "list", "--status", "bogus", "--store", initialised)
+    assert refused["code"] == "execution.invalid_argument"
+    assert refused["message"] == f"'bogus' is not a plan status; use one of {PLAN_STATUSES}"
+    executor = Executor(
+        execution_store.open_engine(execution_store.parse_store_url(initialised)),
+        FakeClock(Instant.parse("2026-12-01T10:00:00Z")),
+        SequentialIds(),
+    )
+    with pytest.raises(ExecutionError) as caught:  # the Python API refuses too
+        list_plans(executor, status="Completed")
+    assert caught.value.code == "execution.invalid_argument"
+    for status in PLAN_STATUSES.split(", "):
+        assert list_plans(executor, status=status) == []
+
+
+def test_ics_calendars_are_checked_at_start(initialised: str, tmp_path: Path) -> None:
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("not a folder", encoding="utf-8")
+    refused = {
+        f"a={tmp_path / 'nonexistent' / 'x.ics'}": f"its folder {tmp_path / 'nonexistent'} "
+        "does not exist",
+        f"a={a_file / 'x.ics'}": f"{a_file} is not a folder",
+        f"a={tmp_path}": "it is not a regular file",
+    }
+    for value, why in refused.items():
+        for command in (
+            ["worker", "--until-idle", "--store", initialised],
+            ["preview", str(EXAMPLES / "meeting.json")],
+        ):
+            wire = _error(*command, "--ics-calendar", value)
+            assert wire["code"] == "execution.invalid_argument"
+            assert wire["message"] == f"--ics-calendar {value}: {why}"
+    twice = ("--ics-calendar", "a=x.ics", "--ics-calendar", "a=y.ics")
+    for command in (
+        ["worker", "--until-idle", "--store", initialised],
+        ["preview", str(EXAMPLES / "meeting.json")],
+    ):
+        wire = _error(*command, *twice)
+        assert wire["code"] == "execution.invalid_argument"
+        assert wire["message"] == "--ics-calendar names calendar 'a' twice (x.ics and y.ics)"
+    # a file not written yet, in a folder that exists, is accepted: the first event makes it
+    fresh = f"work={tmp_path / 'fresh.ics'}"
+    report = _json("worker", "--until-idle", "--ics-calendar", fresh, "--store", initialised)
+    assert (report["claims"], report["errors"]) == (0, 0)
+    assert _json("preview", str(EXAMPLES / "meeting.json"), "--ics-calendar", fresh)["plan"][
+        "valid"
+    ]
+
+
+def _help(command: str) -> str:
+    """``command --help`` as one line of words, without rich's box drawing."""
+    words = _run(command, "--help").stdout.split()
+    return " ".join(w for w in words if w.strip("│╭╮╰╯─") and w != "│")
+
+
+@pytest.mark.parametrize("concurrency", ["0", "65", "100000"])
+def test_concurrency_is_capped_per_worker_process(initialised: str, concurrency: str) -> None:
+    wire = _error("worker", "--concurrency", concurrency, "--until-idle", "--store", initialised)
+    assert wire["code"] == "execution.invalid_argument"
+    assert wire["message"] == (
+        f"--concurrency is 1 to 64 threads per worker process, not {concurrency} (start more "
+        "workers on the same store to run more)"
+    )
+
+
+def test_concurrency_64_runs_and_the_help_says_so(initialised: str, tmp_path: Path) -> None:
+    _json("submit", str(_quick_plan(tmp_path)), "--store", initialised)
+    report = _json("worker", "--concurrency", "64", "--until-idle", "--poll", "0.05",
+                   "--store", initialised)  # fmt: skip
+    assert (report["claims"], report["errors"]) == (1, 0)
+    helped = _help("worker")
+    assert "1 to 64" in helped
+    assert "start more workers" in helped
+
+
+def test_preview_of_an_invalid_draft_lists_its_problems_and_exits_1(tmp_path: Path) -> None:
+    draft = json.loads((EXAMPLES / "meeting.json").read_text(encoding="utf-8"))
+    draft["steps"][0]["capability"] = "calendar.event.nope"
+    draft["steps"][1]["depends_on"] = ["create", "missing"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(draft), encoding="utf-8")
+    shown = runner.invoke(app, ["preview", str(path)])
+    assert shown.exit_code == 1, shown.stdout
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "plan: (draft) draft (invalid: never runs)"
+    at = lines.index("problems: 2")
+    assert lines[at + 1].split() == ["code", "step", "path", "message"]
+    rows = [line.rstrip().split(maxsplit=3) for line in lines[at + 2 :]]
+    assert rows == [
+        ["draft.unknown_capability", "create", "/steps/0/capability",
+         "no capability 'calendar.event.nope' is registered"],
+        ["draft.unknown_dependency", "check", "/steps/1/depends_on/1",
+         "depends_on names no step: 'missing'"],
+    ]  # fmt: skip
+    wire = runner.invoke(app, ["preview", str(path), "--json"])
+    assert wire.exit_code == 1
+    answer = json.loads(wire.stdout)
+    assert answer["plan"]["valid"] is False
+    assert [(p["code"], p["step"]) for p in answer["plan"]["problems"]] == [
+        ("draft.unknown_capability", "create"),
+        ("draft.unknown_dependency", "check"),
+    ]
+    valid = runner.invoke(app, ["preview", str(EXAMPLES / "meeting.json")])
+    assert valid.exit_code == 0
+    assert "problems" not in valid.stdout
+    assert runner.invoke(app, ["plan-graph", "validate", str(path)]).exit_code == 1  # consistent
+    for command in ("preview", "submit"):
+        helped = _help(command)
+        assert "Exit 0 when" in helped
+        assert "1 when" in helped
+
+
+def test_the_plan_draft_reference_examples_are_valid() -> None:
+    text = (REPO / "docs" / "plan-drafts.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
+    kinds = set()
+    for block in blocks:
+        draft = json.loads(block)
+        kinds |= {step["kind"] for step in draft["steps"]}
+        validated = runner.invoke(app, ["plan-graph", "validate", "-"], input=block)
+        assert (validated.exit_code, validated.stdout) == (0, "valid\n"), block
+        previewed = runner.invoke(app, ["preview", "-", "--json"], input=block)
+        assert previewed.exit_code == 0, previewed.stdout
+        assert json.loads(previewed.stdout)["plan"]["valid"] is True
+    assert kinds == {"capability", "request_capability", "verify", "wait", "monitor", "internal"}
+    assert len(blocks) == 6

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 from rich.console import Console
@@ -26,6 +26,7 @@ from cerebri.cli._execution_common import (
     emit,
     errors_to_exit,
     open_executor,
+    print_problems,
     safe_text,
 )
 from cerebri.cli._store import StoreOption
@@ -33,7 +34,15 @@ from cerebri.cli._store import StoreOption
 if TYPE_CHECKING:
     from cerebri.execution import Claim
 
-__all__ = ["submit_command", "worker_command"]
+__all__ = ["EXIT_INVALID_DRAFT", "MAX_CONCURRENCY", "submit_command", "worker_command"]
+
+EXIT_INVALID_DRAFT: Final = 1
+"""Exit status of ``submit`` and ``preview`` when the draft breaks a plan graph rule (it is
+stored, or previewed, as a ``draft`` that never runs), as ``plan-graph validate``."""
+
+MAX_CONCURRENCY: Final = 64
+"""Most threads (steps run at once) one ``cerebri worker`` process runs; to go further, run
+more worker processes on the same store."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -76,14 +85,18 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     as_json: JsonOption = False,
 ) -> None:
     """Validate a plan draft and store it; workers run it. An invalid draft is stored as a
-    draft with its problems and never runs."""
+    draft with its problems (listed) and never runs.
+
+    Exit 0 when the plan is stored valid, 1 when the draft breaks a rule (stored, never
+    runs), 2 when the input is not a draft or the store refuses (one `error` line on
+    stderr)."""
     from cerebri.execution import (  # noqa: PLC0415 - fast CLI start
         DEFAULT_REQUESTER,
         ExecutionError,
         recall,
         submit,
     )
-    from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
+    from cerebri.plans import DEFAULT_MAX_REPLANS, PlanStatus  # noqa: PLC0415
 
     with errors_to_exit(as_json):
         executor = open_executor(store)
@@ -112,33 +125,55 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
     if as_json:
         emit(done.to_wire())
-        return
-    sys.stdout.write(
-        f"plan {done.plan_id} (revision {done.revision}): {done.status.value}\n"
-        f"intention: {done.intention_id}\n"
-    )
-    problems = done.validation.get("problems")
-    for problem in problems if isinstance(problems, list) else ():
-        if isinstance(problem, dict):
-            where = f" (step {problem['step']})" if problem.get("step") else ""
-            sys.stdout.write(safe_text(f"  {problem['code']}{where}: {problem['message']}") + "\n")
+    else:
+        sys.stdout.write(
+            f"plan {done.plan_id} (revision {done.revision}): {done.status.value}"
+            f"{' (invalid: never runs)' if done.status is PlanStatus.DRAFT else ''}\n"
+            f"intention: {done.intention_id}\n"
+        )
+        print_problems(done.validation.get("problems"))
+    if done.status is PlanStatus.DRAFT:
+        raise typer.Exit(EXIT_INVALID_DRAFT)
 
 
 # -- worker --------------------------------------------------------------------------------
 
 
 def calendars_option_value(pairs: list[str] | None) -> dict[str, Path]:
-    """``--ics-calendar ID=PATH`` values as a mapping (``execution.invalid_argument``)."""
+    """``--ics-calendar ID=PATH`` values as a mapping from calendar id to file.
+
+    Refused up front with ``execution.invalid_argument`` (rather than by every step later):
+    a value that is not ``ID=PATH``, an ID given twice, a PATH whose folder does not exist
+    or is not a folder, and a PATH that exists but is not a regular file. The file itself
+    may be missing: the first event created writes it."""
     from cerebri.execution import ExecutionError  # noqa: PLC0415
 
     found: dict[str, Path] = {}
     for pair in pairs or ():
-        name, sep, path = pair.partition("=")
-        if not sep or not name or not path:
+        name, sep, text = pair.partition("=")
+        if not sep or not name or not text:
             raise ExecutionError(
                 f"--ics-calendar takes ID=PATH, not {pair!r}", code="execution.invalid_argument"
             )
-        found[name] = Path(path)
+        if name in found:
+            raise ExecutionError(
+                f"--ics-calendar names calendar {name!r} twice ({found[name]} and {text})",
+                code="execution.invalid_argument",
+            )
+        path = Path(text)
+        folder = path.parent
+        problem = None
+        if not folder.exists():
+            problem = f"its folder {folder} does not exist"
+        elif not folder.is_dir():
+            problem = f"{folder} is not a folder"
+        elif path.exists() and not path.is_file():
+            problem = "it is not a regular file"
+        if problem is not None:
+            raise ExecutionError(
+                f"--ics-calendar {name}={text}: {problem}", code="execution.invalid_argument"
+            )
+        found[name] = path
     return found
 
 
@@ -176,7 +211,13 @@ def _progress() -> Callable[[Claim], None] | None:
 @app.command("worker")
 def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     concurrency: Annotated[
-        int, typer.Option("--concurrency", metavar="N", help="Steps run at once.")
+        int,
+        typer.Option(
+            "--concurrency",
+            metavar="N",
+            help=f"Steps run at once, each in a thread of this process: 1 to {MAX_CONCURRENCY}. "
+            "To run more, start more workers on the same store.",
+        ),
     ] = 1,
     lease: Annotated[
         str, typer.Option("--lease", metavar="DURATION", help="Lease of a claim: 30, 30s, 2m.")
@@ -207,10 +248,21 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     """Claim and run steps until stopped (SIGTERM or Ctrl-C: steps in flight finish first),
     then print what this worker did."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
-    from cerebri.execution import WorkerReport, run_worker, scheduled_steps  # noqa: PLC0415
+    from cerebri.execution import (  # noqa: PLC0415
+        ExecutionError,
+        WorkerReport,
+        run_worker,
+        scheduled_steps,
+    )
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
 
     with errors_to_exit(as_json):
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise ExecutionError(
+                f"--concurrency is 1 to {MAX_CONCURRENCY} threads per worker process, not "
+                f"{concurrency} (start more workers on the same store to run more)",
+                code="execution.invalid_argument",
+            )
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()

@@ -34,6 +34,7 @@ __all__ = [
     "errors_to_exit",
     "new_table",
     "open_executor",
+    "print_problems",
     "print_table",
     "safe_text",
     "to_second",
@@ -107,6 +108,21 @@ def print_table(table: Table) -> None:
     if not console.is_terminal:
         console = Console(highlight=False, markup=False, emoji=False, width=240)
     console.print(table)
+
+
+def print_problems(problems: JSONValue) -> None:
+    """Print a validation report's ``problems`` (``[{"code", "step", "path", "message"}]``)
+    as a table on stdout, after a ``problems:`` line; nothing when there are none."""
+    rows = [p for p in problems if isinstance(p, dict)] if isinstance(problems, list) else []
+    if not rows:
+        return
+    sys.stdout.write(f"problems: {len(rows)}\n")
+    table = new_table("code", "step", "path", "message")
+    for problem in rows:
+        table.add_row(
+            *(safe_text(problem.get(name)) for name in ("code", "step", "path", "message"))
+        )
+    print_table(table)
 
 
 def to_second(text: JSONValue) -> str:

@@ -46,7 +46,13 @@ app.add_typer(steps_app, name="steps")
 @plans_app.command("list")
 def plans_list(
     status: Annotated[
-        str | None, typer.Option("--status", help="Only plans in this status.")
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            help="Only plans in this status: draft, validated, waiting, executing, blocked, "
+            "awaiting_approval, replanning, completed, failed, abandoned or superseded.",
+        ),
     ] = None,
     open_only: Annotated[
         bool, typer.Option("--open", help="Only plans that may still make progress.")

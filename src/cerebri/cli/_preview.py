@@ -15,13 +15,14 @@ import typer
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app, read_input
-from cerebri.cli._execution import calendars_option_value
+from cerebri.cli._execution import EXIT_INVALID_DRAFT, calendars_option_value
 from cerebri.cli._execution_common import (
     JsonOption,
     emit,
     errors_to_exit,
     new_table,
     open_executor,
+    print_problems,
     print_table,
     safe_text,
 )
@@ -45,7 +46,12 @@ def preview_command(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """What the executor would decide for each step of PLAN: allowed or not, and why."""
+    """What the executor would decide for each step of PLAN: allowed or not, and why; an
+    invalid draft's problems are listed under the steps.
+
+    Exit 0 when the plan is valid, 1 when it breaks a plan graph rule (it would be stored as
+    a draft that never runs), 2 when PLAN is not a draft or not a stored plan (one `error`
+    line on stderr)."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import preview_draft, preview_plan  # noqa: PLC0415
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
@@ -57,11 +63,18 @@ def preview_command(
             answer = preview_draft(read_input(plan), adapters=adapters)
         else:
             answer = preview_plan(open_executor(store), plan, adapters=adapters)
-    if as_json:
-        emit(answer)
-        return
     head = answer["plan"]
     assert isinstance(head, dict)
+    if as_json:
+        emit(answer)
+    else:
+        _print_answer(head, answer["steps"])
+    if not head["valid"]:
+        raise typer.Exit(EXIT_INVALID_DRAFT)
+
+
+def _print_answer(head: dict[str, JSONValue], steps: JSONValue) -> None:
+    """The plan line, the budget line, one row per step, then the problems, if any."""
     budget = head["budget"]
     assert isinstance(budget, dict)
     sys.stdout.write(
@@ -71,10 +84,10 @@ def preview_command(
         f"limit {budget['max_capability_invocations']}\n"
     )
     table = new_table("step", "kind", "allowed", "why")
-    steps = answer["steps"]
     assert isinstance(steps, list)
     for step in steps:
         assert isinstance(step, dict)
         row: list[JSONValue] = [step["key"], step["kind"], "yes" if step["allowed"] else "no"]
         table.add_row(*(safe_text(v) for v in row), safe_text(step["why"]))
     print_table(table)
+    print_problems(head.get("problems"))

@@ -39,6 +39,7 @@ from cerebri.plans import (
     DONE_STEP_STATUSES,
     OPEN_PLAN_STATUSES,
     TERMINAL_STEP_STATUSES,
+    PlanStatus,
     StepKind,
     StepStatus,
 )
@@ -58,6 +59,7 @@ STUCK_GRACE_SECONDS: Final = 60
 unclaimed before :func:`stuck` says no worker is running."""
 
 _OPEN_PLANS = tuple(sorted(s.value for s in OPEN_PLAN_STATUSES))
+_PLAN_STATUSES = tuple(s.value for s in PlanStatus)
 _TERMINAL = frozenset(s.value for s in TERMINAL_STEP_STATUSES)
 _DONE = frozenset(s.value for s in DONE_STEP_STATUSES)
 _SCHEDULED = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECUTING.value)
@@ -115,7 +117,14 @@ def list_plans(
     "created_at", "updated_at"}`` (``steps_done`` counts ``completed`` and ``skipped`` steps).
 
     ``status`` keeps only plans in that status; ``open_only`` only plans that may still make
-    progress (:data:`~cerebri.plans.OPEN_PLAN_STATUSES`)."""
+    progress (:data:`~cerebri.plans.OPEN_PLAN_STATUSES`). Raises :class:`ExecutionError`
+    ``execution.invalid_argument`` when ``status`` is not a plan status
+    (:class:`~cerebri.plans.PlanStatus`, plans.md section 5)."""
+    if status is not None and status not in _PLAN_STATUSES:
+        raise ExecutionError(
+            f"{status!r} is not a plan status; use one of {', '.join(_PLAN_STATUSES)}",
+            code="execution.invalid_argument",
+        )
     query = select(plans).order_by(plans.c.created_at, plans.c.id)
     if status is not None:
         query = query.where(plans.c.status == status)

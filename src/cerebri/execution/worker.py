@@ -103,7 +103,7 @@ def _check(concurrency: int, lease_seconds: float, poll_seconds: float) -> None:
         )
     if not 0 < poll_seconds <= 60:
         raise ExecutionError(
-            f"poll_seconds is from 0 to 60, not {poll_seconds!r}",
+            f"poll_seconds is more than 0 and at most 60 seconds, not {poll_seconds!r}",
             code="execution.invalid_argument",
         )
     if not 1 <= lease_seconds <= 86_400:
