@@ -141,9 +141,9 @@ def run_worker(
     ``until_idle``) nothing is due and nothing in flight.
 
     ``lease_seconds`` (1 to 86 400) is how long a claim lasts without a heartbeat;
-    ``poll_seconds`` (0 to 60) how long an idle thread waits before looking again. ``hook``
-    is called at each step boundary (:data:`~cerebri.execution.runner.Hook`); ``on_claim``
-    after each claim (progress display). Raises :class:`ExecutionError`
+    ``poll_seconds`` (more than 0, at most 60) how long an idle thread waits before looking
+    again. ``hook`` is called at each step boundary (:data:`~cerebri.execution.runner.Hook`);
+    ``on_claim`` after each claim (progress display). Raises :class:`ExecutionError`
     ``execution.invalid_argument`` for values outside those ranges.
     """
     _check(concurrency, lease_seconds, poll_seconds)
