@@ -34,10 +34,8 @@ checks that every step completed exactly once (the other hosts take over the exp
 
     sudo .venv/bin/python bench/execution.py --hosts 2        # 2000 steps, 2 workers per host
 
-Until the executor is merged ``_cerebri_runner.run_cerebri`` raises NotImplementedError and
-the cerebri columns read "not available"; the peers still run. Workers and this process
-share the machine (2 cores on the development machine): with 4 workers the CPUs are
-oversubscribed, and PostgreSQL runs on the same cores.
+Workers and this process share the machine (2 cores on the development machine): with 4
+workers the CPUs are oversubscribed, and PostgreSQL runs on the same cores.
 """
 
 from __future__ import annotations
@@ -75,7 +73,6 @@ class Row:
     backend: str  # "sqlite" or "postgresql"
     workers: int
     cerebri: dict[str, Any] | None = None
-    cerebri_note: str = ""  # why there is no cerebri result
     peers: dict[str, PeerResult | None] = field(default_factory=dict)
 
     def cerebri_rate(self) -> float | None:
@@ -94,7 +91,6 @@ class Row:
             "backend": self.backend,
             "workers": self.workers,
             "cerebri": self.cerebri,
-            "cerebri_note": self.cerebri_note or None,
             **{
                 peer: None if result is None else result.to_dict()
                 for peer, result in self.peers.items()
@@ -112,13 +108,7 @@ def say(text: str) -> None:
 
 
 def measure_cerebri(row: Row, url: str, steps: int) -> None:
-    try:
-        result = run_cerebri(url, steps, row.workers)
-    except NotImplementedError as exc:
-        row.cerebri_note = f"not available ({exc})"
-        say(f"  cerebri: not available ({exc})")
-        return
-    row.cerebri = dict(result)
+    row.cerebri = dict(run_cerebri(url, steps, row.workers))
     say(f"  cerebri {row.backend} W={row.workers}: {row.cerebri_rate():.1f} steps/s")
 
 
@@ -433,9 +423,6 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     print("(claim ms: p50/p99 of the claim calls that claimed work; pgq claims up to 10 a call)")
     print()
-    notes = {row.cerebri_note for row in rows if row.cerebri_note}
-    for note in sorted(notes):
-        print(f"cerebri: {note}")
     print("goals (#12):")
     for verdict in verdicts:
         met = {True: "met", False: "NOT met", None: "not measured"}[verdict["met"]]
