@@ -29,24 +29,7 @@ from cerebri.execution.adapters import Adapters, IcsFileCalendar
 from cerebri.execution.store import init, open_engine, parse_store_url
 from cerebri.execution.store.schema import attempt_history, attempts, steps
 from cerebri.temporal import Instant
-
-_EVENT = {
-    "calendar_id": "work",
-    "integration_id": "local",
-    "object_id": "e1",
-    "start": "2026-12-02T10:00:00Z",
-    "end": "2026-12-02T11:00:00Z",
-    "idempotency_key": "k1",
-}
-_DRAFT = {
-    "objective": "one event",
-    "origin": "operator",
-    "strategy": "direct_action_verified",
-    "steps": [
-        {"key": "create", "kind": "capability", "capability": "calendar.event.create",
-         "target": "e1", "params": _EVENT},
-    ],
-}  # fmt: skip
+from tests.execution._one_event import ONE_EVENT_DRAFT
 
 
 def test_an_effect_that_went_through_after_a_cancel_is_recorded(
@@ -62,7 +45,7 @@ def test_an_effect_that_went_through_after_a_cancel_is_recorded(
         SequentialIds("c"),
         adapters=Adapters().with_adapter("calendar.event.create", calendar),
     )
-    done = submit(executor, _DRAFT, requester="principal:alice")
+    done = submit(executor, ONE_EVENT_DRAFT, requester="principal:alice")
     run_worker(executor, until_idle=True, poll_seconds=0.01)
     (request,) = list_approvals(executor)
     decide(executor, str(request["id"]), approve=True, by="principal:bob")

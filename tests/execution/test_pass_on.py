@@ -18,25 +18,9 @@ from cerebri.execution.runner import PASS_ON_SECONDS
 from cerebri.execution.store import init, open_engine, parse_store_url
 from cerebri.execution.store.schema import steps
 from cerebri.temporal import Instant
+from tests.execution._one_event import ONE_EVENT_DRAFT
 
 START = Instant.parse("2026-12-01T09:00:00Z")
-_EVENT = {
-    "calendar_id": "work",
-    "integration_id": "local",
-    "object_id": "e1",
-    "start": "2026-12-02T10:00:00Z",
-    "end": "2026-12-02T11:00:00Z",
-    "idempotency_key": "k1",
-}
-_DRAFT = {
-    "objective": "one event",
-    "origin": "operator",
-    "strategy": "direct_action_verified",
-    "steps": [
-        {"key": "create", "kind": "capability", "capability": "calendar.event.create",
-         "target": "e1", "params": _EVENT},
-    ],
-}  # fmt: skip
 
 
 def _calendar(clock: FakeClock, calendars: dict[str, Path]) -> Adapters:
@@ -57,7 +41,7 @@ def test_a_worker_without_the_calendar_passes_the_step_on(store_url: str, tmp_pa
     ids = SequentialIds("n")
     work = tmp_path / "work.ics"
     able = Executor(engine, clock, ids, adapters=_calendar(clock, {"work": work}))
-    submit(able, _DRAFT, requester="principal:alice")
+    submit(able, ONE_EVENT_DRAFT, requester="principal:alice")
     run_worker(able, until_idle=True, poll_seconds=0.01)
     (request,) = list_approvals(able)
     decide(able, str(request["id"]), approve=True, by="principal:bob")

@@ -12,24 +12,7 @@ from cerebri.execution.principals import principal_id
 from cerebri.execution.store import init, open_engine, parse_store_url
 from cerebri.execution.worker import run_worker
 from cerebri.temporal import Instant
-
-_EVENT = {
-    "calendar_id": "work",
-    "integration_id": "local",
-    "object_id": "e1",
-    "start": "2026-12-02T10:00:00Z",
-    "end": "2026-12-02T11:00:00Z",
-    "idempotency_key": "k1",
-}
-_DRAFT = {
-    "objective": "one event",
-    "origin": "operator",
-    "strategy": "direct_action_verified",
-    "steps": [
-        {"key": "create", "kind": "capability", "capability": "calendar.event.create",
-         "target": "e1", "params": _EVENT},
-    ],
-}  # fmt: skip
+from tests.execution._one_event import ONE_EVENT_DRAFT
 
 
 @pytest.mark.parametrize(
@@ -61,7 +44,7 @@ def test_self_approval_cannot_be_spelled_around_and_agents_never_approve(store_u
         SequentialIds("q"),
         adapters=Adapters().with_adapter("calendar.event.create", NoopAdapter()),
     )
-    done = submit(executor, _DRAFT, requester=" Principal:Alice")
+    done = submit(executor, ONE_EVENT_DRAFT, requester=" Principal:Alice")
     run_worker(executor, until_idle=True, poll_seconds=0.01)
     (request,) = list_approvals(executor)
     assert request["requester"] == "principal:alice"
