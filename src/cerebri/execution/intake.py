@@ -167,6 +167,8 @@ def submit_envelope(
     )
     found = verified.envelope
     author = author_of(verified)
+    with executor.engine.connect() as connection:
+        _check_author(connection, verified, author)
     if found.executor.mode is not ExecutorMode.PLAN_EXECUTOR:
         raise ExecutionError(
             f"executor mode {found.executor.mode.value} is not the plan executor's "
@@ -194,7 +196,6 @@ def submit_envelope(
     key = found.idempotency_key
     try:
         with executor.transaction() as connection:
-            _check_author(connection, verified, author)
             earlier = _replayed(connection, key, verified.payload_digest)
             if earlier is not None:
                 return earlier
