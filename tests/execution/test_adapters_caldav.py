@@ -445,9 +445,12 @@ def test_credentials_are_sent_and_a_wrong_password_is_unauthorized(
     client.close()
 
 
-def test_a_url_that_is_not_http_is_refused_up_front() -> None:
+@pytest.mark.parametrize(
+    "url", ["file:///etc/", "http://[bad/", "http://exa mple/c/", "http://h:99999/c/", "http:///c/"]
+)
+def test_a_url_that_is_not_http_with_a_host_is_refused_up_front(url: str) -> None:
     with pytest.raises(AdapterError) as caught:
-        CalDavCalendar({"work": "file:///etc/"}, FakeClock(NOW))
+        CalDavCalendar({"work": url}, FakeClock(NOW))
 
     assert caught.value.code == "adapter.invalid_argument"
 

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from caldav.davclient import DAVClient
 from caldav.elements import cdav, dav
@@ -203,9 +203,10 @@ class CalDavCalendar:
         for calendar_id, url in calendars.items():
             if not isinstance(calendar_id, str) or not isinstance(url, str):
                 raise adapter_argument_error("calendars maps calendar ids to URLs, both text")
-            if not url.startswith(("http://", "https://")):
+            if not _is_http_url(url):
                 raise adapter_argument_error(
-                    f"calendar {calendar_id!r}: {_shown(url)} is not an http(s) URL"
+                    f"calendar {calendar_id!r}: {_excerpt(_shown(url))} is not an http(s) URL "
+                    "with a host"
                 )
             table[calendar_id] = url if url.endswith("/") else f"{url}/"
         if not timeout_seconds > 0:
@@ -633,6 +634,19 @@ class CalDavCalendar:
             "unknown": spans(view.unknown),
             "complete": view.complete,
         }
+
+
+def _is_http_url(url: str) -> bool:
+    """``url`` is ``http(s)://host[:port]/...`` with a valid port and no blank or control
+    character (checked once, so a typo is not reported later as an unreachable server)."""
+    if any(not ch.isprintable() or ch.isspace() for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port out of range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _new_object(event: Event | None) -> Calendar:
