@@ -205,8 +205,8 @@ class CalDavCalendar:
                 raise adapter_argument_error("calendars maps calendar ids to URLs, both text")
             if not _is_http_url(url):
                 raise adapter_argument_error(
-                    f"calendar {calendar_id!r}: {_excerpt(_shown(url))} is not an http(s) URL "
-                    "with a host"
+                    f"calendar {calendar_id!r}: {_excerpt(url.rpartition('@')[2])} (credentials "
+                    "left out) is not an http(s) URL with a host"
                 )
             table[calendar_id] = url if url.endswith("/") else f"{url}/"
         if not timeout_seconds > 0:
