@@ -20,6 +20,7 @@ from rich.console import Console
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app, printable, read_input
+from cerebri.cli._calendars import PasswordOption, UserOption
 from cerebri.cli._durations import parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
@@ -265,6 +266,41 @@ def calendars_option_value(pairs: list[str] | None) -> dict[str, Path]:
     return found
 
 
+def caldav_calendars_option_value(
+    pairs: list[str] | None, ics_pairs: list[str] | None = None
+) -> dict[str, str]:
+    """``--caldav-calendar ID=URL`` values as a mapping from calendar id to collection URL.
+
+    Refused up front with ``execution.invalid_argument``: a value that is not ``ID=URL``, a
+    URL that is not ``http(s)://``, an ID given twice or also given to ``--ics-calendar``
+    (``ics_pairs``). The server is not asked here: the first step that uses the calendar
+    reports what it says (``calendar.unknown_calendar``, ``adapter.unavailable``...)."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415
+
+    ics_ids = {pair.partition("=")[0] for pair in ics_pairs or ()}
+    found: dict[str, str] = {}
+    for pair in pairs or ():
+        name, sep, url = pair.partition("=")
+        problem = None
+        if not sep or not name or not url:
+            problem = "it is not ID=URL"
+        elif not url.startswith(("http://", "https://")):
+            problem = "the URL is not http:// or https://"
+        elif name in found:
+            problem = f"calendar {name!r} is named twice"
+        elif name in ics_ids:
+            problem = f"calendar {name!r} is also given to --ics-calendar"
+        if problem is not None:
+            # never echo a password written into the URL (user:password@host)
+            shown = safe_text(f"{name}={url.partition('//')[0]}//{url.rpartition('@')[2]}")
+            shown = shown if "//" in url else safe_text(pair)
+            raise ExecutionError(
+                f"--caldav-calendar {shown}: {problem}", code="execution.invalid_argument"
+            )
+        found[name] = url
+    return found
+
+
 @contextmanager
 def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
     """SIGTERM and SIGINT set ``stop`` (steps in flight finish) while the block runs."""
@@ -330,6 +366,17 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "(repeatable).",
         ),
     ] = None,
+    caldav_calendars: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--caldav-calendar",
+            metavar="ID=URL",
+            help="Carry out the calendar capabilities for calendar ID on this CalDAV "
+            "collection (repeatable; credentials from --caldav-user/--caldav-password).",
+        ),
+    ] = None,
+    caldav_user: UserOption = None,
+    caldav_password: PasswordOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -354,7 +401,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
-        adapters = default_adapters(clock, ics_calendars=calendars_option_value(ics_calendars))
+        adapters = default_adapters(
+            clock,
+            ics_calendars=calendars_option_value(ics_calendars),
+            caldav_calendars=caldav_calendars_option_value(caldav_calendars, ics_calendars),
+            caldav_username=caldav_user,
+            caldav_password=caldav_password,
+        )
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
         outcome: dict[str, WorkerReport | Exception] = {}
