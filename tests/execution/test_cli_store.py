@@ -17,7 +17,7 @@ runner = CliRunner()
 def test_init_then_status_json(store_url: str) -> None:
     done = runner.invoke(app, ["store", "init", "--store", store_url])
     assert done.exit_code == 0, done.output
-    assert "revision: 0002\nhead: 0002\nstate: up to date\n" in done.stdout
+    assert "revision: 0003\nhead: 0003\nstate: up to date\n" in done.stdout
     shown = runner.invoke(app, ["store", "status", "--store", store_url, "--json"])
     assert shown.exit_code == 0, shown.output
     wire = json.loads(shown.stdout)
