@@ -17,7 +17,7 @@ from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
-from cerebri.calendars.query import TARGET_ID, SlotQuery, build_request
+from cerebri.calendars.query import TARGET_ID, NewEvent, SlotQuery, build_request
 from cerebri.calendars.view import FreeBusyView, freebusy
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "FreeBusyView",
     "ImportedCalendars",
     "NamedBusy",
+    "NewEvent",
     "SlotAnswer",
     "SlotQuery",
     "build_request",
