@@ -31,8 +31,8 @@ from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
 from cerebri.calendars.query import (
-    NewEvent,
     INTEGRATION_ID,
+    NewEvent,
     SlotQuery,
     build_request,
     event_objects,

@@ -411,7 +411,7 @@ def build_request(
         )
     fingerprint = hashlib.sha256(repr(query).encode()).hexdigest()[:16]
     if create is not None:  # a different question: a different id (FIND_SLOT ids unchanged)
-        fingerprint = hashlib.sha256(f"{repr(query)}\n{target}".encode()).hexdigest()[:16]
+        fingerprint = hashlib.sha256(f"{query!r}\n{target}".encode()).hexdigest()[:16]
     request: dict[str, JSONValue] = {
         "schema_version": {"major": 0, "minor": 2},
         "request_id": f"find-slot-{fingerprint}",

@@ -344,7 +344,9 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             skip_invalid_events=skip,
             use_cache=not no_cache,
         )
-        new_event = None if create is None else _new_event(create, calendar, sources, len(ics or ()))
+        new_event = (
+            None if create is None else _new_event(create, calendar, sources, len(ics or ()))
+        )
         calendars = ImportedCalendars(sources, floating_zone=tz, max_occurrences=max_occurrences)
         answer = calendars.find_slot(query, create=new_event)
         request, result = answer
@@ -363,6 +365,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     _print_warnings(answer.warnings, complete=answer.complete)
     parsed = parse_request(request)
     labels = {o.id: o.id for o in parsed.context.objects}
+    if create is not None:
+        labels.update({target: f"{target} ({create})" for target in parsed.target_ids})
     for _, periods in busy:
         for period in periods:
             labels[object_id(period)] = busy_label(period)

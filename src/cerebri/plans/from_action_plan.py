@@ -289,12 +289,15 @@ def _titled(steps: list[StepSpec], titles: Mapping[str, str]) -> list[StepSpec]:
             raise draft_argument_error(
                 f"the title of {target!r} must be 1 to {MAX_TITLE_LENGTH} characters, not blank"
             )
-    return [
-        step.model_copy(update={"params": {**(step.params or {}), "title": titles[step.target]}})
-        if step.capability == "calendar.event.create" and step.target in titles
-        else step
-        for step in steps
-    ]
+    titled: list[StepSpec] = []
+    for step in steps:
+        name = titles.get(step.target or "")
+        if step.capability == "calendar.event.create" and name is not None:
+            params = {**(step.params or {}), "title": name}
+            titled.append(step.model_copy(update={"params": params}))
+        else:
+            titled.append(step)
+    return titled
 
 
 @arguments(
