@@ -4,6 +4,7 @@
 
     view = freebusy(calendars, start, end, floating_zone="Europe/Berlin")
     request, result = find_slot(named_calendars, SlotQuery(start, end, 1800, zone="Europe/Berlin"))
+    request, result = find_slot(named_calendars, query, create=NewEvent("Sync", "alice"))  # CREATE
 
 ``find_slot`` answers unpack as ``(request, result)`` and also carry ``warnings`` and
 ``complete`` (:class:`SlotAnswer`); ``FreeBusyView`` has the same two fields.

@@ -13,6 +13,12 @@ mistake that for acceptance) and 2 for unreadable input (envelope, registry, led
 store: the codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the
 output ends with what execution still requires.
 
+``propose`` signs as ``--author`` or else as the principal the key registry (``--registry``,
+or the ``registry.json`` beside ``--key``) records for ``--keyid`` (``keys new --principal``);
+neither is ``proposal.author_required``. It refuses calendar slots that have begun at
+``--at`` (``proposal.slot_started``) or start after the envelope expires
+(``proposal.expires_before_slot``); docs/decisions/0025-proposing-calendar-slots.md.
+
 ``--at`` takes an RFC 3339 instant in years 0000..9999 (``input.invalid_option`` otherwise).
 Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals` ever does.
 """
