@@ -1,4 +1,6 @@
-# cerebri: `make run` plans the shipped example; `make test` runs lint, types and tests.
+# cerebri: `make run` plans the shipped example, then puts a meeting on a calendar (found,
+# proposed, approved by a second principal, written once, read back); `make test` runs lint,
+# types and tests.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -18,6 +20,7 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 
 run: $(VENV)/.run-deps
 	$(BIN)/cerebri plan --table examples/design-review.json
+	CEREBRI=$(abspath $(BIN))/cerebri PYTHON=$(abspath $(BIN))/python bash examples/put-on-calendar.sh
 
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests bench

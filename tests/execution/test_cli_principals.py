@@ -14,6 +14,8 @@ from cerebri.cli import app
 from cerebri.clock import SystemClock, UuidIds
 from cerebri.execution import Executor, authenticate
 from cerebri.execution import store as execution_store
+from cerebri.execution.context import NS
+from cerebri.temporal import Instant
 
 runner = CliRunner()
 
@@ -31,13 +33,25 @@ DRAFT: dict[str, Any] = {
                 "calendar_id": "work",
                 "integration_id": "local",
                 "object_id": "e1",
-                "start": "2030-01-07T10:00:00Z",
-                "end": "2030-01-07T11:00:00Z",
+                "start": "",  # set by _draft: 12 hours from now (the CLI runs on the system clock)
+                "end": "",
                 "idempotency_key": "k1",
             },
         }
     ],
 }
+
+
+def _draft() -> dict[str, Any]:
+    """:data:`DRAFT` with its event 12 hours from now, whole hours, one hour long: a slot
+    `propose` accepts with its default validity of one day."""
+    start = SystemClock().now().ns // (3600 * NS) * 3600 * NS + 12 * 3600 * NS
+    params = {
+        **DRAFT["steps"][0]["params"],
+        "start": Instant(start).format(),
+        "end": Instant(start + 3600 * NS).format(),
+    }
+    return {**DRAFT, "steps": [{**DRAFT["steps"][0], "params": params}]}
 
 
 @pytest.fixture
@@ -127,7 +141,7 @@ def test_envelope_submit_and_signed_approval(store: str, tmp_path: Path) -> None
     _ok("principals", "key", "principal:alice", "--keys", "keys", "--keyid", "alice")
     _ok("principals", "key", "principal:bob", "--keys", "keys", "--keyid", "bob")
     _ok("principals", "grant", "principal:alice", "calendar.event.create", "--calendar", "work")
-    (tmp_path / "draft.json").write_text(json.dumps(DRAFT))
+    (tmp_path / "draft.json").write_text(json.dumps(_draft()))
     proposed = runner.invoke(
         app,
         [
