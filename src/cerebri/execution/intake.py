@@ -50,26 +50,12 @@ from cerebri.proposals import (
     ExecutorMode,
     InMemoryReplayLedger,
     ProposalError,
-    SubjectKind,
     VerifiedEnvelope,
+    principal_of,
     verify,
 )
 
-__all__ = ["author_of", "submit_envelope"]
-
-
-def author_of(verified: VerifiedEnvelope) -> str:
-    """The envelope author as a principal: ``principal:<id>`` for a person, ``agent:<id>``
-    for a ``service`` author (canonical form). ``proposal.author_mismatch`` when it cannot
-    be a principal at all."""
-    subject = verified.envelope.author
-    prefix = "principal" if subject.kind is SubjectKind.PRINCIPAL else "agent"
-    try:
-        return principal_id(f"{prefix}:{subject.id}")
-    except ExecutionError:
-        raise ProposalError(
-            f"author {subject.id!r} is not a principal name", code="proposal.author_mismatch"
-        ) from None
+__all__ = ["submit_envelope"]
 
 
 def _draft(verified: VerifiedEnvelope, artifact: bytes) -> PlanDraft:
@@ -166,7 +152,7 @@ def submit_envelope(
         replay=InMemoryReplayLedger(),
     )
     found = verified.envelope
-    author = author_of(verified)
+    author = principal_of(found.author)
     with executor.engine.connect() as connection:
         _check_author(connection, verified, author)
     if found.executor.mode is not ExecutorMode.PLAN_EXECUTOR:

@@ -11,35 +11,19 @@ approve (``approval.agent_cannot_approve``, :mod:`cerebri.execution.approvals`).
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
 from cerebri.execution.errors import ExecutionError
+from cerebri.proposals import PRINCIPAL_PATTERN, ProposalError, canonical_principal
 
 __all__ = ["PRINCIPAL_PATTERN", "is_agent", "principal_id"]
-
-PRINCIPAL_PATTERN: Final = re.compile(r"(principal|agent):[^\s:]{1,128}")
-"""``principal:<name>`` or ``agent:<name>``; a name is 1 to 128 characters without space or
-colon."""
 
 
 def principal_id(text: object) -> str:
     """The canonical form of a principal's name (see the module doc); raises
     :class:`ExecutionError` ``execution.invalid_principal`` for anything else."""
-    if not isinstance(text, str):
-        raise ExecutionError(
-            f"a principal is text such as principal:alice, not {type(text).__name__}",
-            code="execution.invalid_principal",
-        )
-    canonical = text.strip().casefold()
-    if not PRINCIPAL_PATTERN.fullmatch(canonical):
-        shown = text if len(text) <= 80 else text[:80] + "..."
-        raise ExecutionError(
-            f"{shown!r} is not a principal: write principal:<name> or agent:<name> (a name "
-            "has no spaces or colons)",
-            code="execution.invalid_principal",
-        )
-    return canonical
+    try:
+        return canonical_principal(text, code="execution.invalid_principal")
+    except ProposalError as error:
+        raise ExecutionError(error.message, code="execution.invalid_principal") from None
 
 
 def is_agent(principal: str) -> bool:

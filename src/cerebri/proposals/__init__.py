@@ -20,7 +20,8 @@ verification.
     slot_starts(payload), check_slot_times(...)  calendar slots of an artifact: not begun at
                                              proposed-at, none after expires-at
     canonical_principal(text), author_of(principal)  the principal a registered key speaks
-                                             for, as the envelope author
+                                             for, as the envelope author; principal_of(author)
+                                             the principal an envelope author stands for
     MAX_SIGNATURES                           16 signature entries at most, one per keyid
     MAX_VALIDITY_SECONDS                     one year: the longest expires-at - proposed-at,
                                              held by propose and verification alike
@@ -35,7 +36,12 @@ approval of its payload digest, capability grants and the policy's decision). Er
 Instants are UTC and always passed in; nothing here reads a clock.
 """
 
-from cerebri.proposals.authors import PRINCIPAL_PATTERN, author_of, canonical_principal
+from cerebri.proposals.authors import (
+    PRINCIPAL_PATTERN,
+    author_of,
+    canonical_principal,
+    principal_of,
+)
 from cerebri.proposals.digest import (
     MAX_JSON_DEPTH,
     canonical_json,
@@ -170,6 +176,7 @@ __all__ = [
     "pae",
     "parse_registry",
     "parse_subject",
+    "principal_of",
     "propose",
     "public_key_text",
     "ref_for_digest",

@@ -17,9 +17,10 @@ import re
 from typing import Final
 
 from cerebri.proposals.envelope import Subject, SubjectKind
-from cerebri.proposals.errors import ProposalError
+from cerebri._guard import arguments
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 
-__all__ = ["PRINCIPAL_PATTERN", "author_of", "canonical_principal"]
+__all__ = ["PRINCIPAL_PATTERN", "author_of", "canonical_principal", "principal_of"]
 
 PRINCIPAL_PATTERN: Final = re.compile(r"(principal|agent):[^\s:]{1,128}")
 """``principal:<name>`` or ``agent:<name>``; a name is 1 to 128 characters without space or
@@ -66,4 +67,19 @@ def author_of(principal: str) -> Subject:
     kind, _, name = canonical.partition(":")
     return Subject(
         kind=SubjectKind.PRINCIPAL if kind == "principal" else SubjectKind.SERVICE, id=name
+    )
+
+
+@arguments(proposal_argument_error, author=Subject)
+def principal_of(author: Subject) -> str:
+    """The canonical principal an envelope author stands for, the inverse of
+    :func:`author_of`: subject ``principal``/``<name>`` is ``principal:<name>``, subject
+    ``service``/``<name>`` is ``agent:<name>``.
+
+    Raises ``ProposalError`` ``proposal.author_mismatch`` (path ``/author``) when the
+    author's id cannot be a principal's name (spaces, colons, over 128 characters).
+    """
+    prefix = "principal" if author.kind is SubjectKind.PRINCIPAL else "agent"
+    return canonical_principal(
+        f"{prefix}:{author.id}", code="proposal.author_mismatch", path="/author"
     )
