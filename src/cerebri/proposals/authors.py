@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from cerebri.proposals.envelope import Subject, SubjectKind
 from cerebri._guard import arguments
+from cerebri.proposals.envelope import Subject, SubjectKind
 from cerebri.proposals.errors import ProposalError, proposal_argument_error
 
 __all__ = ["PRINCIPAL_PATTERN", "author_of", "canonical_principal", "principal_of"]
