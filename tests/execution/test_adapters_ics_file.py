@@ -135,9 +135,32 @@ def test_create_of_an_existing_uid_is_a_conflict_and_writes_nothing(tmp_path: Pa
     before = (tmp_path / "work.ics").read_bytes()
     again = create(start=LATER_START, end=LATER_END, idempotency_key="other")
     assert code_of(lambda: adapter.invoke(again)) == ("calendar.conflict", False)
-    assert code_of(lambda: adapter.invoke(create())) == ("calendar.conflict", False)
+    same_key_elsewhere = create(start=LATER_START, end=LATER_END)
+    assert code_of(lambda: adapter.invoke(same_key_elsewhere)) == ("calendar.conflict", False)
     assert (tmp_path / "work.ics").read_bytes() == before
     assert len(events(tmp_path / "work.ics")) == 1
+
+
+def test_a_repeated_create_is_adopted_by_its_effect_key(tmp_path: Path) -> None:
+    """The planner's ``idempotency_key`` param names the effect across attempts and
+    revisions: a create whose outcome was lost and that runs again (another attempt group,
+    another invocation key) finds its event and adopts it, writing nothing."""
+    adapter = calendar(tmp_path)
+    first = adapter.invoke(create())
+    before = (tmp_path / "work.ics").read_bytes()
+    retry = invocation(
+        "calendar.event.create",
+        "plan-1:1:create-0:2",
+        calendar_id="work",
+        integration_id="local",
+        object_id="e1",
+        start=START,
+        end=END,
+        idempotency_key="plan-1:1:create-0:0",
+    )
+    again = adapter.invoke(retry)
+    assert again == {**first, "replayed": True}
+    assert (tmp_path / "work.ics").read_bytes() == before
 
 
 def test_create_keeps_other_events_of_the_file(tmp_path: Path) -> None:

@@ -79,6 +79,13 @@ MAX_EXCERPT_CHARS: Final = 200
 _NS_PER_SECOND: Final = 1_000_000_000
 
 
+def _effect_key(invocation: Invocation) -> str:
+    """The key naming the intended effect: the ``idempotency_key`` param (the planner's, the
+    same for every revision and attempt of one action), else the invocation's."""
+    key = invocation.params.get("idempotency_key")
+    return key if isinstance(key, str) and key else invocation.idempotency_key
+
+
 def _empty_calendar() -> Calendar:
     calendar = Calendar()
     calendar.add("prodid", PRODID)
@@ -183,7 +190,10 @@ class IcsFileCalendar:
     ``DTSTAMP``. Results (instants as RFC 3339 UTC strings):
 
     * create ``{object_id, calendar_id, start, end, revision, created: true}``; an existing
-      ``UID`` raises ``calendar.conflict`` (never a second event with one UID). Before a
+      ``UID`` written by the same effect (its ``X-CEREBRI-IDEMPOTENCY-KEY`` is the
+      ``idempotency_key`` param, the planner's key for the action, kept across attempts and
+      revisions) at the same range is adopted: nothing written, ``replayed: true``; any other
+      existing ``UID`` raises ``calendar.conflict`` (never a second event with one UID). Before a
       create or a move writes, the range is re-read as free/busy (the event itself left
       out): a range no longer free raises ``calendar.slot_taken`` and nothing is written;
     * move ``{object_id, calendar_id, start, end, revision, moved: true, replayed}``: new
@@ -371,12 +381,19 @@ class IcsFileCalendar:
         start, end = _range(params)
         title = params.get("title")
 
-        def edit(calendar: Calendar | None) -> tuple[Calendar, dict[str, JSONValue]]:
+        key = _effect_key(invocation)
+
+        def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
             calendar = calendar if calendar is not None else _empty_calendar()
             existing = _events(calendar, uid)
             if existing:
-                same = str(existing[0].get(IDEMPOTENCY_PROPERTY)) == invocation.idempotency_key
-                why = " by this same idempotency key" if same else ""
+                same = str(existing[0].get(IDEMPOTENCY_PROPERTY)) == key
+                if same and _span(existing[0], uid) == (start, end):
+                    # this create went through before (its outcome was lost): adopt it
+                    revision = _sequence(existing[0])
+                    written = _written(calendar_id, uid, start, end, revision, created=True)
+                    return None, {**written, "replayed": True}
+                why = " by this same idempotency key, at another range" if same else ""
                 raise AdapterError(
                     f"calendar {calendar_id} already holds an event {uid} (written{why})",
                     code="calendar.conflict",
@@ -390,7 +407,7 @@ class IcsFileCalendar:
             event.add("sequence", 0)
             if isinstance(title, str):
                 event.add("summary", title)
-            event.add(IDEMPOTENCY_PROPERTY, invocation.idempotency_key)
+            event.add(IDEMPOTENCY_PROPERTY, key)
             calendar.add_component(event)
             return calendar, _written(calendar_id, uid, start, end, 0, created=True)
 
@@ -410,7 +427,7 @@ class IcsFileCalendar:
                 )
             revision = _sequence(event)
             key = str(event.get(IDEMPOTENCY_PROPERTY, ""))
-            if key == invocation.idempotency_key and _span(event, uid) == (start, end):
+            if key == _effect_key(invocation) and _span(event, uid) == (start, end):
                 return None, {**_written(calendar_id, uid, start, end, revision), "replayed": True}
             if expected is not None and expected != revision:
                 raise AdapterError(
@@ -428,7 +445,7 @@ class IcsFileCalendar:
             event.pop("DURATION", None)
             for name, new in (
                 ("SEQUENCE", revision + 1),
-                (IDEMPOTENCY_PROPERTY, invocation.idempotency_key),
+                (IDEMPOTENCY_PROPERTY, _effect_key(invocation)),
             ):
                 event.pop(name, None)
                 event.add(name, new)
