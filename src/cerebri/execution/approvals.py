@@ -13,7 +13,8 @@
   every worker).
 * :func:`consume`: a step's use of its approval, once (``consumed_at``), checked when it acts.
 
-Who may approve with what proof (principals, signed decisions) is issue #13's.
+Who may approve with what proof (registered principals, signed decisions, four-eyes with the
+proposal's author) is decision 0023's: :mod:`cerebri.execution.decisions`.
 """
 
 from __future__ import annotations
