@@ -1,9 +1,10 @@
 """Principals as the executor names them: ``principal:<name>`` (a person) or ``agent:<name>``.
 
-Who may approve with what proof is decided by the registry (:mod:`cerebri.execution.registry`,
-decision 0023); here a principal is a name, and names are compared in one canonical form so that ``principal:Alice``, `` principal:alice``
-and ``principal:alice`` are the same principal (a requester cannot approve its own request
-by spelling itself differently). :func:`principal_id` returns that form: surrounding space
+Who may approve with what proof is decided by the registry
+(:mod:`cerebri.execution.registry`, decision 0023); here a principal is a name, and names are
+compared in one canonical form so that ``principal:Alice``, `` principal:alice`` and
+``principal:alice`` are the same principal (a requester cannot approve its own request by
+spelling itself differently). :func:`principal_id` returns that form: surrounding space
 removed, case folded; it refuses anything else with :class:`ExecutionError`
 ``execution.invalid_principal``. An ``agent:`` principal may submit and withdraw, never
 approve (``approval.agent_cannot_approve``, :mod:`cerebri.execution.approvals`).
