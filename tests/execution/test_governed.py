@@ -7,6 +7,7 @@ Every refusal is checked for its code *and* for leaving the store unchanged, and
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,11 +76,14 @@ def env(store_url: str, tmp_path: Path) -> Iterator[RulesEnv]:
         yield env
 
 
+_proposals = itertools.count(1)
+
+
 def _ask(env: RulesEnv, requester: str = ALICE) -> tuple[str, str]:
-    """Submit one ``test.approve`` step (calendar ``work``) and run it until it asks:
-    ``(plan id, approval id)``."""
-    step = capability_step("act", "test.approve", params={"calendar_id": "work"})
-    submitted = env.submit(draft([step]), requester=requester)
+    """Propose one ``test.approve`` step (calendar ``work``), signed by alice and submitted by
+    ``requester``, and run it until it asks: ``(plan id, approval id)``."""
+    envelope, body = _envelope(_one_step(), key=f"ask-{next(_proposals)}")
+    submitted = submit_envelope(env.ex, envelope, artifact=body, submitted_by=requester)
     env.run()
     [approval] = env.approvals(submitted.plan_id)
     assert approval["status"] == "open"
@@ -262,15 +266,49 @@ def _grants(env: RulesEnv) -> list[dict[str, Any]]:
         return [dict(r._mapping) for r in connection.execute(select(grants))]
 
 
-def test_a_requester_without_a_grant_is_never_asked_for(env: RulesEnv) -> None:
-    step = capability_step("act", "test.approve", params={"calendar_id": "home"})
-    submitted = env.submit(draft([step]), requester=BOT)  # bot holds test.approve on work only
+def test_an_author_without_a_grant_is_never_asked_for(env: RulesEnv) -> None:
+    envelope, body = _envelope(
+        _one_step("home"), author="service:bot", keyname="bot", key="bot-home"
+    )  # bot holds test.approve on calendar work only
+    submitted = submit_envelope(env.ex, envelope, artifact=body)
     env.drain()
     assert env.approvals(submitted.plan_id) == []
     plan = env.plan(submitted.plan_id)
     assert plan["status"] == PlanStatus.FAILED.value
     assert plan["status_reason"].startswith("grant.missing: agent:bot")
     assert env.journal("test.approve") == []
+
+
+def test_a_bare_draft_never_acts_in_a_governed_store(env: RulesEnv) -> None:
+    """A draft submitted without an envelope names its requester without proof: it may be
+    previewed and read, but its effects are refused before anyone is asked."""
+    submitted = env.submit(_one_step(), requester=ALICE)
+    env.drain()
+    assert env.approvals(submitted.plan_id) == []
+    plan = env.plan(submitted.plan_id)
+    assert plan["status"] == PlanStatus.FAILED.value
+    assert plan["status_reason"].startswith("proposal.unsigned")
+    assert env.journal("test.approve") == []
+
+
+def test_an_approval_never_outlives_its_envelope(env: RulesEnv) -> None:
+    envelope, body = _envelope(_one_step(), key="short", seconds=600)
+    submitted = submit_envelope(env.ex, envelope, artifact=body)
+    env.run()
+    [approval] = env.approvals(submitted.plan_id)
+    assert approval["expires_at"] == START.ns + 600 * 1_000_000_000
+    assert TTL > 600
+
+
+def test_a_signature_in_an_ungoverned_store_is_refused(tmp_path: Path) -> None:
+    for bare in open_env(f"sqlite:///{tmp_path / 'bare.sqlite3'}", tmp_path):
+        step = capability_step("act", "test.approve", params={})
+        submitted = bare.submit(draft([step]), requester=ALICE)
+        bare.run()
+        [approval] = bare.approvals(submitted.plan_id)
+        with pytest.raises(ApprovalError) as caught:
+            decide(bare.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature="x")
+        assert caught.value.code == "approval.not_governed"
 
 
 def test_tokens_authenticate_until_revoked(env: RulesEnv) -> None:
@@ -331,8 +369,8 @@ def _envelope(
     return envelope, body
 
 
-def _one_step() -> dict[str, Any]:
-    return draft([capability_step("act", "test.approve", params={"calendar_id": "work"})])
+def _one_step(calendar: str = "work") -> dict[str, Any]:
+    return draft([capability_step("act", "test.approve", params={"calendar_id": calendar})])
 
 
 def _count(env: RulesEnv, table: Any) -> int:

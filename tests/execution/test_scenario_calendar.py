@@ -203,3 +203,39 @@ def test_postgresql_and_caldav(
         for e in made["bob"].events()
         if str(e.icalendar_component.get("SUMMARY")) == "Design review"
     ] == []
+
+
+def test_an_empty_caldav_calendar_can_receive_the_event(
+    calendars: tuple[DAVClient, dict[str, Any]],
+) -> None:
+    """A collection holding no events is still a calendar: it keeps its id, so --create can
+    target it (it once vanished, and the event went to the next calendar read)."""
+    _, made = calendars
+    day = (datetime.now(UTC) + timedelta(days=2)).date()
+    at = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    made["bob"].save_event(_ics("b-busy", at + timedelta(hours=9), at + timedelta(hours=10), "1:1"))
+    urls = [str(made[name].url) for name in ("alice", "bob")]
+    alice_id = urls[0].rstrip("/").rsplit("/", 1)[-1]
+    window = f"{day.isoformat()}T09:00/{day.isoformat()}T11:00"
+    for chosen in ([], ["--calendar", alice_id]):
+        result = runner.invoke(
+            app,
+            [
+                "find-slot", "--caldav", urls[0], "--caldav", urls[1], "--duration", "30m",
+                "--between", window, "--create", "Sync", "--no-cache", "--emit-request",
+                "--caldav-user", "scenario", "--caldav-password", "unused", *chosen,
+            ],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        [target] = _new_events(json.loads(result.stdout))
+        assert target["calendar_id"] == alice_id
+
+
+def _new_events(document: Any) -> list[dict[str, Any]]:
+    """Every object of the request whose id is a new event's (``event-<digest>``)."""
+    if isinstance(document, list):
+        return [found for item in document for found in _new_events(item)]
+    if not isinstance(document, dict):
+        return []
+    mine = [document] if str(document.get("id", "")).startswith("event-") else []
+    return mine + [found for value in document.values() for found in _new_events(value)]

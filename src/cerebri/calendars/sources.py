@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from icalendar import Component
+from icalendar import Calendar, Component
 
 from cerebri._files import read_bounded
 from cerebri.errors import CerebriError, InvalidArgumentError
@@ -105,5 +105,14 @@ def load_sources(
                 raise CerebriError(
                     f"--caldav {url!r}: {exc}", code="input.invalid_option"
                 ) from None
-            loaded.extend((name, calendar) for calendar in fetched)
+            # an empty collection is still a calendar (free all window long) with its id
+            loaded.extend((name, calendar) for calendar in fetched or (_empty_calendar(),))
     return loaded
+
+
+def _empty_calendar() -> Calendar:
+    """A ``VCALENDAR`` with no components: a CalDAV collection that holds no events."""
+    calendar = Calendar()
+    calendar.add("prodid", "-//cerebri//empty collection//EN")
+    calendar.add("version", "2.0")
+    return calendar

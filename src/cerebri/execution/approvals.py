@@ -100,10 +100,15 @@ def open_request(
     intention_id = executor.ids.new_id()
     expires = now + executor.approval_ttl_seconds * NS
     plan = connection.execute(
-        select(plans.c.revision, plans.c.author, plans.c.envelope_digest).where(
-            plans.c.id == held.plan_id
-        )
+        select(
+            plans.c.revision,
+            plans.c.author,
+            plans.c.envelope_digest,
+            plans.c.envelope_expires_at,
+        ).where(plans.c.id == held.plan_id)
     ).one()
+    if plan.envelope_expires_at is not None:  # never outlive the proposal it approves
+        expires = min(expires, plan.envelope_expires_at)
     subject: dict[str, JSONValue] = {
         "approval/id": approval_id,
         "plan/id": held.plan_id,
@@ -253,6 +258,7 @@ def decide(
     Returns the approval's wire form after the decision. Raises :class:`ApprovalError`
     ``approval.not_open``, ``approval.replayed`` (this signed decision was applied before),
     ``approval.expired`` (the request is marked expired, in its own committed transaction),
+    ``approval.not_governed`` (a signature given to a store without principals),
     ``approval.self_approval``, ``approval.agent_cannot_approve``, and the signature codes of
     :func:`~cerebri.execution.decisions.check_signed_decision`; :class:`ExecutionError`
     ``execution.not_found``, ``execution.invalid_principal``.
@@ -286,6 +292,12 @@ def decide(
                 )
             now = executor.now_ns()
             signed = governed(connection)
+            if not signed and (keyid is not None or signature is not None):
+                raise ApprovalError(
+                    "this store has no registered principals, so no key can be checked: "
+                    "register them first (cerebri principals add / key) or decide unsigned",
+                    code="approval.not_governed",
+                )
             if signed:
                 check_signed_decision(
                     connection,

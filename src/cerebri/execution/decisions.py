@@ -10,8 +10,9 @@ for: ``sha256:<hex>`` of the canonical JSON of the approval id, plan id and revi
 and key, the request (the step's spec) and the digest of the envelope the plan came from.
 
 When the step acts (:func:`authority_refusal`), everything is checked again at that instant:
-the signature, the key (not revoked since), the approver (enabled, still ``approver``), the
-envelope's validity window, and the requester's capability grant. A refusal is a reason
+the signature, the key (not revoked since), the approver (enabled, still ``approver``), that
+the plan came from a signed envelope, the envelope's validity window, and the capability grant
+of its author. A refusal is a reason
 text starting with its code (``grant.missing: ...``); the step does not act.
 """
 
@@ -154,7 +155,8 @@ def check_signed_decision(
     if keyid is None or signature is None:
         raise ApprovalError(
             f"this store is governed: a decision is signed with {by}'s registered key "
-            "(keyid and signature over the decision payload)",
+            "(keyid and signature over the decision payload; on the command line, "
+            "--key YOUR-KEY.pem)",
             code="approval.signature_required",
         )
     problem = _signature_refusal(
@@ -176,9 +178,11 @@ def authority_refusal(
 ) -> str | None:
     """Why the step may not act now (a reason starting with its code), or ``None``.
 
-    Ungoverned stores: always ``None``. Governed: the plan's envelope is inside its validity
-    window (``proposal.expired``); the requester holds a grant of ``capability`` on the
-    step's calendar (``params.calendar_id``, else its target; ``grant.missing``); and, when
+    Ungoverned stores: always ``None``. Governed: the plan came from a signed envelope
+    (``proposal.unsigned``: a bare draft names its requester without proof, so it never acts
+    there); the envelope is inside its validity window (``proposal.expired``); the envelope's
+    author, whose key signed it, holds a grant of ``capability`` on the step's calendar
+    (``params.calendar_id``, else its target; ``grant.missing``); and, when
     ``approval_id`` is given, its signed decision still holds (``approval.*`` codes, as
     :func:`check_signed_decision`).
     """
@@ -186,8 +190,14 @@ def authority_refusal(
         return None
     now = executor.now_ns()
     plan = connection.execute(
-        select(plans.c.requester, plans.c.envelope_expires_at).where(plans.c.id == plan_id)
+        select(plans.c.author, plans.c.envelope_expires_at).where(plans.c.id == plan_id)
     ).one()
+    if plan.author is None:
+        return (
+            "proposal.unsigned: in a governed store a plan acts only when it came from a "
+            "signed envelope (cerebri propose, then submit the envelope); this one was "
+            "submitted as a bare draft"
+        )
     if plan.envelope_expires_at is not None and now >= plan.envelope_expires_at:
         return (
             "proposal.expired: the envelope this plan came from expired at "
@@ -195,9 +205,8 @@ def authority_refusal(
         )
     calendar = params.get("calendar_id")
     where = str(calendar) if isinstance(calendar, str) else (target or "")
-    requester = plan.requester or ""
-    if not has_grant(connection, requester, capability, where):
-        return f"grant.missing: {requester} holds no grant of {capability} on {where}"
+    if not has_grant(connection, plan.author, capability, where):
+        return f"grant.missing: {plan.author} holds no grant of {capability} on {where}"
     if approval_id is None:
         return None
     row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()

@@ -27,7 +27,9 @@ In a governed store (one with registered principals, decision 0023) a decision i
 * ``approval.wrong_key``: the key belongs to another principal;
 * ``approval.bad_signature``: not a valid Ed25519 signature of the decision payload;
 * ``approval.not_approver``: the principal is unknown, disabled or lacks the role ``approver``;
-* ``approval.replayed``: a decision already applied was presented again.
+* ``approval.replayed``: a decision already applied was presented again;
+* ``approval.not_governed``: a signed decision in a store without registered principals
+  (no key could be checked).
 
 :class:`AuthError` codes (principals, tokens, roles and grants):
 
