@@ -85,7 +85,10 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     artifact: Annotated[
         Path | None,
         typer.Option(
-            "--artifact", metavar="PATH", help="For an envelope: its artifact's bytes (a file)."
+            "--artifact",
+            metavar="PATH",
+            readable=False,
+            help="For an envelope: its artifact's bytes (a file).",
         ),
     ] = None,
     objects: Annotated[
@@ -93,6 +96,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--objects",
             metavar="DIR",
+            readable=False,
             help="For an envelope: the object store holding its artifact (as `propose`).",
         ),
     ] = None,

@@ -207,6 +207,7 @@ KeyOption = Annotated[
     typer.Option(
         "--key",
         metavar="PATH",
+        readable=False,
         help="Your PKCS#8 PEM private key: signs the decision (needed once the store has "
         "principals).",
     ),

@@ -179,12 +179,18 @@ def principals_key(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--keys",
             metavar="DIR",
+            readable=False,
             help="A key folder of `cerebri keys` (its registry.json holds the public key).",
         ),
     ] = None,
     private_key: Annotated[
         Path | None,
-        typer.Option("--private-key", metavar="PATH", help="Or a PKCS#8 PEM private key file."),
+        typer.Option(
+            "--private-key",
+            metavar="PATH",
+            readable=False,
+            help="Or a PKCS#8 PEM private key file.",
+        ),
     ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
