@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -52,7 +51,7 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
             "--store",
             metavar="URL",
             help="Execution store to serve plans and approvals from (default: CEREBRI_STORE, "
-            "else the embedded store if it is initialised).",
+            "else the embedded store when it is initialised; none otherwise).",
         ),
     ] = None,
 ) -> None:
@@ -83,8 +82,7 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
 def _store_executor(store: str | None) -> Executor | None:
     """The executor of the store to serve: ``--store`` or ``CEREBRI_STORE`` must be an
     initialised store (``store.not_initialised`` otherwise); without either, the embedded
-    store is served when it is initialised and up to date, else no store (a note on
-    stderr)."""
+    store is served when it is initialised and up to date, else none (no store routes)."""
     from cerebri.cli._execution_common import open_executor  # noqa: PLC0415 - fast start
     from cerebri.execution import store as execution_store  # noqa: PLC0415
 
@@ -93,9 +91,5 @@ def _store_executor(store: str | None) -> Executor | None:
         return open_executor(explicit)
     url = execution_store.resolve_store_url(None)
     if not execution_store.status(url).up_to_date:
-        sys.stderr.write(
-            "note: no initialised execution store (cerebri store init): serving without "
-            "/v1/plans and /v1/approvals\n"
-        )
         return None
     return open_executor(url)

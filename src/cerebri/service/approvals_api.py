@@ -22,7 +22,7 @@ errors are problems with the statuses of :mod:`cerebri.service.store_errors`):
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from fastapi import FastAPI, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,7 +52,7 @@ from cerebri.service.store_schemas import documented, ref
 __all__ = ["add_approval_routes"]
 
 ApprovalStatusFilter = Literal["open", "approved", "rejected", "expired", "withdrawn", "all"]
-if set(ApprovalStatusFilter.__args__) != {s.value for s in ApprovalStatus} | {
+if set(get_args(ApprovalStatusFilter)) != {s.value for s in ApprovalStatus} | {
     "all"
 }:  # pragma: no cover - caught by any import
     raise RuntimeError("ApprovalStatusFilter is out of step with ApprovalStatus")
@@ -128,7 +128,8 @@ def add_approval_routes(app: FastAPI, settings: ServiceSettings) -> None:
     ) -> Response:
         """The approvals inbox (any registered principal may read)."""
         wanted = None if status == "all" else status
-        return json_response(list_approvals(store_executor(request), status=wanted))
+        listed = list_approvals(store_executor(request), status=wanted)
+        return json_response(list[JSONValue](listed))
 
     @app.get(
         "/v1/approvals/{approval_id}",

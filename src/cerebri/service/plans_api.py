@@ -22,7 +22,7 @@ errors are problems with the statuses of :mod:`cerebri.service.store_errors`):
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi import FastAPI, Query
 from pydantic import BaseModel, ConfigDict
@@ -66,7 +66,7 @@ PlanStatusName = Literal[
     "abandoned",
     "superseded",
 ]
-if set(PlanStatusName.__args__) != {s.value for s in PlanStatus}:  # pragma: no cover
+if set(get_args(PlanStatusName)) != {s.value for s in PlanStatus}:  # pragma: no cover
     raise RuntimeError("PlanStatusName is out of step with cerebri.plans.PlanStatus")
 
 
@@ -178,7 +178,8 @@ def add_plan_routes(app: FastAPI, settings: ServiceSettings) -> None:
         ] = False,
     ) -> Response:
         """Every plan revision's summary (any registered principal may read)."""
-        return json_response(list_plans(store_executor(request), status=status, open_only=open))
+        listed = list_plans(store_executor(request), status=status, open_only=open)
+        return json_response(list[JSONValue](listed))
 
     @app.get(
         "/v1/plans/{plan_id}",

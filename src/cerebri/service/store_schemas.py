@@ -328,9 +328,9 @@ def documented(
         "No bearer token, or one the store does not know (auth.unauthorized), a revoked "
         "token (auth.token_revoked), a disabled principal (auth.principal_disabled)."
     )
-    for status, text in ((403, forbidden), (404, missing), (409, conflict)):
-        if text:
-            out[status] = _problem(text)
+    for status, refusal in ((403, forbidden), (404, missing), (409, conflict)):
+        if refusal:
+            out[status] = _problem(refusal)
     out[422] = _problem(
         invalid or "A path or query parameter out of range (http.invalid_parameter)."
     )
