@@ -41,7 +41,7 @@
       { class: "node status-" + step.status, "data-testid": "step-node", "data-step-key": step.key, id: "node-" + step.key },
       el("div", { class: "node-head" }, el("strong", { text: step.key }), " ", S.statusBadge(step.status)),
       el("div", { class: "node-what", text: what }),
-      el("div", { class: "muted small", text: "attempts " + step.attempts + " / " + step.max_attempts }),
+      el("div", { class: "muted small", text: "attempts " + step.attempts + (step.attempt_history.some((a) => a.open) ? " (one running)" : "") }),
       step.status_reason ? el("div", { class: "muted small", "data-testid": "step-reason", text: step.status_reason }) : null,
       step.approval_id ? el("div", { class: "small" }, "approval ", el("a", { href: "inbox.html", text: step.approval_id.slice(0, 8) })) : null,
     );
