@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from cerebri.execution import list_plans, revoke_token, show_plan, show_step
+from cerebri.proposals import artifact_for, canonical_json, parse_subject, propose
+from cerebri.temporal import Instant
 from tests.execution._one_event import ONE_EVENT_DRAFT
-from tests.service._store_world import World, auth, build_world
+from tests.service._store_world import START, World, auth, build_world, keyid_of
 from tests.service.conftest import JSON
 
 ALICE = auth("principal:alice")
@@ -269,3 +271,70 @@ def test_one_approved_plan_on_postgresql(postgres_url: str) -> None:
     plan = world.client.get(f"/v1/plans/{submitted['plan_id']}", headers=ALICE).json()
     assert plan["status"] == "completed"
     assert [s["status"] for s in plan["steps"]] == ["completed"]
+
+
+def _envelope(world: World, draft: dict[str, Any], *, key: str = "idem-1") -> dict[str, Any]:
+    """An envelope of ``draft`` (a plan graph) authored and signed by principal:selfie."""
+    artifact = canonical_json(draft)
+    signed = propose(
+        artifact_for(artifact),
+        "cerebri.plan-graph.v1",
+        author=parse_subject("principal:selfie"),
+        author_node_id="node-1",
+        query_id="query-1",
+        room_id="room-1",
+        turn_id="turn-1",
+        class_key="Personal",
+        executor_mode="plan-executor",
+        proposed_at=START,
+        expires_at=Instant(START.ns + 86_400 * 10**9),
+        idempotency_key=key,
+        signing_keys=[(world.keys["principal:selfie"], keyid_of("principal:selfie"))],
+    )
+    return {"envelope": json.loads(signed), "artifact": draft}
+
+
+def test_submit_a_signed_envelope(world: World) -> None:
+    body = _envelope(world, WAIT_DRAFT)
+    first = world.client.post("/v1/plans", content=json.dumps(body), headers={**JSON, **ALICE})
+    assert first.status_code == 201, first.text
+    made = first.json()
+    assert first.headers["location"] == f"/v1/plans/{made['plan_id']}"
+    assert (made["status"], made["replayed"], made["author"]) == (
+        "validated",
+        False,
+        "principal:selfie",
+    )
+    stored = show_plan(world.executor, made["plan_id"])
+    assert stored["requester"] == "principal:alice"  # who submitted it, not who wrote it
+    assert [s["key"] for s in stored["steps"]] == ["first", "second"]
+
+    again = world.client.post("/v1/plans", content=json.dumps(body), headers={**JSON, **ALICE})
+    assert again.status_code == 200
+    assert (again.json()["plan_id"], again.json()["replayed"]) == (made["plan_id"], True)
+    assert len(list_plans(world.executor)) == 1
+
+    other = _envelope(world, {**WAIT_DRAFT, "objective": "something else"})
+    response = world.client.post("/v1/plans", content=json.dumps(other), headers={**JSON, **ALICE})
+    _problem(response, 409, "proposal.replayed", "/envelope/idempotency~1key")
+    assert len(list_plans(world.executor)) == 1
+
+
+def test_an_envelope_that_does_not_verify_changes_nothing(world: World) -> None:
+    body = _envelope(world, WAIT_DRAFT, key="idem-2")
+    tampered = {**body, "artifact": {**WAIT_DRAFT, "objective": "not what was signed"}}
+    response = world.client.post(
+        "/v1/plans", content=json.dumps(tampered), headers={**JSON, **ALICE}
+    )
+    assert response.status_code == 422
+    assert response.json()["code"].startswith("proposal.")
+    forged = json.loads(json.dumps(body))
+    forged["envelope"]["room/id"] = "another room"  # the signature no longer covers it
+    response = world.client.post("/v1/plans", content=json.dumps(forged), headers={**JSON, **ALICE})
+    assert response.status_code == 422
+    assert response.json()["code"].startswith("proposal.")
+    missing = world.client.post(
+        "/v1/plans", content=json.dumps({"envelope": body["envelope"]}), headers={**JSON, **ALICE}
+    )
+    _problem(missing, 422, "http.invalid_body", "/artifact")
+    assert list_plans(world.executor) == []

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri._json import JSONValue
-from cerebri.errors import CerebriError
+from cerebri.errors import CerebriError, ParseError
 from cerebri.execution import (
     Executor,
     cancel_plan,
@@ -42,13 +42,14 @@ from cerebri.execution import (
     submit,
     submit_envelope,
 )
-from cerebri.plans import PlanStatus
-from cerebri.proposals import canonical_json
+from cerebri.plans import DraftError, PlanStatus
+from cerebri.proposals import ProposalError, canonical_json
 from cerebri.service.openapi import json_body
 from cerebri.service.principal import Caller, store_executor
 from cerebri.service.problems import ServiceError, json_response
 from cerebri.service.settings import ServiceSettings
 from cerebri.service.store_bodies import has_body, read_model, read_object
+from cerebri.service.store_errors import status_of
 from cerebri.service.store_schemas import documented, ref
 
 __all__ = ["add_plan_routes"]
@@ -87,25 +88,33 @@ class _CancelBody(_Strict):
     reason: str | None = None
 
 
+def _rebased(error: CerebriError, member: str) -> ServiceError:
+    """``error`` with its path (a pointer into ``member``'s value) made a pointer into the
+    request body."""
+    path = None if error.path is None else f"/{member}{error.path}"
+    return ServiceError(status_of(error), error.code, error.message, path)
+
+
 def _submit(executor: Executor, principal: str, document: dict[str, Any]) -> dict[str, JSONValue]:
     require_role(executor, principal, "requester")
     if "draft" in document:
         body = read_model(_DraftBody, document)
         try:
             return submit(executor, body.draft, requester=principal).to_wire()
-        except CerebriError as error:
-            if error.code.startswith(("draft.", "json.")):  # a path inside the draft
-                raise ServiceError(
-                    422, error.code, error.message, "/draft" + (error.path or "")
-                ) from None
-            raise
+        except (DraftError, ParseError) as error:
+            raise _rebased(error, "draft") from None
     envelope = read_model(_EnvelopeBody, document)
-    submitted = submit_envelope(
-        executor,
-        canonical_json(envelope.envelope),
-        artifact=canonical_json(envelope.artifact),
-        submitted_by=principal,
-    )
+    try:
+        submitted = submit_envelope(
+            executor,
+            canonical_json(envelope.envelope),
+            artifact=canonical_json(envelope.artifact),
+            submitted_by=principal,
+        )
+    except (DraftError, ParseError) as error:  # the artifact is not a draft
+        raise _rebased(error, "artifact") from None
+    except ProposalError as error:
+        raise _rebased(error, "envelope") from None
     return submitted.to_wire()
 
 
