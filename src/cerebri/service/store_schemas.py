@@ -53,6 +53,7 @@ _INSTANT: Final[Schema] = {
     "description": "RFC 3339 instant in UTC with Z.",
     "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$",
 }
+_DIGEST: Final[Schema] = {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"}
 _JSON: Final[Schema] = {"description": "Any JSON value, or null."}
 _PRINCIPAL: Final[Schema] = {
     "type": "string",
@@ -194,6 +195,10 @@ def _responses() -> dict[str, Schema]:
         "plan_id": _ID,
         "step_id": _nullable(_ID),
         "requester": _PRINCIPAL,
+        "author": {
+            **_nullable(_PRINCIPAL),
+            "description": "The author of the proposal the plan came from, or null.",
+        },
         "status": _APPROVAL_STATUS,
         "status_reason": _nullable(_TEXT),
         "decided_by": _nullable(_PRINCIPAL),
@@ -201,6 +206,13 @@ def _responses() -> dict[str, Schema]:
             "description": "What is asked: {kind: approval, step: <the step's spec>} (the "
             "step's capability, target and params: calendar_id, start, end, ...)."
         },
+        "subject_digest": {
+            **_nullable(_DIGEST),
+            "description": "sha256 over the canonical JSON of what is approved (approval, "
+            "plan, revision, step, request, envelope digest): a signed decision names it.",
+        },
+        "keyid": {**_nullable(_ID), "description": "The key that signed the decision."},
+        "signed": {"type": "boolean", "description": "Whether the decision was signed."},
         "created_at": _INSTANT,
         "expires_at": _INSTANT,
         "decided_at": _nullable(_INSTANT),
@@ -215,15 +227,24 @@ def _responses() -> dict[str, Schema]:
         closed=True,
     )
     return {
-        "Submitted": _object(
-            {
+        "Submitted": {
+            "type": "object",
+            "description": "A plan taken in from an envelope also has author, "
+            "envelope_digest and replayed (true: the same envelope came before; this is "
+            "the plan stored then).",
+            "required": ["plan_id", "intention_id", "revision", "status", "validation"],
+            "properties": {
                 "plan_id": _ID,
                 "intention_id": _ID,
                 "revision": {"type": "integer", "minimum": 1},
                 "status": _enum([PlanStatus.VALIDATED.value, PlanStatus.DRAFT.value]),
                 "validation": {"type": "object"},
-            }
-        ),
+                "author": _PRINCIPAL,
+                "envelope_digest": _DIGEST,
+                "replayed": {"type": "boolean"},
+            },
+            "dependentRequired": {"envelope_digest": ["author", "replayed"]},
+        },
         "PlanSummary": _object(_summary_properties()),
         "Attempt": _attempt(),
         "Step": _object(_step_properties()),
