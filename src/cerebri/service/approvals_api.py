@@ -8,7 +8,8 @@ errors are problems with the statuses of :mod:`cerebri.service.store_errors`):
 * ``GET /v1/approvals/{approval_id}``: one approval, with ``signing``: what the caller signs
   to decide it, ``{"payload_type", "approve", "reject"}`` (the two payloads base64-encoded,
   from :func:`cerebri.execution.decision_payload` for the calling principal), or ``null``
-  when it is not open or the caller may not decide on it.
+  when it is no longer open. The payloads name the caller; whether the caller may decide is
+  checked when the decision comes (403 otherwise).
 * ``POST /v1/approvals/{approval_id}/decision`` with ``{"decision": "approve"|"reject",
   "reason"?, "keyid", "signature"}``: the caller decides (:func:`cerebri.execution.decide`);
   ``signature`` is the standard base64 Ed25519 signature over
@@ -31,7 +32,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri._json import JSONValue
-from cerebri.errors import CerebriError
 from cerebri.execution import (
     Executor,
     decide,
@@ -75,17 +75,13 @@ def _detail(executor: Executor, principal: str, approval_id: str) -> dict[str, J
     wire = show_approval(executor, approval_id)
     signing: JSONValue = None
     if wire["status"] == ApprovalStatus.OPEN.value:
-        try:
-            approve = decision_payload(executor, approval_id, decision="approve", by=principal)
-            reject = decision_payload(executor, approval_id, decision="reject", by=principal)
-        except CerebriError:  # the caller may not decide on it: nothing to sign
-            signing = None
-        else:
-            signing = {
-                "payload_type": APPROVAL_PAYLOAD_TYPE,
-                "approve": _encoded(approve),
-                "reject": _encoded(reject),
-            }
+        payloads = {
+            decision: _encoded(
+                decision_payload(executor, approval_id, decision=decision, by=principal)
+            )
+            for decision in ("approve", "reject")
+        }
+        signing = {"payload_type": APPROVAL_PAYLOAD_TYPE, **payloads}
     return {**wire, "signing": signing}
 
 

@@ -304,8 +304,8 @@ def _responses() -> dict[str, Schema]:
             {
                 **approval,
                 "signing": {
-                    "description": "What the caller signs to decide (null when the caller "
-                    "may not decide on it or it is no longer open).",
+                    "description": "What the caller signs to decide (null once it is no "
+                    "longer open); whether the caller may decide is checked on decision.",
                     "oneOf": [signing, {"type": "null"}],
                 },
             }
