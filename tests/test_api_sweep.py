@@ -264,6 +264,9 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "journal": lambda tmp: tmp / "journal.jsonl",
     "probe": lambda _: {},
     "cerebri.execution.adapters.IcsFileCalendar:calendars": lambda tmp: {"work": tmp / "w.ics"},
+    "cerebri.execution.adapters.CalDavCalendar:calendars": lambda _: {
+        "work": "http://127.0.0.1:9/work/"
+    },
     "cerebri.execution.adapters.systemctl_probe:name": lambda _: "no-such-unit.service",
 }
 

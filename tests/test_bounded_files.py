@@ -231,7 +231,10 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A key directory, a store and an envelope signed with ``alice``."""
     root = tmp_path_factory.mktemp("signed")
     keys = root / "keys"
-    assert cli("keys", "new", "alice", "--dir", keys, "--at", KEY_AT).returncode == 0
+    key = cli(
+        "keys", "new", "alice", "--dir", keys, "--at", KEY_AT, "--principal", "principal:alice"
+    )
+    assert key.returncode == 0, key.stderr
     made = cli(
         "propose", EXAMPLE, "--key", keys / "alice.pem", "--keyid", "alice",
         "--store", root / "store", "--at", AT, "--out", root / "env.json",

@@ -51,7 +51,9 @@ def error_code(result: Result) -> str:
 @pytest.fixture
 def setup(tmp_path: Path) -> dict[str, Path]:
     keys = tmp_path / "keys"
-    created = run("keys", "new", "alice", "--dir", keys, "--at", KEY_AT)
+    created = run(
+        "keys", "new", "alice", "--dir", keys, "--at", KEY_AT, "--principal", "principal:alice"
+    )
     assert created.exit_code == 0, created.output
     return {"keys": keys, "store": tmp_path / "store", "tmp": tmp_path}
 
@@ -194,10 +196,13 @@ def test_rotate_and_revoke_through_the_cli(setup: dict[str, Path]) -> None:
     late = propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z")
     assert (late.exit_code, error_code(late)) == (2, "proposal.key_inactive")
     # without that registry beside the key, the envelope is signed, and verification refuses it
-    # (proposed-at >= valid_until of alice)
+    # (proposed-at >= valid_until of alice); no registry names the author: --author does
     aside = keys.parent / "registry-aside.json"
     (keys / "registry.json").rename(aside)
-    assert propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z").exit_code == 0
+    unnamed = propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z")
+    assert (unnamed.exit_code, error_code(unnamed)) == (2, "proposal.author_required")
+    named = propose(setup, EXAMPLE, "--at", "2026-10-04T20:30:00Z", "--author", "principal:alice")
+    assert named.exit_code == 0, named.output
     aside.rename(keys / "registry.json")
     stale = verify(setup, "--at", "2026-10-04T21:00:00Z", "--json")
     assert (stale.exit_code, report(stale)["checks"][1]["code"]) == (1, "proposal.key_inactive")
@@ -229,14 +234,18 @@ def test_propose_refuses_a_key_its_registry_would_refuse(setup: dict[str, Path])
 def test_plan_graph_draft(setup: dict[str, Path]) -> None:
     draft = setup["tmp"] / "draft.json"
     draft.write_text(json.dumps(valid_draft()), encoding="utf-8")
-    assert propose(setup, draft).exit_code == 0
+    # its create step starts 2026-10-24T09:00Z: the default day of validity ends before that
+    short = propose(setup, draft)
+    assert (short.exit_code, error_code(short)) == (2, "proposal.expires_before_slot")
+    assert "--expires-in 1692000 " in short.stderr  # 19 days 14 hours to the slot
+    assert propose(setup, draft, "--expires-in", "1692000").exit_code == 0
     envelope = load_json((setup["tmp"] / "env.json").read_bytes())
     digest = envelope["candidate"]["artifact/digest"]
     assert envelope["candidate"]["artifact/type"] == "cerebri.plan-graph.v1"
     assert envelope["query/id"] == digest
     assert envelope["idempotency/key"] == digest
     assert verify(setup, "--at", VERIFY_AT).exit_code == 0
-    assert propose(setup, draft, "--query-id", "q-7").exit_code == 0
+    assert propose(setup, draft, "--query-id", "q-7", "--expires-in", "1692000").exit_code == 0
     assert load_json((setup["tmp"] / "env.json").read_bytes())["query/id"] == "q-7"
 
 

@@ -27,6 +27,8 @@ import pytest
 from pytest_postgresql import factories
 from sqlalchemy.engine import URL, make_url
 
+from tests._radicale import RadicaleServer, serve
+
 POSTGRES_ENV = "CEREBRI_TEST_POSTGRES_URL"
 _PG_CTLS = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
 
@@ -141,3 +143,10 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'nested' / 'store.sqlite3'}"
     url: str = request.getfixturevalue("postgres_url")
     return url
+
+
+@pytest.fixture(scope="session")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RadicaleServer]:
+    """A real Radicale for the CalDAV adapter tests: no authentication (any user name is
+    accepted), ``owner_only`` rights (a user writes below ``/<user>/`` only)."""
+    yield from serve(tmp_path_factory.mktemp("radicale"), "--auth-type", "none")

@@ -147,6 +147,40 @@ def test_create_keeps_other_events_of_the_file(tmp_path: Path) -> None:
     assert sorted(str(e["UID"]) for e in events(tmp_path / "work.ics")) == ["e1", "e2"]
 
 
+def test_create_on_a_slot_no_longer_free_is_slot_taken_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    adapter = calendar(tmp_path)
+    adapter.invoke(create(object_id="e2", start="2026-10-05T09:15:00Z", end=LATER_START))
+    before = (tmp_path / "work.ics").read_bytes()
+    with pytest.raises(AdapterError) as caught:
+        adapter.invoke(create())
+    assert (caught.value.code, caught.value.retryable) == ("calendar.slot_taken", False)
+    assert "event 'e2' is busy over [2026-10-05T09:15:00Z, 2026-10-05T11:00:00Z)" in str(
+        caught.value
+    )
+    assert (tmp_path / "work.ics").read_bytes() == before
+
+
+def test_move_into_a_busy_slot_is_slot_taken_but_within_its_own_range_is_not(
+    tmp_path: Path,
+) -> None:
+    adapter = calendar(tmp_path)
+    adapter.invoke(create())
+    adapter.invoke(create(object_id="e2", start="2026-10-05T11:30:00Z", end="2026-10-05T13:00:00Z"))
+    before = (tmp_path / "work.ics").read_bytes()
+    assert code_of(lambda: adapter.invoke(move(0))) == ("calendar.slot_taken", False)
+    assert (tmp_path / "work.ics").read_bytes() == before
+    overlapping_itself = write(
+        "calendar.event.move",
+        key="plan-1:1:move-0:0",
+        start="2026-10-05T09:15:00Z",
+        end="2026-10-05T09:45:00Z",
+        expected_revision=0,
+    )
+    assert adapter.invoke(overlapping_itself)["revision"] == 1
+
+
 @pytest.mark.parametrize(
     ("params", "code"),
     [

@@ -40,7 +40,8 @@ PLAN_FIELDS = {
 }  # fmt: skip
 APPROVAL_FIELDS = {
     "id", "plan_id", "step_id", "requester", "status", "status_reason", "decided_by",
-    "request", "created_at", "expires_at", "decided_at", "consumed_at",
+    "request", "created_at", "expires_at", "decided_at", "consumed_at", "author",
+    "subject_digest", "keyid", "signed",
 }  # fmt: skip
 STEP_FIELDS = {
     "id", "key", "position", "kind", "status", "status_reason", "attempts", "max_attempts",

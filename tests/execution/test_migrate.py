@@ -17,9 +17,14 @@ EXPECTED_TABLES = {
     "attempt_history",
     "attempts",
     "beliefs",
+    "envelopes",
+    "grants",
     "intentions",
     "plans",
     "predictions",
+    "principal_keys",
+    "principal_tokens",
+    "principals",
     "procedural_memories",
     "sandboxes",
     "steps",
@@ -38,23 +43,23 @@ def _tables(url: str) -> set[str]:
 def test_init_creates_every_table_and_is_idempotent(store_url: str) -> None:
     assert store.current_revision(store_url) is None
     first = store.init(store_url)
-    assert (first.current, first.head, first.up_to_date) == ("0002", "0002", True)
+    assert (first.current, first.head, first.up_to_date) == ("0003", "0003", True)
     assert _tables(store_url) == EXPECTED_TABLES
     again = store.init(store_url)
     assert again == first
     assert _tables(store_url) == EXPECTED_TABLES
-    assert store.current_revision(store_url) == "0002"
+    assert store.current_revision(store_url) == "0003"
 
 
 def test_status_reports_head_and_not_initialised(store_url: str) -> None:
     before = store.status(store_url)
-    assert (before.current, before.head, before.up_to_date) == (None, "0002", False)
+    assert (before.current, before.head, before.up_to_date) == (None, "0003", False)
     store.upgrade(store_url)
     after = store.status(store_url)
     assert after.to_wire() == {
         "url": after.url,
-        "current_revision": "0002",
-        "head_revision": "0002",
+        "current_revision": "0003",
+        "head_revision": "0003",
         "up_to_date": True,
     }
 
@@ -172,5 +177,5 @@ def test_concurrent_inits_all_succeed(store_url: str) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(store.init, [store_url] * 4))
-    assert {(r.current, r.head) for r in results} == {("0002", "0002")}
+    assert {(r.current, r.head) for r in results} == {("0003", "0003")}
     assert _tables(store_url) == EXPECTED_TABLES

@@ -1,11 +1,10 @@
-"""A real Radicale CalDAV server for the integration tests.
+"""Real CalDAV servers for the integration tests.
 
-Each fixture starts ``python -m radicale`` from the running interpreter's environment on
-``127.0.0.1`` and a free port, with its storage in a temporary folder, waits (a bounded
-number of polls) until it answers HTTP, and stops it and deletes the folder at the end of
-the session, also when a test failed. No configuration file is read (``--config`` with no
-paths), so the machine's ``/etc/radicale/config`` or ``~/.config/radicale/config`` cannot
-change the behaviour. Nothing leaves the loopback interface.
+Each fixture starts its server from the running interpreter's environment on ``127.0.0.1``
+and a free port, with its storage in a temporary folder, waits (a bounded number of polls)
+until it answers HTTP, and stops it and deletes the folder at the end of the session, also
+when a test failed (Radicale through :func:`tests._radicale.serve`, which reads no
+configuration file). Nothing leaves the loopback interface.
 
 * :func:`radicale`: ``[auth] type = none`` (any user name is accepted, no password
   checked) and ``[rights] type = owner_only`` (a user reads and writes below ``/<user>/``).
@@ -22,12 +21,9 @@ or writes the user's real cache.
 
 from __future__ import annotations
 
-import http.client
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,26 +31,13 @@ from pathlib import Path
 import pytest
 
 from cerebri.integrations import CACHE_DIR_ENV
+from tests._radicale import RadicaleServer, serve, stop, wait_until_answering
+from tests._radicale import free_port as _free_port
 
 _HTPASSWD_USER = "alice"
 _HTPASSWD_PASSWORD = "correct-Horse-7"  # a test fixture value, not a credential
 
-_POLLS = 100
-_POLL_SECONDS = 0.1
-
-
-@dataclass(frozen=True)
-class RadicaleServer:
-    """A running Radicale: ``url`` is its root, ``http://127.0.0.1:<port>/``.
-
-    ``username``/``password`` are the htpasswd account, ``None`` without authentication.
-    """
-
-    url: str
-    port: int
-    folder: Path
-    username: str | None = None
-    password: str | None = None
+__all__ = ["DavServer", "RadicaleServer"]
 
 
 @dataclass(frozen=True)
@@ -71,92 +54,10 @@ class DavServer:
     password: str
 
 
-def _free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, then release)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _answers(port: int) -> bool:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-    try:
-        connection.request("OPTIONS", "/")
-        connection.getresponse().read()
-    except OSError:
-        return False
-    finally:
-        connection.close()
-    return True
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _wait(process: subprocess.Popen[bytes], port: int, log_path: Path, name: str) -> None:
-    """Poll until the server answers HTTP; fail the session with its output if it never does."""
-    for _ in range(_POLLS):
-        if process.poll() is not None or _answers(port):
-            break
-        time.sleep(_POLL_SECONDS)
-    if process.poll() is not None or not _answers(port):
-        _stop(process)
-        output = log_path.read_text(encoding="utf-8", errors="replace")
-        pytest.fail(
-            f"{name} did not answer on 127.0.0.1:{port} "
-            f"(exit code {process.returncode}); its output:\n{output}"
-        )
-
-
-def _serve(
-    folder: Path, *options: str, username: str | None = None, password: str | None = None
-) -> Iterator[RadicaleServer]:
-    """Start Radicale with its storage below ``folder``; stop it and delete ``folder`` after."""
-    port = _free_port()
-    log_path = folder / "radicale.log"
-    command = [
-        sys.executable,
-        "-m",
-        "radicale",
-        "--config",
-        "--server-hosts",
-        f"127.0.0.1:{port}",
-        "--storage-filesystem-folder",
-        str(folder / "collections"),
-        "--rights-type",
-        "owner_only",
-        "--logging-level",
-        "warning",
-        "--auth-delay",
-        "0",
-        *options,
-    ]
-    try:
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
-            )
-        try:
-            _wait(process, port, log_path, "Radicale")
-            yield RadicaleServer(f"http://127.0.0.1:{port}/", port, folder, username, password)
-        finally:
-            _stop(process)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="session")
 def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RadicaleServer]:
     """Radicale without authentication (any user name is accepted)."""
-    yield from _serve(tmp_path_factory.mktemp("radicale"), "--auth-type", "none")
+    yield from serve(tmp_path_factory.mktemp("radicale"), "--auth-type", "none")
 
 
 @pytest.fixture(scope="session")
@@ -165,7 +66,7 @@ def radicale_htpasswd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Radi
     folder = tmp_path_factory.mktemp("radicale-htpasswd")
     users = folder / "users"
     users.write_text(f"{_HTPASSWD_USER}:{_HTPASSWD_PASSWORD}\n", encoding="utf-8")
-    yield from _serve(
+    yield from serve(
         folder,
         "--auth-type",
         "htpasswd",
@@ -210,11 +111,11 @@ def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
                 command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
         try:
-            _wait(process, port, log_path, "Xandikos")
+            wait_until_answering(process, port, log_path, "Xandikos")
             url = f"http://127.0.0.1:{port}/"
             yield DavServer("xandikos", url, f"{url}{_XANDIKOS_USER}/", _XANDIKOS_USER, "unused")
         finally:
-            _stop(process)
+            stop(process)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

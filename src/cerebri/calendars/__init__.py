@@ -4,6 +4,7 @@
 
     view = freebusy(calendars, start, end, floating_zone="Europe/Berlin")
     request, result = find_slot(named_calendars, SlotQuery(start, end, 1800, zone="Europe/Berlin"))
+    request, result = find_slot(named_calendars, query, create=NewEvent("Sync", "alice"))  # CREATE
 
 ``find_slot`` answers unpack as ``(request, result)`` and also carry ``warnings`` and
 ``complete`` (:class:`SlotAnswer`); ``FreeBusyView`` has the same two fields.
@@ -17,7 +18,7 @@ from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
-from cerebri.calendars.query import TARGET_ID, SlotQuery, build_request
+from cerebri.calendars.query import TARGET_ID, NewEvent, SlotQuery, build_request
 from cerebri.calendars.view import FreeBusyView, freebusy
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "FreeBusyView",
     "ImportedCalendars",
     "NamedBusy",
+    "NewEvent",
     "SlotAnswer",
     "SlotQuery",
     "build_request",

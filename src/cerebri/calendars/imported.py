@@ -32,6 +32,7 @@ from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
 from cerebri.calendars.query import (
     INTEGRATION_ID,
+    NewEvent,
     SlotQuery,
     build_request,
     event_objects,
@@ -226,13 +227,21 @@ class ImportedCalendars:
             for index, name in enumerate(self._names)
         )
 
-    @arguments(invalid_argument, query=SlotQuery, limits=PlannerLimits)
+    @arguments(
+        invalid_argument, query=SlotQuery, limits=PlannerLimits, create=(NewEvent, type(None))
+    )
     def find_slot(
-        self, query: SlotQuery, *, limits: PlannerLimits = FIND_SLOT_LIMITS
+        self,
+        query: SlotQuery,
+        *,
+        limits: PlannerLimits = FIND_SLOT_LIMITS,
+        create: NewEvent | None = None,
     ) -> SlotAnswer:
         """Plan ``query`` over the calendars; returns the CPIR request built and its result,
         identical to :func:`~cerebri.calendars.find_slot` with the same floating zone
         (a :class:`~cerebri.calendars.SlotAnswer`: also the warnings and completeness).
+        ``create`` makes the request a ``CREATE`` of that :class:`NewEvent`
+        (:func:`~cerebri.calendars.build_request`).
 
         The request is a new dictionary on every call (changing it changes no cache). The
         cyclic garbage collector is paused while the request is built and planned, as
@@ -256,7 +265,7 @@ class ImportedCalendars:
         closed = _clip(expansion.unavailable, Interval(start.ns, end.ns))
         with collector_paused():  # building the request creates no cycles either
             events = event_objects(named, query.zone, render=self._render)
-            request = build_request(events, unknown, query, unavailable=closed)
+            request = build_request(events, unknown, query, unavailable=closed, create=create)
             return answer_for(request, plan(request, limits=limits), self._calendars)
 
     # --- internals -----------------------------------------------------------------------

@@ -11,7 +11,13 @@ from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
+from cerebri.calendars.query import (
+    NewEvent,
+    SlotQuery,
+    build_request,
+    event_objects,
+    expansion_window,
+)
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, busy_periods
 from cerebri.planner import PlannerLimits, plan
 from cerebri.temporal import Interval
@@ -40,6 +46,7 @@ requests; a user's own calendars on their own machine routinely exceed them.
     floating_zone=(str, type(None)),
     limits=PlannerLimits,
     max_occurrences=int,
+    create=(NewEvent, type(None)),
 )
 def find_slot(
     calendars: Sequence[tuple[str, Component]],
@@ -48,6 +55,7 @@ def find_slot(
     floating_zone: str | None = None,
     limits: PlannerLimits = FIND_SLOT_LIMITS,
     max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
+    create: NewEvent | None = None,
 ) -> SlotAnswer:
     """Plan ``query`` over named calendars; returns the CPIR request built and its result.
 
@@ -58,6 +66,8 @@ def find_slot(
     incomplete calendar the assessment is ``BestFound``.
     ``max_occurrences`` bounds each calendar's recurrence expansion (generated instances
     per query, see :func:`cerebri.ics.busy_periods`).
+    ``create`` (a :class:`~cerebri.calendars.NewEvent`) makes the request a ``CREATE`` of
+    that event, whose candidates yield action plans (:func:`cerebri.calendars.build_request`).
 
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
@@ -88,5 +98,7 @@ def find_slot(
     closed = unavailable_ranges(
         parsed, wide_start, wide_end, floating_zone=zone_name, max_occurrences=max_occurrences
     )
-    request = build_request(event_objects(named, query.zone), unknown, query, unavailable=closed)
+    request = build_request(
+        event_objects(named, query.zone), unknown, query, unavailable=closed, create=create
+    )
     return answer_for(request, plan(request, limits=limits), parsed)

@@ -17,11 +17,19 @@ replayed with ``cerebri plan``. How the question maps onto CPIR
 * the buffer is one ``REQUIRED_BUFFER`` constraint on the new event;
 * ``prefer`` (a local time of day) becomes one ``ExplicitCurrentRequest`` preference at that
   time on the first day of the window at or after its start.
+
+With a :class:`NewEvent` (``find-slot --create``) the request is a ``CREATE`` of that one
+event instead of an analysis-only ``FIND_SLOT`` (docs/decisions/0025-proposing-calendar-slots.md):
+the target gets the event's deterministic id, calendar and integration, one ``CREATE_EVENT``
+grant, and a ``Confirmation`` policy allowing only ``CREATE_EVENT`` (confirmation required
+for every mutation), so its chosen candidate yields an action plan whose effect waits for
+approval.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -36,6 +44,7 @@ from cerebri.temporal import Instant, Interval, zone
 __all__ = [
     "INTEGRATION_ID",
     "TARGET_ID",
+    "NewEvent",
     "SlotQuery",
     "build_request",
     "closed_block",
@@ -100,6 +109,62 @@ class SlotQuery:
 
 
 _INT_FIELDS = ("duration_seconds", "granularity_seconds", "buffer_seconds", "max_candidates")
+
+
+_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+MAX_TITLE_LENGTH = 1024
+"""Longest event title, in characters (the ``calendar.event.create`` params schema)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """The event ``find-slot --create`` asks to create in the slot found.
+
+    Attributes:
+        title: the event's title, 1-1024 characters (carried to the plan graph's
+            ``calendar.event.create`` step as ``title``; CPIR 0.2 itself has no title field).
+        calendar_id: the calendar that gets the event (a CPIR id: 1-128 of
+            ``[A-Za-z0-9._-]``).
+        integration_id: how that calendar is reached (``ics`` for a file, ``caldav`` for a
+            CalDAV collection; a CPIR id).
+
+    Refusals are ``calendars.invalid_argument`` (a ``TypeError`` and a ``ValueError``):
+    a field that is not text, an empty or too long title, an id outside the CPIR id form.
+    """
+
+    title: str
+    calendar_id: str
+    integration_id: str = INTEGRATION_ID
+
+    def __post_init__(self) -> None:
+        for name in ("title", "calendar_id", "integration_id"):
+            if not isinstance(getattr(self, name), str):
+                raise invalid_argument(f"NewEvent needs {name} as str")
+        if not self.title.strip():
+            raise invalid_argument("the event title must not be empty")
+        if len(self.title) > MAX_TITLE_LENGTH:
+            raise invalid_argument(f"the event title is longer than {MAX_TITLE_LENGTH} characters")
+        for name in ("calendar_id", "integration_id"):
+            if _ID.fullmatch(getattr(self, name)) is None:
+                raise invalid_argument(
+                    f"NewEvent {name} {getattr(self, name)!r} is not a CPIR id "
+                    "(1-128 of A-Z a-z 0-9 . _ -)"
+                )
+
+    def object_id(self, query: SlotQuery) -> str:
+        """The new event's CPIR object id: ``event-`` and 32 hex digits of the SHA-256 of
+        the title, calendar, integration and the query's window (the same options give the
+        same id, so a repeated proposal names the same event)."""
+        seed = "\n".join(
+            (
+                self.title,
+                self.calendar_id,
+                self.integration_id,
+                query.window_start.format(),
+                query.window_end.format(),
+            )
+        )
+        return "event-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:32]
 
 
 def _check_types(query: SlotQuery) -> None:
@@ -266,7 +331,12 @@ def event_objects(
 
 
 @arguments(
-    invalid_argument, events=Sequence, unobserved=Sequence, query=SlotQuery, unavailable=Sequence
+    invalid_argument,
+    events=Sequence,
+    unobserved=Sequence,
+    query=SlotQuery,
+    unavailable=Sequence,
+    create=(NewEvent, type(None)),
 )
 def build_request(
     events: Sequence[JSONValue],
@@ -274,24 +344,30 @@ def build_request(
     query: SlotQuery,
     *,
     unavailable: Sequence[Interval] = (),
+    create: NewEvent | None = None,
 ) -> dict[str, JSONValue]:
     """The CPIR 0.2 request (JSON values) for ``query``.
 
     ``events`` are the busy ``EVENT`` objects (:func:`event_objects`); ``unobserved`` the
     time no calendar describes; ``unavailable`` the time an attendee's availability
     (RFC 7953) excludes. Both kinds block like closed time (:func:`closed_block`).
-    Raises ``calendars.invalid_argument`` unless ``query`` is a :class:`SlotQuery` and
-    ``unobserved``/``unavailable`` hold :class:`~cerebri.temporal.Interval` values.
+    Without ``create`` the request is an analysis-only ``FIND_SLOT`` of target
+    :data:`TARGET_ID`; with a :class:`NewEvent` it is a ``CREATE`` of that event (target id
+    :meth:`NewEvent.object_id`, see the module doc), whose candidates yield action plans.
+    Raises ``calendars.invalid_argument`` unless ``query`` is a :class:`SlotQuery`,
+    ``create`` a :class:`NewEvent` or None, and ``unobserved``/``unavailable`` hold
+    :class:`~cerebri.temporal.Interval` values.
     """
     unobserved = items_of(unobserved, Interval, invalid_argument, "build_request() unobserved")
     unavailable = items_of(unavailable, Interval, invalid_argument, "build_request() unavailable")
+    target = TARGET_ID if create is None else create.object_id(query)
     objects: list[JSONValue] = [
         {
-            "id": TARGET_ID,
+            "id": target,
             "revision": None,
             "kind": {"kind": "EVENT"},
-            "calendar_id": "cerebri",
-            "integration_id": "find-slot",
+            "calendar_id": "cerebri" if create is None else create.calendar_id,
+            "integration_id": "find-slot" if create is None else create.integration_id,
             "resource_ids": [],
             "time": {
                 "value": {"processing": "RESOLVED", "knowledge": {"state": "MISSING"}},
@@ -318,7 +394,7 @@ def build_request(
     if query.buffer_seconds:
         constraints.append(
             {
-                "object_id": TARGET_ID,
+                "object_id": target,
                 "rule": {"kind": "REQUIRED_BUFFER", "value": query.buffer_seconds},
                 "evidence": [],
             }
@@ -334,7 +410,9 @@ def build_request(
             }
         )
     fingerprint = hashlib.sha256(repr(query).encode()).hexdigest()[:16]
-    return {
+    if create is not None:  # a different question: a different id (FIND_SLOT ids unchanged)
+        fingerprint = hashlib.sha256(f"{query!r}\n{target}".encode()).hexdigest()[:16]
+    request: dict[str, JSONValue] = {
         "schema_version": {"major": 0, "minor": 2},
         "request_id": f"find-slot-{fingerprint}",
         "trace_id": f"find-slot-{fingerprint}",
@@ -355,7 +433,7 @@ def build_request(
             "objects": objects,
             "facts": [],
         },
-        "target_ids": [TARGET_ID],
+        "target_ids": [target],
         "duration": {
             "value": {
                 "processing": "RESOLVED",
@@ -385,4 +463,38 @@ def build_request(
             "max_moved_objects": 0,
             "max_depth": 0,
         },
+    }
+    if create is not None:
+        _as_create(request, target, create)
+    return request
+
+
+def _as_create(request: dict[str, JSONValue], target: str, create: NewEvent) -> None:
+    """Turn the FIND_SLOT ``request`` into a CREATE of ``target`` (one mutation, granted,
+    allowed by a ``Confirmation`` policy: cpir-0.2.md 5.3, 11.1 and 11.2)."""
+    scope = request["scope"]
+    assert isinstance(scope, dict)
+    scope["max_mutations"] = 1
+    request["operation"] = "CREATE"
+    request["policy"] = {
+        "policy_set_id": "find-slot-create",
+        "policy_version": 1,
+        "snapshot": {
+            "allow_uncertain_duration": False,
+            "confirmation": {"all_mutations": True, "deletion": True},
+            "mutation": {"max_mutations": 1, "allowed_actions": ["CREATE_EVENT"]},
+            "mode": "Confirmation",
+        },
+    }
+    request["planning_capability"] = {
+        "read": True,
+        "plan": True,
+        "mutations": [
+            {
+                "object_id": target,
+                "calendar_id": create.calendar_id,
+                "integration_id": create.integration_id,
+                "kind": "CREATE_EVENT",
+            }
+        ],
     }

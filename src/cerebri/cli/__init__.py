@@ -15,6 +15,7 @@ from cerebri.cli import (
     _plan_graph,
     _planning,
     _preview,
+    _principals,
     _proposals,
     _serve,
     _store,
@@ -32,6 +33,7 @@ _COMMANDS = (
     _store,
     _execution,
     _operations,
+    _principals,
     _preview,
 )  # imported for their registrations
 

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from cerebri._json import pretty
-from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, SlotQuery
+from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, NewEvent, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
 from cerebri.calendars.options import (
     parse_duration,
@@ -26,7 +26,7 @@ from cerebri.calendars.options import (
 from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, printable, table_console
 from cerebri.cpir import parse_request
-from cerebri.errors import CerebriError
+from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
 from cerebri.render import render_result
 from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
@@ -211,6 +211,36 @@ def _reason(exc: ValueError) -> str:
     return exc.message if isinstance(exc, CerebriError) else str(exc)
 
 
+def _new_event(
+    title: str, calendar: str | None, sources: list[tuple[str, Component]], ics_count: int
+) -> NewEvent:
+    """The event ``--create`` asks for, on ``--calendar`` or by default the first calendar
+    read (the first --ics file's, else the first --caldav calendar's: .ics files are read
+    first). Integration ``ics`` for a file, ``caldav`` for a CalDAV calendar.
+
+    Raises ``calendars.no_calendar`` when there is no calendar to write to (none was read,
+    or --calendar names none of those read) and ``input.invalid_option`` for an empty or
+    too long title.
+    """
+    names = list(dict.fromkeys(name for name, _ in sources))
+    chosen = calendar if calendar is not None else (names[0] if names else None)
+    if chosen is None or chosen not in names:
+        known = ", ".join(names) or "none"
+        raise CerebriError(
+            f"--create needs a calendar to write to: --calendar {chosen!r} is not one of the "
+            f"calendars read ({known}); pass --calendar with one of them"
+            if chosen is not None
+            else "--create needs a calendar to write to, and no calendar was read",
+            code="calendars.no_calendar",
+        )
+    from_file = {name for name, _ in sources[:ics_count]}
+    integration = "ics" if chosen in from_file else "caldav"
+    try:
+        return NewEvent(title, chosen, integration)
+    except InvalidArgumentError as exc:
+        raise CerebriError(f"--create: {exc.message}", code="input.invalid_option") from None
+
+
 @app.command("find-slot")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: Annotated[
@@ -257,12 +287,36 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav_password: PasswordOption = None,
     skip: SkipOption = False,
     no_cache: NoCacheOption = False,
+    create: Annotated[
+        str | None,
+        typer.Option(
+            "--create",
+            metavar="TITLE",
+            help="Ask to create an event with this title in the slot: the request becomes a "
+            "CREATE (approval required) that `cerebri propose` and `plan-graph from-request` "
+            "accept.",
+        ),
+    ] = None,
+    calendar: Annotated[
+        str | None,
+        typer.Option(
+            "--calendar",
+            metavar="ID",
+            help="With --create: the calendar id that gets the event (default: the first "
+            "--ics file's calendar, else the first --caldav calendar).",
+        ),
+    ] = None,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
         if as_json and emit_request:
             raise CerebriError(
                 "--json and --emit-request print different documents; pass one of them",
+                code="input.invalid_option",
+            )
+        if calendar is not None and create is None:
+            raise CerebriError(
+                "--calendar names the calendar --create writes to; pass --create TITLE too",
                 code="input.invalid_option",
             )
         _value(check_zone_name, tz)
@@ -281,20 +335,20 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             max_candidates=max_candidates,
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
-        calendars = ImportedCalendars(
-            _sources(
-                ics,
-                caldav,
-                window,
-                caldav_user,
-                caldav_password,
-                skip_invalid_events=skip,
-                use_cache=not no_cache,
-            ),
-            floating_zone=tz,
-            max_occurrences=max_occurrences,
+        sources = _sources(
+            ics,
+            caldav,
+            window,
+            caldav_user,
+            caldav_password,
+            skip_invalid_events=skip,
+            use_cache=not no_cache,
         )
-        answer = calendars.find_slot(query)
+        new_event = (
+            None if create is None else _new_event(create, calendar, sources, len(ics or ()))
+        )
+        calendars = ImportedCalendars(sources, floating_zone=tz, max_occurrences=max_occurrences)
+        answer = calendars.find_slot(query, create=new_event)
         request, result = answer
         busy = calendars.busy(window[0], window[1])
     except CerebriError as error:
@@ -311,6 +365,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     _print_warnings(answer.warnings, complete=answer.complete)
     parsed = parse_request(request)
     labels = {o.id: o.id for o in parsed.context.objects}
+    if create is not None:
+        labels.update({target: f"{target} ({create})" for target in parsed.target_ids})
     for _, periods in busy:
         for period in periods:
             labels[object_id(period)] = busy_label(period)

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app, printable, read_input
+from cerebri.cli._calendars import PasswordOption, UserOption
 from cerebri.cli._durations import parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
@@ -32,7 +33,7 @@ from cerebri.cli._execution_common import (
 from cerebri.cli._store import StoreOption
 
 if TYPE_CHECKING:
-    from cerebri.execution import Claim
+    from cerebri.execution import Claim, Executor, Submitted
 
 __all__ = ["EXIT_INVALID_DRAFT", "MAX_CONCURRENCY", "submit_command", "worker_command"]
 
@@ -81,11 +82,29 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         int | None,
         typer.Option("--max-replans", metavar="N", help="New revisions allowed after failures."),
     ] = None,
+    artifact: Annotated[
+        Path | None,
+        typer.Option(
+            "--artifact", metavar="PATH", help="For an envelope: its artifact's bytes (a file)."
+        ),
+    ] = None,
+    objects: Annotated[
+        Path | None,
+        typer.Option(
+            "--objects",
+            metavar="DIR",
+            help="For an envelope: the object store holding its artifact (as `propose`).",
+        ),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Validate a plan draft and store it; workers run it. An invalid draft is stored as a
     draft with its problems (listed) and never runs.
+
+    A signed envelope (`cerebri propose`) is verified first (keys registered with
+    `cerebri principals key`, artifact digest, validity, replay); a refused one stores
+    nothing. The same envelope again answers with the plan it made the first time.
 
     Exit 0 when the plan is stored valid, 1 when the draft breaks a rule (stored, never
     runs), 2 when the input is not a draft or the store refuses (one `error` line on
@@ -96,12 +115,23 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         recall,
         submit,
     )
-    from cerebri.plans import DEFAULT_MAX_REPLANS, PlanStatus  # noqa: PLC0415
+    from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
 
     with errors_to_exit(as_json):
         executor = open_executor(store)
         if plan is not None:
             source: Any = read_input(plan)
+            if _is_envelope(source):
+                done = _submit_envelope(
+                    executor,
+                    source,
+                    artifact=artifact,
+                    objects=objects,
+                    principal=principal,
+                    max_replans=max_replans,
+                )
+                _report(done, as_json)
+                return
         elif goal is not None:
             source = recall(executor, goal)
             if source is None:
@@ -123,6 +153,12 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
             sandbox=sandbox,
             max_replans=DEFAULT_MAX_REPLANS if max_replans is None else max_replans,
         )
+    _report(done, as_json)
+
+
+def _report(done: Submitted, as_json: bool) -> None:
+    from cerebri.plans import PlanStatus  # noqa: PLC0415 - fast CLI start
+
     if as_json:
         emit(done.to_wire())
     else:
@@ -131,9 +167,62 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
             f"{' (invalid: never runs)' if done.status is PlanStatus.DRAFT else ''}\n"
             f"intention: {done.intention_id}\n"
         )
+        if done.envelope_digest is not None:
+            again = " (this envelope was taken in before: nothing new stored)"
+            sys.stdout.write(
+                f"proposed by {done.author}, envelope {done.envelope_digest}"
+                f"{again if done.replayed else ''}\n"
+            )
         print_problems(done.validation.get("problems"))
     if done.status is PlanStatus.DRAFT:
         raise typer.Exit(EXIT_INVALID_DRAFT)
+
+
+def _is_envelope(source: bytes) -> bool:
+    """Whether the input is a JSON object with ``schema/v`` (a signed envelope)."""
+    from cerebri.cpir import load_json  # noqa: PLC0415 - fast CLI start
+    from cerebri.errors import CerebriError  # noqa: PLC0415
+
+    try:
+        document = load_json(source)
+    except CerebriError:
+        return False  # not JSON: the draft parser reports it
+    return isinstance(document, dict) and "schema/v" in document
+
+
+def _submit_envelope(
+    executor: Executor,
+    source: bytes,
+    *,
+    artifact: Path | None,
+    objects: Path | None,
+    principal: str | None,
+    max_replans: int | None,
+) -> Submitted:
+    from cerebri.execution import ExecutionError, submit_envelope  # noqa: PLC0415
+    from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
+    from cerebri.proposals import Envelope, ObjectStore  # noqa: PLC0415
+
+    data = source
+    if (artifact is None) == (objects is None):
+        raise ExecutionError(
+            "an envelope comes with its artifact: give --objects DIR (the object store "
+            "`propose` wrote to) or --artifact PATH",
+            code="intake.artifact_required",
+        )
+    if artifact is not None:
+        artifact_bytes = read_input(str(artifact))
+    else:
+        assert objects is not None
+        ref = Envelope.model_validate_json(data).candidate.artifact_ref
+        artifact_bytes = ObjectStore(objects).get(ref)
+    return submit_envelope(
+        executor,
+        data,
+        artifact=artifact_bytes,
+        submitted_by=principal,
+        max_replans=DEFAULT_MAX_REPLANS if max_replans is None else max_replans,
+    )
 
 
 # -- worker --------------------------------------------------------------------------------
@@ -174,6 +263,41 @@ def calendars_option_value(pairs: list[str] | None) -> dict[str, Path]:
                 f"--ics-calendar {name}={text}: {problem}", code="execution.invalid_argument"
             )
         found[name] = path
+    return found
+
+
+def caldav_calendars_option_value(
+    pairs: list[str] | None, ics_pairs: list[str] | None = None
+) -> dict[str, str]:
+    """``--caldav-calendar ID=URL`` values as a mapping from calendar id to collection URL.
+
+    Refused up front with ``execution.invalid_argument``: a value that is not ``ID=URL``, a
+    URL that is not ``http(s)://``, an ID given twice or also given to ``--ics-calendar``
+    (``ics_pairs``). The server is not asked here: the first step that uses the calendar
+    reports what it says (``calendar.unknown_calendar``, ``adapter.unavailable``...)."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415
+
+    ics_ids = {pair.partition("=")[0] for pair in ics_pairs or ()}
+    found: dict[str, str] = {}
+    for pair in pairs or ():
+        name, sep, url = pair.partition("=")
+        problem = None
+        if not sep or not name or not url:
+            problem = "it is not ID=URL"
+        elif not url.startswith(("http://", "https://")):
+            problem = "the URL is not http:// or https://"
+        elif name in found:
+            problem = f"calendar {name!r} is named twice"
+        elif name in ics_ids:
+            problem = f"calendar {name!r} is also given to --ics-calendar"
+        if problem is not None:
+            # never echo a password written into the URL (user:password@host)
+            shown = safe_text(f"{name}={url.partition('//')[0]}//{url.rpartition('@')[2]}")
+            shown = shown if "//" in url else safe_text(pair)
+            raise ExecutionError(
+                f"--caldav-calendar {shown}: {problem}", code="execution.invalid_argument"
+            )
+        found[name] = url
     return found
 
 
@@ -242,6 +366,17 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "(repeatable).",
         ),
     ] = None,
+    caldav_calendars: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--caldav-calendar",
+            metavar="ID=URL",
+            help="Carry out the calendar capabilities for calendar ID on this CalDAV "
+            "collection (repeatable; credentials from --caldav-user/--caldav-password).",
+        ),
+    ] = None,
+    caldav_user: UserOption = None,
+    caldav_password: PasswordOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -266,7 +401,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
-        adapters = default_adapters(clock, ics_calendars=calendars_option_value(ics_calendars))
+        adapters = default_adapters(
+            clock,
+            ics_calendars=calendars_option_value(ics_calendars),
+            caldav_calendars=caldav_calendars_option_value(caldav_calendars, ics_calendars),
+            caldav_username=caldav_user,
+            caldav_password=caldav_password,
+        )
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
         outcome: dict[str, WorkerReport | Exception] = {}

@@ -6,6 +6,7 @@ Options and errors: :mod:`cerebri.cli._execution_common`.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -201,20 +202,56 @@ def approvals_list(
     print_table(table)
 
 
+KeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--key",
+        metavar="PATH",
+        help="Your PKCS#8 PEM private key: signs the decision (needed once the store has "
+        "principals).",
+    ),
+]
+KeyidOption = Annotated[
+    str | None,
+    typer.Option("--keyid", metavar="KEYID", help="The key's id (default: the PEM file's name)."),
+]
+
+
 def _decide(
     approval_id: str,
     principal: str,
     reason: str | None,
     *,
     approve: bool,
+    key: Path | None,
+    keyid: str | None,
     store: str | None,
     as_json: bool,
 ) -> None:
-    from cerebri.execution import decide  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution import decide, decision_payload  # noqa: PLC0415 - fast CLI start
+    from cerebri.proposals import (  # noqa: PLC0415
+        APPROVAL_PAYLOAD_TYPE,
+        load_private_key,
+        sign,
+    )
 
     with errors_to_exit(as_json):
+        executor = open_executor(store)
+        signature = None
+        if key is not None:
+            keyid = keyid or key.stem
+            payload = decision_payload(
+                executor, approval_id, decision="approve" if approve else "reject", by=principal
+            )
+            signature = sign(APPROVAL_PAYLOAD_TYPE, payload, load_private_key(key), keyid).sig
         done = decide(
-            open_executor(store), approval_id, approve=approve, by=principal, reason=reason
+            executor,
+            approval_id,
+            approve=approve,
+            by=principal,
+            reason=reason,
+            keyid=keyid if key is not None else None,
+            signature=signature,
         )
     if as_json:
         emit(done)
@@ -223,27 +260,49 @@ def _decide(
 
 
 @approvals_app.command("approve")
-def approvals_approve(
+def approvals_approve(  # noqa: PLR0917 - typer maps every option to a parameter
     approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
     principal: PrincipalOption,
     reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    key: KeyOption = None,
+    keyid: KeyidOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Approve an open request (not as the principal that submitted the plan)."""
-    _decide(approval_id, principal, reason, approve=True, store=store, as_json=as_json)
+    """Approve an open request (never as its requester or the author of its proposal)."""
+    _decide(
+        approval_id,
+        principal,
+        reason,
+        approve=True,
+        key=key,
+        keyid=keyid,
+        store=store,
+        as_json=as_json,
+    )
 
 
 @approvals_app.command("reject")
-def approvals_reject(
+def approvals_reject(  # noqa: PLR0917 - typer maps every option to a parameter
     approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
     principal: PrincipalOption,
     reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    key: KeyOption = None,
+    keyid: KeyidOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Reject an open request: its step fails and the plan replans when it can."""
-    _decide(approval_id, principal, reason, approve=False, store=store, as_json=as_json)
+    _decide(
+        approval_id,
+        principal,
+        reason,
+        approve=False,
+        key=key,
+        keyid=keyid,
+        store=store,
+        as_json=as_json,
+    )
 
 
 @approvals_app.command("withdraw")

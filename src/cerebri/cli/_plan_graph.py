@@ -14,10 +14,19 @@ from rich.console import Console
 from rich.table import Table
 
 from cerebri._json import pretty
-from cerebri.cli._app import app, fail, printable, read_input, table_console
-from cerebri.cpir import parse_request
+from cerebri.cli._app import (
+    LimitSet,
+    LimitsOption,
+    app,
+    fail,
+    limits_for,
+    printable,
+    read_input,
+    table_console,
+)
+from cerebri.cpir import MutationKind, PlanningRequest, parse_request
 from cerebri.errors import CerebriError
-from cerebri.planner import action_plan_for
+from cerebri.planner import ActionPlan, PlanError, action_plan_for
 from cerebri.plans import (
     CapabilityRegistry,
     DraftError,
@@ -30,7 +39,14 @@ from cerebri.plans import (
     validate_draft,
 )
 
-__all__ = ["capabilities", "from_request", "plan_graph_app", "validate"]
+__all__ = [
+    "actions_for",
+    "capabilities",
+    "created_titles",
+    "from_request",
+    "plan_graph_app",
+    "validate",
+]
 
 EXIT_INVALID = 1
 
@@ -112,6 +128,28 @@ def validate(
         raise typer.Exit(EXIT_INVALID)
 
 
+def created_titles(actions: ActionPlan, title: str | None) -> dict[str, str]:
+    """``--title`` for every event the action plan creates (CPIR requests carry no titles)."""
+    if title is None:
+        return {}
+    return {a.target: title for a in actions.actions if a.kind is MutationKind.CREATE_EVENT}
+
+
+def actions_for(request: PlanningRequest, rank: int, limits: LimitSet) -> ActionPlan:
+    """:func:`~cerebri.planner.action_plan_for` under ``--limits``; a request refused by
+    the reference limits says that ``--limits local`` (find-slot's) may admit it."""
+    try:
+        return action_plan_for(request, rank=rank, limits=limits_for(limits))
+    except PlanError as error:
+        if limits is LimitSet.REFERENCE and "InputLimit" in error.message:
+            raise PlanError(
+                f"{error.message}; a request from `find-slot --emit-request` needs --limits local",
+                code=error.code,
+                wire=error.wire,
+            ) from None
+        raise
+
+
 @plan_graph_app.command("from-request")
 def from_request(
     file: Annotated[str, typer.Argument(metavar="REQUEST", help="CPIR request JSON file, or -.")],
@@ -121,6 +159,13 @@ def from_request(
     failed: Annotated[
         list[str] | None,
         typer.Option("--failed", help="A strategy that already failed (repeatable)."),
+    ] = None,
+    limits: LimitsOption = LimitSet.REFERENCE,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title", help="Title of the event(s) a CREATE makes (a CPIR request carries none)."
+        ),
     ] = None,
 ) -> None:
     """Plan a CPIR request and print the plan graph draft that would carry out a candidate
@@ -134,8 +179,9 @@ def from_request(
                     code="input.invalid_option",
                 )
         request = parse_request(read_input(file))
+        actions = actions_for(request, candidate, limits)
         draft = draft_from_action_plan(
-            action_plan_for(request, rank=candidate), failed=failed or ()
+            actions, failed=failed or (), titles=created_titles(actions, title)
         )
     except CerebriError as error:
         raise fail(error) from None

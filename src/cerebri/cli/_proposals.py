@@ -13,6 +13,12 @@ mistake that for acceptance) and 2 for unreadable input (envelope, registry, led
 store: the codes ``proposal.ledger`` and ``proposal.store``). Even exit 0 grants nothing: the
 output ends with what execution still requires.
 
+``propose`` signs as ``--author`` or else as the principal the key registry (``--registry``,
+or the ``registry.json`` beside ``--key``) records for ``--keyid`` (``keys new --principal``);
+neither is ``proposal.author_required``. It refuses calendar slots that have begun at
+``--at`` (``proposal.slot_started``) or start after the envelope expires
+(``proposal.expires_before_slot``); docs/decisions/0025-proposing-calendar-slots.md.
+
 ``--at`` takes an RFC 3339 instant in years 0000..9999 (``input.invalid_option`` otherwise).
 Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals` ever does.
 """
@@ -32,10 +38,10 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from cerebri._files import check_output_path, write_output
 from cerebri._json import pretty
-from cerebri.cli._app import app, fail, printable, read_input
+from cerebri.cli._app import LimitSet, LimitsOption, app, fail, printable, read_input
+from cerebri.cli._plan_graph import actions_for, created_titles
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
-from cerebri.planner import action_plan_for
 from cerebri.plans import (
     DraftError,
     PlanDraft,
@@ -53,9 +59,12 @@ from cerebri.proposals import (
     FileReplayLedger,
     ObjectStore,
     ProposalError,
+    RegisteredKey,
+    Subject,
     Verdict,
     VerificationReport,
     artifact_for,
+    author_of,
     canonical_json,
     check_envelope,
     envelope_digest,
@@ -69,10 +78,17 @@ from cerebri.proposals import (
     public_key_text,
     revoke_key,
     rotate_key,
+    slot_starts,
 )
 from cerebri.temporal import Instant
 
-__all__ = ["keys_new", "keys_revoke", "keys_rotate", "propose_command", "verify_command"]
+__all__ = [
+    "keys_new",
+    "keys_revoke",
+    "keys_rotate",
+    "propose_command",
+    "verify_command",
+]
 
 EXIT_REFUSED = 1
 """``cerebri verify``: at least one check failed."""
@@ -124,6 +140,14 @@ def keys_new(
     keyid: Annotated[str, typer.Argument(help="The new key's id (letters, digits, . _ -).")],
     directory: DirOption,
     at: AtOption = None,
+    principal: Annotated[
+        str | None,
+        typer.Option(
+            "--principal",
+            help="Who holds the key: principal:<name> or agent:<name> (recorded in the "
+            "registry; `propose` signs as it when --author is not given).",
+        ),
+    ] = None,
 ) -> None:
     """Generate a key valid from --at (or now): write DIR/KEYID.pem and register it."""
     try:
@@ -132,6 +156,7 @@ def keys_new(
             private_key_path=directory / f"{keyid}.pem",
             registry_path=directory / REGISTRY_FILE,
             valid_from=_now(at),
+            principal=principal,
         )
     except CerebriError as error:
         raise fail(error) from None
@@ -204,8 +229,13 @@ def _decoded(data: bytes) -> Any:
         return None
 
 
-def _artifact(
-    data: bytes, number: int, query_id: str | None, wrap: ArtifactChoice
+def _artifact(  # noqa: PLR0917 - the options that shape the artifact
+    data: bytes,
+    number: int,
+    query_id: str | None,
+    wrap: ArtifactChoice,
+    limits: LimitSet,
+    title: str | None,
 ) -> tuple[bytes, ArtifactType, str, str]:
     """(artifact bytes, type, query id, idempotency key) for a CPIR request or a plan graph
     draft; stores nothing.
@@ -222,9 +252,9 @@ def _artifact(
         digest = artifact_for(payload).digest
         return payload, ArtifactType.PLAN_GRAPH, query_id or digest, digest
     request = parse_request(data)
-    actions = action_plan_for(request, rank=number)
+    actions = actions_for(request, number, limits)
     if wrap is ArtifactChoice.PLAN_GRAPH:
-        graph = _valid_graph(draft_from_action_plan(actions))
+        graph = _valid_graph(draft_from_action_plan(actions, titles=created_titles(actions, title)))
         return canonical_json(graph), ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id
     return (
         canonical_json(actions.to_wire()),
@@ -235,20 +265,44 @@ def _artifact(
 
 
 def _check_against_registry(
-    key_path: Path, keyid: str, signing_key: Ed25519PrivateKey, now: Instant
-) -> None:
-    """When ``registry.json`` sits beside the key file (``cerebri keys`` layout), refuse to
-    sign what it would refuse to verify: an unknown, revoked or not yet (or no longer) valid
-    ``keyid`` at ``now``, or a private key that is not the one registered under ``keyid``."""
-    registry_path = key_path.parent / REGISTRY_FILE
-    if not registry_path.is_file():
-        return
-    registered = load_registry(registry_path).lookup(keyid, signed_at=now, now=now)
+    key_path: Path,
+    keyid: str,
+    signing_key: Ed25519PrivateKey,
+    now: Instant,
+    registry_path: Path | None,
+) -> RegisteredKey | None:
+    """The key registered as ``keyid``, from ``registry_path`` (``--registry``) or else the
+    ``registry.json`` beside the key file (``cerebri keys`` layout; None when there is none).
+
+    Refuses to sign what the registry would refuse to verify: an unknown, revoked or not
+    yet (or no longer) valid ``keyid`` at ``now``, or a private key that is not the one
+    registered under ``keyid``. A ``--registry`` that cannot be read is
+    ``proposal.key_registry``."""
+    path = key_path.parent / REGISTRY_FILE if registry_path is None else registry_path
+    if registry_path is None and not path.is_file():
+        return None
+    registered = load_registry(path).lookup(keyid, signed_at=now, now=now)
     if registered.raw != signing_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw):
         raise ProposalError(
-            f"{key_path} is not the private key registered as {keyid!r} in {registry_path}",
+            f"{key_path} is not the private key registered as {keyid!r} in {path}",
             code="proposal.private_key",
         )
+    return registered
+
+
+def _author(author: str | None, registered: RegisteredKey | None, keyid: str) -> Subject:
+    """``--author``, else the principal registered for the signing key
+    (:func:`~cerebri.proposals.author_of`); ``proposal.author_required`` when neither."""
+    if author is not None:
+        return parse_subject(author)
+    if registered is None or registered.principal is None:
+        where = "no key registry was found" if registered is None else "the registry names none"
+        raise ProposalError(
+            f"no author: pass --author principal:<name>, or record who holds key {keyid!r} "
+            f"with `cerebri keys new {keyid} --principal principal:<name>` ({where})",
+            code="proposal.author_required",
+        )
+    return author_of(registered.principal)
 
 
 @app.command("propose")
@@ -260,10 +314,31 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         Path, typer.Option("--key", readable=False, help="PKCS#8 PEM private key file.")
     ],
     keyid: Annotated[str, typer.Option("--keyid", help="The key's id in the registry.")],
-    store: Annotated[Path, typer.Option("--store", readable=False, help="Object store directory.")],
+    store: Annotated[
+        Path,
+        typer.Option(
+            "--objects",
+            "--store",
+            readable=False,
+            help="Object store directory (--store is the older name of this option).",
+        ),
+    ],
     author: Annotated[
-        str, typer.Option("--author", help="principal:<id> or service:<id>.")
-    ] = "principal:local",
+        str | None,
+        typer.Option(
+            "--author",
+            help="principal:<id> or service:<id> (default: the principal the key registry "
+            "records for --keyid).",
+        ),
+    ] = None,
+    registry: Annotated[
+        Path | None,
+        typer.Option(
+            "--registry",
+            readable=False,
+            help="Key registry JSON file (default: registry.json beside --key, if present).",
+        ),
+    ] = None,
     node_id: Annotated[str, typer.Option("--node-id", help="The authoring node.")] = "local",
     room: Annotated[str, typer.Option("--room", help="room/id.")] = "local",
     turn: Annotated[str, typer.Option("--turn", help="turn/id.")] = "cli",
@@ -296,8 +371,22 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     out: Annotated[
         Path | None, typer.Option("--out", readable=False, help="Write the envelope here.")
     ] = None,
+    limits: LimitsOption = LimitSet.REFERENCE,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title",
+            help="With --as plan-graph: the title of the event(s) a CREATE makes (the "
+            "calendar.event.create step's title; a CPIR request carries none).",
+        ),
+    ] = None,
 ) -> None:
     """Sign a proposal envelope for an artifact, store the artifact, print (or --out) it.
+
+    Calendar slots (the ranges an artifact creates or moves events at) must start after
+    --at and no later than the envelope expires (proposal.slot_started,
+    proposal.expires_before_slot). Without --author the envelope is authored by the
+    principal the key registry records for --keyid (proposal.author_required if none).
 
     A CPIR request is planned; its ranked candidate N becomes a cerebri.action-plan.v1, or
     with --as plan-graph the plan graph that carries it out (query/id = request_id,
@@ -315,14 +404,22 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
             raise CerebriError(
                 "--at plus --expires-in is out of range", code="input.invalid_option"
             )
+        if title is not None and wrap is not ArtifactChoice.PLAN_GRAPH:
+            raise CerebriError(
+                "--title goes into a plan graph's create step; pass --as plan-graph too",
+                code="input.invalid_option",
+            )
         signing_key = load_private_key(key)
-        _check_against_registry(key, keyid, signing_key, now)
-        payload, kind, query, idempotency = _artifact(read_input(file), candidate, query_id, wrap)
+        registered = _check_against_registry(key, keyid, signing_key, now, registry)
+        subject = _author(author, registered, keyid)
+        payload, kind, query, idempotency = _artifact(
+            read_input(file), candidate, query_id, wrap, limits, title
+        )
         artifact = artifact_for(payload)
         envelope = propose(
             artifact,
             kind,
-            author=parse_subject(author),
+            author=subject,
             author_node_id=node_id,
             query_id=query,
             room_id=room,
@@ -333,6 +430,7 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
             expires_at=expires,
             idempotency_key=idempotency,
             signing_keys=[(signing_key, keyid)],
+            slot_starts=slot_starts(payload),
         )
         ObjectStore(store).put(payload)  # content-addressed: lands at the signed artifact/ref
         if out is not None:

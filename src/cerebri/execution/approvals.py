@@ -29,13 +29,16 @@ from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
+from cerebri.execution.decisions import check_signed_decision
 from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
+from cerebri.execution.registry import governed
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
 from cerebri.execution.views import instant_text
 from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
+from cerebri.proposals import canonical_json, sha256_digest
 
 __all__ = [
     "ApprovalView",
@@ -58,18 +61,24 @@ class ApprovalView:
     row: dict[str, Any]
 
     def to_wire(self) -> dict[str, JSONValue]:
-        """``{"id", "plan_id", "step_id", "requester", "status", "status_reason",
-        "decided_by", "request", "created_at", "expires_at", "decided_at", "consumed_at"}``."""
+        """``{"id", "plan_id", "step_id", "requester", "author", "status", "status_reason",
+        "decided_by", "request", "subject_digest", "keyid", "signed", "created_at",
+        "expires_at", "decided_at", "consumed_at"}`` (``author``: of the proposal the plan
+        came from, or ``null``)."""
         r = self.row
         return {
             "id": r["id"],
             "plan_id": r["plan_id"],
             "step_id": r["step_id"],
             "requester": r["requester"],
+            "author": r.get("author"),
             "status": r["status"],
             "status_reason": r["status_reason"],
             "decided_by": r["decided_by"],
             "request": loads(r["request"]),
+            "subject_digest": r.get("subject_digest"),
+            "keyid": r.get("keyid"),
+            "signed": r.get("signature") is not None,
             "created_at": instant_text(r["created_at"]),
             "expires_at": instant_text(r["expires_at"]),
             "decided_at": instant_text(r["decided_at"]),
@@ -89,6 +98,20 @@ def open_request(
     approval_id = executor.ids.new_id()
     intention_id = executor.ids.new_id()
     expires = now + executor.approval_ttl_seconds * NS
+    plan = connection.execute(
+        select(plans.c.revision, plans.c.author, plans.c.envelope_digest).where(
+            plans.c.id == held.plan_id
+        )
+    ).one()
+    subject: dict[str, JSONValue] = {
+        "approval/id": approval_id,
+        "plan/id": held.plan_id,
+        "plan/revision": plan.revision,
+        "step/id": held.step_id,
+        "step/key": held.key,
+        "request": request,
+        "envelope/digest": plan.envelope_digest,
+    }
     connection.execute(
         insert(approvals).values(
             id=approval_id,
@@ -99,6 +122,8 @@ def open_request(
             request=dumps(request),
             created_at=now,
             expires_at=expires,
+            subject_digest=sha256_digest(canonical_json(subject)),
+            author=plan.author,
         )
     )
     connection.execute(
@@ -203,6 +228,8 @@ def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
     approve=bool,
     by=str,
     reason=(str, NoneType),
+    keyid=(str, NoneType),
+    signature=(str, NoneType),
 )
 def decide(
     executor: Executor,
@@ -211,13 +238,23 @@ def decide(
     approve: bool,
     by: str,
     reason: str | None = None,
+    keyid: str | None = None,
+    signature: str | None = None,
 ) -> dict[str, JSONValue]:
     """Approve (``approve=True``) or reject an open request as principal ``by``.
 
+    In a governed store (decision 0023) ``keyid`` and ``signature`` are required: ``by``'s
+    registered Ed25519 signature (standard base64) of
+    :func:`~cerebri.execution.decisions.decision_payload`; the store keeps both and the
+    worker checks them again before it acts. Neither the requester nor the author of the
+    proposal the plan came from may decide (four-eyes).
+
     Returns the approval's wire form after the decision. Raises :class:`ApprovalError`
-    ``approval.not_open``, ``approval.expired`` (the request is marked expired, in its own
-    committed transaction), ``approval.self_approval``, ``approval.agent_cannot_approve``;
-    :class:`ExecutionError` ``execution.not_found``, ``execution.invalid_principal``.
+    ``approval.not_open``, ``approval.replayed`` (this signed decision was applied before),
+    ``approval.expired`` (the request is marked expired, in its own committed transaction),
+    ``approval.self_approval``, ``approval.agent_cannot_approve``, and the signature codes of
+    :func:`~cerebri.execution.decisions.check_signed_decision`; :class:`ExecutionError`
+    ``execution.not_found``, ``execution.invalid_principal``.
     """
     by = principal_id(by)
     if is_agent(by):
@@ -232,20 +269,44 @@ def decide(
         else:
             expired = False
             if row.status != ApprovalStatus.OPEN.value:
+                if signature is not None and signature == row.signature:
+                    raise ApprovalError(
+                        f"this signed decision was applied to approval {approval_id} before",
+                        code="approval.replayed",
+                    )
                 raise ApprovalError(
                     f"approval {approval_id} is {row.status}, not open", code="approval.not_open"
                 )
-            if by == row.requester:
+            if by in (row.requester, row.author):
+                role = "asked for this approval" if by == row.requester else "authored the proposal"
                 raise ApprovalError(
-                    f"{by} asked for this approval and may not decide on it",
+                    f"{by} {role} and may not decide on it (four-eyes)",
                     code="approval.self_approval",
                 )
             now = executor.now_ns()
+            signed = governed(connection)
+            if signed:
+                check_signed_decision(
+                    connection,
+                    row,
+                    decision="approve" if approve else "reject",
+                    by=by,
+                    keyid=keyid,
+                    signature=signature,
+                    now=now,
+                )
             status = ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED
             done = connection.execute(
                 update(approvals)
                 .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-                .values(status=status.value, decided_by=by, status_reason=reason, decided_at=now)
+                .values(
+                    status=status.value,
+                    decided_by=by,
+                    status_reason=reason,
+                    decided_at=now,
+                    keyid=keyid if signed else None,
+                    signature=signature if signed else None,
+                )
             )
             if done.rowcount != 1:
                 raise ApprovalError(f"approval {approval_id} is no longer open")

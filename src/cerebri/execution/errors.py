@@ -17,13 +17,34 @@ expired | withdrawn``):
 * ``approval.not_requester``: only the principal that asked may withdraw a request;
 * ``approval.self_approval``: the principal that submitted the plan may not decide on it;
 * ``approval.agent_cannot_approve``: an ``agent:`` principal never approves or rejects.
+
+In a governed store (one with registered principals, decision 0023) a decision is signed:
+
+* ``approval.self_approval`` also covers the author of the proposal the plan came from
+  (four-eyes: the author never approves its own proposal);
+* ``approval.signature_required``: no ``keyid``/``signature`` given;
+* ``approval.unknown_key``, ``approval.key_revoked``: the key is not registered, or revoked;
+* ``approval.wrong_key``: the key belongs to another principal;
+* ``approval.bad_signature``: not a valid Ed25519 signature of the decision payload;
+* ``approval.not_approver``: the principal is unknown, disabled or lacks the role ``approver``;
+* ``approval.replayed``: a decision already applied was presented again.
+
+:class:`AuthError` codes (principals, tokens, roles and grants):
+
+* ``auth.unauthorized``: no token, or one the store does not know;
+* ``auth.token_revoked``: the token was revoked;
+* ``auth.principal_disabled``: the token's principal is disabled;
+* ``auth.forbidden``: the principal lacks the role the operation needs;
+* ``auth.invalid_role``: a role outside ``requester``, ``approver``, ``operator``, or the role
+  ``approver`` given to an agent;
+* ``auth.duplicate``: the principal, key or token is already registered.
 """
 
 from __future__ import annotations
 
 from cerebri.errors import CerebriError
 
-__all__ = ["ApprovalError", "ExecutionError", "execution_argument_error"]
+__all__ = ["ApprovalError", "AuthError", "ExecutionError", "execution_argument_error"]
 
 
 class ExecutionError(CerebriError):
@@ -43,3 +64,9 @@ class ApprovalError(CerebriError):
     """An approval decision or withdrawal was refused; ``code`` is one of ``approval.*``."""
 
     code = "approval.not_open"
+
+
+class AuthError(CerebriError):
+    """Who is asking was not established or may not do this; ``code`` is one of ``auth.*``."""
+
+    code = "auth.unauthorized"

@@ -592,6 +592,11 @@ def stop_plan(
                     requester=plan.requester,
                     sandbox=plan.sandbox,
                     max_replans=plan.max_replans,
+                    provenance={
+                        "author": plan.author,
+                        "envelope_digest": plan.envelope_digest,
+                        "envelope_expires_at": plan.envelope_expires_at,
+                    },
                 )
     closing = PlanStatus.SUPERSEDED if successor else status
     why = f"{reason}; replanned as revision {plan.revision + 1}" if successor else final_reason

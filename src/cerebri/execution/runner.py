@@ -57,6 +57,7 @@ from cerebri.execution.claims import (
     save_outcome,
 )
 from cerebri.execution.context import NS, Executor
+from cerebri.execution.decisions import authority_refusal
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
 from cerebri.execution.store.schema import (
@@ -333,12 +334,17 @@ class StepRun:
             self._pass_on(f"this worker cannot carry out {name}")
             return "no_adapter"
         if not self._needs_approval():
-            if capability.read_only or capability.allowed_by_default or self._granted(name):
+            if capability.read_only:
                 return None
+            if capability.allowed_by_default or self._granted(name):
+                return self._authority(None)
             self.park(StepStatus.BLOCKED, reason=f"capability.not_granted: {name} needs a grant")
             self._plan_status(PlanStatus.BLOCKED, f"{name} needs a grant")
             return "not_granted"
         if self.held.approval_id is None:
+            refused = self._authority(None)
+            if refused is not None:
+                return refused
             return self._ask(
                 StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
             )
@@ -348,7 +354,25 @@ class StepRun:
         if refused is not None:
             self.finish(StepStatus.FAILED, reason=f"approval: {refused}")
             return refused
-        return None
+        return self._authority(self.held.approval_id)
+
+    def _authority(self, approval_id: str | None) -> str | None:
+        """Governed stores (decision 0023): the envelope, the requester's grant and (with
+        ``approval_id``) the signed approval, checked now; a refusal stops the plan without
+        replanning (another revision would meet the same refusal)."""
+        with self.ex.engine.connect() as connection:
+            refused = authority_refusal(
+                connection,
+                self.ex,
+                plan_id=self.held.plan_id,
+                capability=self.spec.capability or "",
+                params=self.spec.params or {},
+                target=self.spec.target,
+                approval_id=approval_id,
+            )
+        if refused is not None:
+            self.stop(PlanStatus.FAILED, refused, replan=False)
+        return refused
 
     def _ask(self, status: StepStatus, request: dict[str, JSONValue]) -> str:
         budget = self.limits.get("budget", {})

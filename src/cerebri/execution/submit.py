@@ -42,6 +42,7 @@ from cerebri.plans.parse import DraftSource
 __all__ = [
     "DEFAULT_REQUESTER",
     "Submitted",
+    "insert_new_intention",
     "insert_revision",
     "limits_of",
     "submit",
@@ -61,16 +62,27 @@ class Submitted:
     revision: int
     status: PlanStatus
     validation: dict[str, JSONValue]
+    author: str | None = None
+    envelope_digest: str | None = None
+    replayed: bool = False
 
     def to_wire(self) -> dict[str, JSONValue]:
-        """``{"plan_id", "intention_id", "revision", "status", "validation"}``."""
-        return {
+        """``{"plan_id", "intention_id", "revision", "status", "validation"}``, and for a
+        plan taken in from an envelope also ``"author"``, ``"envelope_digest"`` and
+        ``"replayed"`` (``true``: the same envelope was taken in before and this is that
+        plan; nothing new was stored)."""
+        wire: dict[str, JSONValue] = {
             "plan_id": self.plan_id,
             "intention_id": self.intention_id,
             "revision": self.revision,
             "status": self.status.value,
             "validation": self.validation,
         }
+        if self.envelope_digest is not None:
+            wire.update(
+                author=self.author, envelope_digest=self.envelope_digest, replayed=self.replayed
+            )
+        return wire
 
 
 def limits_of(draft: PlanDraft) -> dict[str, JSONValue]:
@@ -103,9 +115,12 @@ def insert_revision(
     requester: str,
     sandbox: str | None,
     max_replans: int,
+    provenance: Mapping[str, Any] | None = None,
 ) -> tuple[str, PlanStatus, DraftReport]:
     """Insert one plan revision and, when its draft is valid, its steps. Returns the plan's
-    id, status and validation report. Runs inside the caller's transaction."""
+    id, status and validation report. Runs inside the caller's transaction. ``provenance``
+    holds the ``author``, ``envelope_digest`` and ``envelope_expires_at`` (ns) of the
+    envelope the plan came from (decision 0023), carried on to later revisions."""
     now = executor.now_ns()
     report = validate_draft(draft, executor.registry)
     plan_id = executor.ids.new_id()
@@ -136,6 +151,9 @@ def insert_revision(
             sandbox=sandbox,
             limits=dumps(limits_of(draft)),
             open_steps=len(step_ids),
+            author=(provenance or {}).get("author"),
+            envelope_digest=(provenance or {}).get("envelope_digest"),
+            envelope_expires_at=(provenance or {}).get("envelope_expires_at"),
         )
     )
     wall = draft.budget.max_wall_seconds
@@ -238,31 +256,65 @@ def submit(
     goal: dict[str, JSONValue] = {"objective": draft.objective, "goal_key": goal_key}
     if others:
         goal["alternatives"] = [a.to_wire() for a in others]
-    now = executor.now_ns()
     with executor.transaction() as connection:
-        _check_sandbox(connection, sandbox)
-        intention_id = executor.ids.new_id()
-        connection.execute(
-            insert(intentions).values(
-                id=intention_id,
-                status=IntentionStatus.OPEN.value,
-                goal=dumps(goal),
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        plan_id, status, report = insert_revision(
+        return insert_new_intention(
             connection,
             executor,
-            intention_id=intention_id,
-            draft=draft,
-            revision=1,
-            supersedes=None,
+            draft,
+            goal,
             requester=requester,
             sandbox=sandbox,
             max_replans=max_replans,
         )
-    return Submitted(plan_id, intention_id, 1, status, _wire(report))
+
+
+def insert_new_intention(
+    connection: Connection,
+    executor: Executor,
+    draft: PlanDraft,
+    goal: dict[str, JSONValue],
+    *,
+    requester: str,
+    sandbox: str | None,
+    max_replans: int,
+    provenance: Mapping[str, Any] | None = None,
+) -> Submitted:
+    """Inside the caller's transaction: a new open intention with ``goal`` and ``draft`` as
+    its revision 1 (see :func:`insert_revision`)."""
+    _check_sandbox(connection, sandbox)
+    now = executor.now_ns()
+    intention_id = executor.ids.new_id()
+    connection.execute(
+        insert(intentions).values(
+            id=intention_id,
+            status=IntentionStatus.OPEN.value,
+            goal=dumps(goal),
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    plan_id, status, report = insert_revision(
+        connection,
+        executor,
+        intention_id=intention_id,
+        draft=draft,
+        revision=1,
+        supersedes=None,
+        requester=requester,
+        sandbox=sandbox,
+        max_replans=max_replans,
+        provenance=provenance,
+    )
+    provenance = provenance or {}
+    return Submitted(
+        plan_id,
+        intention_id,
+        1,
+        status,
+        _wire(report),
+        author=provenance.get("author"),
+        envelope_digest=provenance.get("envelope_digest"),
+    )
 
 
 def _wire(report: DraftReport) -> dict[str, JSONValue]:

@@ -27,7 +27,7 @@ that failed, those not needed). Instants in params are RFC 3339 UTC strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from cerebri._guard import arguments
@@ -275,18 +275,51 @@ def _alternatives(
     return tuple(result)
 
 
-@arguments(draft_argument_error, action_plan=ActionPlan, failed=Iterable)
-def draft_from_action_plan(action_plan: ActionPlan, *, failed: Iterable[str] = ()) -> PlanDraft:
+MAX_TITLE_LENGTH: Final = 1024
+"""Longest event title in ``calendar.event.create`` params, in characters."""
+
+
+def _titled(steps: list[StepSpec], titles: Mapping[str, str]) -> list[StepSpec]:
+    """``steps`` with ``params.title`` on every ``calendar.event.create`` step whose target
+    has a title in ``titles`` (CPIR requests carry no titles: the caller supplies them)."""
+    for target, title in titles.items():
+        if not (isinstance(target, str) and isinstance(title, str)):
+            raise draft_argument_error("titles maps object ids (str) to titles (str)")
+        if not title.strip() or len(title) > MAX_TITLE_LENGTH:
+            raise draft_argument_error(
+                f"the title of {target!r} must be 1 to {MAX_TITLE_LENGTH} characters, not blank"
+            )
+    titled: list[StepSpec] = []
+    for step in steps:
+        name = titles.get(step.target or "")
+        if step.capability == "calendar.event.create" and name is not None:
+            params = {**(step.params or {}), "title": name}
+            titled.append(step.model_copy(update={"params": params}))
+        else:
+            titled.append(step)
+    return titled
+
+
+@arguments(
+    draft_argument_error, action_plan=ActionPlan, failed=Iterable, titles=(Mapping, type(None))
+)
+def draft_from_action_plan(
+    action_plan: ActionPlan, *, failed: Iterable[str] = (), titles: Mapping[str, str] | None = None
+) -> PlanDraft:
     """The plan graph carrying out ``action_plan`` with the preferred strategy.
 
     ``failed`` holds the wire names of strategies that already failed for this intention.
-    The draft is deterministic: the same action plan and ``failed`` give the same draft.
+    ``titles`` maps a created object's id to its event title (1-1024 characters), written
+    as ``title`` into the params of its ``calendar.event.create`` step.
+    The draft is deterministic: the same action plan, ``failed`` and ``titles`` give the
+    same draft.
 
     Raises:
         DraftError: ``draft.no_actions`` (an empty action plan),
             ``draft.unsupported_action`` (an action that is not CREATE_EVENT or MOVE_EVENT),
             ``draft.strategies_exhausted`` (every strategy already failed),
-            ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable).
+            ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable,
+            ``titles`` not a mapping of text to 1-1024 characters of text).
     """
     actions = action_plan.actions
     if not actions:
@@ -307,7 +340,7 @@ def draft_from_action_plan(action_plan: ActionPlan, *, failed: Iterable[str] = (
             "every deterministic strategy already failed for this intention",
             code="draft.strategies_exhausted",
         )
-    steps = _WRITERS[strategy](actions)
+    steps = _titled(_WRITERS[strategy](actions), titles or {})
     effects = ", ".join(f"{a.kind.value} {a.target}" for a in actions)
     return PlanDraft(
         objective=f"carry out plan {action_plan.plan_id}: {effects}",

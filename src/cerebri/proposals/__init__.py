@@ -17,6 +17,10 @@ verification.
     load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
     load_private_key/write_private_key       registry JSON file, PKCS#8 PEM private keys
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
+    slot_starts(payload), check_slot_times(...)  calendar slots of an artifact: not begun at
+                                             proposed-at, none after expires-at
+    canonical_principal(text), author_of(principal)  the principal a registered key speaks
+                                             for, as the envelope author
     MAX_SIGNATURES                           16 signature entries at most, one per keyid
     MAX_VALIDITY_SECONDS                     one year: the longest expires-at - proposed-at,
                                              held by propose and verification alike
@@ -31,6 +35,7 @@ approval of its payload digest, capability grants and the policy's decision). Er
 Instants are UTC and always passed in; nothing here reads a clock.
 """
 
+from cerebri.proposals.authors import PRINCIPAL_PATTERN, author_of, canonical_principal
 from cerebri.proposals.digest import (
     MAX_JSON_DEPTH,
     canonical_json,
@@ -89,6 +94,7 @@ from cerebri.proposals.signing import (
     sign,
     verify_signature,
 )
+from cerebri.proposals.slots import SLOT_CAPABILITIES, check_slot_times, slot_starts
 from cerebri.proposals.store import (
     REF_PREFIX,
     ObjectStore,
@@ -115,9 +121,11 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_SIGNATURES",
     "MAX_VALIDITY_SECONDS",
+    "PRINCIPAL_PATTERN",
     "PROPOSAL_PAYLOAD_TYPE",
     "PROPOSAL_REF_PREFIX",
     "REF_PREFIX",
+    "SLOT_CAPABILITIES",
     "STILL_REQUIRED",
     "ArtifactType",
     "Candidate",
@@ -144,8 +152,11 @@ __all__ = [
     "VerificationReport",
     "VerifiedEnvelope",
     "artifact_for",
+    "author_of",
     "canonical_json",
+    "canonical_principal",
     "check_envelope",
+    "check_slot_times",
     "count_valid_signers",
     "digest_of_ref",
     "envelope_digest",
@@ -168,6 +179,7 @@ __all__ = [
     "save_registry",
     "sha256_digest",
     "sign",
+    "slot_starts",
     "verify",
     "verify_signature",
     "write_private_key",

@@ -23,6 +23,12 @@ Codes (stable; callers switch on them)::
     proposal.expired          ``now >= expires-at``
     proposal.validity_too_long  ``expires-at`` is more than one year (MAX_VALIDITY_SECONDS)
                               after ``proposed-at``: refused by ``propose`` and verification
+    proposal.slot_started     ``propose``: a calendar slot of the artifact starts at or
+                              before ``proposed-at`` (it has already begun)
+    proposal.expires_before_slot  ``propose``: ``expires-at`` is before the latest slot
+                              start (the envelope must stay valid until then)
+    proposal.author_required  ``propose`` on the command line: no ``--author`` and no
+                              principal registered for the signing key
     proposal.executor_mode    executor mode not allowed for the artifact type
     proposal.replayed         idempotency key already consumed by a different payload
     proposal.key_registry     a key registry file is malformed (unknown field, bad base64,

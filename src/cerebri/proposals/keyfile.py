@@ -7,12 +7,16 @@ Registry file (UTF-8 JSON, written atomically, two-space indented, keys in regis
                "public_key": "<standard base64 of the 32 raw Ed25519 bytes, 44 chars>",
                "valid_from": "2026-01-01T00:00:00Z",
                "valid_until": "...Z",          optional, exclusive
-               "revoked_at": "...Z"}]}         optional
+               "revoked_at": "...Z",           optional
+               "principal": "principal:alice"}]}   optional: who holds the key
 
 Reading is strict: unknown or missing fields, instants not in RFC 3339 UTC form with a
 four-digit year (:data:`~cerebri.proposals.envelope.INSTANT_PATTERN`), non-canonical
 or bad base64, a key that is not 32 bytes, a duplicate keyid or ``valid_until`` not after
 ``valid_from`` are ``ProposalError`` ``proposal.key_registry`` with a JSON pointer ``path``.
+A ``principal`` must be ``principal:<name>`` or ``agent:<name>`` in canonical form (lower
+case, a name of 1 to 128 characters without spaces or colons; :mod:`cerebri.proposals.authors`);
+``cerebri propose`` signs as it when no ``--author`` is given. Files without it still load.
 
 Private keys are unencrypted PKCS#8 PEM files created with mode 0600 and never overwritten
 (``proposal.private_key``). Only :func:`new_key` and :func:`rotate_key` generate keys
@@ -52,6 +56,7 @@ from cerebri._files import read_bounded
 from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
 from cerebri.proposals._atomic import write_atomic
+from cerebri.proposals.authors import canonical_principal
 from cerebri.proposals.digest import load_json
 from cerebri.proposals.envelope import is_rfc3339_utc
 from cerebri.proposals.errors import ProposalError, json_pointer, proposal_argument_error
@@ -100,6 +105,12 @@ def _present_utc(value: Any) -> Any:
     return _utc(value)
 
 
+def _present_text(value: Any) -> Any:
+    if value is None:
+        raise ValueError("omit an absent principal, never null")
+    return value
+
+
 _UtcInstant = Annotated[Instant, BeforeValidator(_utc)]
 _OptionalUtcInstant = Annotated[Instant | None, BeforeValidator(_present_utc)]
 
@@ -112,6 +123,7 @@ class _KeyEntry(BaseModel):
     valid_from: _UtcInstant
     valid_until: _OptionalUtcInstant = None
     revoked_at: _OptionalUtcInstant = None
+    principal: Annotated[str | None, BeforeValidator(_present_text)] = None
 
 
 class _RegistryFile(BaseModel):
@@ -141,6 +153,20 @@ def _public_key(text: str, path: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
+def _principal(text: str | None, path: str) -> str | None:
+    """A registered principal, which must already be in canonical form."""
+    if text is None:
+        return None
+    canonical = canonical_principal(text, code=_REGISTRY, path=path)
+    if canonical != text:
+        raise ProposalError(
+            f"principal {text!r} is not in canonical form; write {canonical!r}",
+            code=_REGISTRY,
+            path=path,
+        )
+    return canonical
+
+
 def parse_registry(data: bytes) -> KeyRegistry:
     """The :class:`KeyRegistry` described by registry file bytes (strict; see module doc)."""
     try:
@@ -166,7 +192,12 @@ def parse_registry(data: bytes) -> KeyRegistry:
             )
         public = _public_key(entry.public_key, where + "/public_key")
         keys[entry.keyid] = RegisteredKey(
-            entry.keyid, public, entry.valid_from, entry.valid_until, entry.revoked_at
+            entry.keyid,
+            public,
+            entry.valid_from,
+            entry.valid_until,
+            entry.revoked_at,
+            principal=_principal(entry.principal, where + "/principal"),
         )
     return KeyRegistry(MappingProxyType(keys))  # add() cannot carry revoked_at
 
@@ -185,6 +216,8 @@ def registry_to_wire(registry: KeyRegistry) -> dict[str, Any]:
             entry["valid_until"] = key.valid_until.format()
         if key.revoked_at is not None:
             entry["revoked_at"] = key.revoked_at.format()
+        if key.principal is not None:
+            entry["principal"] = key.principal
         keys.append(entry)
     return {"version": 1, "keys": keys}
 
@@ -300,23 +333,34 @@ def _write_key_then_registry(
     private_key_path=PATH,
     registry_path=PATH,
     valid_from=Instant,
+    principal=(str, type(None)),
 )
 def new_key(
-    keyid: str, *, private_key_path: Path, registry_path: Path, valid_from: Instant
+    keyid: str,
+    *,
+    private_key_path: Path,
+    registry_path: Path,
+    valid_from: Instant,
+    principal: str | None = None,
 ) -> RegisteredKey:
     """Generate a key, write its PEM file and add it to the registry file (created if absent,
-    with its directory).
+    with its directory), held by ``principal`` when given (``principal:<name>`` or
+    ``agent:<name>``, recorded in canonical form).
 
-    Raises ``proposal.key_registry`` (keyid taken or malformed, registry malformed,
-    directory or registry file unwritable), ``proposal.private_key`` (the PEM file exists or
-    cannot be written). On failure neither file is left changed.
+    Raises ``proposal.key_registry`` (keyid taken or malformed, principal malformed,
+    registry malformed, directory or registry file unwritable), ``proposal.private_key``
+    (the PEM file exists or cannot be written). On failure neither file is left changed.
     """
     _check_keyid(keyid)
+    if principal is not None:
+        canonical_principal(principal, code=_REGISTRY)  # refused before anything is read
     registry = _registry_or_empty(registry_path)
     if keyid in registry.keys:
         raise ProposalError(f"keyid {keyid!r} is already registered", code=_REGISTRY)
     private_key = Ed25519PrivateKey.generate()
-    updated = registry.add(keyid, private_key.public_key(), valid_from=valid_from)
+    updated = registry.add(
+        keyid, private_key.public_key(), valid_from=valid_from, principal=principal
+    )
     _make_directories(private_key_path, registry_path)
     _write_key_then_registry(private_key, private_key_path, updated, registry_path)
     return updated.keys[keyid]

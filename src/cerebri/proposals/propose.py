@@ -27,6 +27,7 @@ from cerebri.proposals.envelope import (
 )
 from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.proposals.signing import PROPOSAL_PAYLOAD_TYPE, sign
+from cerebri.proposals.slots import check_slot_times
 from cerebri.proposals.store import StoredArtifact
 from cerebri.temporal import Instant
 
@@ -76,6 +77,7 @@ def parse_subject(text: str) -> Subject:
     signing_keys=(list, tuple),
     proposal_ref=(str, type(None)),
     target=(Target, type(None)),
+    slot_starts=(list, tuple),
 )
 def propose(
     artifact: StoredArtifact,
@@ -94,6 +96,7 @@ def propose(
     signing_keys: Sequence[tuple[Ed25519PrivateKey, str]],
     proposal_ref: str | None = None,
     target: Target | None = None,
+    slot_starts: Sequence[Instant] = (),
 ) -> bytes:
     """The signed envelope's RFC 8785 bytes; ``signing_keys`` are ``(private key, keyid)``.
 
@@ -105,6 +108,13 @@ def propose(
     another executor mode, and ``expires_at <= proposed_at``; ``proposal.validity_too_long``
     (``/expires-at``) when ``expires_at`` is more than
     :data:`~cerebri.proposals.envelope.MAX_VALIDITY_SECONDS` (one year) after ``proposed_at``.
+
+    ``slot_starts`` are the starts of the calendar slots the artifact would fill
+    (:func:`~cerebri.proposals.slot_starts` reads them from its bytes); they are refused,
+    before anything is signed, with ``proposal.slot_started`` (a slot starts at or before
+    ``proposed_at``) or ``proposal.expires_before_slot`` (``expires_at`` before the latest
+    slot start; :func:`~cerebri.proposals.check_slot_times`,
+    docs/decisions/0025-proposing-calendar-slots.md).
     """
     document: dict[str, Any] = {
         "schema/v": 2,
@@ -145,6 +155,7 @@ def propose(
     placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for _, keyid in signing_keys]
     check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
     check_validity_span(proposed_at, expires_at)
+    check_slot_times(slot_starts, proposed_at=proposed_at, expires_at=expires_at)
     payload = envelope_payload(document)
     entries = [sign(PROPOSAL_PAYLOAD_TYPE, payload, key, keyid) for key, keyid in signing_keys]
     signature = {"signatures": [entry.model_dump(mode="json") for entry in entries]}

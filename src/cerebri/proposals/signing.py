@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from cerebri._guard import arguments, items_of
+from cerebri.proposals.authors import canonical_principal
 from cerebri.proposals.envelope import SignatureEntry
 from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.temporal import Instant
@@ -117,13 +118,18 @@ def _raw(public_key: Ed25519PublicKey) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class RegisteredKey:
-    """A public key under ``keyid``, usable on ``[valid_from, valid_until)`` until revoked."""
+    """A public key under ``keyid``, usable on ``[valid_from, valid_until)`` until revoked.
+
+    ``principal`` is who holds the key (``principal:<name>`` or ``agent:<name>``, canonical
+    form; :mod:`cerebri.proposals.authors`), or None when the registry does not say.
+    """
 
     keyid: str
     public_key: Ed25519PublicKey
     valid_from: Instant
     valid_until: Instant | None = None
     revoked_at: Instant | None = None
+    principal: str | None = None
 
     @property
     def raw(self) -> bytes:
@@ -146,6 +152,7 @@ class KeyRegistry:
         public_key=Ed25519PublicKey,
         valid_from=Instant,
         valid_until=(Instant, type(None)),
+        principal=(str, type(None)),
     )
     def add(
         self,
@@ -154,15 +161,20 @@ class KeyRegistry:
         *,
         valid_from: Instant,
         valid_until: Instant | None = None,
+        principal: str | None = None,
     ) -> KeyRegistry:
-        """A registry that also holds ``keyid``; :class:`ProposalError`
-        ``proposal.key_registry`` (a ``ValueError``) if the keyid is taken or ``valid_until``
-        is not after ``valid_from``."""
+        """A registry that also holds ``keyid``, held by ``principal`` when given
+        (``principal:<name>`` or ``agent:<name>``, stored in canonical form);
+        :class:`ProposalError` ``proposal.key_registry`` (a ``ValueError``) if the keyid is
+        taken, ``valid_until`` is not after ``valid_from`` or ``principal`` is malformed."""
         if keyid in self.keys:
             raise ProposalError(f"keyid {keyid!r} is already registered", code=_REGISTRY)
         if valid_until is not None and not valid_from < valid_until:
             raise ProposalError("valid_until must be after valid_from", code=_REGISTRY)
-        return self._with(RegisteredKey(keyid, public_key, valid_from, valid_until))
+        holder = None if principal is None else canonical_principal(principal, code=_REGISTRY)
+        return self._with(
+            RegisteredKey(keyid, public_key, valid_from, valid_until, principal=holder)
+        )
 
     @arguments(
         proposal_argument_error,
@@ -174,7 +186,8 @@ class KeyRegistry:
     def rotate(
         self, old_keyid: str, new_keyid: str, new_public_key: Ed25519PublicKey, *, at: Instant
     ) -> KeyRegistry:
-        """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``.
+        """End ``old_keyid`` at ``at`` (exclusive) and start ``new_keyid`` at ``at``; the new
+        key is held by the old key's principal (a rotation changes the key, not its holder).
 
         :class:`ProposalError` ``proposal.key_registry`` (a ``ValueError``) if ``old_keyid``
         is unknown, ``at`` is not after the old key's ``valid_from``, the old key is revoked,
@@ -194,7 +207,9 @@ class KeyRegistry:
                 "rotation instant must be after the old key's valid_from", code=_REGISTRY
             )
         ended = replace(old, valid_until=at)
-        return self._with(ended).add(new_keyid, new_public_key, valid_from=at)
+        return self._with(ended).add(
+            new_keyid, new_public_key, valid_from=at, principal=old.principal
+        )
 
     def _registered(self, keyid: str) -> RegisteredKey:
         if keyid not in self.keys:

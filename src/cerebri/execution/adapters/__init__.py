@@ -11,11 +11,13 @@
 An :class:`Adapter` turns an :class:`Invocation` into a JSON object or raises
 :class:`AdapterError` (``retryable`` says whether trying again may help). Shipped:
 :class:`ServiceStatusAdapter` (``service.status``), :class:`IcsFileCalendar` (the calendar
-capabilities over local ``.ics`` files) and, for tests and benchmarks,
+capabilities over local ``.ics`` files), :class:`CalDavCalendar` (the same over CalDAV
+collections, decision 0024) and, for tests and benchmarks,
 :class:`RecordingAdapter` and :class:`NoopAdapter`.
 """
 
 from cerebri.execution.adapters.base import Adapter, AdapterError, Adapters, Invocation
+from cerebri.execution.adapters.caldav_calendar import CalDavCalendar
 from cerebri.execution.adapters.defaults import default_adapters
 from cerebri.execution.adapters.fakes import NoopAdapter, RecordingAdapter, journal_entries
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
@@ -26,6 +28,7 @@ __all__ = [
     "Adapter",
     "AdapterError",
     "Adapters",
+    "CalDavCalendar",
     "IcsFileCalendar",
     "Invocation",
     "NoopAdapter",

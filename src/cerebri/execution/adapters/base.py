@@ -51,8 +51,11 @@ class AdapterError(CerebriError):
     constructor of :mod:`cerebri.execution.adapters` got a wrong-typed Python argument,
     :func:`adapter_argument_error`); calendars add ``calendar.conflict``,
     ``calendar.not_found``, ``calendar.revision_mismatch``, ``calendar.unknown_calendar``,
-    ``calendar.unreadable``, ``calendar.unsupported``, ``calendar.busy`` and
-    ``calendar.write_failed``; ``service.status`` adds ``service.not_found``.
+    ``calendar.unreadable``, ``calendar.unsupported``, ``calendar.busy``,
+    ``calendar.write_failed``, ``calendar.slot_taken`` (a create or move whose range is no
+    longer free when the writer is about to write: nothing written, not retryable) and
+    ``calendar.unauthorized`` (the CalDAV server refused the credentials, not retryable);
+    ``service.status`` adds ``service.not_found``.
 
     Attributes:
         retryable: ``True`` when the same invocation may succeed later (a timeout, a busy

@@ -8,27 +8,105 @@ from types import MappingProxyType
 from typing import Final
 
 from cerebri._guard import arguments
+from cerebri._json import JSONValue
 from cerebri.clock import Clock
-from cerebri.execution.adapters.base import Adapters, adapter_argument_error
+from cerebri.execution.adapters.base import (
+    Adapter,
+    AdapterError,
+    Adapters,
+    Invocation,
+    adapter_argument_error,
+)
+from cerebri.execution.adapters.caldav_calendar import TIMEOUT_SECONDS, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
 
 __all__ = ["default_adapters"]
 
 _NO_CALENDARS: Final[Mapping[str, Path]] = MappingProxyType({})
+_NO_URLS: Final[Mapping[str, str]] = MappingProxyType({})
 
 
-@arguments(adapter_argument_error, clock=Clock, ics_calendars=Mapping)
+class _ByCalendar:
+    """Sends each invocation to the adapter of its calendar: ``params.calendar_id``, or for
+    ``calendar.freebusy`` the ``calendar_ids`` (all of them must be served by one adapter)."""
+
+    __slots__ = ("_routes",)
+
+    def __init__(self, routes: Mapping[str, Adapter]) -> None:
+        self._routes = MappingProxyType(dict(routes))
+
+    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        ids = params.get("calendar_ids", [params.get("calendar_id")])
+        chosen = {
+            id(self._routes[i]): self._routes[i]
+            for i in (ids if isinstance(ids, list) else [ids])
+            if isinstance(i, str) and i in self._routes
+        }
+        if len(chosen) > 1:
+            raise AdapterError(
+                "calendar.freebusy over .ics and CalDAV calendars at once is not served: "
+                "ask each kind separately",
+                code="adapter.invalid_params",
+            )
+        if not chosen:  # unknown ids: the first adapter names them (calendar.unknown_calendar)
+            return next(iter(self._routes.values())).invoke(invocation)
+        return next(iter(chosen.values())).invoke(invocation)
+
+
+@arguments(
+    adapter_argument_error,
+    clock=Clock,
+    ics_calendars=Mapping,
+    caldav_calendars=Mapping,
+    caldav_username=(str, type(None)),
+    caldav_password=(str, type(None)),
+    caldav_timeout_seconds=(int, float),
+)
 def default_adapters(
-    clock: Clock, *, ics_calendars: Mapping[str, Path] = _NO_CALENDARS
+    clock: Clock,
+    *,
+    ics_calendars: Mapping[str, Path] = _NO_CALENDARS,
+    caldav_calendars: Mapping[str, str] = _NO_URLS,
+    caldav_username: str | None = None,
+    caldav_password: str | None = None,
+    caldav_timeout_seconds: float = TIMEOUT_SECONDS,
 ) -> Adapters:
-    """The adapters a real executor starts with: ``service.status`` (systemd) always, and
-    the calendar capabilities (:data:`CALENDAR_CAPABILITIES`) over ``ics_calendars``
-    (calendar id to ``.ics`` file) when it names at least one calendar. ``clock`` stamps
-    calendar writes (``DTSTAMP``)."""
+    """The adapters a real executor starts with: ``service.status`` (systemd) always, and the
+    calendar capabilities (:data:`CALENDAR_CAPABILITIES`) when at least one calendar is
+    named: over ``ics_calendars`` (calendar id to ``.ics`` file, :class:`IcsFileCalendar`)
+    and ``caldav_calendars`` (calendar id to CalDAV collection URL, :class:`CalDavCalendar`
+    with ``caldav_username``/``caldav_password`` and a per-request limit of
+    ``caldav_timeout_seconds``). Each invocation goes to the adapter of its ``calendar_id``.
+    ``clock`` stamps calendar writes (``DTSTAMP``).
+
+    Raises:
+        AdapterError: ``adapter.invalid_argument`` for a calendar id in both maps, a URL
+            that is not http(s), or a wrong-typed argument.
+    """
+    both = sorted(set(ics_calendars) & set(caldav_calendars))
+    if both:
+        raise adapter_argument_error(
+            f"calendar {both[0]!r} is named both as an .ics file and as a CalDAV collection"
+        )
     adapters = Adapters().with_adapter("service.status", ServiceStatusAdapter())
+    routes: dict[str, Adapter] = {}
     if ics_calendars:
-        calendar = IcsFileCalendar(ics_calendars, clock)
+        files = IcsFileCalendar(ics_calendars, clock)
+        routes.update(dict.fromkeys(ics_calendars, files))
+    if caldav_calendars:
+        dav = CalDavCalendar(
+            caldav_calendars,
+            clock,
+            username=caldav_username,
+            password=caldav_password,
+            timeout_seconds=caldav_timeout_seconds,
+        )
+        routes.update(dict.fromkeys(caldav_calendars, dav))
+    if routes:
+        kinds = {id(a): a for a in routes.values()}
+        calendar: Adapter = next(iter(kinds.values())) if len(kinds) == 1 else _ByCalendar(routes)
         for name in CALENDAR_CAPABILITIES:
             adapters = adapters.with_adapter(name, calendar)
     return adapters

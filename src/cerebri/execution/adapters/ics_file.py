@@ -43,6 +43,7 @@ from cerebri.calendars import freebusy
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
+from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.temporal import Instant, Interval
@@ -182,7 +183,9 @@ class IcsFileCalendar:
     ``DTSTAMP``. Results (instants as RFC 3339 UTC strings):
 
     * create ``{object_id, calendar_id, start, end, revision, created: true}``; an existing
-      ``UID`` raises ``calendar.conflict`` (never a second event with one UID);
+      ``UID`` raises ``calendar.conflict`` (never a second event with one UID). Before a
+      create or a move writes, the range is re-read as free/busy (the event itself left
+      out): a range no longer free raises ``calendar.slot_taken`` and nothing is written;
     * move ``{object_id, calendar_id, start, end, revision, moved: true, replayed}``: new
       ``DTSTART``/``DTEND``, ``SEQUENCE`` + 1; ``calendar.not_found`` when absent,
       ``calendar.revision_mismatch`` when ``expected_revision`` is not ``null`` and differs
@@ -202,6 +205,8 @@ class IcsFileCalendar:
     Raises:
         AdapterError: ``calendar.unknown_calendar`` (a calendar id not configured),
             ``calendar.conflict``, ``calendar.not_found``, ``calendar.revision_mismatch``,
+            ``calendar.slot_taken`` (a create or move whose ``[start, end)`` holds another
+            busy event when the lock is held: not written, not retryable),
             ``calendar.unreadable`` (a file that cannot be read, is larger than
             :data:`MAX_CALENDAR_BYTES`, or that cerebri's reader refuses: the ``ics.*``
             code, line and UID are named; checked before any write),
@@ -376,6 +381,7 @@ class IcsFileCalendar:
                     f"calendar {calendar_id} already holds an event {uid} (written{why})",
                     code="calendar.conflict",
                 )
+            _ensure_free(calendar, calendar_id, uid, start, end)
             event = Event()
             event.add("uid", uid)
             event.add("dtstamp", _utc(self._clock.now()))
@@ -411,6 +417,7 @@ class IcsFileCalendar:
                     f"event {uid} is at revision {revision}, not the expected {expected}",
                     code="calendar.revision_mismatch",
                 )
+            _ensure_free(calendar, calendar_id, uid, start, end)
             for name, value in (
                 ("DTSTART", start),
                 ("DTEND", end),
@@ -527,6 +534,22 @@ class IcsFileCalendar:
             "unknown": spans(view.unknown),
             "complete": view.complete,
         }
+
+
+def _ensure_free(
+    calendar: Calendar, calendar_id: str, uid: str, start: Instant, end: Instant
+) -> None:
+    """``calendar.slot_taken`` unless ``[start, end)`` is free of every event but ``uid``
+    (read as ``cerebri freebusy`` reads the file: :mod:`cerebri.execution.adapters._slots`)."""
+    try:
+        parsed = parse_calendar(calendar.to_ical(), source=calendar_id)
+    except CalendarError as exc:
+        raise AdapterError(
+            f"calendar {calendar_id}: {_excerpt(exc.message, 2 * MAX_EXCERPT_CHARS)}; nothing "
+            "was written",
+            code="calendar.unreadable",
+        ) from None
+    ensure_slot_free([parsed], calendar_id, uid, start, end)
 
 
 def _written(

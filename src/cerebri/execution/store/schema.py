@@ -50,9 +50,14 @@ __all__ = [
     "attempt_history",
     "attempts",
     "beliefs",
+    "envelopes",
+    "grants",
     "intentions",
     "plans",
     "predictions",
+    "principal_keys",
+    "principal_tokens",
+    "principals",
     "procedural_memories",
     "sandboxes",
     "steps",
@@ -133,6 +138,10 @@ plans = Table(
     Column("money_spent", Float, nullable=False, server_default="0"),
     _counter("open_steps"),
     _instant("started_at"),
+    # 0003: the proposal it came from (the envelope's author, payload digest and expiry)
+    Column("author", Text),
+    Column("envelope_digest", Text),
+    _instant("envelope_expires_at"),
     UniqueConstraint("intention_id", "revision"),
     _one_of("status", PlanStatus, "status"),
     _one_of("origin", Origin, "origin"),
@@ -246,6 +255,11 @@ approvals = Table(
     _instant("expires_at", nullable=False),
     _instant("decided_at"),
     _instant("consumed_at"),
+    # 0003: what is approved (digest), the plan's proposal author, the signed decision
+    Column("subject_digest", Text),
+    Column("author", Text),
+    Column("keyid", Text),
+    Column("signature", Text),
     _one_of("status", ApprovalStatus, "status"),
     Index(None, "status", "expires_at"),
 )
@@ -310,6 +324,70 @@ beliefs = Table(
     CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence"),
 )
 """Confidence in a belief a plan rests on, lowered by missed predictions (0002)."""
+
+principals = Table(
+    "principals",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("kind", Text, nullable=False),
+    _json("roles", nullable=False),
+    Column("display_name", Text),
+    _instant("created_at", nullable=False),
+    _instant("disabled_at"),
+    CheckConstraint("kind IN ('agent', 'person')", name="kind"),
+)
+"""People and agents known to the store, with their roles (0003, decision 0023)."""
+
+principal_keys = Table(
+    "principal_keys",
+    METADATA,
+    Column("keyid", Text, primary_key=True),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    Column("public_key", Text, nullable=False),
+    _instant("valid_from", nullable=False),
+    _instant("created_at", nullable=False),
+    _instant("revoked_at"),
+    Index(None, "principal_id"),
+)
+"""Ed25519 public keys (standard base64 of the 32 raw bytes), each owned by one principal."""
+
+principal_tokens = Table(
+    "principal_tokens",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    Column("digest", Text, nullable=False, unique=True),
+    Column("label", Text),
+    _instant("created_at", nullable=False),
+    _instant("revoked_at"),
+)
+"""API bearer tokens, kept only as ``sha256:<hex>`` digests."""
+
+grants = Table(
+    "grants",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    Column("capability", Text, nullable=False),
+    Column("calendar", Text, nullable=False),
+    _instant("created_at", nullable=False),
+    _instant("revoked_at"),
+    Index(None, "principal_id", "capability"),
+)
+"""Standing capability grants: a principal's plans may use ``capability`` on ``calendar``
+(``*``: any calendar) while the grant is not revoked."""
+
+envelopes = Table(
+    "envelopes",
+    METADATA,
+    Column("idempotency_key", Text, primary_key=True),
+    Column("digest", Text, nullable=False),
+    Column("plan_id", Text, ForeignKey("plans.id"), nullable=False),
+    Column("author", Text, nullable=False),
+    _instant("expires_at", nullable=False),
+    _instant("created_at", nullable=False),
+)
+"""Envelopes taken in, by idempotency key: the replay ledger of intake (proposals.md 4)."""
 
 TABLE_NAMES: tuple[str, ...] = tuple(sorted(METADATA.tables))
 """The names of every table of the store, sorted."""

@@ -1,0 +1,685 @@
+"""A calendar on a CalDAV server (RFC 4791): create, move, cancel and read events.
+
+:class:`CalDavCalendar` serves the capabilities of
+:class:`~cerebri.execution.adapters.ics_file.IcsFileCalendar` (``calendar.event.create``,
+``calendar.event.move``, ``calendar.event.cancel``, ``calendar.event.get``,
+``calendar.freebusy``) with the same results, over a fixed map from calendar id to the URL
+of a CalDAV collection. Every request goes through the ``caldav`` library's client
+(``DAVClient`` and its HTTP session), one client per invocation, each request bounded by
+``timeout_seconds`` as a whole (:mod:`cerebri.integrations._deadline`).
+
+Where an event lives: its ``UID`` is the ``object_id`` (which the planner derives per
+action) and its resource is ``<collection>/<name>.ics``, ``name`` a pure function of the
+``UID`` (the ``UID`` itself when it is a plain name, else ``_`` and its SHA-256), so every
+try of one create names the same resource. An event not at that name (made by another
+client) is found by a ``calendar-query`` on its ``UID``. The ``idempotency_key`` *param* of
+the write that last changed it (stable across plan revisions and attempts, unlike
+:attr:`Invocation.idempotency_key`) is kept in ``X-CEREBRI-IDEMPOTENCY-KEY``.
+
+Writes (decision 0024):
+
+* create reads the resource first: the event already there with the same idempotency key
+  and range is a success with ``replayed: true`` (adoption, nothing written); any other
+  event with that ``UID`` is ``calendar.conflict``. Otherwise the range is re-read as
+  free/busy (:mod:`cerebri.execution.adapters._slots`), then written with ``PUT`` and
+  ``If-None-Match: *`` (RFC 7232 3.2), so a repeated create can never make a second event:
+  a ``412`` is read back and adopted or refused the same way;
+* move reads the event and its ``ETag``; a repeat of the move applied last (same
+  idempotency key, already at the range) is ``replayed: true``; ``expected_revision`` is
+  compared with ``SEQUENCE`` (RFC 5545 3.8.7.4); the range is re-read as free/busy (the
+  event itself left out); the new event (``SEQUENCE`` + 1) is written with ``If-Match``;
+* cancel reads the event and ``DELETE``\\ s it with ``If-Match``; an absent event is a
+  success with ``cancelled`` and ``existed`` ``false``.
+
+Errors (:class:`AdapterError` codes; "retryable" as plans.md section 6 reads it):
+
+* ``adapter.unavailable``, retryable: no connection, a timeout, HTTP 5xx or 429, or an
+  answer that is not WebDAV. For a write the request may have reached the server, so the
+  executor treats a create as "may have happened" (blocked for verification; resolving it
+  as not happened runs the create again, which the ``If-None-Match`` makes safe);
+* ``calendar.unauthorized``, not retryable: HTTP 401 or 403 after authentication;
+* ``calendar.unknown_calendar``, not retryable: a calendar id not configured, or a
+  collection the server does not have (HTTP 404 or 409 on it);
+* ``calendar.conflict``, not retryable: another event already has the create's ``UID``
+  (another idempotency key or another range), nothing written;
+* ``calendar.slot_taken``, not retryable: the range of a create or move holds another busy
+  event at the time of writing; nothing written (the plan replans);
+* ``calendar.not_found``: a move of an event that is not there;
+* ``calendar.revision_mismatch``: a move whose ``expected_revision`` is not the event's
+  ``SEQUENCE``, or whose ``If-Match`` the server refused (``412``: changed since read); for a
+  cancel it is retryable (the next try reads again);
+* ``calendar.unreadable``: the server's iCalendar that cerebri cannot read;
+* ``calendar.unsupported``: an event without a zoned or UTC time, or a server that gives no
+  ``ETag``;
+* ``calendar.write_failed``, not retryable: the server refused a write with another 4xx;
+* ``adapter.invalid_params``, ``adapter.unsupported_capability``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+from typing import Final
+from urllib.parse import urljoin, urlsplit
+
+from caldav.davclient import DAVClient
+from caldav.elements import cdav, dav
+from caldav.elements.base import BaseElement
+from caldav.lib import error as dav_error
+from caldav.response import DAVResponse
+from icalendar import Calendar, Component, Event
+from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itself uses
+
+from cerebri._guard import arguments
+from cerebri._json import JSONValue
+from cerebri.calendars import freebusy
+from cerebri.clock import Clock
+from cerebri.execution.adapters._slots import ensure_slot_free
+from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
+from cerebri.execution.adapters.ics_file import (
+    IDEMPOTENCY_PROPERTY,
+    MAX_EXCERPT_CHARS,
+    PRODID,
+    _events,
+    _excerpt,
+    _instant,
+    _invalid,
+    _master,
+    _range,
+    _sequence,
+    _span,
+    _text,
+    _utc,
+    _written,
+)
+from cerebri.ics import CalendarError, parse_calendar
+from cerebri.integrations._deadline import BoundedClient, DeadlineError
+from cerebri.integrations._target import _cause, _shown
+from cerebri.temporal import Instant, Interval
+
+__all__ = ["TIMEOUT_SECONDS", "CalDavCalendar", "resource_name"]
+
+TIMEOUT_SECONDS: Final = 30.0
+"""Default limit of one HTTP request (connect, send, whole answer), in seconds."""
+_PLAIN_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_CALENDAR_DATA: Final = "{urn:ietf:params:xml:ns:caldav}calendar-data"
+_ETAG: Final = "{DAV:}getetag"
+_CONTENT_TYPE: Final = "text/calendar; charset=utf-8"
+
+
+def resource_name(uid: str) -> str:
+    """The resource name (last path segment) of the event with ``uid``: ``<uid>.ics`` when
+    ``uid`` is a plain name (letters, digits, ``.``, ``_``, ``-``, at most 200, starting with
+    a letter or digit), else ``_<sha256 of uid, hex>.ics``. A pure function of the ``UID``,
+    so every try of one create names the same resource; the two forms never collide."""
+    if _PLAIN_NAME.fullmatch(uid):
+        return f"{uid}.ics"
+    return f"_{hashlib.sha256(uid.encode('utf-8')).hexdigest()}.ics"
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """An event read from the server: its resource, ``ETag``, whole object and master."""
+
+    url: str
+    etag: str | None
+    calendar: Calendar
+    event: Component
+
+
+def _unavailable(what: str, why: str) -> AdapterError:
+    return AdapterError(f"{what}: {why}", code="adapter.unavailable", retryable=True)
+
+
+def _parse_object(text: str, where: str) -> Calendar:
+    try:
+        calendar = Calendar.from_ical(text)
+    except ValueError as exc:
+        raise AdapterError(
+            f"{where} is not iCalendar: {_excerpt(str(exc))}", code="calendar.unreadable"
+        ) from None
+    if not isinstance(calendar, Calendar):
+        raise AdapterError(f"{where} holds no single VCALENDAR", code="calendar.unreadable")
+    return calendar
+
+
+def _attendees(event: Component) -> list[JSONValue]:
+    found = event.get("ATTENDEE")
+    if found is None:
+        return []
+    return [str(a) for a in (found if isinstance(found, list) else [found])]
+
+
+class CalDavCalendar:
+    """Serves the calendar capabilities over CalDAV collections.
+
+    ``calendars`` maps a calendar id to its collection URL (``http(s)://``); ``username``
+    and ``password`` are sent when the server asks (Basic or Digest, negotiated by the
+    library); ``timeout_seconds`` bounds each HTTP request as a whole. ``clock`` gives
+    ``DTSTAMP``. Results are those of
+    :class:`~cerebri.execution.adapters.ics_file.IcsFileCalendar` (instants as RFC 3339 UTC
+    strings), plus ``replayed`` on a create (``true`` when the event was already there,
+    adopted) and ``attendees`` (a list of ``ATTENDEE`` addresses) on a get:
+
+    * create ``{object_id, calendar_id, start, end, revision, created: true, replayed}``;
+    * move ``{object_id, calendar_id, start, end, revision, moved: true, replayed}``;
+    * cancel ``{object_id, calendar_id, cancelled, existed}``;
+    * get ``{object_id, calendar_id, exists, start, end, range: {start, end}, revision,
+      title, attendees}`` (``null`` fields and ``[]`` when absent);
+    * freebusy ``{start, end, busy: [...], free: [...], unknown: [...], complete}``, read by
+      :func:`cerebri.calendars.freebusy` from the events a ``calendar-query`` with a
+      ``time-range`` (RFC 4791 9.9) returns.
+
+    Raises:
+        AdapterError: the codes of the module doc, e.g. ``calendar.slot_taken``,
+            ``calendar.conflict``, ``adapter.unavailable`` (retryable).
+    """
+
+    __slots__ = ("_calendars", "_clock", "_password", "_timeout", "_username")
+
+    @arguments(
+        adapter_argument_error,
+        calendars=Mapping,
+        clock=Clock,
+        username=(str, type(None)),
+        password=(str, type(None)),
+        timeout_seconds=(int, float),
+    )
+    def __init__(
+        self,
+        calendars: Mapping[str, str],
+        clock: Clock,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        timeout_seconds: float = TIMEOUT_SECONDS,
+    ) -> None:
+        table: dict[str, str] = {}
+        for calendar_id, url in calendars.items():
+            if not isinstance(calendar_id, str) or not isinstance(url, str):
+                raise adapter_argument_error("calendars maps calendar ids to URLs, both text")
+            if not _is_http_url(url):
+                raise adapter_argument_error(
+                    f"calendar {calendar_id!r}: {_excerpt(url.rpartition('@')[2])} (credentials "
+                    "left out) is not an http(s) URL with a host"
+                )
+            table[calendar_id] = url if url.endswith("/") else f"{url}/"
+        if not timeout_seconds > 0:
+            raise adapter_argument_error(f"timeout_seconds must be > 0, not {timeout_seconds}")
+        self._calendars = MappingProxyType(table)
+        self._clock = clock
+        self._username = username
+        self._password = password
+        self._timeout = float(timeout_seconds)
+
+    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+        """Carry out ``invocation`` (see the class and module docs for results and errors)."""
+        handler = _HANDLERS.get(invocation.capability)
+        if handler is None:
+            raise AdapterError(
+                f"CalDavCalendar does not serve {invocation.capability!r}",
+                code="adapter.unsupported_capability",
+            )
+        return handler(self, invocation)
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _collection(self, calendar_id: str) -> str:
+        url = self._calendars.get(calendar_id)
+        if url is None:
+            raise AdapterError(
+                f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
+            )
+        return url
+
+    @contextmanager
+    def _client(self, collection: str) -> Iterator[DAVClient]:
+        client = BoundedClient(
+            request_seconds=self._timeout,
+            url=collection,
+            username=self._username,
+            password=self._password,
+            timeout=self._timeout,
+            enable_rfc6764=False,  # the URL is used as given
+            rate_limit_handle=False,  # 429/503 is reported, never slept on
+        )
+        try:
+            yield client
+        finally:
+            client.close()
+
+    @staticmethod
+    def _send(
+        client: DAVClient,
+        method: str,
+        url: str,
+        body: str = "",
+        headers: Mapping[str, str] | None = None,
+    ) -> DAVResponse:
+        """One request; transport failures, 5xx and refused credentials as AdapterError."""
+        what = f"{method} {_shown(url)}"
+        try:
+            response = client.request(url, method, body, dict(headers or {}))
+        except dav_error.AuthorizationError as exc:
+            if any("no-uid-conflict" in p for p in exc.preconditions):
+                raise AdapterError(
+                    f"{what}: another resource of the calendar already has this UID",
+                    code="calendar.conflict",
+                ) from None
+            raise AdapterError(
+                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
+                code="calendar.unauthorized",
+            ) from None
+        except dav_error.RateLimitError as exc:
+            raise _unavailable(what, f"HTTP {exc.status or 429}, try later") from None
+        except DeadlineError as exc:
+            raise _unavailable(what, str(exc)) from None
+        except OSError as exc:
+            raise _unavailable(what, _cause(exc)) from None
+        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
+            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+        if response.status >= 500:
+            raise _unavailable(what, f"HTTP {response.status}")
+        return response
+
+    @staticmethod
+    def _missing_collection(calendar_id: str, collection: str, status: int) -> AdapterError:
+        return AdapterError(
+            f"calendar {calendar_id}: the server has no collection {_shown(collection)} "
+            f"(HTTP {status})",
+            code="calendar.unknown_calendar",
+        )
+
+    def _find(
+        self, client: DAVClient, calendar_id: str, collection: str, uid: str
+    ) -> _Found | None:
+        """The event ``uid``: at its resource name, else by a ``calendar-query`` on UID."""
+        url = collection + resource_name(uid)
+        response = self._send(client, "GET", url)
+        if response.status == 200:
+            calendar = _parse_object(response.raw, _shown(url))
+            event = _master(_events(calendar, uid))
+            if event is not None:
+                return _Found(url, response.headers.get("ETag"), calendar, event)
+        elif response.status not in (404, 410):
+            raise _unavailable(f"GET {_shown(url)}", f"HTTP {response.status}")
+        uid_filter = cdav.PropFilter(name="UID") + cdav.TextMatch(uid, collation="i;octet")
+        matches = self._query(client, calendar_id, collection, uid_filter)
+        for href, (etag, text) in sorted(matches.items()):
+            calendar = _parse_object(text, _shown(href))
+            event = _master(_events(calendar, uid))
+            if event is not None:
+                return _Found(href, etag, calendar, event)
+        return None
+
+    def _query(
+        self, client: DAVClient, calendar_id: str, collection: str, condition: BaseElement
+    ) -> dict[str, tuple[str | None, str]]:
+        """A ``calendar-query`` REPORT (RFC 4791 7.8) for VEVENTs matching ``condition``:
+        resource URL -> (``ETag``, iCalendar text)."""
+        query = (
+            cdav.CalendarQuery()
+            + (dav.Prop() + [dav.GetEtag(), cdav.CalendarData()])
+            + (
+                cdav.Filter()
+                + (cdav.CompFilter(name="VCALENDAR") + (cdav.CompFilter(name="VEVENT") + condition))
+            )
+        )
+        body = etree.tostring(query.xmlelement(), encoding="utf-8", xml_declaration=True)
+        what = f"REPORT {_shown(collection)}"
+        try:
+            response = client.report(collection, body.decode("utf-8"), depth=1)
+        except dav_error.AuthorizationError as exc:
+            raise AdapterError(
+                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
+                code="calendar.unauthorized",
+            ) from None
+        except DeadlineError as exc:
+            raise _unavailable(what, str(exc)) from None
+        except OSError as exc:
+            raise _unavailable(what, _cause(exc)) from None
+        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
+            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+        if response.status in (404, 409, 410):
+            raise self._missing_collection(calendar_id, collection, response.status)
+        if response.status >= 500:
+            raise _unavailable(what, f"HTTP {response.status}")
+        if response.status >= 400:
+            raise AdapterError(
+                f"{what}: calendar-query refused with HTTP {response.status}",
+                code="calendar.unsupported",
+            )
+        found: dict[str, tuple[str | None, str]] = {}
+        for href, properties in response.expand_simple_props(
+            [dav.GetEtag(), cdav.CalendarData()]
+        ).items():
+            status = response.statuses.get(href)
+            text = properties.get(_CALENDAR_DATA)
+            if (isinstance(status, str) and " 404" in status) or not isinstance(text, str):
+                continue
+            etag = properties.get(_ETAG)
+            found[urljoin(collection, href)] = (etag if isinstance(etag, str) else None, text)
+        return found
+
+    def _busy_calendars(
+        self,
+        client: DAVClient,
+        calendar_id: str,
+        collection: str,
+        start: Instant,
+        end: Instant,
+    ) -> list[Component]:
+        """The events of ``calendar_id`` over ``[start, end)``, each parsed by
+        :func:`cerebri.ics.parse_calendar` (named ``calendar_id``)."""
+        window = cdav.TimeRange(_utc_floor(start), _utc_ceiling(end))
+        texts = self._query(client, calendar_id, collection, window)
+        parsed: list[Component] = []
+        for href, (_etag, text) in sorted(texts.items()):
+            try:
+                parsed.append(parse_calendar(text, source=calendar_id))
+            except CalendarError as exc:
+                raise AdapterError(
+                    f"calendar {calendar_id}, {_shown(href)}: "
+                    f"{_excerpt(exc.message, 2 * MAX_EXCERPT_CHARS)}",
+                    code="calendar.unreadable",
+                ) from None
+        if not parsed:
+            parsed.append(parse_calendar(_new_object(None).to_ical(), source=calendar_id))
+        return parsed
+
+    def _put(
+        self,
+        client: DAVClient,
+        calendar_id: str,
+        collection: str,
+        url: str,
+        calendar: Calendar,
+        *,
+        condition: Mapping[str, str],
+    ) -> DAVResponse:
+        headers = {"Content-Type": _CONTENT_TYPE, **condition}
+        response = self._send(client, "PUT", url, calendar.to_ical().decode("utf-8"), headers)
+        if response.status in (404, 409, 410):
+            raise self._missing_collection(calendar_id, collection, response.status)
+        if response.status >= 400 and response.status != 412:
+            raise AdapterError(
+                f"PUT {_shown(url)}: the server refused the event with HTTP "
+                f"{response.status}; nothing was written",
+                code="calendar.write_failed",
+            )
+        return response
+
+    # ------------------------------------------------------------------ capabilities
+
+    def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        key = _text(params, "idempotency_key")
+        start, end = _range(params)
+        title = params.get("title")
+        collection = self._collection(calendar_id)
+
+        def settle(found: _Found) -> dict[str, JSONValue]:
+            """Adopt the event already there when it is this create's, else conflict."""
+            same_key = str(found.event.get(IDEMPOTENCY_PROPERTY, "")) == key
+            if same_key and _span(found.event, uid) == (start, end):
+                revision = _sequence(found.event)
+                created = _written(calendar_id, uid, start, end, revision, created=True)
+                return {**created, "replayed": True}
+            why = "with another range" if same_key else "written by another idempotency key"
+            raise AdapterError(
+                f"calendar {calendar_id} already holds an event {uid} ({why}); nothing was written",
+                code="calendar.conflict",
+            )
+
+        with self._client(collection) as client:
+            found = self._find(client, calendar_id, collection, uid)
+            if found is not None:
+                return settle(found)
+            busy = self._busy_calendars(client, calendar_id, collection, start, end)
+            ensure_slot_free(busy, calendar_id, uid, start, end)
+            event = Event()
+            event.add("uid", uid)
+            event.add("dtstamp", _utc(self._clock.now()))
+            event.add("dtstart", _utc(start))
+            event.add("dtend", _utc(end))
+            event.add("sequence", 0)
+            if isinstance(title, str):
+                event.add("summary", title)
+            event.add(IDEMPOTENCY_PROPERTY, key)
+            url = collection + resource_name(uid)
+            response = self._put(
+                client,
+                calendar_id,
+                collection,
+                url,
+                _new_object(event),
+                condition={"If-None-Match": "*"},
+            )
+            if response.status == 412:  # written meanwhile, perhaps by an earlier try
+                found = self._find(client, calendar_id, collection, uid)
+                if found is None:
+                    raise AdapterError(
+                        f"PUT {_shown(url)}: the server says the resource exists, yet it "
+                        f"holds no event {uid}; nothing was written",
+                        code="calendar.conflict",
+                    )
+                return settle(found)
+        return {**_written(calendar_id, uid, start, end, 0, created=True), "replayed": False}
+
+    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        key = _text(params, "idempotency_key")
+        start, end = _range(params)
+        expected = params.get("expected_revision")
+        collection = self._collection(calendar_id)
+        with self._client(collection) as client:
+            found = self._find(client, calendar_id, collection, uid)
+            if found is None:
+                raise AdapterError(
+                    f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
+                )
+            event = found.event
+            revision = _sequence(event)
+            if str(event.get(IDEMPOTENCY_PROPERTY, "")) == key and _span(event, uid) == (
+                start,
+                end,
+            ):
+                return {**_written(calendar_id, uid, start, end, revision), "replayed": True}
+            if expected is not None and expected != revision:
+                raise AdapterError(
+                    f"event {uid} is at revision {revision}, not the expected {expected}",
+                    code="calendar.revision_mismatch",
+                )
+            if found.etag is None:
+                raise AdapterError(
+                    f"{_shown(found.url)}: the server gave no ETag, so the move cannot be "
+                    "made conditional; nothing was written",
+                    code="calendar.unsupported",
+                )
+            busy = self._busy_calendars(client, calendar_id, collection, start, end)
+            ensure_slot_free(busy, calendar_id, uid, start, end)
+            for name, value in (("DTSTART", start), ("DTEND", end), ("DTSTAMP", None)):
+                event.pop(name, None)
+                event.add(name, _utc(self._clock.now() if value is None else value))
+            event.pop("DURATION", None)
+            for name, new in (("SEQUENCE", revision + 1), (IDEMPOTENCY_PROPERTY, key)):
+                event.pop(name, None)
+                event.add(name, new)
+            response = self._put(
+                client,
+                calendar_id,
+                collection,
+                found.url,
+                found.calendar,
+                condition={"If-Match": found.etag},
+            )
+            if response.status == 412:
+                raise AdapterError(
+                    f"event {uid} changed on the server since it was read (ETag "
+                    f"{_excerpt(found.etag, 80)} no longer matches); nothing was written",
+                    code="calendar.revision_mismatch",
+                )
+        return {**_written(calendar_id, uid, start, end, revision + 1), "replayed": False}
+
+    def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        collection = self._collection(calendar_id)
+        result: dict[str, JSONValue] = {
+            "object_id": uid,
+            "calendar_id": calendar_id,
+            "cancelled": False,
+            "existed": False,
+        }
+        with self._client(collection) as client:
+            found = self._find(client, calendar_id, collection, uid)
+            if found is None:
+                return result
+            headers = {} if found.etag is None else {"If-Match": found.etag}
+            response = self._send(client, "DELETE", found.url, headers=headers)
+        if response.status == 412:
+            raise AdapterError(
+                f"event {uid} changed on the server since it was read; nothing was removed",
+                code="calendar.revision_mismatch",
+                retryable=True,
+            )
+        if response.status in (404, 410):
+            return {**result, "existed": True}  # removed by someone else meanwhile
+        if response.status >= 400:
+            raise AdapterError(
+                f"DELETE {_shown(found.url)}: refused with HTTP {response.status}",
+                code="calendar.write_failed",
+            )
+        return {**result, "cancelled": True, "existed": True}
+
+    def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        collection = self._collection(calendar_id)
+        with self._client(collection) as client:
+            found = self._find(client, calendar_id, collection, uid)
+        if found is None:
+            return {
+                "object_id": uid,
+                "calendar_id": calendar_id,
+                "exists": False,
+                "start": None,
+                "end": None,
+                "range": None,
+                "revision": None,
+                "title": None,
+                "attendees": [],
+            }
+        start, end = _span(found.event, uid)
+        summary = found.event.get("SUMMARY")
+        return {
+            "object_id": uid,
+            "calendar_id": calendar_id,
+            "exists": True,
+            "start": start.format(),
+            "end": end.format(),
+            "range": {"start": start.format(), "end": end.format()},
+            "revision": _sequence(found.event),
+            "title": None if summary is None else str(summary),
+            "attendees": _attendees(found.event),
+        }
+
+    def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        ids = params.get("calendar_ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise _invalid("param 'calendar_ids' must be a list of strings")
+        start = _instant(params, "start", whole_seconds=False)
+        end = _instant(params, "end", whole_seconds=False)
+        if not start < end:
+            raise _invalid(f"end {end} is not after start {start} (the range is half-open)")
+        calendars: list[Component] = []
+        for calendar_id in ids:
+            assert isinstance(calendar_id, str)  # checked above; narrows for mypy
+            collection = self._collection(calendar_id)
+            with self._client(collection) as client:
+                calendars += self._busy_calendars(client, calendar_id, collection, start, end)
+        try:
+            view = freebusy(calendars, start, end)
+        except (CalendarError, ValueError) as exc:
+            raise AdapterError(str(exc), code="calendar.unreadable") from None
+
+        def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
+            return [
+                {"start": Instant(i.start).format(), "end": Instant(i.end).format()} for i in items
+            ]
+
+        busy: list[JSONValue] = [
+            {
+                "start": p.start.format(),
+                "end": p.end.format(),
+                "calendar_id": p.source,
+                "object_id": p.uid,
+                "recurrence_id": p.recurrence_id,
+            }
+            for p in view.busy
+        ]
+        return {
+            "start": start.format(),
+            "end": end.format(),
+            "busy": busy,
+            "free": spans(view.free),
+            "unknown": spans(view.unknown),
+            "complete": view.complete,
+        }
+
+
+def _is_http_url(url: str) -> bool:
+    """``url`` is ``http(s)://host[:port]/...`` with a valid port and no blank or control
+    character (checked once, so a typo is not reported later as an unreachable server)."""
+    if any(not ch.isprintable() or ch.isspace() for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port out of range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _new_object(event: Event | None) -> Calendar:
+    """A ``VCALENDAR`` (PRODID, VERSION 2.0) holding ``event``, the resource's content."""
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    if event is not None:
+        calendar.add_component(event)
+    return calendar
+
+
+_NS_PER_SECOND: Final = 1_000_000_000
+
+
+def _utc_floor(moment: Instant) -> datetime:
+    """``moment`` as a UTC datetime for a ``time-range``, rounded down to a whole second."""
+    return _utc(Instant(moment.ns - moment.ns % _NS_PER_SECOND))
+
+
+def _utc_ceiling(moment: Instant) -> datetime:
+    """``moment`` as a UTC datetime for a ``time-range``, rounded up to a whole second."""
+    return _utc(Instant(moment.ns + (-moment.ns) % _NS_PER_SECOND))
+
+
+_HANDLERS: Final[Mapping[str, Callable[[CalDavCalendar, Invocation], dict[str, JSONValue]]]] = (
+    MappingProxyType(
+        {
+            "calendar.event.create": CalDavCalendar._create,
+            "calendar.event.move": CalDavCalendar._move,
+            "calendar.event.cancel": CalDavCalendar._cancel,
+            "calendar.event.get": CalDavCalendar._get,
+            "calendar.freebusy": CalDavCalendar._freebusy,
+        }
+    )
+)

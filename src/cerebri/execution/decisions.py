@@ -1,0 +1,221 @@
+"""Signed approval decisions and the authority a step needs when it acts (issue #13,
+docs/decisions/0023; proposals.md sections 3-4).
+
+In a governed store (:func:`~cerebri.execution.registry.governed`) an approval decision is
+signed by the approver's registered Ed25519 key over :func:`decision_payload`: the RFC 8785
+canonical JSON ``{"approval/id", "decision", "principal", "subject/digest"}``, signed as
+``PAE(APPROVAL_PAYLOAD_TYPE, payload)`` (DSSE v1; a proposal signature can never pass as a
+decision, the payload types differ). ``subject/digest`` is fixed when the approval is asked
+for: ``sha256:<hex>`` of the canonical JSON of the approval id, plan id and revision, step id
+and key, the request (the step's spec) and the digest of the envelope the plan came from.
+
+When the step acts (:func:`authority_refusal`), everything is checked again at that instant:
+the signature, the key (not revoked since), the approver (enabled, still ``approver``), the
+envelope's validity window, and the requester's capability grant. A refusal is a reason
+text starting with its code (``grant.missing: ...``); the step does not act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from pydantic import ValidationError
+from sqlalchemy import Connection, select
+
+from cerebri._guard import arguments
+from cerebri.execution._rows import loads
+from cerebri.execution.context import Executor
+from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
+from cerebri.execution.principals import principal_id
+from cerebri.execution.registry import governed, has_grant, key_owner, public_key_of
+from cerebri.execution.store.schema import approvals, plans, principals
+from cerebri.execution.views import instant_text
+from cerebri.proposals import (
+    APPROVAL_PAYLOAD_TYPE,
+    SignatureEntry,
+    canonical_json,
+    verify_signature,
+)
+
+__all__ = [
+    "DECISIONS",
+    "authority_refusal",
+    "check_signed_decision",
+    "decision_payload",
+    "payload_for",
+]
+
+DECISIONS: Final = ("approve", "reject")
+"""The two decisions; each is signed over its own payload."""
+
+Decision = Literal["approve", "reject"]
+
+
+def payload_for(row: Any, decision: str, by: str) -> bytes:
+    """The canonical decision payload for an ``approvals`` row (see the module doc)."""
+    return canonical_json(
+        {
+            "approval/id": row.id,
+            "decision": decision,
+            "principal": by,
+            "subject/digest": row.subject_digest,
+        }
+    )
+
+
+@arguments(execution_argument_error, executor=Executor, approval_id=str, decision=str, by=str)
+def decision_payload(executor: Executor, approval_id: str, *, decision: str, by: str) -> bytes:
+    """The bytes principal ``by`` signs to ``decision`` (``approve`` or ``reject``)
+    approval ``approval_id``: RFC 8785 canonical JSON (see the module doc).
+
+    Raises :class:`ExecutionError` ``execution.not_found``, ``execution.invalid_argument``
+    (another decision), ``execution.invalid_principal``.
+    """
+    if decision not in DECISIONS:
+        raise ExecutionError(
+            f"a decision is approve or reject, not {decision!r}", code="execution.invalid_argument"
+        )
+    by = principal_id(by)
+    with executor.engine.connect() as connection:
+        row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    if row is None:
+        raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
+    return payload_for(row, decision, by)
+
+
+def _approver_refusal(connection: Connection, by: str) -> str | None:
+    row = connection.execute(select(principals).where(principals.c.id == by)).first()
+    if row is None:
+        return f"{by} is not a registered principal"
+    if row.disabled_at is not None:
+        return f"{by} is disabled"
+    if row.kind != "person" or "approver" not in loads(row.roles):
+        return f"{by} does not hold the role approver"
+    return None
+
+
+def _signature_refusal(
+    connection: Connection,
+    row: Any,
+    *,
+    decision: str,
+    by: str,
+    keyid: str,
+    signature: str,
+    now: int,
+) -> tuple[str, str] | None:
+    """``(code, message)`` when the signature does not hold at ``now``, else ``None``."""
+    key = key_owner(connection, keyid)
+    if key is None:
+        return "approval.unknown_key", f"no key {keyid!r} is registered"
+    if key.principal_id != by:
+        return "approval.wrong_key", f"key {keyid!r} belongs to {key.principal_id}, not {by}"
+    if key.revoked_at is not None and key.revoked_at <= now:
+        return (
+            "approval.key_revoked",
+            f"key {keyid!r} was revoked at {instant_text(key.revoked_at)}",
+        )
+    if key.valid_from > now:
+        return (
+            "approval.unknown_key",
+            f"key {keyid!r} is valid only from {instant_text(key.valid_from)}",
+        )
+    try:
+        entry = SignatureEntry(keyid=keyid, sig=signature)
+    except (ValidationError, ValueError):
+        return "approval.bad_signature", "the signature is not standard base64 Ed25519"
+    payload = payload_for(row, decision, by)
+    if not verify_signature(APPROVAL_PAYLOAD_TYPE, payload, entry, public_key_of(key)):
+        return (
+            "approval.bad_signature",
+            f"the signature is not {keyid}'s signature of this {decision} decision",
+        )
+    return None
+
+
+def check_signed_decision(
+    connection: Connection,
+    row: Any,
+    *,
+    decision: str,
+    by: str,
+    keyid: str | None,
+    signature: str | None,
+    now: int,
+) -> None:
+    """Raise :class:`ApprovalError` unless ``by`` may ``decision`` the approval ``row`` with
+    this signature at ``now`` (a governed store; the caller checked that). Codes:
+    ``approval.not_approver``, ``approval.signature_required``, ``approval.unknown_key``,
+    ``approval.wrong_key``, ``approval.key_revoked``, ``approval.bad_signature``."""
+    refused = _approver_refusal(connection, by)
+    if refused is not None:
+        raise ApprovalError(refused, code="approval.not_approver")
+    if keyid is None or signature is None:
+        raise ApprovalError(
+            f"this store is governed: a decision is signed with {by}'s registered key "
+            "(keyid and signature over the decision payload)",
+            code="approval.signature_required",
+        )
+    problem = _signature_refusal(
+        connection, row, decision=decision, by=by, keyid=keyid, signature=signature, now=now
+    )
+    if problem is not None:
+        raise ApprovalError(problem[1], code=problem[0])
+
+
+def authority_refusal(
+    connection: Connection,
+    executor: Executor,
+    *,
+    plan_id: str,
+    capability: str,
+    params: Mapping[str, Any],
+    target: str | None,
+    approval_id: str | None,
+) -> str | None:
+    """Why the step may not act now (a reason starting with its code), or ``None``.
+
+    Ungoverned stores: always ``None``. Governed: the plan's envelope is inside its validity
+    window (``proposal.expired``); the requester holds a grant of ``capability`` on the
+    step's calendar (``params.calendar_id``, else its target; ``grant.missing``); and, when
+    ``approval_id`` is given, its signed decision still holds (``approval.*`` codes, as
+    :func:`check_signed_decision`).
+    """
+    if not governed(connection):
+        return None
+    now = executor.now_ns()
+    plan = connection.execute(
+        select(plans.c.requester, plans.c.envelope_expires_at).where(plans.c.id == plan_id)
+    ).one()
+    if plan.envelope_expires_at is not None and now >= plan.envelope_expires_at:
+        return (
+            "proposal.expired: the envelope this plan came from expired at "
+            f"{instant_text(plan.envelope_expires_at)}"
+        )
+    calendar = params.get("calendar_id")
+    where = str(calendar) if isinstance(calendar, str) else (target or "")
+    requester = plan.requester or ""
+    if not has_grant(connection, requester, capability, where):
+        return f"grant.missing: {requester} holds no grant of {capability} on {where}"
+    if approval_id is None:
+        return None
+    row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    if row is None or row.decided_by is None:
+        return "approval.not_approver: the approval has no decision"
+    by = str(row.decided_by)
+    refused = _approver_refusal(connection, by)
+    if refused is not None:
+        return f"approval.not_approver: {refused}"
+    if row.keyid is None or row.signature is None:
+        return "approval.signature_required: the approval was not signed"
+    problem = _signature_refusal(
+        connection,
+        row,
+        decision="approve",
+        by=by,
+        keyid=row.keyid,
+        signature=row.signature,
+        now=now,
+    )
+    return None if problem is None else f"{problem[0]}: {problem[1]}"

@@ -1,0 +1,229 @@
+"""Taking in a signed envelope (proposals.md section 4, issue #13, decision 0023).
+
+:func:`submit_envelope` verifies everything before anything is stored, then stores the plan
+the artifact describes, in one transaction with its replay record:
+
+1. the envelope (:func:`cerebri.proposals.verify`): schema, signatures by keys registered in
+   the store (:func:`~cerebri.execution.registry.key_registry`), artifact digest and size,
+   validity window at the executor's clock, executor mode allowed for the artifact type;
+2. the author is the principal that owns a signing key (``proposal.author_mismatch``): an
+   envelope cannot name someone else as its author, which would let its signer approve it;
+3. the executor mode is ``plan-executor`` (``intake.executor_mode``: a ``manual`` envelope
+   is for a person, a ``deterministic-host-compiler`` one for another executor);
+4. the artifact type selects how the plan is made: ``cerebri.plan-graph.v1`` is the draft
+   itself, ``cerebri.action-plan.v1`` becomes the draft that carries it out
+   (:func:`~cerebri.plans.draft_from_action_plan`); any other type is
+   ``intake.unsupported_artifact``;
+5. replay, by ``idempotency/key`` in the store's ``envelopes`` table: the same payload again
+   returns the plan already stored (``replayed``), another payload under the same key is
+   ``proposal.replayed``. The key is the table's primary key, so two concurrent intakes of
+   one key store one plan.
+
+The stored plan records the envelope's author, payload digest and expiry; the envelope grants
+nothing: its approval (by a human other than the author and the requester), the requester's
+capability grants and the envelope's window are checked again when each step acts
+(:mod:`cerebri.execution.decisions`).
+"""
+
+from __future__ import annotations
+
+from types import NoneType
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from cerebri._guard import arguments
+from cerebri._json import JSONValue
+from cerebri.execution._rows import loads
+from cerebri.execution.context import Executor
+from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.principals import principal_id
+from cerebri.execution.registry import key_owner, registry_of, require_role
+from cerebri.execution.store.schema import envelopes, plans
+from cerebri.execution.submit import Submitted, insert_new_intention
+from cerebri.plans import DEFAULT_MAX_REPLANS, PlanDraft, PlanStatus, parse_draft
+from cerebri.plans.action_plan_wire import parse_action_plan
+from cerebri.plans.from_action_plan import draft_from_action_plan
+from cerebri.proposals import (
+    ArtifactType,
+    ExecutorMode,
+    InMemoryReplayLedger,
+    ProposalError,
+    SubjectKind,
+    VerifiedEnvelope,
+    verify,
+)
+
+__all__ = ["author_of", "submit_envelope"]
+
+
+def author_of(verified: VerifiedEnvelope) -> str:
+    """The envelope author as a principal: ``principal:<id>`` for a person, ``agent:<id>``
+    for a ``service`` author (canonical form). ``proposal.author_mismatch`` when it cannot
+    be a principal at all."""
+    subject = verified.envelope.author
+    prefix = "principal" if subject.kind is SubjectKind.PRINCIPAL else "agent"
+    try:
+        return principal_id(f"{prefix}:{subject.id}")
+    except ExecutionError:
+        raise ProposalError(
+            f"author {subject.id!r} is not a principal name", code="proposal.author_mismatch"
+        ) from None
+
+
+def _draft(verified: VerifiedEnvelope, artifact: bytes) -> PlanDraft:
+    kind = verified.envelope.candidate.artifact_type
+    if kind is ArtifactType.PLAN_GRAPH:
+        return parse_draft(artifact)
+    if kind is ArtifactType.ACTION_PLAN:
+        return draft_from_action_plan(parse_action_plan(artifact))
+    raise ExecutionError(
+        f"artifact type {kind.value} is not carried out by the plan executor",
+        code="intake.unsupported_artifact",
+    )
+
+
+def _check_author(connection: Connection, verified: VerifiedEnvelope, author: str) -> None:
+    owners = set()
+    for keyid in verified.signers:
+        row = key_owner(connection, keyid)
+        if row is not None:
+            owners.add(row.principal_id)
+    if author not in owners:
+        signed = ", ".join(sorted(owners)) or "nobody registered"
+        raise ProposalError(
+            f"the envelope names {author} as author but was signed by {signed}",
+            code="proposal.author_mismatch",
+            path="/author",
+        )
+
+
+def _replayed(connection: Connection, key: str, digest: str) -> Submitted | None:
+    row = connection.execute(select(envelopes).where(envelopes.c.idempotency_key == key)).first()
+    if row is None:
+        return None
+    if row.digest != digest:
+        raise ProposalError(
+            f"idempotency key {key!r} was already used by another envelope ({row.digest})",
+            code="proposal.replayed",
+            path="/idempotency~1key",
+        )
+    plan = connection.execute(select(plans).where(plans.c.id == row.plan_id)).one()
+    return Submitted(
+        plan.id,
+        plan.intention_id,
+        plan.revision,
+        PlanStatus(plan.status),
+        loads(plan.validation) or {},
+        author=row.author,
+        envelope_digest=row.digest,
+        replayed=True,
+    )
+
+
+@arguments(
+    execution_argument_error,
+    executor=Executor,
+    envelope=bytes,
+    artifact=bytes,
+    submitted_by=(str, NoneType),
+    max_replans=int,
+)
+def submit_envelope(
+    executor: Executor,
+    envelope: bytes,
+    *,
+    artifact: bytes,
+    submitted_by: str | None = None,
+    max_replans: int = DEFAULT_MAX_REPLANS,
+) -> Submitted:
+    """Verify a signed envelope and its artifact bytes and store the plan it proposes (see
+    the module doc). ``submitted_by`` is the requester (default: the author); in a governed
+    store it must hold the role ``requester``.
+
+    Returns the :class:`~cerebri.execution.submit.Submitted` plan (``replayed`` when this
+    envelope was taken in before). Raises, with nothing stored:
+    :class:`~cerebri.proposals.ProposalError` (``proposal.*`` codes of verification,
+    ``proposal.author_mismatch``, ``proposal.replayed``); :class:`ExecutionError`
+    ``intake.executor_mode``, ``intake.unsupported_artifact``,
+    ``execution.invalid_principal``; :class:`~cerebri.plans.DraftError` (an artifact that is
+    not a draft / action plan); :class:`~cerebri.execution.errors.AuthError`
+    ``auth.forbidden``.
+    """
+    if isinstance(max_replans, bool) or max_replans < 0:
+        raise ExecutionError(
+            f"max_replans must be a whole number >= 0, not {max_replans!r}",
+            code="execution.invalid_argument",
+        )
+    with executor.engine.connect() as connection:
+        registry = registry_of(connection)
+    verified = verify(
+        envelope,
+        registry=registry,
+        clock_now=executor.clock.now(),
+        artifact_bytes=artifact,
+        replay=InMemoryReplayLedger(),
+    )
+    found = verified.envelope
+    author = author_of(verified)
+    with executor.engine.connect() as connection:
+        _check_author(connection, verified, author)
+    if found.executor.mode is not ExecutorMode.PLAN_EXECUTOR:
+        raise ExecutionError(
+            f"executor mode {found.executor.mode.value} is not the plan executor's "
+            f"({ExecutorMode.PLAN_EXECUTOR.value})",
+            code="intake.executor_mode",
+        )
+    draft = _draft(verified, artifact)
+    requester = author if submitted_by is None else principal_id(submitted_by)
+    require_role(executor, requester, "requester")
+    provenance: dict[str, Any] = {
+        "author": author,
+        "envelope_digest": verified.payload_digest,
+        "envelope_expires_at": found.expires_at.ns,
+    }
+    goal: dict[str, JSONValue] = {
+        "objective": draft.objective,
+        "goal_key": None,
+        "envelope": {
+            "digest": verified.payload_digest,
+            "proposal_ref": found.proposal_ref,
+            "query_id": found.query_id,
+            "author": author,
+        },
+    }
+    key = found.idempotency_key
+    try:
+        with executor.transaction() as connection:
+            earlier = _replayed(connection, key, verified.payload_digest)
+            if earlier is not None:
+                return earlier
+            submitted = insert_new_intention(
+                connection,
+                executor,
+                draft,
+                goal,
+                requester=requester,
+                sandbox=None,
+                max_replans=max_replans,
+                provenance=provenance,
+            )
+            connection.execute(
+                insert(envelopes).values(
+                    idempotency_key=key,
+                    digest=verified.payload_digest,
+                    plan_id=submitted.plan_id,
+                    author=author,
+                    expires_at=found.expires_at.ns,
+                    created_at=executor.now_ns(),
+                )
+            )
+            return submitted
+    except IntegrityError:
+        # another intake of the same key committed first: answer as for a replay
+        with executor.engine.connect() as connection:
+            earlier = _replayed(connection, key, verified.payload_digest)
+        if earlier is None:  # pragma: no cover - the key's row exists after the conflict
+            raise
+        return earlier

@@ -1,0 +1,110 @@
+"""Calendar slots in a proposed artifact, and when they may be proposed
+(docs/decisions/0025-proposing-calendar-slots.md).
+
+A *slot* is the range an effect puts an event at: each action's ``action.range`` of a
+``cerebri.action-plan.v1``, each ``calendar.event.create`` / ``calendar.event.move`` step's
+``params.start``/``params.end`` of a ``cerebri.plan-graph.v1``. Two rules, checked by
+:func:`~cerebri.proposals.propose` before anything is signed:
+
+* no slot may have begun at ``proposed-at`` (its start at or before it):
+  ``proposal.slot_started`` (path ``/proposed-at``); proposing a meeting that is already
+  under way would ask for approval of a past effect;
+* ``expires-at`` may not come before the latest slot start: ``proposal.expires_before_slot``
+  (path ``/expires-at``); the envelope has to stay valid until the last slot starts, so a
+  worker can still act on it once it is approved.
+
+Instants are UTC; nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from cerebri._guard import arguments, items_of
+from cerebri.proposals.digest import load_json
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
+from cerebri.temporal import Instant
+
+__all__ = ["SLOT_CAPABILITIES", "check_slot_times", "slot_starts"]
+
+SLOT_CAPABILITIES: Final = frozenset({"calendar.event.create", "calendar.event.move"})
+"""Plan graph capabilities whose ``params.start`` is a slot."""
+
+
+def _instant(value: object) -> Instant | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return Instant.parse(value)
+    except ValueError:
+        return None
+
+
+def _starts_of(document: Any) -> list[Instant | None]:
+    if not isinstance(document, dict):
+        return []
+    found: list[Instant | None] = []
+    for action in document.get("actions") or []:  # an action plan
+        if isinstance(action, dict) and isinstance(action.get("action"), dict):
+            span = action["action"].get("range")
+            found.append(_instant(span.get("start")) if isinstance(span, dict) else None)
+    for step in document.get("steps") or []:  # a plan graph
+        if isinstance(step, dict) and step.get("capability") in SLOT_CAPABILITIES:
+            params = step.get("params")
+            found.append(_instant(params.get("start")) if isinstance(params, dict) else None)
+    return found
+
+
+@arguments(proposal_argument_error, payload=bytes)
+def slot_starts(payload: bytes) -> tuple[Instant, ...]:
+    """The start of every slot in an artifact's JSON bytes (an action plan or a plan graph;
+    see the module doc), in document order; ``()`` for an artifact without slots.
+
+    Raises ``proposal.canonical_json`` / ``proposal.schema`` when ``payload`` is not strict
+    JSON (:func:`~cerebri.proposals.load_json`), and ``proposal.schema`` when a slot's start
+    is not an RFC 3339 instant.
+    """
+    starts = _starts_of(load_json(payload))
+    if any(start is None for start in starts):
+        raise ProposalError(
+            "a slot in the artifact has no readable RFC 3339 start", code="proposal.schema"
+        )
+    return tuple(start for start in starts if start is not None)
+
+
+@arguments(proposal_argument_error, starts=Iterable, proposed_at=Instant, expires_at=Instant)
+def check_slot_times(
+    starts: Iterable[Instant], *, proposed_at: Instant, expires_at: Instant
+) -> None:
+    """Refuse slots that began at ``proposed_at`` or start after ``expires_at``.
+
+    Raises:
+        ProposalError: ``proposal.slot_started`` (path ``/proposed-at``) when a slot starts
+            at or before ``proposed_at``; ``proposal.expires_before_slot`` (path
+            ``/expires-at``) when ``expires_at`` is before the latest slot start, with the
+            ``--expires-in`` (seconds) that would cover it.
+        ProposalError: ``proposal.invalid_argument`` for a start that is not an Instant.
+    """
+    checked: Sequence[Instant] = items_of(
+        starts, Instant, proposal_argument_error, "check_slot_times starts"
+    )
+    if not checked:
+        return
+    earliest, latest = min(checked), max(checked)
+    if earliest <= proposed_at:
+        raise ProposalError(
+            f"the slot starting at {earliest} has already begun at proposed-at {proposed_at}; "
+            "find a slot that starts later",
+            code="proposal.slot_started",
+            path="/proposed-at",
+        )
+    if expires_at < latest:
+        needed = -(-(latest.ns - proposed_at.ns) // 1_000_000_000)
+        raise ProposalError(
+            f"expires-at {expires_at} is before the slot starting at {latest}: the envelope "
+            f"must stay valid until its latest slot starts; pass --expires-in {needed} "
+            "(seconds) or more",
+            code="proposal.expires_before_slot",
+            path="/expires-at",
+        )

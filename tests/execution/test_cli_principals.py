@@ -1,0 +1,167 @@
+"""``cerebri principals``, signed ``approvals approve`` and ``submit ENVELOPE`` through typer's
+runner on a SQLite store (the rules themselves run on both back ends in test_governed.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from cerebri.cli import app
+from cerebri.clock import SystemClock, UuidIds
+from cerebri.execution import Executor, authenticate
+from cerebri.execution import store as execution_store
+
+runner = CliRunner()
+
+DRAFT: dict[str, Any] = {
+    "objective": "one event",
+    "origin": "operator",
+    "strategy": "direct_action_verified",
+    "steps": [
+        {
+            "key": "create",
+            "kind": "capability",
+            "capability": "calendar.event.create",
+            "target": "e1",
+            "params": {
+                "calendar_id": "work",
+                "integration_id": "local",
+                "object_id": "e1",
+                "start": "2030-01-07T10:00:00Z",
+                "end": "2030-01-07T11:00:00Z",
+                "idempotency_key": "k1",
+            },
+        }
+    ],
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    execution_store.init(url)
+    monkeypatch.setenv("CEREBRI_STORE", url)
+    monkeypatch.chdir(tmp_path)
+    return url
+
+
+def _ok(*args: str) -> Any:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _error(*args: str) -> dict[str, Any]:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 2, result.output
+    error: dict[str, Any] = json.loads(result.stderr.strip().splitlines()[-1])
+    return error
+
+
+def _keys(folder: Path, *names: str) -> None:
+    for name in names:
+        result = runner.invoke(app, ["keys", "new", "--dir", str(folder), name])
+        assert result.exit_code == 0, result.output
+
+
+def test_principals_roles_tokens_keys_and_grants(store: str, tmp_path: Path) -> None:
+    added = _ok("principals", "add", "principal:Alice", "--role", "requester", "--name", "A")
+    assert (added["id"], added["kind"], added["roles"]) == (
+        "principal:alice",
+        "person",
+        ["requester"],
+    )
+    assert _error("principals", "add", "agent:bot", "--role", "approver")["code"] == (
+        "auth.invalid_role"
+    )
+    assert _error("principals", "add", "principal:alice")["code"] == "auth.duplicate"
+
+    issued = _ok("principals", "token", "principal:alice", "--label", "laptop")
+    assert issued["token"].startswith("cbr_") and len(issued["token"]) == 4 + 43
+    engine = execution_store.open_engine(execution_store.parse_store_url(store))
+    executor = Executor(engine, SystemClock(), UuidIds())
+    assert authenticate(executor, issued["token"]) == "principal:alice"
+    _ok("principals", "revoke-token", issued["token_id"])
+    with pytest.raises(Exception, match="revoked"):
+        authenticate(executor, issued["token"])
+
+    _keys(tmp_path / "keys", "alice", "spare")
+    key = _ok("principals", "key", "principal:alice", "--keys", "keys", "--keyid", "alice")
+    assert key["principal"] == "principal:alice"
+    from_pem = _ok(
+        "principals", "key", "principal:alice", "--private-key", "keys/spare.pem", "--keyid", "s2"
+    )
+    assert from_pem["keyid"] == "s2"
+    assert _error("principals", "key", "principal:alice", "--keyid", "x")["code"] == (
+        "execution.invalid_argument"
+    )
+    assert (
+        _error("principals", "key", "principal:alice", "--keys", "keys", "--keyid", "nope")["code"]
+        == "execution.not_found"
+    )
+    _ok("principals", "revoke-key", "s2")
+
+    granted = _ok("principals", "grant", "principal:alice", "calendar.event.create")
+    assert granted["calendar"] == "*"
+    assert _error("principals", "grant", "principal:alice", "no.such")["code"] == (
+        "execution.invalid_argument"
+    )
+    _ok("principals", "revoke-grant", granted["id"])
+
+    [listed] = _ok("principals", "list")
+    assert [k["keyid"] for k in listed["keys"]] == ["alice", "s2"]
+    assert listed["keys"][1]["revoked_at"] is not None
+    assert listed["grants"][0]["revoked_at"] is not None
+    assert _ok("principals", "disable", "principal:alice")["disabled_at"] is not None
+    engine.dispose()
+
+
+def test_envelope_submit_and_signed_approval(store: str, tmp_path: Path) -> None:
+    _keys(tmp_path / "keys", "alice", "bob")
+    _ok("principals", "add", "principal:alice", "--role", "requester")
+    _ok("principals", "add", "principal:bob", "--role", "approver")
+    _ok("principals", "key", "principal:alice", "--keys", "keys", "--keyid", "alice")
+    _ok("principals", "key", "principal:bob", "--keys", "keys", "--keyid", "bob")
+    _ok("principals", "grant", "principal:alice", "calendar.event.create", "--calendar", "work")
+    (tmp_path / "draft.json").write_text(json.dumps(DRAFT))
+    proposed = runner.invoke(
+        app,
+        [
+            "propose", "draft.json", "--key", "keys/alice.pem", "--keyid", "alice",
+            "--store", "objects", "--author", "principal:alice", "--out", "env.json",
+        ],
+    )  # fmt: skip
+    assert proposed.exit_code == 0, proposed.output
+
+    assert _error("submit", "env.json")["code"] == "intake.artifact_required"
+    first = _ok("submit", "env.json", "--objects", "objects")
+    assert (first["author"], first["replayed"]) == ("principal:alice", False)
+    again = _ok("submit", "env.json", "--objects", "objects")
+    assert (again["plan_id"], again["replayed"]) == (first["plan_id"], True)
+
+    calendar = f"work={tmp_path / 'work.ics'}"
+    worker = runner.invoke(app, ["worker", "--until-idle", "--ics-calendar", calendar])
+    assert worker.exit_code == 0, worker.output
+    [asked] = _ok("approvals", "list")
+    assert _error("approvals", "approve", asked["id"], "--as", "principal:bob")["code"] == (
+        "approval.signature_required"
+    )
+    assert (
+        _error(
+            "approvals", "approve", asked["id"], "--as", "principal:bob", "--key", "keys/alice.pem"
+        )["code"]
+        == "approval.wrong_key"
+    )  # keyid taken from the file name: alice
+    decided = _ok(
+        "approvals", "approve", asked["id"], "--as", "principal:bob", "--key", "keys/bob.pem"
+    )
+    assert (decided["status"], decided["signed"], decided["keyid"]) == ("approved", True, "bob")
+    worker = runner.invoke(app, ["worker", "--until-idle", "--ics-calendar", calendar])
+    assert worker.exit_code == 0, worker.output
+    [plan] = _ok("plans", "list")
+    assert plan["status"] == "completed"
+    assert (tmp_path / "work.ics").read_text().count("BEGIN:VEVENT") == 1

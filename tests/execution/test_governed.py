@@ -1,0 +1,441 @@
+"""Authority in a governed store (issue #13, decision 0023): principals, signed decisions,
+four-eyes, grants and keys checked again when a step acts, envelope intake.
+
+Every refusal is checked for its code *and* for leaving the store unchanged, and every
+"nothing acted" claim is read from the adapter's own journal, not from the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import func, select
+
+from cerebri.errors import CerebriError
+from cerebri.execution import (
+    ApprovalError,
+    AuthError,
+    add_principal,
+    authenticate,
+    decide,
+    decision_payload,
+    disable_principal,
+    grant,
+    issue_token,
+    register_key,
+    revoke_grant,
+    revoke_key,
+    revoke_token,
+    submit_envelope,
+    withdraw,
+)
+from cerebri.execution.store.schema import envelopes, intentions, plans
+from cerebri.plans import PlanStatus, StepStatus
+from cerebri.proposals import (
+    APPROVAL_PAYLOAD_TYPE,
+    ProposalError,
+    artifact_for,
+    canonical_json,
+    parse_subject,
+    propose,
+    sign,
+)
+from cerebri.temporal import Instant
+from tests.execution.rules_support import (
+    START,
+    RulesEnv,
+    capability_step,
+    changes,
+    draft,
+    open_env,
+)
+
+ALICE, BOB, CAROL, BOT = "principal:alice", "principal:bob", "principal:carol", "agent:bot"
+TTL = 3600
+KEYS = {name: Ed25519PrivateKey.generate() for name in ("alice", "bob", "carol", "bot")}
+
+
+@pytest.fixture
+def env(store_url: str, tmp_path: Path) -> Iterator[RulesEnv]:
+    for env in open_env(store_url, tmp_path):
+        env.with_executor(approval_ttl_seconds=TTL)
+        ex = env.ex
+        add_principal(ex, ALICE, roles=["requester", "approver"])
+        add_principal(ex, BOB, roles=["approver"])
+        add_principal(ex, CAROL, roles=["requester"])
+        add_principal(ex, BOT, roles=["requester"])
+        for name, principal in (("alice", ALICE), ("bob", BOB), ("carol", CAROL), ("bot", BOT)):
+            register_key(ex, principal, keyid=name, public_key=KEYS[name].public_key())
+        grant(ex, ALICE, "test.approve")
+        grant(ex, BOT, "test.approve", calendar="work")
+        yield env
+
+
+def _ask(env: RulesEnv, requester: str = ALICE) -> tuple[str, str]:
+    """Submit one ``test.approve`` step (calendar ``work``) and run it until it asks:
+    ``(plan id, approval id)``."""
+    step = capability_step("act", "test.approve", params={"calendar_id": "work"})
+    submitted = env.submit(draft([step]), requester=requester)
+    env.run()
+    [approval] = env.approvals(submitted.plan_id)
+    assert approval["status"] == "open"
+    return submitted.plan_id, approval["id"]
+
+
+def _signed(
+    env: RulesEnv, approval_id: str, by: str, keyname: str, decision: str = "approve"
+) -> str:
+    payload = decision_payload(env.ex, approval_id, decision=decision, by=by)
+    return sign(APPROVAL_PAYLOAD_TYPE, payload, KEYS[keyname], keyname).sig
+
+
+def _refused(env: RulesEnv, code: str, call: Any) -> None:
+    """``call()`` raises ``code`` and changes nothing in the store."""
+    before = env.snapshot()
+    with pytest.raises(CerebriError) as caught:
+        call()
+    assert caught.value.code == code, caught.value
+    assert changes(before, env.snapshot()) == []
+
+
+def test_a_signed_approval_lets_the_step_act_once(env: RulesEnv) -> None:
+    plan_id, approval_id = _ask(env)
+    signature = _signed(env, approval_id, BOB, "bob")
+    decided = decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    assert (decided["status"], decided["signed"], decided["keyid"]) == ("approved", True, "bob")
+    assert decided["subject_digest"].startswith("sha256:")
+    env.drain()
+    assert len(env.journal("test.approve")) == 1
+    assert env.plan(plan_id)["status"] == PlanStatus.COMPLETED.value
+
+
+def test_the_payload_names_the_decision_and_the_subject(env: RulesEnv) -> None:
+    _, approval_id = _ask(env)
+    approve = decision_payload(env.ex, approval_id, decision="approve", by=BOB)
+    reject = decision_payload(env.ex, approval_id, decision="reject", by=BOB)
+    [row] = env.approvals()
+    expected = canonical_json(
+        {
+            "approval/id": approval_id,
+            "decision": "approve",
+            "principal": BOB,
+            "subject/digest": row["subject_digest"],
+        }
+    )
+    assert approve == expected
+    assert approve != reject
+
+
+@pytest.mark.parametrize(
+    ("by", "keyname", "code"),
+    [
+        (ALICE, "alice", "approval.self_approval"),  # the requester
+        (BOT, "bot", "approval.agent_cannot_approve"),
+        (CAROL, "carol", "approval.not_approver"),  # registered, not an approver
+        ("principal:mallory", "carol", "approval.not_approver"),  # not registered
+        (BOB, "carol", "approval.wrong_key"),  # carol's key, carol's signature
+    ],
+)
+def test_who_may_not_decide(env: RulesEnv, by: str, keyname: str, code: str) -> None:
+    plan_id, approval_id = _ask(env)
+    payload = decision_payload(env.ex, approval_id, decision="approve", by=by)
+    signature = sign(APPROVAL_PAYLOAD_TYPE, payload, KEYS[keyname], keyname).sig
+    _refused(
+        env,
+        code,
+        lambda: decide(
+            env.ex, approval_id, approve=True, by=by, keyid=keyname, signature=signature
+        ),
+    )
+    env.drain()
+    assert env.journal("test.approve") == []
+    assert env.step(plan_id, "act")["status"] == StepStatus.AWAITING_APPROVAL.value
+
+
+def test_forged_and_misused_signatures_are_refused(env: RulesEnv) -> None:
+    _, approval_id = _ask(env)
+    _, other_id = _ask(env)
+    forged = sign(
+        APPROVAL_PAYLOAD_TYPE,
+        decision_payload(env.ex, approval_id, decision="approve", by=BOB),
+        KEYS["carol"],
+        "bob",
+    ).sig  # signed with carol's key, claiming bob's keyid
+    as_reject = _signed(env, approval_id, BOB, "bob", decision="reject")
+    for_other = _signed(env, other_id, BOB, "bob")
+    for signature in (forged, as_reject, for_other, "not base64"):
+        _refused(
+            env,
+            "approval.bad_signature",
+            lambda s=signature: decide(
+                env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=s
+            ),
+        )
+    _refused(
+        env,
+        "approval.signature_required",
+        lambda: decide(env.ex, approval_id, approve=True, by=BOB),
+    )
+    _refused(
+        env,
+        "approval.unknown_key",
+        lambda: decide(env.ex, approval_id, approve=True, by=BOB, keyid="nope", signature=forged),
+    )
+    revoke_key(env.ex, "bob")
+    good = _signed(env, approval_id, BOB, "bob")
+    _refused(
+        env,
+        "approval.key_revoked",
+        lambda: decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=good),
+    )
+    assert env.journal("test.approve") == []
+
+
+def test_a_decision_cannot_be_replayed(env: RulesEnv) -> None:
+    _, approval_id = _ask(env)
+    signature = _signed(env, approval_id, BOB, "bob")
+    decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    _refused(
+        env,
+        "approval.replayed",
+        lambda: decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature),
+    )
+
+
+def test_expired_and_withdrawn_requests_fail_closed(env: RulesEnv) -> None:
+    _, approval_id = _ask(env)
+    signature = _signed(env, approval_id, BOB, "bob")
+    env.advance(TTL)
+    with pytest.raises(ApprovalError) as caught:
+        decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    assert caught.value.code == "approval.expired"
+    env.drain()
+    assert env.journal("test.approve") == []
+
+    _, second = _ask(env)
+    signature = _signed(env, second, BOB, "bob")
+    withdraw(env.ex, second, by=ALICE)
+    _refused(
+        env,
+        "approval.not_open",
+        lambda: decide(env.ex, second, approve=True, by=BOB, keyid="bob", signature=signature),
+    )
+    env.drain()
+    assert env.journal("test.approve") == []
+
+
+@pytest.mark.parametrize("revoke", ["key", "grant", "approver"])
+def test_authority_revoked_between_approval_and_action_stops_the_step(
+    env: RulesEnv, revoke: str
+) -> None:
+    plan_id, approval_id = _ask(env)
+    signature = _signed(env, approval_id, BOB, "bob")
+    decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    expected = {
+        "key": "approval.key_revoked",
+        "grant": "grant.missing",
+        "approver": "approval.not_approver",
+    }[revoke]
+    if revoke == "key":
+        revoke_key(env.ex, "bob")
+    elif revoke == "grant":
+        [grant_row] = [g for g in _grants(env) if g["principal_id"] == ALICE]
+        revoke_grant(env.ex, grant_row["id"])
+    else:
+        disable_principal(env.ex, BOB)
+    env.drain()
+    assert env.journal("test.approve") == []
+    plan = env.plan(plan_id)
+    assert plan["status"] == PlanStatus.FAILED.value
+    assert plan["status_reason"].startswith(expected)
+    assert plan["superseded_by"] is None  # no replanning: a new revision would be refused too
+
+
+def _grants(env: RulesEnv) -> list[dict[str, Any]]:
+    from cerebri.execution.store.schema import grants
+
+    with env.engine.connect() as connection:
+        return [dict(r._mapping) for r in connection.execute(select(grants))]
+
+
+def test_a_requester_without_a_grant_is_never_asked_for(env: RulesEnv) -> None:
+    step = capability_step("act", "test.approve", params={"calendar_id": "home"})
+    submitted = env.submit(draft([step]), requester=BOT)  # bot holds test.approve on work only
+    env.drain()
+    assert env.approvals(submitted.plan_id) == []
+    plan = env.plan(submitted.plan_id)
+    assert plan["status"] == PlanStatus.FAILED.value
+    assert plan["status_reason"].startswith("grant.missing: agent:bot")
+    assert env.journal("test.approve") == []
+
+
+def test_tokens_authenticate_until_revoked(env: RulesEnv) -> None:
+    issued = issue_token(env.ex, BOB, secret="cbr_" + "b" * 40, label="laptop")
+    assert authenticate(env.ex, "cbr_" + "b" * 40) == BOB
+    for token, code in (("cbr_" + "x" * 40, "auth.unauthorized"), ("", "auth.unauthorized")):
+        with pytest.raises(AuthError) as caught:
+            authenticate(env.ex, token)
+        assert caught.value.code == code
+    revoke_token(env.ex, str(issued["token_id"]))
+    with pytest.raises(AuthError) as caught:
+        authenticate(env.ex, "cbr_" + "b" * 40)
+    assert caught.value.code == "auth.token_revoked"
+    issue_token(env.ex, CAROL, secret="cbr_" + "c" * 40)
+    disable_principal(env.ex, CAROL)
+    with pytest.raises(AuthError) as caught:
+        authenticate(env.ex, "cbr_" + "c" * 40)
+    assert caught.value.code == "auth.principal_disabled"
+
+
+def test_an_agent_cannot_hold_the_approver_role(env: RulesEnv) -> None:
+    with pytest.raises(AuthError) as caught:
+        add_principal(env.ex, "agent:helper", roles=["approver"])
+    assert caught.value.code == "auth.invalid_role"
+
+
+# -- envelopes ---------------------------------------------------------------------------
+
+
+def _envelope(
+    artifact: dict[str, Any],
+    *,
+    author: str = "principal:alice",
+    keyname: str = "alice",
+    key: str = "proposal-1",
+    artifact_type: str = "cerebri.plan-graph.v1",
+    mode: str = "plan-executor",
+    proposed_at: Instant = START,
+    seconds: int = 86400,
+) -> tuple[bytes, bytes]:
+    body = canonical_json(artifact)
+    stored = artifact_for(body)
+    envelope = propose(
+        stored,
+        artifact_type,
+        author=parse_subject(author),
+        author_node_id="test",
+        query_id="q",
+        room_id="room",
+        turn_id="turn",
+        class_key="Personal",
+        executor_mode=mode,
+        proposed_at=proposed_at,
+        expires_at=Instant(proposed_at.ns + seconds * 1_000_000_000),
+        idempotency_key=key,
+        signing_keys=[(KEYS[keyname], keyname)],
+    )
+    return envelope, body
+
+
+def _one_step() -> dict[str, Any]:
+    return draft([capability_step("act", "test.approve", params={"calendar_id": "work"})])
+
+
+def _count(env: RulesEnv, table: Any) -> int:
+    with env.engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def test_an_envelope_becomes_a_plan_its_author_cannot_approve(env: RulesEnv) -> None:
+    envelope, body = _envelope(_one_step())
+    submitted = submit_envelope(env.ex, envelope, artifact=body, submitted_by=BOT)
+    wire = submitted.to_wire()
+    assert (wire["author"], wire["replayed"]) == (ALICE, False)
+    assert str(wire["envelope_digest"]).startswith("sha256:")
+    env.run()
+    [approval] = env.approvals(submitted.plan_id)
+    assert (approval["author"], approval["requester"]) == (ALICE, BOT)
+    signature = _signed(env, approval["id"], ALICE, "alice")
+    _refused(  # alice authored it (bot only submitted it): four-eyes
+        env,
+        "approval.self_approval",
+        lambda: decide(
+            env.ex, approval["id"], approve=True, by=ALICE, keyid="alice", signature=signature
+        ),
+    )
+    signature = _signed(env, approval["id"], BOB, "bob")
+    decide(env.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature=signature)
+    env.drain()
+    assert len(env.journal("test.approve")) == 1
+
+
+def test_the_same_envelope_twice_is_one_plan(env: RulesEnv) -> None:
+    envelope, body = _envelope(_one_step())
+    first = submit_envelope(env.ex, envelope, artifact=body)
+    again = submit_envelope(env.ex, envelope, artifact=body)
+    assert again.plan_id == first.plan_id
+    assert again.replayed
+    assert (_count(env, plans), _count(env, envelopes)) == (1, 1)
+
+
+def test_an_envelope_expires_before_its_step_acts(env: RulesEnv) -> None:
+    envelope, body = _envelope(_one_step(), seconds=2 * 3600)
+    submitted = submit_envelope(env.ex, envelope, artifact=body)
+    env.run()
+    [approval] = env.approvals(submitted.plan_id)
+    signature = _signed(env, approval["id"], BOB, "bob")
+    decide(env.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature=signature)
+    env.advance(2 * 3600)
+    env.drain()
+    assert env.journal("test.approve") == []
+    assert env.plan(submitted.plan_id)["status_reason"].startswith("proposal.expired")
+
+
+def _refusals(env: RulesEnv) -> list[tuple[str, tuple[bytes, bytes]]]:
+    good, body = _envelope(_one_step(), key="used")
+    submit_envelope(env.ex, good, artifact=body)
+    other, other_body = _envelope({**_one_step(), "objective": "something else"}, key="used")
+    stale, stale_body = _envelope(_one_step(), key="stale", seconds=60)
+    early, early_body = _envelope(
+        _one_step(), key="early", proposed_at=Instant(START.ns + 3600 * 1_000_000_000)
+    )
+    posing, posing_body = _envelope(_one_step(), key="posing", author=BOB, keyname="alice")
+    manual, manual_body = _envelope(_one_step(), key="manual", mode="manual")
+    unsigned_key, ok_body = _envelope(_one_step(), key="mallory", keyname="alice")
+    env.advance(120)
+    return [
+        ("proposal.replayed", (other, other_body)),
+        ("proposal.expired", (stale, stale_body)),
+        ("proposal.not_yet_valid", (early, early_body)),
+        ("proposal.author_mismatch", (posing, posing_body)),
+        ("intake.executor_mode", (manual, manual_body)),
+        ("proposal.digest_mismatch", (unsigned_key, ok_body.replace(b"test plan", b"Test plan"))),
+        ("proposal.size_mismatch", (unsigned_key, ok_body + b" ")),
+    ]
+
+
+def test_refused_envelopes_store_nothing(env: RulesEnv) -> None:
+    for code, (envelope, body) in _refusals(env):
+        counts = (_count(env, plans), _count(env, intentions), _count(env, envelopes))
+        with pytest.raises(CerebriError) as caught:
+            submit_envelope(env.ex, envelope, artifact=body)
+        assert caught.value.code == code, (code, caught.value)
+        assert (_count(env, plans), _count(env, intentions), _count(env, envelopes)) == counts
+
+
+def test_an_envelope_signed_by_an_unregistered_key_is_refused(env: RulesEnv) -> None:
+    stranger = Ed25519PrivateKey.generate()
+    body = canonical_json(_one_step())
+    envelope = propose(
+        artifact_for(body),
+        "cerebri.plan-graph.v1",
+        author=parse_subject(ALICE),
+        author_node_id="test",
+        query_id="q",
+        room_id="room",
+        turn_id="turn",
+        class_key="Personal",
+        executor_mode="plan-executor",
+        proposed_at=START,
+        expires_at=Instant(START.ns + 3600 * 1_000_000_000),
+        idempotency_key="stranger",
+        signing_keys=[(stranger, "stranger")],
+    )
+    with pytest.raises(ProposalError) as caught:
+        submit_envelope(env.ex, envelope, artifact=body)
+    assert caught.value.code == "proposal.unknown_key"
+    assert _count(env, plans) == 0
