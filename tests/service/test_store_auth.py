@@ -72,8 +72,8 @@ def _get(url: str, token: str | None = None) -> int:
         return int(error.code)
 
 
-def _governed_store(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'served.sqlite3'}"
+def _governed_store(tmp_path: Path, path: Path | None = None) -> str:
+    url = f"sqlite:///{path or tmp_path / 'served.sqlite3'}"
     init(url)
     executor = Executor(open_engine(parse_store_url(url)), SystemClock(), UuidIds())
     add_principal(executor, "principal:alice", roles=["requester"])
@@ -85,13 +85,7 @@ def _governed_store(tmp_path: Path) -> str:
 def test_serve_a_store(tmp_path: Path, remote: bool) -> None:
     url = _governed_store(tmp_path)
     host = ["--host", "0.0.0.0", "--allow-remote"] if remote else []
-    process = subprocess.Popen(
-        [*CLI, *host, "--port", "0", "--store", url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
+    process = _serving([*host, "--store", url], {})
     try:
         port = _listen_line(process).rsplit(":", 1)[1]
         base = f"http://127.0.0.1:{port}"
@@ -100,12 +94,51 @@ def test_serve_a_store(tmp_path: Path, remote: bool) -> None:
         assert _get(f"{base}/health") == (401 if remote else 200)
         assert _get(f"{base}/health", "alice-served-token-0123") == 200
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        _stop(process)
+
+
+def _serving(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(**env),
+    )
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def test_serve_uses_the_embedded_store_when_it_is_initialised(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "cerebri").mkdir(parents=True)
+    _governed_store(tmp_path, data / "cerebri" / "store.sqlite3")
+    process = _serving([], {"XDG_DATA_HOME": str(data)})
+    try:
+        base = "http://" + _listen_line(process)
+        assert _get(f"{base}/v1/plans", "alice-served-token-0123") == 200
+    finally:
+        _stop(process)
+
+
+def test_an_unreadable_embedded_store_leaves_the_planning_api(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "cerebri").mkdir(parents=True)
+    (data / "cerebri" / "store.sqlite3").write_bytes(b"not a database" * 100)
+    process = _serving([], {"XDG_DATA_HOME": str(data)})
+    try:
+        base = "http://" + _listen_line(process)
+        assert _get(f"{base}/health") == 200
+        assert _get(f"{base}/v1/plans", "alice-served-token-0123") == 404
+    finally:
+        _stop(process)
 
 
 def test_serve_refuses_a_store_that_is_not_initialised(tmp_path: Path) -> None:

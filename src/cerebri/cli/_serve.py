@@ -82,7 +82,8 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
 def _store_executor(store: str | None) -> Executor | None:
     """The executor of the store to serve: ``--store`` or ``CEREBRI_STORE`` must be an
     initialised store (``store.not_initialised`` otherwise); without either, the embedded
-    store is served when it is initialised and up to date, else none (no store routes)."""
+    store is served when it is initialised and up to date, else none (no store routes: a
+    missing, older, newer or unreadable embedded store never stops the planning API)."""
     from cerebri.cli._execution_common import open_executor  # noqa: PLC0415 - fast start
     from cerebri.execution import store as execution_store  # noqa: PLC0415
 
@@ -90,6 +91,7 @@ def _store_executor(store: str | None) -> Executor | None:
     if explicit is not None:
         return open_executor(explicit)
     url = execution_store.resolve_store_url(None)
-    if not execution_store.status(url).up_to_date:
+    try:
+        return open_executor(url) if execution_store.status(url).up_to_date else None
+    except execution_store.StoreError:
         return None
-    return open_executor(url)
