@@ -26,7 +26,7 @@ __all__ = ["BEARER", "Caller", "current_principal", "store_executor"]
 BEARER = HTTPBearer(
     auto_error=False,
     scheme_name="principalToken",
-    description="A principal's token (`cerebri principal token issue`): the caller of every "
+    description="A principal's token (`cerebri principals token`): the caller of every "
     "/v1/plans, /v1/executions and /v1/approvals route is the principal it names.",
 )
 """The security scheme of the store-backed routes (listed in the OpenAPI document)."""
