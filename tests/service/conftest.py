@@ -9,6 +9,20 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cerebri.service import create_app
+from tests.execution.conftest import (  # the PostgreSQL fixtures, for the store-backed routes
+    postgres_as_service_user,
+    postgres_url,
+    postgresql_server,
+)
+
+__all__ = [
+    "JSON",
+    "client",
+    "compact",
+    "postgres_as_service_user",
+    "postgres_url",
+    "postgresql_server",
+]
 
 JSON = {"Content-Type": "application/json"}
 

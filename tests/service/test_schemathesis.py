@@ -1,7 +1,10 @@
 """Property-based API test generated from /openapi.json (schemathesis, in-process ASGI).
 
 Asserts for a few generated requests per operation: no 5xx, documented status codes and
-content types, and bodies conforming to the documented response schemas.
+content types, and bodies conforming to the documented response schemas. Twice: the default
+app, and an app serving a governed execution store (plans, executions, approvals), whose
+requests carry the token of a principal holding every role; that store holds a plan waiting
+for approval, so the lists are not empty.
 
 Requests go through Starlette's ``TestClient`` (httpx) rather than schemathesis's own
 ``requests`` transport: ``caldav`` pulls in ``urllib3-future``, whose pool container breaks
@@ -10,7 +13,11 @@ schemathesis's connection counting (``'TrafficPolice' object has no attribute 'k
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import schemathesis
@@ -23,11 +30,27 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from cerebri.execution import add_principal, issue_token
 from cerebri.service import create_app
+from tests.execution._one_event import ONE_EVENT_DRAFT
+from tests.service._store_world import build_world
 
 APP = create_app()
 CLIENT = TestClient(APP)
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
+
+_FOLDER = Path(tempfile.mkdtemp(prefix="cerebri-schemathesis-"))
+atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
+_WORLD = build_world(f"sqlite:///{_FOLDER / 'store.sqlite3'}")
+add_principal(_WORLD.executor, "principal:root", roles=["approver", "operator", "requester"])
+issue_token(_WORLD.executor, "principal:root", secret="root-token-0123456789")
+_ROOT = {"Authorization": "Bearer root-token-0123456789"}
+_WORLD.client.post("/v1/plans", json={"draft": ONE_EVENT_DRAFT}, headers=_ROOT)
+_WORLD.work()  # the plan now waits for approval
+STORE_APP = _WORLD.client.app
+store_schema = schemathesis.openapi.from_asgi("/openapi.json", STORE_APP, headers=_ROOT).include(
+    path_regex="^/v1/(plans|executions|approvals)"  # the other routes are the default app's
+)
 
 CHECKS = [
     not_a_server_error,
@@ -45,6 +68,20 @@ def test_api_conforms_to_its_schema(case: schemathesis.Case) -> None:
         kwargs["method"],
         kwargs["url"],
         headers=kwargs.get("headers"),
+        params=kwargs.get("params"),
+        content=_content(kwargs),
+    )
+    case.validate_response(response, checks=CHECKS)
+
+
+@store_schema.parametrize()
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+def test_store_api_conforms_to_its_schema(case: schemathesis.Case) -> None:
+    kwargs = case.as_transport_kwargs(base_url="http://testserver")
+    response = _WORLD.client.request(
+        kwargs["method"],
+        kwargs["url"],
+        headers={**(kwargs.get("headers") or {}), **_ROOT},
         params=kwargs.get("params"),
         content=_content(kwargs),
     )

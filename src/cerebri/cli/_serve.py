@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cerebri.cli._app import app, fail
 from cerebri.errors import CerebriError
+
+if TYPE_CHECKING:
+    from cerebri.execution import Executor
 
 __all__ = ["serve"]
 
@@ -18,7 +21,7 @@ BODY_TIMEOUT_SECONDS = 10.0
 
 
 @app.command()
-def serve(
+def serve(  # noqa: PLR0917 - typer maps every option to a parameter
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="TCP port (0 = any free port).")
@@ -42,16 +45,53 @@ def serve(
             "0 < SECONDS <= 3600.",
         ),
     ] = BODY_TIMEOUT_SECONDS,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            metavar="URL",
+            help="Execution store to serve plans and approvals from (default: CEREBRI_STORE, "
+            "else the embedded store when it is initialised; none otherwise).",
+        ),
+    ] = None,
 ) -> None:
     """Run the HTTP API (/health, /v1/plan, /v1/validate, /v1/temporal, /v1/integration/*,
-    /lab/). Prints CEREBRI_LISTEN_ADDR=<ip>:<port> once listening. Non-loopback hosts exit 2
-    (serve.requires_loopback) unless --allow-remote and a token is set; a configured token
-    is required on every request as Authorization: Bearer <token>. A request body not
-    received within --body-timeout seconds gets 408 (http.body_timeout)."""
+    /lab/) and, with an execution store, /v1/plans, /v1/executions and /v1/approvals behind
+    principals' tokens. Prints CEREBRI_LISTEN_ADDR=<ip>:<port> once listening. Non-loopback
+    hosts exit 2 (serve.requires_loopback) unless --allow-remote and a token is set or the
+    store has principals; a configured token is required on every request as
+    Authorization: Bearer <token>. A request body not received within --body-timeout
+    seconds gets 408 (http.body_timeout)."""
     from cerebri.service import serve as run_server  # noqa: PLC0415 - keep CLI start fast
 
     token = os.environ.get(token_env) or None
     try:
-        run_server(host, port, allow_remote=allow_remote, token=token, body_timeout=body_timeout)
+        executor = _store_executor(store)
+        run_server(
+            host,
+            port,
+            allow_remote=allow_remote,
+            token=token,
+            body_timeout=body_timeout,
+            executor=executor,
+        )
     except CerebriError as error:
         raise fail(error) from None
+
+
+def _store_executor(store: str | None) -> Executor | None:
+    """The executor of the store to serve: ``--store`` or ``CEREBRI_STORE`` must be an
+    initialised store (``store.not_initialised`` otherwise); without either, the embedded
+    store is served when it is initialised and up to date, else none (no store routes: a
+    missing, older, newer or unreadable embedded store never stops the planning API)."""
+    from cerebri.cli._execution_common import open_executor  # noqa: PLC0415 - fast start
+    from cerebri.execution import store as execution_store  # noqa: PLC0415
+
+    explicit = store or os.environ.get(execution_store.STORE_ENV, "").strip() or None
+    if explicit is not None:
+        return open_executor(explicit)
+    url = execution_store.resolve_store_url(None)
+    try:
+        return open_executor(url) if execution_store.status(url).up_to_date else None
+    except execution_store.StoreError:
+        return None

@@ -61,7 +61,9 @@ from cerebri.execution.views import (
     STUCK_GRACE_SECONDS,
     list_plans,
     scheduled_steps,
+    show_approval,
     show_plan,
+    show_step,
     stuck,
 )
 from cerebri.execution.worker import WorkerReport, run_worker
@@ -114,7 +116,9 @@ __all__ = [
     "run_worker",
     "scheduled_steps",
     "set_sandbox",
+    "show_approval",
     "show_plan",
+    "show_step",
     "stuck",
     "submit",
     "submit_envelope",

@@ -6,6 +6,8 @@ is ordered totally: plans by (created_at, id), steps by position, attempts by nu
 * :func:`list_plans`: one summary per plan revision;
 * :func:`show_plan`: one plan with its revision chain, steps, attempts, predictions and
   approvals;
+* :func:`show_step`: one step with its attempts (an *execution*, as the HTTP API names it);
+* :func:`show_approval`: one approval;
 * :func:`stuck`: every thing that is not finished (open plans, non-terminal steps, open
   predictions), who is expected to move it (its *owner*), its timeout, and whether it is
   stuck now and why;
@@ -50,7 +52,9 @@ __all__ = [
     "instant_text",
     "list_plans",
     "scheduled_steps",
+    "show_approval",
     "show_plan",
+    "show_step",
     "stuck",
 ]
 
@@ -169,6 +173,7 @@ def _step_wire(row: Any, history: list[dict[str, JSONValue]]) -> dict[str, JSONV
         "error": loads(row.error),
         "approval_id": row.approval_id,
         "prediction_id": row.prediction_id,
+        "spec": loads(row.spec),
         "attempt_history": history,
     }
 
@@ -192,8 +197,10 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     ``sandbox``, ``max_replans``, ``supersedes``, ``superseded_by``, ``started_at``,
     ``closed_at``, ``validation``; ``revisions``: every revision of its intention ordered by
     revision (``{"id", "revision", "status", "supersedes", "superseded_by"}``); ``steps`` in
-    position order, each with its ``attempt_history`` (finished attempts by number, then the
-    open ones, ``"open": true``); ``predictions`` and ``approvals`` by (created_at, id).
+    position order, each with its ``spec`` (the draft's step: ``kind``, ``depends_on``,
+    ``capability``, ``params``, ...) and its ``attempt_history`` (finished attempts by number,
+    then the open ones, ``"open": true``); ``predictions`` and ``approvals`` by
+    (created_at, id).
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
     from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
@@ -217,16 +224,7 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
             select(steps).where(steps.c.plan_id == plan_id).order_by(steps.c.position)
         ).all()
         ids = [s.id for s in step_rows]
-        finished = connection.execute(
-            select(attempt_history)
-            .where(attempt_history.c.step_id.in_(ids))
-            .order_by(attempt_history.c.step_id, attempt_history.c.number)
-        ).all()
-        running = connection.execute(
-            select(attempts)
-            .where(attempts.c.step_id.in_(ids))
-            .order_by(attempts.c.step_id, attempts.c.number)
-        ).all()
+        history = _history(connection, ids)
         prediction_rows = connection.execute(
             select(predictions)
             .where(predictions.c.plan_id == plan_id)
@@ -237,11 +235,6 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
             .where(approvals.c.plan_id == plan_id)
             .order_by(approvals.c.created_at, approvals.c.id)
         ).all()
-    history: dict[str, list[dict[str, JSONValue]]] = {i: [] for i in ids}
-    for a in finished:
-        history[a.step_id].append(_attempt_wire(a, open_attempt=False))
-    for a in running:
-        history[a.step_id].append(_attempt_wire(a, open_attempt=True))
     done = sum(1 for s in step_rows if s.status in _DONE)
     wire = _summary(row, done, len(step_rows))
     draft = loads(row.draft) or {}
@@ -272,6 +265,61 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
         }
     )
     return wire
+
+
+def _history(connection: Connection, ids: list[str]) -> dict[str, list[dict[str, JSONValue]]]:
+    """``{step id: attempt history}``: finished attempts by number, then the open ones."""
+    finished = connection.execute(
+        select(attempt_history)
+        .where(attempt_history.c.step_id.in_(ids))
+        .order_by(attempt_history.c.step_id, attempt_history.c.number)
+    ).all()
+    running = connection.execute(
+        select(attempts)
+        .where(attempts.c.step_id.in_(ids))
+        .order_by(attempts.c.step_id, attempts.c.number)
+    ).all()
+    history: dict[str, list[dict[str, JSONValue]]] = {i: [] for i in ids}
+    for a in finished:
+        history[a.step_id].append(_attempt_wire(a, open_attempt=False))
+    for a in running:
+        history[a.step_id].append(_attempt_wire(a, open_attempt=True))
+    return history
+
+
+@arguments(execution_argument_error, executor=Executor, step_id=str)
+def show_step(executor: Executor, step_id: str) -> dict[str, JSONValue]:
+    """One step as :func:`show_plan` lists it (``spec`` and ``attempt_history`` included),
+    plus ``plan_id``, ``plan_status`` and ``plan_revision`` of the plan revision it belongs
+    to. Raises :class:`ExecutionError` ``execution.not_found`` for an unknown step id."""
+    with executor.engine.connect() as connection:
+        row = connection.execute(select(steps).where(steps.c.id == step_id)).first()
+        if row is None:
+            raise ExecutionError(f"no step {step_id!r}", code="execution.not_found")
+        plan = connection.execute(
+            select(plans.c.status, plans.c.revision).where(plans.c.id == row.plan_id)
+        ).one()
+        history = _history(connection, [step_id])
+    wire: dict[str, JSONValue] = {
+        "plan_id": row.plan_id,
+        "plan_status": plan.status,
+        "plan_revision": plan.revision,
+    }
+    wire.update(_step_wire(row, history[step_id]))
+    return wire
+
+
+@arguments(execution_argument_error, executor=Executor, approval_id=str)
+def show_approval(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
+    """One approval in the wire form of :func:`~cerebri.execution.approvals.list_approvals`.
+    Raises :class:`ExecutionError` ``execution.not_found`` for an unknown approval id."""
+    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
+
+    with executor.engine.connect() as connection:
+        row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    if row is None:
+        raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
+    return ApprovalView(dict(row._mapping)).to_wire()
 
 
 @arguments(execution_argument_error, executor=Executor)

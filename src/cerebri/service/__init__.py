@@ -1,6 +1,7 @@
 """The cerebri HTTP service: a thin FastAPI transport over the core functions.
 
-``create_app(settings)`` builds the ASGI application; ``serve(...)`` runs it with uvicorn
+``create_app(settings, executor=None)`` builds the ASGI application (with an executor, also
+the plan and approval routes over its store); ``serve(...)`` runs it with uvicorn
 (the ``cerebri serve`` command). Routes, status codes and error codes are listed in
 :mod:`cerebri.service.app`.
 """

@@ -14,9 +14,16 @@ Routes and status codes:
   planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
 * ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
 * ``GET /lab`` → 308 to ``/lab/``; ``/lab/…`` static Lab files (404 when absent).
+* Given an executor (``create_app(settings, executor=...)``, ``cerebri serve --store``):
+  ``/v1/plans``, ``/v1/plans/{id}``, ``/v1/plans/{id}/cancel``, ``/v1/executions/{id}``,
+  ``/v1/approvals``, ``/v1/approvals/{id}``, ``/v1/approvals/{id}/decision`` and
+  ``/v1/approvals/{id}/withdraw``, each behind a principal's bearer token
+  (:mod:`cerebri.service.plans_api`, :mod:`cerebri.service.approvals_api`; statuses:
+  :mod:`cerebri.service.store_errors`). Without one there is no execution route.
 * Anything else → 404 problem (``http.not_found``); a wrong method → 405
-  (``http.method_not_allowed``). There is no execution route.
-* With a token configured, any request without the bearer token → 401 ``auth.unauthorized``.
+  (``http.method_not_allowed``).
+* With a token configured (or ``require_token``), any request without an accepted bearer
+  token → 401 ``auth.unauthorized`` (:mod:`cerebri.service.auth`; the Lab's files need none).
 
 Bodies are compact JSON (``cerebri._json.compact``), byte-identical to the Python API's
 ``to_wire()`` output serialised the same way.
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
@@ -56,6 +63,9 @@ from cerebri.service.openapi import (
 from cerebri.service.problems import ServiceError, json_response, problem_response
 from cerebri.service.settings import ServiceSettings
 from cerebri.temporal import temporal_report
+
+if TYPE_CHECKING:
+    from cerebri.execution import Executor
 
 __all__ = ["create_app", "health"]
 
@@ -269,14 +279,31 @@ async def _http_problem(request: Request, exc: Exception) -> Response:
     return problem_response(status, code, str(detail), None, dict(headers or {}))
 
 
-def create_app(settings: ServiceSettings | None = None) -> FastAPI:
-    """Build the cerebri HTTP application (routes and status codes: module docstring)."""
+_DESCRIPTION = (
+    "Deterministic planning over CPIR requests. Domain answers are 200; only transport and "
+    "decoding failures are 4xx."
+)
+_STORE_DESCRIPTION = (
+    " With an execution store: plans, executions (one step's run and its attempts) and "
+    "approvals, each behind a principal's bearer token; refusals are problems whose code "
+    "sets the status (401 auth.*, 403 not allowed, 404 execution.not_found, 409 not in a "
+    "state that allows it, 422 bad input or signature, 503 store unreachable)."
+)
+
+
+def create_app(
+    settings: ServiceSettings | None = None, *, executor: Executor | None = None
+) -> FastAPI:
+    """Build the cerebri HTTP application (routes and status codes: module docstring).
+
+    ``executor`` (an :class:`cerebri.execution.Executor` on an initialised store) adds the
+    store-backed routes; without it there is no execution route."""
     settings = settings or ServiceSettings()
     app = FastAPI(
         title="cerebri",
         version=__version__,
-        description="Deterministic planning over CPIR requests. Domain answers are 200; "
-        "only transport and decoding failures are 4xx. No execution endpoint.",
+        description=_DESCRIPTION
+        + (_STORE_DESCRIPTION if executor is not None else " No execution endpoint."),
     )
     app.add_exception_handler(HTTPException, _http_problem)
 
@@ -293,6 +320,10 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     _add_integration_routes(app, settings)
     _add_example_routes(app, settings)
     _add_lab(app, settings)
+    if executor is not None:
+        from cerebri.service.store_routes import add_store_api  # noqa: PLC0415 - optional part
+
+        add_store_api(app, settings, executor)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -304,10 +335,32 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             )
             components = document.setdefault("components", {})
             components.setdefault("schemas", {}).update(component_schemas())
+            if executor is not None:
+                from cerebri.service.store_schemas import store_schemas  # noqa: PLC0415
+
+                components["schemas"].update(store_schemas())
             app.openapi_schema = document
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    if settings.token:
-        app.add_middleware(BearerTokenMiddleware, token=settings.token)
+    if settings.token or settings.require_token:
+        app.add_middleware(
+            BearerTokenMiddleware,
+            token=settings.token or None,
+            accepts=None if executor is None else _principal_tokens(executor),
+        )
     return app
+
+
+def _principal_tokens(executor: Executor) -> Callable[[str], bool]:
+    """Whether a token names a principal of ``executor``'s store (for the middleware)."""
+    from cerebri.execution import authenticate  # noqa: PLC0415 - optional part
+
+    def accepts(token: str) -> bool:
+        try:
+            authenticate(executor, token)
+        except CerebriError:
+            return False
+        return True
+
+    return accepts

@@ -1,26 +1,64 @@
-"""Bearer-token check for every request when a token is configured."""
+"""Bearer-token check for every request when a token is required.
+
+A request passes with ``Authorization: Bearer <token>`` when ``<token>`` is the configured
+service token (compared with ``hmac.compare_digest``) or, when the app serves an execution
+store, a principal's token the store accepts (:func:`cerebri.execution.authenticate`). The
+Lab's static files (``GET``/``HEAD`` of ``/lab`` and ``/lab/...``) pass without a token: they
+hold no data, and the page asks for the token and sends it with every API call. Anything else
+gets a 401 problem (code ``auth.unauthorized``).
+"""
 
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cerebri.service.problems import problem_response
 
 __all__ = ["BearerTokenMiddleware"]
 
+_PREFIX = b"Bearer "
+
+
+def _is_lab_file(scope: Scope) -> bool:
+    path: str = scope.get("path", "")
+    return scope.get("method") in ("GET", "HEAD") and (path == "/lab" or path.startswith("/lab/"))
+
 
 class BearerTokenMiddleware:
-    """ASGI middleware: without ``Authorization: Bearer <token>`` a request gets a 401
-    problem (code ``auth.unauthorized``); tokens are compared with ``hmac.compare_digest``."""
+    """ASGI middleware: without an accepted bearer token a request gets a 401 problem (code
+    ``auth.unauthorized``); see the module docstring.
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    ``token`` is the service token (``None``: none configured); ``accepts`` answers whether a
+    token names a principal of the store (``None``: no store), and runs in a worker thread.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        accepts: Callable[[str], bool] | None = None,
+    ) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.accepts = accepts
+
+    async def _accepted(self, given: bytes) -> bool:
+        if self.expected is not None and hmac.compare_digest(given, self.expected):
+            return True
+        if self.accepts is None or not given.startswith(_PREFIX):
+            return False
+        try:
+            token = given[len(_PREFIX) :].decode("ascii").strip()
+        except UnicodeDecodeError:
+            return False
+        return bool(token) and bool(await run_in_threadpool(self.accepts, token))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or _is_lab_file(scope):
             await self.app(scope, receive, send)
             return
         given = b""
@@ -28,7 +66,7 @@ class BearerTokenMiddleware:
             if name.lower() == b"authorization":
                 given = value
                 break
-        if hmac.compare_digest(given, self.expected):
+        if await self._accepted(given):
             await self.app(scope, receive, send)
             return
         response = problem_response(

@@ -2,7 +2,9 @@
 
 The socket is bound and listening before ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` is printed
 (port 0 prints the real port), then uvicorn serves on it. Non-loopback hosts are refused
-unless remote access is allowed and a bearer token is configured.
+unless remote access is allowed and a bearer token is configured, or the served execution
+store has registered principals (their tokens count as tokens: beyond loopback every request
+then needs the service token or a principal's token).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import uvicorn
 
@@ -19,12 +21,15 @@ from cerebri.service.app import create_app
 from cerebri.service.protocol import protocol_with_head_timeout
 from cerebri.service.settings import BODY_TIMEOUT_SECONDS, ServiceSettings
 
+if TYPE_CHECKING:
+    from cerebri.execution import Executor
+
 __all__ = ["ServeError", "bind", "serve"]
 
 
 class ServeError(CerebriError):
     """The server cannot start. Codes: ``serve.requires_loopback`` (non-loopback host
-    without ``--allow-remote`` and a token), ``serve.bind_failed``."""
+    without ``--allow-remote`` and a token or principals), ``serve.bind_failed``."""
 
     code = "serve.bind_failed"
 
@@ -38,18 +43,26 @@ def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple[str, int
     return family, (str(sockaddr[0]), int(sockaddr[1]))
 
 
-def bind(host: str, port: int, *, allow_remote: bool, token: str | None) -> socket.socket:
+def _loopback(ip: str) -> bool:
+    return ipaddress.ip_address(ip.split("%", maxsplit=1)[0]).is_loopback
+
+
+def bind(
+    host: str, port: int, *, allow_remote: bool, token: str | None, principals: bool = False
+) -> socket.socket:
     """A listening TCP socket on ``host:port``.
 
     Raises:
         ServeError: ``serve.requires_loopback`` for a non-loopback address unless
-            ``allow_remote`` and a non-empty ``token``; ``serve.bind_failed`` otherwise.
+            ``allow_remote`` and a non-empty ``token`` or ``principals`` (the served store
+            has registered principals, whose tokens count); ``serve.bind_failed`` otherwise.
     """
     family, (ip, _) = _address(host, port)
-    if not ipaddress.ip_address(ip.split("%")[0]).is_loopback and not (allow_remote and token):
+    if not _loopback(ip) and not (allow_remote and (token or principals)):
         raise ServeError(
             f"development API requires loopback: {host} is not a loopback address "
-            "(use --allow-remote with a token in the --token-env variable)",
+            "(use --allow-remote with a token in the --token-env variable, or a --store "
+            "with registered principals)",
             code="serve.requires_loopback",
         )
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -71,26 +84,37 @@ def serve(
     token: str | None = None,
     out: TextIO | None = None,
     body_timeout: float = BODY_TIMEOUT_SECONDS,
+    executor: Executor | None = None,
 ) -> None:
     """Bind, print ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` and serve until interrupted.
 
     A configured ``token`` is required on every request (``Authorization: Bearer``). A
     request body not received within ``body_timeout`` seconds gets 408; a connection whose
-    request line and headers do not arrive within that time is closed.
+    request line and headers do not arrive within that time is closed. ``executor`` serves
+    its store (plans, executions, approvals: :func:`~cerebri.service.create_app`); beyond
+    loopback every request then needs a token (the service token or a principal's).
 
     Raises:
         SettingsError: ``serve.invalid_option``, ``body_timeout`` is not finite or not in
             ``(0, 3600]`` seconds (checked before binding).
         ServeError: see :func:`bind`.
     """
-    settings = ServiceSettings(token=token or None, body_timeout_seconds=body_timeout)
-    sock = bind(host, port, allow_remote=allow_remote, token=token)
+    remote = not _loopback(_address(host, port)[1][0])
+    settings = ServiceSettings(
+        token=token or None, body_timeout_seconds=body_timeout, require_token=remote
+    )
+    principals = False
+    if executor is not None:
+        from cerebri.execution import list_principals  # noqa: PLC0415 - optional part
+
+        principals = bool(list_principals(executor))
+    sock = bind(host, port, allow_remote=allow_remote, token=token, principals=principals)
     ip, real_port = sock.getsockname()[:2]
     shown = f"[{ip}]" if ":" in ip else ip
     stream = out or sys.stdout
     stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
     stream.flush()
-    app = create_app(settings)
+    app = create_app(settings, executor=executor)
     config = uvicorn.Config(
         app,
         log_level="warning",

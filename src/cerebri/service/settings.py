@@ -49,7 +49,11 @@ class ServiceSettings:
 
     Attributes:
         token: when set (non-empty), every request must carry ``Authorization: Bearer
-            <token>``; otherwise it gets a 401 problem (code ``auth.unauthorized``).
+            <token>`` (or, with an execution store, a principal's token); otherwise it gets
+            a 401 problem (code ``auth.unauthorized``). The Lab's static files need none.
+        require_token: every request needs a bearer token even when ``token`` is not set:
+            a principal's token of the execution store (``cerebri serve`` sets it when
+            serving beyond loopback with principals and no service token).
         max_request_bytes: body limit; larger bodies get 413 before any parsing.
         lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
         examples_dir: folder of ``*.json`` example requests.
@@ -60,6 +64,7 @@ class ServiceSettings:
     """
 
     token: str | None = None
+    require_token: bool = False
     max_request_bytes: int = MAX_REQUEST_BYTES
     lab_dir: Path = field(default=LAB_DIR)
     examples_dir: Path = field(default=EXAMPLES_DIR)

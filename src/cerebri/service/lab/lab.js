@@ -117,6 +117,9 @@
 
   async function call(method, path, body) {
     const init = { method, headers: { Accept: "application/json" } };
+    // The token the approvals page keeps for this tab, when the service requires one.
+    const token = sessionStorage.getItem("cerebri.token");
+    if (token) init.headers.Authorization = "Bearer " + token;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = body;

@@ -1,0 +1,172 @@
+// cerebri Lab: the approvals inbox (open approvals, approve or reject with a signed
+// decision) and the list of plans. Plain JavaScript, no network beyond this app.
+"use strict";
+
+(function () {
+  const S = window.cerebriStore;
+  const { el } = S;
+  const $ = (id) => document.getElementById(id);
+  const DAY = 24 * 3600 * 1000;
+
+  function showError(text) {
+    $("inbox-error").textContent = text || "";
+    $("inbox-error").hidden = !text;
+  }
+
+  function until(iso) {
+    const left = Date.parse(iso) - Date.now();
+    if (Number.isNaN(left)) return "";
+    if (left <= 0) return "(past)";
+    const minutes = Math.round(left / 60000);
+    return minutes < 120 ? "(in " + minutes + " min)" : "(in " + Math.round(minutes / 60) + " h)";
+  }
+
+  // The slot on a small timeline of its UTC day(s), with 6-hour ticks.
+  function slotTimeline(start, end) {
+    const s = Date.parse(start);
+    const e = Date.parse(end);
+    if (Number.isNaN(s) || Number.isNaN(e) || e <= s) return el("span", { class: "muted", text: "no slot" });
+    const t0 = Math.floor(s / DAY) * DAY;
+    const t1 = Math.max(t0 + DAY, Math.ceil(e / DAY) * DAY);
+    const pct = (t) => ((t - t0) / (t1 - t0)) * 100;
+    const track = el("div", { class: "mini-track", "data-testid": "approval-timeline" });
+    for (let t = t0; t <= t1; t += 6 * 3600 * 1000) {
+      const label = new Date(t).toISOString().slice(11, 16);
+      track.append(el("span", { class: "mini-tick", style: "left:" + pct(t) + "%", text: pct(t) < 97 ? label : "" }));
+    }
+    track.append(
+      el("div", {
+        class: "mini-slot",
+        style: "left:" + pct(s) + "%;width:" + Math.max(pct(e) - pct(s), 0.6) + "%",
+        title: S.fmtInstant(start) + " – " + S.fmtInstant(end),
+      }),
+    );
+    return track;
+  }
+
+  function approvalCard(a) {
+    const request = a.request || {};
+    const step = request.step || {};
+    const params = step.params || {};
+    const what = step.capability ? step.capability + (step.target ? " → " + step.target : "") : step.kind || request.kind || "approval";
+    const reason = el("input", { type: "text", class: "reason", placeholder: "reason (optional)", "data-testid": "decision-reason", size: "28" });
+    const result = el("span", { class: "muted", "data-testid": "decision-result" });
+    const act = async (decision, buttons) => {
+      buttons.forEach((b) => (b.disabled = true));
+      result.textContent = decision === "approve" ? "Signing approval…" : "Signing rejection…";
+      try {
+        const after = await S.decide(a.id, decision, reason.value.trim());
+        result.textContent = "Done: " + after.status + ".";
+        $("decision-status").textContent = "Approval " + a.id + " " + after.status + " by " + after.decided_by + ".";
+        await refresh();
+      } catch (err) {
+        result.textContent = err.message;
+        result.className = "bad-text";
+        buttons.forEach((b) => (b.disabled = false));
+      }
+    };
+    const approve = el("button", { type: "button", class: "primary", "data-testid": "approve-button", text: "Approve" });
+    const reject = el("button", { type: "button", "data-testid": "reject-button", text: "Reject" });
+    approve.addEventListener("click", () => act("approve", [approve, reject]));
+    reject.addEventListener("click", () => act("reject", [approve, reject]));
+    const slot = params.start && params.end ? S.fmtInstant(params.start) + " – " + S.fmtInstant(params.end) : "–";
+    return el(
+      "article",
+      { class: "card", "data-testid": "approval-item", "data-approval-id": a.id },
+      el("h3", {}, el("span", { "data-testid": "approval-step", text: (step.key ? step.key + ": " : "") + what })),
+      el(
+        "dl",
+        { class: "summary" },
+        el("dt", { text: "Calendar" }),
+        el("dd", { "data-testid": "approval-calendar", text: params.calendar_id || "–" }),
+        el("dt", { text: "Slot" }),
+        el("dd", { "data-testid": "approval-slot", text: slot }),
+        el("dt", { text: "Asked by" }),
+        el("dd", { "data-testid": "approval-requester", text: a.requester + (a.author && a.author !== a.requester ? " (proposed by " + a.author + ")" : "") }),
+        el("dt", { text: "Expires" }),
+        el("dd", { "data-testid": "approval-expires", text: S.fmtInstant(a.expires_at) + " " + until(a.expires_at) }),
+        el("dt", { text: "Plan" }),
+        el("dd", {}, el("a", { href: "plan.html?id=" + encodeURIComponent(a.plan_id), text: a.plan_id })),
+      ),
+      slotTimeline(params.start, params.end),
+      el("div", { class: "controls" }, approve, reject, reason, result),
+    );
+  }
+
+  async function refreshInbox() {
+    const box = $("inbox");
+    if (!S.token()) {
+      box.replaceChildren(el("p", { class: "muted", text: "Set a token to see open approvals." }));
+      $("inbox-count").textContent = "";
+      return;
+    }
+    const open = await S.api("GET", "approvals?status=open");
+    $("inbox-count").textContent = "(" + open.length + ")";
+    box.replaceChildren();
+    if (!open.length) box.append(el("p", { class: "muted", "data-testid": "inbox-empty", text: "Nothing is waiting for a decision." }));
+    for (const a of open) box.append(approvalCard(a));
+  }
+
+  async function refreshPlans() {
+    const body = $("plans").querySelector("tbody");
+    if (!S.token()) {
+      body.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "Set a token to see plans." })));
+      return;
+    }
+    const plans = await S.api("GET", "plans");
+    body.replaceChildren();
+    if (!plans.length) body.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No plans yet." })));
+    for (const p of plans.slice().reverse()) {
+      body.append(
+        el(
+          "tr",
+          { "data-testid": "plan-row", "data-plan-id": p.id },
+          el("td", {}, el("a", { href: "plan.html?id=" + encodeURIComponent(p.id), text: p.id }), " r" + p.revision),
+          el("td", {}, S.statusBadge(p.status)),
+          el("td", { class: "num", text: p.steps_done + " / " + p.steps_total }),
+          el("td", { text: p.strategy || "–" }),
+          el("td", { class: "when", text: S.fmtInstant(p.updated_at) }),
+        ),
+      );
+    }
+  }
+
+  async function refresh() {
+    showError("");
+    try {
+      await refreshInbox();
+      await refreshPlans();
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  async function loadKey() {
+    const state = $("key-state");
+    try {
+      const id = await S.loadKey($("keyid-input").value.trim(), $("key-input").value);
+      $("key-input").value = ""; // the PEM text leaves the page; the key stays in memory only
+      state.textContent = "Key " + id + " loaded (in memory only).";
+      state.className = "ok-text";
+    } catch (err) {
+      state.textContent = err.message;
+      state.className = "bad-text";
+    }
+  }
+
+  $("key-file").addEventListener("change", async (event) => {
+    const file = event.target.files && event.target.files[0];
+    if (file) $("key-input").value = await file.text();
+    event.target.value = "";
+  });
+  $("key-load").addEventListener("click", loadKey);
+  $("key-forget").addEventListener("click", () => {
+    S.forgetKey();
+    $("key-state").textContent = "No key loaded.";
+    $("key-state").className = "muted";
+  });
+  S.wireToken(refresh);
+  refresh().finally(() => {
+    document.body.dataset.ready = "true";
+  });
+})();

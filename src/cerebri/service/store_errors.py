@@ -1,0 +1,86 @@
+"""HTTP statuses of the store-backed routes' errors (``/v1/plans``, ``/v1/approvals``, ...).
+
+Every refusal is an RFC 9457 problem (:func:`~cerebri.service.problems.problem_response`)
+whose ``code`` is the core error's code; the status follows from the code:
+
+* 401: ``auth.unauthorized`` (no token, or a token the store does not know),
+  ``auth.token_revoked``, ``auth.principal_disabled``;
+* 403: the caller is known but may not do this: ``auth.forbidden`` (a role is missing, or
+  the plan is another requester's), ``approval.self_approval``,
+  ``approval.agent_cannot_approve``, ``approval.not_approver``, ``approval.not_requester``;
+* 404: ``execution.not_found`` (no plan, step or approval with that id);
+* 409: the request is well formed but the thing is not in a state that allows it:
+  ``execution.invalid_state``, ``approval.not_open``, ``approval.expired`` (the approval
+  still exists and can be read, so not 410), ``approval.replayed``, ``proposal.replayed``;
+* 422: the input is at fault: ``http.invalid_body``, ``json.not_object``, ``cpir.*``,
+  ``draft.*``, ``proposal.*``, ``intake.*``, ``execution.invalid_argument``,
+  ``execution.invalid_principal``, and the decision's proof: ``approval.signature_required``,
+  ``approval.bad_signature``, ``approval.wrong_key``, ``approval.unknown_key``,
+  ``approval.key_revoked``;
+* 400: JSON that is not syntactically valid (``json.*`` syntax codes); 413
+  ``input.too_large`` (a body holding more values than a document may);
+* 503: ``store.*`` (the store cannot be reached or is not initialised).
+
+A code not listed here is 422 if its error points into the input (``path`` set), else 409.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from starlette.responses import Response
+
+from cerebri.errors import CerebriError, ParseError
+from cerebri.service.body import parse_error_status
+from cerebri.service.problems import problem_response
+
+__all__ = ["STATUS_BY_CODE", "error_response", "status_of"]
+
+STATUS_BY_CODE: Final[dict[str, int]] = {
+    "auth.unauthorized": 401,
+    "auth.token_revoked": 401,
+    "auth.principal_disabled": 401,
+    "auth.forbidden": 403,
+    "approval.self_approval": 403,
+    "approval.agent_cannot_approve": 403,
+    "approval.not_approver": 403,
+    "approval.not_requester": 403,
+    "execution.not_found": 404,
+    "execution.invalid_state": 409,
+    "approval.not_open": 409,
+    "approval.expired": 409,
+    "approval.replayed": 409,
+    "proposal.replayed": 409,
+    "input.too_large": 413,
+    "execution.invalid_argument": 422,
+    "execution.invalid_principal": 422,
+    "approval.signature_required": 422,
+    "approval.bad_signature": 422,
+    "approval.wrong_key": 422,
+    "approval.unknown_key": 422,
+    "approval.key_revoked": 422,
+}
+"""The status of each code the store routes raise (see the module docstring)."""
+
+_INPUT_PREFIXES: Final = ("http.", "json.", "cpir.", "draft.", "proposal.", "intake.", "input.")
+
+
+def status_of(error: CerebriError) -> int:
+    """The HTTP status of a refused store request (module docstring)."""
+    if error.code in STATUS_BY_CODE:
+        return STATUS_BY_CODE[error.code]
+    if isinstance(error, ParseError):
+        return parse_error_status(error)
+    if error.code.startswith("store."):
+        return 503
+    if error.code.startswith(_INPUT_PREFIXES) or error.path is not None:
+        return 422
+    return 409
+
+
+def error_response(error: CerebriError) -> Response:
+    """The problem response of ``error``: its code, message and path, the status of
+    :func:`status_of`; a 401 also carries ``WWW-Authenticate: Bearer``."""
+    status = status_of(error)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return problem_response(status, error.code, error.message, error.path, headers)

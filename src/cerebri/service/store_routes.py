@@ -1,0 +1,66 @@
+"""The store-backed API as a whole: routes, error handlers, schemas (issue #13).
+
+:func:`add_store_api` is what :func:`cerebri.service.create_app` calls when it is given an
+executor: the plan and execution routes (:mod:`cerebri.service.plans_api`), the approval
+routes (:mod:`cerebri.service.approvals_api`), and the handlers that turn their refusals into
+problems (statuses: :mod:`cerebri.service.store_errors`).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from cerebri.errors import CerebriError
+from cerebri.execution import Executor
+from cerebri.service.approvals_api import add_approval_routes
+from cerebri.service.body import ClientGone
+from cerebri.service.plans_api import add_plan_routes
+from cerebri.service.problems import ServiceError, problem_response
+from cerebri.service.settings import ServiceSettings
+from cerebri.service.store_errors import error_response
+
+__all__ = ["add_store_api"]
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, CerebriError)
+    return error_response(exc)
+
+
+async def _transport(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)
+    headers = {"Connection": "close"} if exc.status == 408 else None
+    if exc.status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    return problem_response(exc.status, exc.code, exc.detail, exc.path, headers)
+
+
+async def _gone(request: Request, exc: Exception) -> Response:
+    """The client hung up mid-body: nobody receives what is sent back."""
+    return Response(status_code=400)
+
+
+async def _bad_parameter(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    detail = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid parameter"
+    return problem_response(422, "http.invalid_parameter", detail)
+
+
+def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -> None:
+    """Serve ``executor``'s store on ``app``: the routes of
+    :mod:`~cerebri.service.plans_api` and :mod:`~cerebri.service.approvals_api` and their
+    error handlers (a :class:`CerebriError` becomes a problem with the status of
+    :func:`~cerebri.service.store_errors.status_of`; a bad query parameter 422
+    ``http.invalid_parameter``)."""
+    app.state.executor = executor
+    app.add_exception_handler(CerebriError, _refused)
+    app.add_exception_handler(ServiceError, _transport)
+    app.add_exception_handler(ClientGone, _gone)
+    app.add_exception_handler(RequestValidationError, _bad_parameter)
+    add_plan_routes(app, settings)
+    add_approval_routes(app, settings)
