@@ -3,14 +3,16 @@
 Principals: ``principal:alice`` and ``principal:dave`` (requesters), ``principal:bob`` and
 ``principal:erin`` (approvers, each with an Ed25519 key), ``principal:carol`` (operator),
 ``agent:helper`` (requester), and ``principal:selfie`` (requester and approver, with a key).
-Each has a bearer token ``<name>-token-0123456789`` (16 characters at least). Alice and
-selfie hold a grant for ``calendar.event.create`` in every calendar, so an approved step of
-theirs acts. The clock is a :class:`FakeClock`; ids are sequential.
+Each has a bearer token ``<name>-token-0123456789`` (16 characters at least); all but carol
+have a key. Alice and selfie hold a grant for ``calendar.event.create`` in every calendar, so
+an approved step of a proposal they authored acts (a governed store acts only on signed
+proposals: :meth:`World.proposal`). The clock is a :class:`FakeClock`; ids are sequential.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +31,14 @@ from cerebri.execution import (
 )
 from cerebri.execution.adapters import Adapters, NoopAdapter
 from cerebri.execution.store import init, open_engine, parse_store_url
-from cerebri.proposals import APPROVAL_PAYLOAD_TYPE, sign
+from cerebri.proposals import (
+    APPROVAL_PAYLOAD_TYPE,
+    artifact_for,
+    canonical_json,
+    parse_subject,
+    propose,
+    sign,
+)
 from cerebri.service import ServiceSettings, create_app
 from cerebri.temporal import Instant
 
@@ -43,7 +52,14 @@ ROLES: dict[str, tuple[str, ...]] = {
     "agent:helper": ("requester",),
     "principal:selfie": ("requester", "approver"),
 }
-SIGNERS = ("principal:bob", "principal:erin", "principal:selfie")
+SIGNERS = (
+    "principal:alice",
+    "principal:bob",
+    "principal:dave",
+    "principal:erin",
+    "principal:selfie",
+    "agent:helper",
+)
 
 
 def token_of(principal: str) -> str:
@@ -69,10 +85,36 @@ class World:
     client: TestClient
     keys: dict[str, Ed25519PrivateKey] = field(default_factory=dict)
     token_ids: dict[str, str] = field(default_factory=dict)
+    proposed: int = 0
 
     def work(self) -> None:
         """Run a worker until nothing is due."""
         run_worker(self.executor, until_idle=True, poll_seconds=0.01)
+
+    def proposal(
+        self, draft: dict[str, Any], *, author: str = "principal:alice", key: str | None = None
+    ) -> dict[str, Any]:
+        """The ``POST /v1/plans`` body proposing ``draft`` (a plan graph): an envelope signed
+        by ``author`` (a fresh idempotency key unless ``key``) and its artifact."""
+        self.proposed += 1
+        artifact = canonical_json(draft)
+        kind, _, name = author.partition(":")
+        signed = propose(
+            artifact_for(artifact),
+            "cerebri.plan-graph.v1",
+            author=parse_subject(f"{'service' if kind == 'agent' else 'principal'}:{name}"),
+            author_node_id="node-1",
+            query_id="query-1",
+            room_id="room-1",
+            turn_id="turn-1",
+            class_key="Personal",
+            executor_mode="plan-executor",
+            proposed_at=START,
+            expires_at=Instant(START.ns + 86_400 * 10**9),
+            idempotency_key=key or f"proposal-{self.proposed}",
+            signing_keys=[(self.keys[author], keyid_of(author))],
+        )
+        return {"envelope": json.loads(signed), "artifact": draft}
 
     def signed_decision(
         self, approval_id: str, decision: str, by: str, *, key_of: str | None = None

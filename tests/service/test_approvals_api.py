@@ -26,10 +26,11 @@ def world(tmp_path: Path) -> World:
 
 
 def _asked(world: World, requester: str = "principal:alice") -> tuple[str, dict[str, Any]]:
-    """Submit the one-event draft as ``requester`` and run a worker: (plan id, approval)."""
+    """Submit alice's proposal of the one-event draft as ``requester`` and run a worker:
+    (plan id, approval)."""
     response = world.client.post(
         "/v1/plans",
-        content=json.dumps({"draft": ONE_EVENT_DRAFT}),
+        content=json.dumps(world.proposal(ONE_EVENT_DRAFT)),
         headers={**JSON, **auth(requester)},
     )
     assert response.status_code == 201, response.text

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from cerebri.execution import list_approvals, show_approval, show_plan, submit
+from cerebri.execution import list_approvals, show_approval, show_plan, submit, submit_envelope
+from cerebri.proposals import canonical_json
 from tests.execution._one_event import ONE_EVENT_DRAFT
 from tests.service._store_world import World, build_world, keyid_of, token_of
 from tests.service.test_lab_browser import (
@@ -98,7 +99,13 @@ def open_page(browser: Browser, base_url: str) -> Iterator[Any]:  # noqa: F811 -
 
 def _asked(world: World) -> tuple[str, str]:
     """Alice's one-event plan, waiting for approval: (plan id, approval id)."""
-    submitted = submit(world.executor, ONE_EVENT_DRAFT, requester="principal:alice")
+    body = world.proposal(ONE_EVENT_DRAFT)
+    submitted = submit_envelope(
+        world.executor,
+        canonical_json(body["envelope"]),
+        artifact=canonical_json(body["artifact"]),
+        submitted_by="principal:alice",
+    )
     world.work()
     (approval,) = list_approvals(world.executor)
     return submitted.plan_id, str(approval["id"])

@@ -38,8 +38,9 @@ def world(tmp_path: Path) -> World:
 
 
 def _submit(world: World, draft: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+    """Submit alice's signed proposal of ``draft`` with ``headers`` (the requester)."""
     response = world.client.post(
-        "/v1/plans", content=json.dumps({"draft": draft}), headers={**JSON, **headers}
+        "/v1/plans", content=json.dumps(world.proposal(draft)), headers={**JSON, **headers}
     )
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()

@@ -45,7 +45,7 @@ _WORLD = build_world(f"sqlite:///{_FOLDER / 'store.sqlite3'}")
 add_principal(_WORLD.executor, "principal:root", roles=["approver", "operator", "requester"])
 issue_token(_WORLD.executor, "principal:root", secret="root-token-0123456789")
 _ROOT = {"Authorization": "Bearer root-token-0123456789"}
-_WORLD.client.post("/v1/plans", json={"draft": ONE_EVENT_DRAFT}, headers=_ROOT)
+_WORLD.client.post("/v1/plans", json=_WORLD.proposal(ONE_EVENT_DRAFT), headers=_ROOT)
 _WORLD.work()  # the plan now waits for approval
 STORE_APP = _WORLD.client.app
 store_schema = schemathesis.openapi.from_asgi("/openapi.json", STORE_APP, headers=_ROOT).include(

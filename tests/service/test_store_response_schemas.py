@@ -66,7 +66,7 @@ class Checked:
 def test_the_documented_schemas_fit_a_whole_flow(tmp_path: Path) -> None:
     world = build_world(f"sqlite:///{tmp_path / 'store.sqlite3'}")
     checked = Checked(world)
-    made = checked.call("POST", "/v1/plans", "/v1/plans", ALICE, {"draft": ONE_EVENT_DRAFT})
+    made = checked.call("POST", "/v1/plans", "/v1/plans", ALICE, world.proposal(ONE_EVENT_DRAFT))
     envelope = _envelope(world, WAIT_DRAFT)
     checked.call("POST", "/v1/plans", "/v1/plans", ALICE, envelope)
     replayed = checked.call("POST", "/v1/plans", "/v1/plans", ALICE, envelope)
