@@ -46,7 +46,7 @@ APPROVAL_FIELDS = {
 STEP_FIELDS = {
     "id", "key", "position", "kind", "status", "status_reason", "attempts", "max_attempts",
     "attempt_group", "lease_until", "next_run_at", "result", "observation", "error",
-    "approval_id", "prediction_id", "attempt_history",
+    "approval_id", "prediction_id", "attempt_history", "spec",
 }  # fmt: skip
 STUCK_FIELDS = {
     "kind", "id", "plan_id", "step_key", "status", "owner", "timeout", "stuck", "reason"
