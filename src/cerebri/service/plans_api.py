@@ -10,7 +10,8 @@ errors are problems with the statuses of :mod:`cerebri.service.store_errors`):
   201 with the ``Submitted`` wire form and ``Location: /v1/plans/<id>``; an envelope already
   submitted with the same payload is 200 (``"replayed": true``, nothing new stored). A draft
   that breaks the rules of plans.md section 3 is stored as ``draft`` and never runs (still
-  201; read its ``validation``).
+  201; read its ``validation``). The store is governed, so only a plan from a signed
+  envelope acts: a bare draft's effects stop it with ``proposal.unsigned`` (decision 0023).
 * ``GET /v1/plans?status=&open=``: plan summaries (:func:`cerebri.execution.list_plans`).
 * ``GET /v1/plans/{plan_id}``: one plan with revisions, steps, attempts, predictions and
   approvals (:func:`cerebri.execution.show_plan`).
