@@ -77,8 +77,8 @@ from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itse
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.calendars import freebusy
 from cerebri.clock import Clock
+from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 from cerebri.execution.adapters.ics_file import (
@@ -100,7 +100,7 @@ from cerebri.execution.adapters.ics_file import (
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.integrations._deadline import BoundedClient, DeadlineError
 from cerebri.integrations._target import _cause, _shown
-from cerebri.temporal import Instant, Interval
+from cerebri.temporal import Instant
 
 __all__ = ["TIMEOUT_SECONDS", "CalDavCalendar", "resource_name"]
 
@@ -606,34 +606,7 @@ class CalDavCalendar:
             collection = self._collection(calendar_id)
             with self._client(collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
-        try:
-            view = freebusy(calendars, start, end)
-        except (CalendarError, ValueError) as exc:
-            raise AdapterError(str(exc), code="calendar.unreadable") from None
-
-        def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
-            return [
-                {"start": Instant(i.start).format(), "end": Instant(i.end).format()} for i in items
-            ]
-
-        busy: list[JSONValue] = [
-            {
-                "start": p.start.format(),
-                "end": p.end.format(),
-                "calendar_id": p.source,
-                "object_id": p.uid,
-                "recurrence_id": p.recurrence_id,
-            }
-            for p in view.busy
-        ]
-        return {
-            "start": start.format(),
-            "end": end.format(),
-            "busy": busy,
-            "free": spans(view.free),
-            "unknown": spans(view.unknown),
-            "complete": view.complete,
-        }
+        return freebusy_result(calendars, start, end)
 
 
 def _is_http_url(url: str) -> bool:

@@ -39,14 +39,14 @@ from icalendar import Calendar, Component, Event
 from cerebri._files import read_bounded
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.calendars import freebusy
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
+from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
 from cerebri.ics import CalendarError, parse_calendar
-from cerebri.temporal import Instant, Interval
+from cerebri.temporal import Instant
 
 __all__ = [
     "CALENDAR_CAPABILITIES",
@@ -523,34 +523,7 @@ class IcsFileCalendar:
                     f"calendar {calendar_id}: {_excerpt(exc.message, 2 * MAX_EXCERPT_CHARS)}",
                     code="calendar.unreadable",
                 ) from None
-        try:
-            view = freebusy(calendars, start, end)
-        except (CalendarError, ValueError) as exc:
-            raise AdapterError(str(exc), code="calendar.unreadable") from None
-
-        def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
-            return [
-                {"start": Instant(i.start).format(), "end": Instant(i.end).format()} for i in items
-            ]
-
-        busy: list[JSONValue] = [
-            {
-                "start": p.start.format(),
-                "end": p.end.format(),
-                "calendar_id": p.source,
-                "object_id": p.uid,
-                "recurrence_id": p.recurrence_id,
-            }
-            for p in view.busy
-        ]
-        return {
-            "start": start.format(),
-            "end": end.format(),
-            "busy": busy,
-            "free": spans(view.free),
-            "unknown": spans(view.unknown),
-            "complete": view.complete,
-        }
+        return freebusy_result(calendars, start, end)
 
 
 def _ensure_free(
