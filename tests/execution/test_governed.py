@@ -8,7 +8,9 @@ Every refusal is checked for its code *and* for leaving the store unchanged, and
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -477,3 +479,19 @@ def test_an_envelope_signed_by_an_unregistered_key_is_refused(env: RulesEnv) -> 
         submit_envelope(env.ex, envelope, artifact=body)
     assert caught.value.code == "proposal.unknown_key"
     assert _count(env, plans) == 0
+
+
+def test_concurrent_intakes_of_one_envelope_store_one_plan(env: RulesEnv) -> None:
+    """Eight threads take the same envelope in at once: the idempotency key is the
+    ``envelopes`` primary key, so one plan is stored and every caller is answered with it."""
+    envelope, body = _envelope(_one_step(), key="raced")
+    barrier = threading.Barrier(8)
+
+    def take_in() -> str:
+        barrier.wait()
+        return submit_envelope(env.ex, envelope, artifact=body).plan_id
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda _: take_in(), range(8)))
+    assert len(set(answers)) == 1
+    assert (_count(env, plans), _count(env, intentions), _count(env, envelopes)) == (1, 1, 1)
