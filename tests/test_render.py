@@ -7,8 +7,8 @@ from typing import Any
 from rich.console import Console
 
 import cerebri
+from cerebri.cli.render import render_result
 from cerebri.planner.validate import limit_breaches
-from cerebri.render import render_result
 from tests.planner.helpers import DAY, example
 
 

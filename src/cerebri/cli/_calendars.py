@@ -25,11 +25,11 @@ from cerebri.calendars.options import (
 )
 from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, printable, table_console
+from cerebri.cli.render import render_result
+from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
-from cerebri.render import render_result
-from cerebri.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.temporal import Instant
 from cerebri.temporal.zones import check_zone_name
 

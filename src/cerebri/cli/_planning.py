@@ -20,11 +20,11 @@ from cerebri.cli._app import (
     read_input,
     table_console,
 )
+from cerebri.cli.render import render_result
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.errors import CerebriError
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
-from cerebri.render import render_result
 from cerebri.temporal import temporal_report
 
 __all__ = ["plan", "schema", "temporal", "validate"]
