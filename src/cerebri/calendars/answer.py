@@ -11,14 +11,48 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from icalendar import Component
 
 from cerebri._json import JSONValue
 from cerebri.cpir import Assessment, PlanningResult
 from cerebri.ics import CalendarWarning, calendar_incomplete, warnings_of
+from cerebri.temporal import Instant
 
-__all__ = ["SlotAnswer", "answer_for", "rests_on_incomplete"]
+__all__ = ["SlotAnswer", "SlotDetail", "answer_for", "rests_on_incomplete"]
+
+
+@dataclass(frozen=True, slots=True)
+class SlotDetail:
+    """What find-slot ranked one candidate by (docs/decisions/0026).
+
+    Attributes:
+        start, end: the slot, UTC instants.
+        preference_distance_seconds: its daily-preference distance in seconds
+            (:func:`cerebri.calendars.ranking.preference_distance`), None without one.
+        free, busy, unknown: the optional attendees (calendar ids, in the order given)
+            whose calendars leave the slot free, make it busy, or do not describe it.
+    """
+
+    start: Instant
+    end: Instant
+    preference_distance_seconds: int | None
+    free: tuple[str, ...] = ()
+    busy: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"start", "end", "preference_distance_seconds", "optional_free",
+        "optional_busy", "optional_unknown"}``; instants in the CPIR wire form."""
+        return {
+            "start": self.start.format(),
+            "end": self.end.format(),
+            "preference_distance_seconds": self.preference_distance_seconds,
+            "optional_free": list(self.free),
+            "optional_busy": list(self.busy),
+            "optional_unknown": list(self.unknown),
+        }
 
 
 class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
@@ -31,10 +65,16 @@ class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
         warnings: every :class:`~cerebri.ics.CalendarWarning` of the calendars, sorted.
         complete: ``False`` when an event of some calendar was left out (then the result's
             assessment is ``BestFound``).
+        slots: one :class:`SlotDetail` per candidate of the result, in the same order
+            (daily-preference distance, optional attendees).
+        below_min_attendance: the feasible slots left out because too few attendees are
+            free in them (``SlotQuery.min_attendance``), in start order.
     """
 
     warnings: tuple[CalendarWarning, ...]
     complete: bool
+    slots: tuple[SlotDetail, ...]
+    below_min_attendance: tuple[SlotDetail, ...]
 
     def __new__(
         cls,
@@ -43,10 +83,14 @@ class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
         *,
         warnings: tuple[CalendarWarning, ...] = (),
         complete: bool = True,
+        slots: tuple[SlotDetail, ...] = (),
+        below_min_attendance: tuple[SlotDetail, ...] = (),
     ) -> SlotAnswer:
         answer = super().__new__(cls, (request, result))
         answer.warnings = warnings
         answer.complete = complete
+        answer.slots = slots
+        answer.below_min_attendance = below_min_attendance
         return answer
 
     @property
@@ -70,7 +114,12 @@ def rests_on_incomplete(calendars: Sequence[Component]) -> bool:
 
 
 def answer_for(
-    request: dict[str, JSONValue], result: PlanningResult, calendars: Sequence[Component]
+    request: dict[str, JSONValue],
+    result: PlanningResult,
+    calendars: Sequence[Component],
+    *,
+    slots: tuple[SlotDetail, ...] = (),
+    below_min_attendance: tuple[SlotDetail, ...] = (),
 ) -> SlotAnswer:
     """The :class:`SlotAnswer` for ``result`` planned over ``calendars``.
 
@@ -80,4 +129,11 @@ def answer_for(
     complete = not rests_on_incomplete(calendars)
     if not complete and result.assessment is not Assessment.BEST_FOUND:
         result = dataclasses.replace(result, assessment=Assessment.BEST_FOUND)
-    return SlotAnswer(request, result, warnings=warnings_of(calendars), complete=complete)
+    return SlotAnswer(
+        request,
+        result,
+        warnings=warnings_of(calendars),
+        complete=complete,
+        slots=slots,
+        below_min_attendance=below_min_attendance,
+    )

@@ -14,7 +14,7 @@ from icalendar import Component
 
 from cerebri._guard import items_of, package_argument_error
 
-__all__ = ["calendar_items", "invalid_argument", "named_calendar_items"]
+__all__ = ["calendar_items", "invalid_argument", "named_calendar_items", "optional_items"]
 
 invalid_argument: Final = package_argument_error("calendars")
 """Factory of the ``calendars.invalid_argument`` error (see :mod:`cerebri._guard`)."""
@@ -35,4 +35,22 @@ def named_calendar_items(calendars: Iterable[object], where: str) -> tuple[Any, 
     for index, pair in enumerate(pairs):
         if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], Component):
             raise invalid_argument(f"{where}[{index}] must be a (str, Component) pair")
+    return pairs
+
+
+def optional_items(
+    required: Iterable[str], optional: Iterable[object], where: str
+) -> tuple[Any, ...]:
+    """Optional attendees' ``(str, Component)`` pairs, their ids distinct and none of them a
+    required calendar's id (each slot reports attendees by id); else
+    ``calendars.invalid_argument``."""
+    pairs = named_calendar_items(optional, where)
+    names = [name for name, _ in pairs]
+    taken = set(required)
+    for name in names:
+        if name in taken or names.count(name) > 1:
+            raise invalid_argument(
+                f"{where}: calendar id {name!r} is given twice (optional attendees are "
+                "reported by id, so every id must be distinct)"
+            )
     return pairs

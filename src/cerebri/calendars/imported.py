@@ -26,7 +26,8 @@ from icalendar import Component
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for, rests_on_incomplete
-from cerebri.calendars.arguments import invalid_argument, named_calendar_items
+from cerebri.calendars.arguments import invalid_argument, named_calendar_items, optional_items
+from cerebri.calendars.attendance import read_optional
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
@@ -38,6 +39,7 @@ from cerebri.calendars.query import (
     event_objects,
     expansion_window,
 )
+from cerebri.calendars.ranked import plan_ranked
 from cerebri.ics import (
     DEFAULT_MAX_OCCURRENCES,
     BusyPeriod,
@@ -47,7 +49,7 @@ from cerebri.ics import (
     warnings_of,
 )
 from cerebri.ics.expand import overlaps
-from cerebri.planner import PlannerLimits, collector_paused, plan
+from cerebri.planner import PlannerLimits, collector_paused
 from cerebri.temporal import Instant, Interval, merge
 from cerebri.temporal.zones import check_zone_name
 
@@ -228,7 +230,11 @@ class ImportedCalendars:
         )
 
     @arguments(
-        invalid_argument, query=SlotQuery, limits=PlannerLimits, create=(NewEvent, type(None))
+        invalid_argument,
+        query=SlotQuery,
+        limits=PlannerLimits,
+        create=(NewEvent, type(None)),
+        optional=Sequence,
     )
     def find_slot(
         self,
@@ -236,12 +242,15 @@ class ImportedCalendars:
         *,
         limits: PlannerLimits = FIND_SLOT_LIMITS,
         create: NewEvent | None = None,
+        optional: Sequence[tuple[str, Component]] = (),
     ) -> SlotAnswer:
         """Plan ``query`` over the calendars; returns the CPIR request built and its result,
         identical to :func:`~cerebri.calendars.find_slot` with the same floating zone
         (a :class:`~cerebri.calendars.SlotAnswer`: also the warnings and completeness).
         ``create`` makes the request a ``CREATE`` of that :class:`NewEvent`
-        (:func:`~cerebri.calendars.build_request`).
+        (:func:`~cerebri.calendars.build_request`). ``optional`` names optional attendees'
+        calendars as :func:`~cerebri.calendars.find_slot` does; they are expanded on every
+        call (not cached) with this instance's ``max_occurrences``.
 
         The request is a new dictionary on every call (changing it changes no cache). The
         cyclic garbage collector is paused while the request is built and planned, as
@@ -254,6 +263,7 @@ class ImportedCalendars:
             InvalidArgumentError: ``calendars.invalid_argument``, ``query`` not a
                 :class:`SlotQuery` or ``limits`` not :class:`~cerebri.planner.PlannerLimits`.
         """
+        pairs = optional_items(self._names, optional, "find_slot() optional")
         zone_name = self._zone_for(None, query.zone)
         start, end = expansion_window(query)  # the window widened by the buffer
         expansion = self._expansion(start, end, zone_name)
@@ -263,10 +273,32 @@ class ImportedCalendars:
         ]
         unknown = _clip(expansion.unobserved, Interval(query.window_start.ns, query.window_end.ns))
         closed = _clip(expansion.unavailable, Interval(start.ns, end.ns))
+        attendees = read_optional(
+            pairs, query, floating_zone=zone_name, max_occurrences=self._max_occurrences
+        )
         with collector_paused():  # building the request creates no cycles either
             events = event_objects(named, query.zone, render=self._render)
-            request = build_request(events, unknown, query, unavailable=closed, create=create)
-            return answer_for(request, plan(request, limits=limits), self._calendars)
+
+            def build(preferred: Instant | None) -> dict[str, JSONValue]:
+                return build_request(
+                    events,
+                    unknown,
+                    query,
+                    unavailable=closed,
+                    create=create,
+                    preferred_start=preferred,
+                )
+
+            request, result, slots, dropped = plan_ranked(
+                build, query, attendees, len(self._names), limits
+            )
+            return answer_for(
+                request,
+                result,
+                [*self._calendars, *(c for _, c in pairs)],
+                slots=slots,
+                below_min_attendance=dropped,
+            )
 
     # --- internals -----------------------------------------------------------------------
 

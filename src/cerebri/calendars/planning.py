@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from icalendar import Component
 
 from cerebri._guard import arguments
+from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
-from cerebri.calendars.arguments import invalid_argument, named_calendar_items
+from cerebri.calendars.arguments import invalid_argument, named_calendar_items, optional_items
+from cerebri.calendars.attendance import read_optional
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import (
@@ -18,9 +20,10 @@ from cerebri.calendars.query import (
     event_objects,
     expansion_window,
 )
+from cerebri.calendars.ranked import plan_ranked
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, busy_periods
-from cerebri.planner import PlannerLimits, plan
-from cerebri.temporal import Interval
+from cerebri.planner import PlannerLimits
+from cerebri.temporal import Instant, Interval
 
 __all__ = ["FIND_SLOT_LIMITS", "find_slot"]
 
@@ -47,6 +50,7 @@ requests; a user's own calendars on their own machine routinely exceed them.
     limits=PlannerLimits,
     max_occurrences=int,
     create=(NewEvent, type(None)),
+    optional=Sequence,
 )
 def find_slot(
     calendars: Sequence[tuple[str, Component]],
@@ -56,6 +60,7 @@ def find_slot(
     limits: PlannerLimits = FIND_SLOT_LIMITS,
     max_occurrences: int = DEFAULT_MAX_OCCURRENCES,
     create: NewEvent | None = None,
+    optional: Sequence[tuple[str, Component]] = (),
 ) -> SlotAnswer:
     """Plan ``query`` over named calendars; returns the CPIR request built and its result.
 
@@ -68,6 +73,12 @@ def find_slot(
     per query, see :func:`cerebri.ics.busy_periods`).
     ``create`` (a :class:`~cerebri.calendars.NewEvent`) makes the request a ``CREATE`` of
     that event, whose candidates yield action plans (:func:`cerebri.calendars.build_request`).
+    ``optional`` pairs optional attendees' ids (distinct, and distinct from the required
+    ids) with their calendars: they never block a slot; each slot reports who of them is
+    free, busy or unknown (``answer.slots``), slots with more of them free rank first, and
+    ``query.min_attendance`` leaves out slots with too few attendees free. The query's daily
+    preference ranks next; the order and what the request then carries are in
+    :mod:`cerebri.calendars.ranked` (docs/decisions/0026).
 
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
@@ -77,6 +88,7 @@ def find_slot(
             expanded.
     """
     calendars = named_calendar_items(calendars, "find_slot() calendars")
+    optional = optional_items((n for n, _ in calendars), optional, "find_slot() optional")
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
     wide_start, wide_end = expansion_window(query)
@@ -98,7 +110,21 @@ def find_slot(
     closed = unavailable_ranges(
         parsed, wide_start, wide_end, floating_zone=zone_name, max_occurrences=max_occurrences
     )
-    request = build_request(
-        event_objects(named, query.zone), unknown, query, unavailable=closed, create=create
+    events = event_objects(named, query.zone)
+    attendees = read_optional(
+        optional, query, floating_zone=zone_name, max_occurrences=max_occurrences
     )
-    return answer_for(request, plan(request, limits=limits), parsed)
+
+    def build(preferred: Instant | None) -> dict[str, JSONValue]:
+        return build_request(
+            events, unknown, query, unavailable=closed, create=create, preferred_start=preferred
+        )
+
+    request, result, slots, dropped = plan_ranked(build, query, attendees, len(calendars), limits)
+    return answer_for(
+        request,
+        result,
+        [*parsed, *(c for _, c in optional)],
+        slots=slots,
+        below_min_attendance=dropped,
+    )

@@ -15,8 +15,9 @@ replayed with ``cerebri plan``. How the question maps onto CPIR
   so that the buffer keeps its distance from real events only while the meeting still has
   to lie inside working hours;
 * the buffer is one ``REQUIRED_BUFFER`` constraint on the new event;
-* ``prefer`` (a local time of day) becomes one ``ExplicitCurrentRequest`` preference at that
-  time on the first day of the window at or after its start.
+* daily preferences and optional attendees are ranked outside CPIR; the request carries
+  the start ranked first as its one ``ExplicitCurrentRequest`` preference, so a replay
+  offers that start first (docs/decisions/0026).
 
 With a :class:`NewEvent` (``find-slot --create``) the request is a ``CREATE`` of that one
 event instead of an analysis-only ``FIND_SLOT`` (docs/decisions/0025-proposing-calendar-slots.md):
@@ -29,6 +30,7 @@ approval.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -77,9 +79,21 @@ class SlotQuery:
         working_hours: ``(start, end)`` local times of day, or None for all day.
         working_days: weekdays that are open (Monday = 0 … Sunday = 6), or None for every day.
         buffer_seconds: minimum gap to every other event, seconds (0 = none).
-        prefer: preferred local time of day, or None.
+        prefer: preferred local start time, on every day of the window, or None.
         max_candidates: grid positions the planner may evaluate (the default covers a
             month at a one-minute grid, or three years at fifteen minutes).
+        prefer_between: ``(start, end)`` local times: starts in that range (ends included)
+            of any day cost nothing, others their distance to it; start before end.
+        prefer_earliest: rank early local times of day first (whatever the day).
+        prefer_latest: rank late local times of day first.
+        min_attendance: fraction 0-1 of all attendees (required + optional) who must be
+            free for a slot to be offered (like Microsoft Graph's
+            ``minimumAttendeePercentage``, but a fraction: ``0.8`` is 80 %), or None.
+
+    At most one of ``prefer``, ``prefer_between``, ``prefer_earliest`` and
+    ``prefer_latest`` may be given (``calendars.invalid_argument`` otherwise); how they rank
+    is :mod:`cerebri.calendars.ranking` (docs/decisions/0026). A ``min_attendance`` outside
+    0-1 (or not a finite number) is ``calendars.invalid_argument`` too.
     """
 
     window_start: Instant
@@ -92,9 +106,14 @@ class SlotQuery:
     buffer_seconds: int = 0
     prefer: time | None = None
     max_candidates: int = 100_000
+    prefer_between: tuple[time, time] | None = None
+    prefer_earliest: bool = False
+    prefer_latest: bool = False
+    min_attendance: float | None = None
 
     def __post_init__(self) -> None:
         _check_types(self)
+        _check_preferences(self)
         if not self.window_start < self.window_end:
             raise invalid_argument("the window must start before it ends")
         check_supported_window(self.window_start, self.window_end)
@@ -177,6 +196,46 @@ def _check_types(query: SlotQuery) -> None:
             raise invalid_argument(f"SlotQuery needs {name} as int (seconds)")
     if not isinstance(query.zone, str):
         raise invalid_argument("SlotQuery needs zone as str (an IANA name)")
+
+
+def _check_preferences(query: SlotQuery) -> None:
+    """``calendars.invalid_argument`` for ill-typed or conflicting preferences."""
+    if query.prefer is not None and not isinstance(query.prefer, time):
+        raise invalid_argument("SlotQuery needs prefer as datetime.time or None")
+    between = query.prefer_between
+    if between is not None and not (
+        isinstance(between, tuple)
+        and len(between) == 2
+        and all(isinstance(t, time) for t in between)
+    ):
+        raise invalid_argument("SlotQuery needs prefer_between as a (time, time) pair or None")
+    if between is not None and not between[0] < between[1]:
+        raise invalid_argument("prefer_between must start before it ends (same day)")
+    for name in ("prefer_earliest", "prefer_latest"):
+        if not isinstance(getattr(query, name), bool):
+            raise invalid_argument(f"SlotQuery needs {name} as bool")
+    given = [
+        name
+        for name, value in (
+            ("prefer", query.prefer is not None),
+            ("prefer_between", between is not None),
+            ("prefer_earliest", query.prefer_earliest),
+            ("prefer_latest", query.prefer_latest),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise invalid_argument(f"give at most one daily preference, not {' and '.join(given)}")
+    share = query.min_attendance
+    if share is not None and (
+        isinstance(share, bool)
+        or not isinstance(share, (int, float))
+        or not math.isfinite(share)
+        or not 0 <= share <= 1
+    ):
+        raise invalid_argument(
+            f"min_attendance must be a fraction from 0 to 1 (0.8 for 80 %), got {share!r}"
+        )
 
 
 def _known(start: Instant, end: Instant, provenance: str) -> dict[str, JSONValue]:
@@ -286,18 +345,6 @@ def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
     return blocks
 
 
-def _preferred_start(query: SlotQuery) -> Instant | None:
-    if query.prefer is None:
-        return None
-    for midnight in _local_midnights(query):
-        moment = Instant.from_datetime(
-            datetime.combine(midnight.date(), query.prefer, midnight.tzinfo)
-        )
-        if moment >= query.window_start:
-            return moment
-    return None
-
-
 def _render(calendar_id: str, period: BusyPeriod, zone_name: str) -> JSONValue:
     (obj,) = context_objects(
         (period,), calendar_id=calendar_id, integration_id=INTEGRATION_ID, zone=zone_name
@@ -337,6 +384,7 @@ def event_objects(
     query=SlotQuery,
     unavailable=Sequence,
     create=(NewEvent, type(None)),
+    preferred_start=(Instant, type(None)),
 )
 def build_request(
     events: Sequence[JSONValue],
@@ -345,6 +393,7 @@ def build_request(
     *,
     unavailable: Sequence[Interval] = (),
     create: NewEvent | None = None,
+    preferred_start: Instant | None = None,
 ) -> dict[str, JSONValue]:
     """The CPIR 0.2 request (JSON values) for ``query``.
 
@@ -357,6 +406,11 @@ def build_request(
     Raises ``calendars.invalid_argument`` unless ``query`` is a :class:`SlotQuery`,
     ``create`` a :class:`NewEvent` or None, and ``unobserved``/``unavailable`` hold
     :class:`~cerebri.temporal.Interval` values.
+
+    ``preferred_start`` (a UTC instant) becomes the request's one ``ExplicitCurrentRequest``
+    preference; the query's daily preferences are not written here (CPIR has one preferred
+    instant): :func:`~cerebri.calendars.find_slot` passes the start it ranks first
+    (docs/decisions/0026).
     """
     unobserved = items_of(unobserved, Interval, invalid_argument, "build_request() unobserved")
     unavailable = items_of(unavailable, Interval, invalid_argument, "build_request() unavailable")
@@ -399,13 +453,12 @@ def build_request(
                 "evidence": [],
             }
         )
-    preferred = _preferred_start(query)
     preferences: list[JSONValue] = []
-    if preferred is not None:
+    if preferred_start is not None:
         preferences.append(
             {
                 "source": "ExplicitCurrentRequest",
-                "preferred_start": preferred.format(),
+                "preferred_start": preferred_start.format(),
                 "evidence": [],
             }
         )

@@ -1,0 +1,106 @@
+"""Optional attendees: whose calendar also leaves a candidate slot free.
+
+An optional attendee never blocks a slot (their busy time is not in the CPIR request); each
+candidate reports them as ``free``, ``busy`` or ``unknown``, by the rules a required
+attendee's time is judged by (docs/decisions/0026):
+
+* ``busy``: one of their busy periods overlaps the slot or lies closer to it than the
+  buffer (the ``REQUIRED_BUFFER`` rule, planner.md 6), or their published availability
+  (RFC 7953 ``VAVAILABILITY``) excludes part of the slot;
+* ``unknown``: otherwise, when part of the slot widened by the buffer is time their calendar
+  does not describe (a ``VFREEBUSY`` that covers only part of the window): not free, and
+  said so;
+* ``free``: neither.
+
+Busy time and availability are read over the window widened by the buffer, unknown time
+over the window, exactly as for required attendees. Pure apart from reading the parsed
+calendars.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from icalendar import Component
+
+from cerebri.calendars.availability import unavailable_ranges
+from cerebri.calendars.coverage import unobserved_ranges
+from cerebri.calendars.query import SlotQuery, expansion_window
+from cerebri.ics import busy_periods
+from cerebri.temporal import Interval, merge
+
+__all__ = ["FREE", "OptionalTime", "read_optional"]
+
+FREE, BUSY, UNKNOWN = "free", "busy", "unknown"
+NS = 1_000_000_000
+
+
+def _hits(spans: tuple[Interval, ...], ends: tuple[int, ...], start: int, end: int) -> bool:
+    """Whether merged, sorted ``spans`` (their ``ends``) overlap ``[start, end)``."""
+    index = bisect_right(ends, start)
+    return index < len(spans) and spans[index].start < end
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalTime:
+    """One optional attendee's time around a query: merged UTC nanosecond intervals.
+
+    Attributes:
+        name: the attendee (calendar id).
+        busy: busy periods over the window widened by the buffer.
+        unavailable: time their availability excludes over that widened window.
+        unknown: time of the window their calendar does not describe.
+    """
+
+    name: str
+    busy: tuple[Interval, ...]
+    unavailable: tuple[Interval, ...]
+    unknown: tuple[Interval, ...]
+    _ends: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        spans = (self.busy, self.unavailable, self.unknown)
+        object.__setattr__(self, "_ends", tuple(tuple(s.end for s in group) for group in spans))
+
+    def status(self, start_ns: int, end_ns: int, buffer_seconds: int) -> str:
+        """``"free"``, ``"busy"`` or ``"unknown"`` for the slot ``[start_ns, end_ns)``
+        (see the module doc)."""
+        pad = buffer_seconds * NS
+        busy_ends, closed_ends, unknown_ends = self._ends
+        if _hits(self.busy, busy_ends, start_ns - pad, end_ns + pad):
+            return BUSY
+        if _hits(self.unavailable, closed_ends, start_ns, end_ns):
+            return BUSY
+        if _hits(self.unknown, unknown_ends, start_ns - pad, end_ns + pad):
+            return UNKNOWN
+        return FREE
+
+
+def read_optional(
+    calendars: Sequence[tuple[str, Component]],
+    query: SlotQuery,
+    *,
+    floating_zone: str,
+    max_occurrences: int,
+) -> tuple[OptionalTime, ...]:
+    """Each optional attendee's busy, unavailable and unknown time for ``query``.
+
+    Raises:
+        CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
+            ``max_occurrences`` (per calendar and window).
+    """
+    start, end = expansion_window(query)
+    window = Interval(query.window_start.ns, query.window_end.ns)
+    out: list[OptionalTime] = []
+    for name, calendar in calendars:
+        periods = busy_periods(
+            calendar, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
+        )
+        busy = merge(Interval(p.start.ns, p.end.ns) for p in periods if p.start < p.end)
+        closed = unavailable_ranges(
+            [calendar], start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
+        )
+        out.append(OptionalTime(name, busy, closed, unobserved_ranges([calendar], window)))
+    return tuple(out)
