@@ -28,8 +28,10 @@ from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, zone
 
 __all__ = [
+    "parse_attendance",
     "parse_duration",
     "parse_time_of_day",
+    "parse_time_range",
     "parse_window",
     "parse_working_days",
     "parse_working_hours",
@@ -159,3 +161,34 @@ def parse_working_days(text: str) -> frozenset[int]:
         first, last = _DAYS.index(bounds[0]), _DAYS.index(bounds[-1])
         days.update((first + step) % 7 for step in range((last - first) % 7 + 1))
     return frozenset(days)
+
+
+def parse_time_range(text: str) -> tuple[time, time]:
+    """``HH:MM-HH:MM`` (same day, start before end), e.g. ``--prefer-between 10:00-12:00``."""
+    parts = text.split("-")
+    if len(parts) != 2:
+        raise ValueError(f"cannot read time range {text!r}; write e.g. 10:00-12:00")
+    first, last = (parse_time_of_day(part) for part in parts)
+    if not first < last:
+        raise ValueError(f"time range {text!r} must start before it ends (same day)")
+    return first, last
+
+
+def parse_attendance(text: str) -> float:
+    """A fraction from 0 to 1 (``0.8`` = 80 % of all attendees), for ``--min-attendance``.
+
+    Percentages (``80``, ``80%``) are refused with a hint rather than guessed: ``1`` would be
+    ambiguous between 100 % and 1 %.
+    """
+    value = text.strip()
+    try:
+        share = float(value)
+    except ValueError:
+        raise ValueError(
+            f"cannot read attendance {text!r}; write a fraction from 0 to 1, e.g. 0.8 for 80 %"
+        ) from None
+    if not 0 <= share <= 1:  # also refuses nan
+        raise ValueError(
+            f"attendance {text!r} is not a fraction from 0 to 1; write e.g. 0.8 for 80 %"
+        )
+    return share

@@ -17,16 +17,25 @@ from cerebri._json import pretty
 from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, NewEvent, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
 from cerebri.calendars.options import (
+    parse_attendance,
     parse_duration,
     parse_time_of_day,
+    parse_time_range,
     parse_window,
     parse_working_days,
     parse_working_hours,
 )
-from cerebri.calendars.sources import load_sources
+from cerebri.calendars.ranking import has_daily_preference
+from cerebri.calendars.sources import calendar_id_for, load_sources
 from cerebri.cli._app import app, fail, printable, table_console
 from cerebri.cli.render import render_result
-from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy
+from cerebri.cli.render_calendars import (
+    busy_label,
+    freebusy_wire,
+    render_freebusy,
+    render_slots,
+    slots_wire,
+)
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
@@ -241,6 +250,66 @@ def _new_event(
         raise CerebriError(f"--create: {exc.message}", code="input.invalid_option") from None
 
 
+def _named(option: str, reader: Callable[[str], T], text: str) -> T:
+    """``reader(text)``; a ``ValueError`` becomes ``input.invalid_option`` naming ``option``."""
+    try:
+        return reader(text)
+    except ValueError as exc:
+        raise CerebriError(f"{option}: {_reason(exc)}", code="input.invalid_option") from None
+
+
+def _one_preference(prefer: str | None, between: str | None, earliest: bool, latest: bool) -> None:
+    """``input.invalid_option`` when more than one daily preference option is given."""
+    given = [
+        name
+        for name, value in (
+            ("--prefer", prefer is not None),
+            ("--prefer-between", between is not None),
+            ("--prefer-earliest", earliest),
+            ("--prefer-latest", latest),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise CerebriError(
+            f"{' and '.join(given)} are alternatives; pass one of them",
+            code="input.invalid_option",
+        )
+
+
+def _ranks(query: SlotQuery) -> bool:
+    """Whether find-slot ranks beyond the planner (a daily preference or min attendance)."""
+    return has_daily_preference(query) or query.min_attendance is not None
+
+
+def _optional_sources(  # noqa: PLR0917 - the CLI's source options, passed through
+    ics: list[Path] | None,
+    caldav: list[str] | None,
+    required: list[tuple[str, Component]],
+    window: tuple[Instant, Instant],
+    user: str | None,
+    password: str | None,
+    *,
+    skip_invalid_events: bool,
+    use_cache: bool,
+) -> list[tuple[str, Component]]:
+    """The optional attendees' calendars, their ids made distinct from the required ones
+    (a ``-2`` suffix, as two files with one name get)."""
+    if not ics and not caldav:
+        return []
+    loaded = _sources(
+        ics,
+        caldav,
+        window,
+        user,
+        password,
+        skip_invalid_events=skip_invalid_events,
+        use_cache=use_cache,
+    )
+    taken = {name for name, _ in required}
+    return [(calendar_id_for(name, taken), calendar) for name, calendar in loaded]
+
+
 @app.command("find-slot")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: Annotated[
@@ -262,7 +331,45 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
     ] = None,
     prefer: Annotated[
-        str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")
+        str | None,
+        typer.Option(
+            "--prefer", help="Preferred local start time on every day of the window, e.g. 10:30."
+        ),
+    ] = None,
+    prefer_between: Annotated[
+        str | None,
+        typer.Option(
+            "--prefer-between",
+            help="Preferred local start range on every day, e.g. 10:00-12:00 (no cost inside).",
+        ),
+    ] = None,
+    prefer_earliest: Annotated[
+        bool, typer.Option("--prefer-earliest", help="Rank early local times of day first.")
+    ] = False,
+    prefer_latest: Annotated[
+        bool, typer.Option("--prefer-latest", help="Rank late local times of day first.")
+    ] = False,
+    optional_ics: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--optional-ics",
+            readable=False,
+            help="An optional attendee's .ics file (repeatable): never blocks a slot; slots "
+            "where more optional attendees are free rank first.",
+        ),
+    ] = None,
+    optional_caldav: Annotated[
+        list[str] | None,
+        typer.Option("--optional-caldav", help="An optional attendee's CalDAV URL (repeatable)."),
+    ] = None,
+    min_attendance: Annotated[
+        str | None,
+        typer.Option(
+            "--min-attendance",
+            metavar="FRACTION",
+            help="Offer only slots where at least this fraction (0-1, e.g. 0.8) of all "
+            "attendees, required and optional, is free.",
+        ),
     ] = None,
     top: Annotated[
         int, typer.Option("--top", min=0, help="Show at most N candidates (0 = all).")
@@ -319,8 +426,14 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 "--calendar names the calendar --create writes to; pass --create TITLE too",
                 code="input.invalid_option",
             )
+        _one_preference(prefer, prefer_between, prefer_earliest, prefer_latest)
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
+        share = (
+            None
+            if min_attendance is None
+            else _named("--min-attendance", parse_attendance, min_attendance)
+        )
         query = SlotQuery(
             window_start=window[0],
             window_end=window[1],
@@ -332,6 +445,12 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             else _value(parse_working_hours, working_hours),
             buffer_seconds=_buffer(buffer, window),
             prefer=None if prefer is None else _value(parse_time_of_day, prefer),
+            prefer_between=None
+            if prefer_between is None
+            else _named("--prefer-between", parse_time_range, prefer_between),
+            prefer_earliest=prefer_earliest,
+            prefer_latest=prefer_latest,
+            min_attendance=share,
             max_candidates=max_candidates,
             working_days=None if working_days is None else _value(parse_working_days, working_days),
         )
@@ -347,8 +466,18 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         new_event = (
             None if create is None else _new_event(create, calendar, sources, len(ics or ()))
         )
+        optional = _optional_sources(
+            optional_ics,
+            optional_caldav,
+            sources,
+            window,
+            caldav_user,
+            caldav_password,
+            skip_invalid_events=skip,
+            use_cache=not no_cache,
+        )
         calendars = ImportedCalendars(sources, floating_zone=tz, max_occurrences=max_occurrences)
-        answer = calendars.find_slot(query, create=new_event)
+        answer = calendars.find_slot(query, create=new_event, optional=optional)
         request, result = answer
         busy = calendars.busy(window[0], window[1])
     except CerebriError as error:
@@ -359,8 +488,12 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         if not answer.complete:
             raise typer.Exit(EXIT_INCOMPLETE)
         return
+    ranked = _ranks(query) or bool(optional)
     if as_json:
-        sys.stdout.write(pretty({**result.to_wire(), "warnings": answer.warnings_wire()}))
+        document = {**result.to_wire(), "warnings": answer.warnings_wire()}
+        if ranked:
+            document.update(slots_wire(answer))
+        sys.stdout.write(pretty(document))
         return
     _print_warnings(answer.warnings, complete=answer.complete)
     parsed = parse_request(request)
@@ -379,6 +512,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         labels=labels,
         budget_option="--max-candidates",
     )
+    if ranked:
+        render_slots(answer, tz, table_console(), top=top or None)
 
 
 @app.command()

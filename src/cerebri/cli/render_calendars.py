@@ -8,11 +8,11 @@ from rich.console import Console
 from rich.table import Table
 
 from cerebri._json import JSONValue
-from cerebri.calendars import FreeBusyView
+from cerebri.calendars import FreeBusyView, SlotAnswer
 from cerebri.ics import BusyPeriod
 from cerebri.temporal import Instant, Interval
 
-__all__ = ["busy_label", "freebusy_wire", "render_freebusy"]
+__all__ = ["busy_label", "freebusy_wire", "render_freebusy", "render_slots", "slots_wire"]
 
 
 def busy_label(period: BusyPeriod) -> str:
@@ -96,3 +96,46 @@ def render_freebusy(view: FreeBusyView, zone_name: str, console: Console) -> Non
                 utc(item.start), utc(item.end), f"{local(item.start)} – {local(item.end)}"
             )
         console.print(listing)
+
+
+def slots_wire(answer: SlotAnswer) -> dict[str, JSONValue]:
+    """The keys ``find-slot --json`` adds when it ranks beyond the planner: ``slots`` (one
+    :meth:`~cerebri.calendars.answer.SlotDetail.to_wire` object per candidate, in the
+    candidates' order) and ``below_min_attendance`` (feasible slots left out, by start)."""
+    return {
+        "slots": [detail.to_wire() for detail in answer.slots],
+        "below_min_attendance": [detail.to_wire() for detail in answer.below_min_attendance],
+    }
+
+
+def render_slots(answer: SlotAnswer, zone_name: str, console: Console, *, top: int | None) -> None:
+    """A table of what find-slot ranked each candidate by (same ``#`` as the candidates
+    table): the daily-preference distance and which optional attendees are free, busy or
+    unknown (their calendar does not describe the slot: not free)."""
+    zone = ZoneInfo(zone_name)
+    shown = answer.slots if top is None else answer.slots[:top]
+    table = Table(title="Ranking: optional attendees first, then the daily preference")
+    for column in ("#", f"local start ({zone_name})", "pref s", "optional free", "not free"):
+        table.add_column(column, no_wrap=column.startswith(("#", "local")))
+    for rank, detail in enumerate(shown, start=1):
+        moment = detail.start.to_datetime()
+        local = "-" if moment is None else moment.astimezone(zone).strftime("%a %Y-%m-%d %H:%M")
+        distance = detail.preference_distance_seconds
+        missing = [*detail.busy, *(f"{name} (unknown)" for name in detail.unknown)]
+        table.add_row(
+            str(rank),
+            local,
+            "-" if distance is None else str(distance),
+            ", ".join(detail.free) or "-",
+            ", ".join(missing) or "-",
+        )
+    console.print(table)
+    console.print(
+        "find-slot's order is this table's; the cost column above is the distance to the "
+        "first choice, the request's one preferred start (docs/decisions/0026)"
+    )
+    if answer.below_min_attendance:
+        console.print(
+            f"{len(answer.below_min_attendance)} feasible start(s) left out by "
+            "--min-attendance (too few attendees free)"
+        )
