@@ -68,7 +68,10 @@ def local_instants(zone: ZoneInfo, moment: datetime, at: time) -> list[datetime]
 
 def distance(kind: str, zone: ZoneInfo, moment: datetime) -> int:
     if kind == "prefer":
-        return min(abs(int((moment - p).total_seconds())) for p in local_instants(zone, moment, time(10, 30)))
+        return min(
+            abs(int((moment - p).total_seconds()))
+            for p in local_instants(zone, moment, time(10, 30))
+        )
     if kind == "between":
         lows = local_instants(zone, moment, time(10))
         highs = local_instants(zone, moment, time(12))
