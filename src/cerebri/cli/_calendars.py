@@ -24,7 +24,7 @@ from cerebri.calendars.options import (
     parse_working_hours,
 )
 from cerebri.calendars.sources import load_sources
-from cerebri.cli._app import app, fail, printable, table_console
+from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.cpir import parse_request
@@ -241,7 +241,7 @@ def _new_event(
         raise CerebriError(f"--create: {exc.message}", code="input.invalid_option") from None
 
 
-@app.command("find-slot")
+@app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: Annotated[
         str,
@@ -264,9 +264,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     prefer: Annotated[
         str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")
     ] = None,
-    top: Annotated[
-        int, typer.Option("--top", min=0, help="Show at most N candidates (0 = all).")
-    ] = 10,
+    top: TopOption = DEFAULT_TOP,
     max_candidates: Annotated[
         int,
         typer.Option(
@@ -381,7 +379,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     )
 
 
-@app.command()
+@app.command(short_help="Print busy, free and unknown time of calendars (UTC and --tz).")
 def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     between: BetweenOption,
     ics: IcsOption = None,
