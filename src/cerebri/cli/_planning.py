@@ -24,10 +24,10 @@ from cerebri.cli._app import (
 )
 from cerebri.cli.render import render_result
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
+from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
-from cerebri.temporal import temporal_report
 
 __all__ = ["plan", "schema", "temporal", "validate"]
 
