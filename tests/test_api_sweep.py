@@ -220,7 +220,7 @@ VALID: dict[str, Callable[[Path], Any]] = {
     "duration_seconds": lambda _: 3600,
     "url": lambda _: UNREACHABLE,
     "directory": lambda tmp: tmp / "cache",
-    "cerebri.temporal.temporal_report:request": lambda _: {
+    "cerebri.temporal_report:request": lambda _: {
         "horizon": {"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"},
         "busy": [],
         "coverage": "Complete",

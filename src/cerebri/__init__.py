@@ -17,6 +17,7 @@ from cerebri.cpir import (
     ValidationReport,
     parse_request,
 )
+from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import (
     CerebriError,
     InputTooLargeError,
@@ -26,7 +27,7 @@ from cerebri.errors import (
     UnwritableOutputError,
 )
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
-from cerebri.temporal import TemporalResult, temporal_report
+from cerebri.temporal import TemporalResult
 
 __version__ = "0.1.0"
 

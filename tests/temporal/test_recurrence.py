@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from cerebri import temporal_report
 from cerebri.cpir.enums import GapPolicy
 from cerebri.cpir.parse import parse_model
 from cerebri.cpir.temporal_context import RecurrenceDefinition
@@ -28,7 +29,6 @@ from cerebri.temporal import (
     expand,
     resolve_local,
     sequence_of,
-    temporal_report,
 )
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

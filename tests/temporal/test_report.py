@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from cerebri import temporal_report
 from cerebri._json import pretty
 from cerebri.cpir.temporal_request import TemporalRequest
 from cerebri.errors import ParseError
-from cerebri.temporal import Instant, TemporalError, TemporalResult, temporal_report
+from cerebri.temporal import Instant, TemporalError, TemporalResult
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 

@@ -18,16 +18,19 @@ from rich.console import Console
 from cerebri import __version__
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
 from cerebri.calendars import FIND_SLOT_LIMITS
+from cerebri.cli._help import HelpGroup
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError, InputTooLargeError, UnreadableInputError
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
 
 __all__ = [
+    "DEFAULT_TOP",
     "EXIT_INPUT",
     "MAX_INPUT_BYTES",
     "FileArg",
     "LimitSet",
     "LimitsOption",
+    "TopOption",
     "app",
     "fail",
     "limits_for",
@@ -46,6 +49,7 @@ stderr). Every answer exits 0; ``find-slot --emit-request`` over incomplete cale
 (:data:`cerebri.cli._calendars.EXIT_INCOMPLETE`)."""
 
 app = typer.Typer(
+    cls=HelpGroup,
     add_completion=False,
     no_args_is_help=True,
     help="cerebri: deterministic, explained calendar planning over CPIR requests.",
@@ -72,6 +76,17 @@ LimitsOption = Annotated[
 def limits_for(choice: LimitSet) -> PlannerLimits:
     return FIND_SLOT_LIMITS if choice is LimitSet.LOCAL else DEFAULT_LIMITS
 
+
+DEFAULT_TOP = 10
+"""How many ranked candidates a table shows unless ``--top`` says otherwise (every command)."""
+
+TopOption = Annotated[
+    int,
+    typer.Option(
+        "--top", min=0, metavar="INTEGER", help="Show at most this many candidates (0 = all)."
+    ),
+]
+"""``--top``: one meaning and one default (:data:`DEFAULT_TOP`) in every command."""
 
 FileArg = Annotated[
     str, typer.Argument(metavar="FILE", help="CPIR request JSON file, or - for stdin.")

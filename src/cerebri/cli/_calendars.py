@@ -27,7 +27,7 @@ from cerebri.calendars.options import (
 )
 from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.sources import calendar_id_for, load_sources
-from cerebri.cli._app import app, fail, printable, table_console
+from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
@@ -310,7 +310,7 @@ def _optional_sources(  # noqa: PLR0917 - the CLI's source options, passed throu
     return [(calendar_id_for(name, taken), calendar) for name, calendar in loaded]
 
 
-@app.command("find-slot")
+@app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: Annotated[
         str,
@@ -371,9 +371,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             "attendees, required and optional, is free.",
         ),
     ] = None,
-    top: Annotated[
-        int, typer.Option("--top", min=0, help="Show at most N candidates (0 = all).")
-    ] = 10,
+    top: TopOption = DEFAULT_TOP,
     max_candidates: Annotated[
         int,
         typer.Option(
@@ -516,7 +514,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         render_slots(answer, tz, table_console(), top=top or None)
 
 
-@app.command()
+@app.command(short_help="Print busy, free and unknown time of calendars (UTC and --tz).")
 def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     between: BetweenOption,
     ics: IcsOption = None,

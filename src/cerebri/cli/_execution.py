@@ -54,7 +54,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     plan: Annotated[
         str | None,
         typer.Argument(
-            metavar="[PLAN.json]",
+            metavar="PLAN",
             help="A plan draft (JSON file, or - for stdin). Without it, --goal KEY reuses the "
             "draft remembered for KEY.",
         ),
@@ -63,7 +63,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         list[str] | None,
         typer.Option(
             "--alternative",
-            metavar="ALT.json",
+            metavar="PATH",
             help="A draft of another strategy, tried when the plan fails (repeatable).",
         ),
     ] = None,
@@ -80,7 +80,9 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = None,
     max_replans: Annotated[
         int | None,
-        typer.Option("--max-replans", metavar="N", help="New revisions allowed after failures."),
+        typer.Option(
+            "--max-replans", metavar="INTEGER", help="New revisions allowed after failures."
+        ),
     ] = None,
     artifact: Annotated[
         Path | None,
@@ -336,13 +338,13 @@ def _progress() -> Callable[[Claim], None] | None:
     return claimed
 
 
-@app.command("worker")
+@app.command("worker", short_help="Claim and run steps until stopped, then report what was done.")
 def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     concurrency: Annotated[
         int,
         typer.Option(
             "--concurrency",
-            metavar="N",
+            metavar="INTEGER",
             help=f"Steps run at once, each in a thread of this process: 1 to {MAX_CONCURRENCY}. "
             "To run more, start more workers on the same store.",
         ),

@@ -327,7 +327,7 @@ def approvals_withdraw(
 # -- stuck, sandboxes, steps ---------------------------------------------------------------
 
 
-@app.command("stuck")
+@app.command("stuck", short_help="Unfinished work: who should move it, and whether it is stuck.")
 def stuck_command(
     grace: Annotated[
         str,

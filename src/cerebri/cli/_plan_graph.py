@@ -53,6 +53,7 @@ EXIT_INVALID = 1
 plan_graph_app = typer.Typer(
     no_args_is_help=True,
     help="Plan graphs: validate a draft, build one from a request, list capabilities.",
+    short_help="Plan graphs: validate, build from a request, capabilities.",
 )
 app.add_typer(plan_graph_app, name="plan-graph")
 

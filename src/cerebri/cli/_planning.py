@@ -10,9 +10,11 @@ import typer
 
 from cerebri._json import pretty
 from cerebri.cli._app import (
+    DEFAULT_TOP,
     FileArg,
     LimitSet,
     LimitsOption,
+    TopOption,
     app,
     fail,
     limits_for,
@@ -22,23 +24,21 @@ from cerebri.cli._app import (
 )
 from cerebri.cli.render import render_result
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
+from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
-from cerebri.temporal import temporal_report
 
 __all__ = ["plan", "schema", "temporal", "validate"]
 
 
-@app.command()
+@app.command(short_help="Plan a CPIR request and print the PlanningResult JSON.")
 def plan(
     file: FileArg,
     table: Annotated[
         bool, typer.Option("--table", help="Print a readable ranked table instead of JSON.")
     ] = False,
-    top: Annotated[
-        int, typer.Option("--top", min=0, help="With --table: show at most N candidates (0 = all).")
-    ] = 20,
+    top: TopOption = DEFAULT_TOP,
     limits: LimitsOption = LimitSet.REFERENCE,
 ) -> None:
     """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
@@ -63,7 +63,7 @@ def validate(file: FileArg, limits: LimitsOption = LimitSet.REFERENCE) -> None:
     sys.stdout.write(pretty(report.to_wire()))
 
 
-@app.command()
+@app.command(short_help="Expand recurrences and compute free/busy (/v1/temporal).")
 def temporal(file: FileArg) -> None:
     """Expand recurrences and compute free/busy (the /v1/temporal report; input format:
     `cerebri schema --temporal`). A rejected expansion (limits, DST policy, overflow) is an
@@ -75,7 +75,7 @@ def temporal(file: FileArg) -> None:
     sys.stdout.write(pretty(result.to_wire()))
 
 
-@app.command()
+@app.command(short_help="Print the JSON Schema of a CPIR (or --temporal) request.")
 def schema(
     temporal_request: Annotated[
         bool, typer.Option("--temporal", help="The schema of a `cerebri temporal` request.")

@@ -31,7 +31,7 @@ from cerebri.cli._store import StoreOption
 __all__ = ["preview_command"]
 
 
-@app.command("preview")
+@app.command("preview", short_help="What the executor would decide for each step of PLAN, and why.")
 def preview_command(
     plan: Annotated[str, typer.Argument(metavar="PLAN", help="A draft file, -, or a plan id.")],
     ics_calendars: Annotated[

@@ -36,6 +36,7 @@ TOKEN_PREFIX: Final = "cbr_"  # noqa: S105 - a prefix, not a secret
 principals_app = typer.Typer(
     no_args_is_help=True,
     help="People and agents: roles, API tokens, signing keys, capability grants.",
+    short_help="People and agents: roles, tokens, keys, capability grants.",
 )
 app.add_typer(principals_app, name="principals")
 

@@ -305,7 +305,9 @@ def _author(author: str | None, registered: RegisteredKey | None, keyid: str) ->
     return author_of(registered.principal)
 
 
-@app.command("propose")
+@app.command(
+    "propose", short_help="Sign a proposal envelope for an artifact and store the artifact."
+)
 def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     file: Annotated[
         str, typer.Argument(metavar="FILE", help="CPIR request or plan graph draft, - for stdin.")

@@ -20,7 +20,7 @@ BODY_TIMEOUT_SECONDS = 10.0
 (not imported here: importing the service loads FastAPI and slows every CLI start)."""
 
 
-@app.command()
+@app.command(short_help="Run the HTTP API: planning, temporal, plans and approvals.")
 def serve(  # noqa: PLR0917 - typer maps every option to a parameter
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[

@@ -24,6 +24,7 @@ __all__ = ["store_app"]
 store_app = typer.Typer(
     no_args_is_help=True,
     help="The durable execution store (SQLite file or PostgreSQL): init, upgrade, status.",
+    short_help="The durable execution store: init, upgrade, status.",
 )
 app.add_typer(store_app, name="store")
 
@@ -32,7 +33,7 @@ StoreOption = Annotated[
     typer.Option(
         "--store",
         metavar="URL",
-        help="sqlite:///PATH or postgresql+psycopg://USER@HOST/DB; default: $CEREBRI_STORE, "
+        help="sqlite:///PATH or a postgresql+psycopg:// URL; default: $CEREBRI_STORE, "
         "else store.sqlite3 in the user data folder.",
     ),
 ]

@@ -2,12 +2,16 @@
 
 Spelling differs by family: operations, provenance, mutation kinds and the tag values of
 tagged records are SCREAMING_SNAKE; deployment modes, preference sources, coverage and the
-DST policies are PascalCase. Values are matched case-sensitively.
+DST policies are PascalCase. Values are matched case-sensitively. ``Coverage``, ``GapPolicy`` and
+``FoldPolicy`` are the temporal layer's own enums (:mod:`cerebri.temporal.policies`), used here
+as they are.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from cerebri.temporal.policies import Coverage, FoldPolicy, GapPolicy
 
 __all__ = [
     "ANALYSIS_OPERATIONS",
@@ -102,28 +106,6 @@ class PreferenceSource(StrEnum):
 
 
 _SOURCE_RANK = {source: rank for rank, source in enumerate(PreferenceSource)}
-
-
-class Coverage(StrEnum):
-    """Whether the supplied busy data covers the whole horizon (temporal.md 2.3)."""
-
-    COMPLETE = "Complete"
-    INCOMPLETE = "Incomplete"
-
-
-class GapPolicy(StrEnum):
-    """What to do with a local time that does not exist (DST gap)."""
-
-    REJECT = "Reject"
-    SKIP = "Skip"
-
-
-class FoldPolicy(StrEnum):
-    """What to do with a local time that exists twice (DST fold)."""
-
-    REJECT = "Reject"
-    EARLIER = "Earlier"
-    LATER = "Later"
 
 
 class Weekday(StrEnum):

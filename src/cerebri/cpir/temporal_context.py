@@ -12,6 +12,7 @@ from cerebri.cpir._base import WireModel
 from cerebri.cpir.enums import Coverage, FoldPolicy, GapPolicy, Provenance, Weekday
 from cerebri.cpir.scalars import U32, DurationSeconds, Identifier, Revision, TimeRange
 from cerebri.temporal.calendar import LocalDate, LocalTime
+from cerebri.temporal.rule import Recurrence
 from cerebri.temporal.zones import TimeZoneId
 
 __all__ = [
@@ -105,6 +106,25 @@ class RecurrenceDefinition(WireModel):
         if self.local_time.is_leap_second:
             raise ValueError("local_time may not be a leap second")
         return self
+
+    def to_recurrence(self) -> Recurrence:
+        """This rule as the temporal core reads it (:class:`~cerebri.temporal.rule.Recurrence`;
+        weekdays as numbers, 0 for Monday)."""
+        pattern = self.pattern
+        weekdays = pattern.weekdays if isinstance(pattern, WeeklyPattern) else ()
+        return Recurrence(
+            start_date=self.start_date,
+            local_time=self.local_time,
+            timezone=self.timezone,
+            duration=self.duration,
+            frequency=pattern.frequency,
+            every=pattern.every,
+            weekdays=tuple(day.number for day in weekdays),
+            until=self.until,
+            count=self.count,
+            gap_policy=self.gap_policy,
+            fold_policy=self.fold_policy,
+        )
 
 
 class ExistingSeries(WireModel):

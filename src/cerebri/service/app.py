@@ -46,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 from cerebri import __version__
 from cerebri._files import read_bounded
 from cerebri._json import JSONValue
+from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, ParseError
 from cerebri.planner import plan, validate
 from cerebri.service import integration
@@ -62,7 +63,6 @@ from cerebri.service.openapi import (
 )
 from cerebri.service.problems import ServiceError, json_response, problem_response
 from cerebri.service.settings import ServiceSettings
-from cerebri.temporal import temporal_report
 
 if TYPE_CHECKING:
     from cerebri.execution import Executor

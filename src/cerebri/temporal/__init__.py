@@ -4,7 +4,10 @@
 helpers and :class:`Interval` over integer nanoseconds (cpir-0.2.md section 1.6,
 temporal.md sections 1 and 3.5-3.6); recurrence expansion with DST policies and budgets
 (:func:`expand`, temporal.md 3), free/busy (:func:`free_busy`, 2.3 step 4) and the
-``/v1/temporal`` diagnostics (:func:`temporal_report`, 2.3). Failures are
+``/v1/temporal`` result (:class:`TemporalResult`, 2.3; :func:`cerebri.temporal_report` parses
+a request and computes it). This is the lowest layer: it defines its own policies
+(:mod:`cerebri.temporal.policies`) and rule values (:mod:`cerebri.temporal.rule`) and never
+imports :mod:`cerebri.cpir`, which maps its wire models onto them. Failures are
 :class:`TemporalRejected` carrying a :class:`TemporalError`; a Python argument of the wrong
 type or an unusable value (``Interval(None, 1)``, an unknown zone name) is an
 :class:`~cerebri.errors.InvalidArgumentError` with code ``temporal.invalid_argument``.
@@ -24,7 +27,7 @@ from cerebri.temporal.recurrence import (
     resolve_local,
     sequence_of,
 )
-from cerebri.temporal.report import TemporalResult, temporal_report
+from cerebri.temporal.report import TemporalResult
 from cerebri.temporal.zones import TimeZoneId, known_zone_names, local_date_of, zone
 
 __all__ = [
@@ -51,6 +54,5 @@ __all__ = [
     "merge",
     "resolve_local",
     "sequence_of",
-    "temporal_report",
     "zone",
 ]

@@ -15,10 +15,10 @@ from typing import Final, TypeAlias
 
 from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
-from cerebri.cpir.enums import Coverage
 from cerebri.temporal.errors import TemporalError, TemporalRejected, invalid_argument
 from cerebri.temporal.instant import Instant
 from cerebri.temporal.interval import Interval, _complement, _merge
+from cerebri.temporal.policies import Coverage
 
 __all__ = ["MAX_BUSY_INPUTS", "BusyInput", "FreeBusyReport", "Span", "TraceEntry", "free_busy"]
 

@@ -9,8 +9,8 @@ with ``Overflow``: the reference (chrono) would still answer for, say, year 1200
 instant the spec pins down near the limits (``Instant.MIN``/``Instant.MAX``) is ``Overflow``
 there as well.
 
-This module only imports :mod:`cerebri.cpir.enums` from the CPIR package at run time, because
-``cerebri.cpir`` itself imports :mod:`cerebri.temporal` while it initialises.
+Rules are :class:`~cerebri.temporal.rule.Recurrence` values; the public functions also take
+anything with ``to_recurrence()`` (the CPIR ``RecurrenceDefinition``), without importing it.
 """
 
 from __future__ import annotations
@@ -18,19 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Final
+from typing import Final
 from zoneinfo import ZoneInfo
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.cpir.enums import FoldPolicy, GapPolicy
 from cerebri.temporal.calendar import NS_PER_DAY, NS_PER_SECOND, LocalDate, LocalTime
 from cerebri.temporal.errors import TemporalError, TemporalRejected, invalid_argument
 from cerebri.temporal.instant import MAX_NS, MIN_NS, Instant
+from cerebri.temporal.policies import FoldPolicy, GapPolicy
+from cerebri.temporal.rule import Recurrence, RecurrenceSource, as_recurrence
 from cerebri.temporal.zones import zone
-
-if TYPE_CHECKING:
-    from cerebri.cpir.temporal_context import RecurrenceDefinition
 
 __all__ = [
     "MAX_DATES",
@@ -136,25 +134,15 @@ class Expansion:
 # --------------------------------------------------------------------------- sequence numbers
 
 
-def _rule_checked(rule: object, function: str) -> None:
-    from cerebri.cpir.temporal_context import RecurrenceDefinition  # noqa: PLC0415 - cycle
-
-    if not isinstance(rule, RecurrenceDefinition):
-        raise invalid_argument(
-            f"{function}() needs rule as RecurrenceDefinition, got {type(rule).__name__}"
-        )
-
-
 @arguments(invalid_argument, date=LocalDate)
-def sequence_of(rule: RecurrenceDefinition, date: LocalDate) -> int | None:
+def sequence_of(rule: Recurrence | RecurrenceSource, date: LocalDate) -> int | None:
     """:func:`_sequence_of` for callers: raises :class:`~cerebri.errors.InvalidArgumentError`
-    (``temporal.invalid_argument``) unless ``rule`` is a ``RecurrenceDefinition`` and ``date``
-    a :class:`LocalDate`."""
-    _rule_checked(rule, "sequence_of")
-    return _sequence_of(rule, date)
+    (``temporal.invalid_argument``) unless ``rule`` is a :class:`Recurrence` (or a
+    ``RecurrenceDefinition``, which maps onto one) and ``date`` a :class:`LocalDate`."""
+    return _sequence_of(as_recurrence(rule, "sequence_of"), date)
 
 
-def _sequence_of(rule: RecurrenceDefinition, date: LocalDate) -> int | None:
+def _sequence_of(rule: Recurrence, date: LocalDate) -> int | None:
     """Nominal 1-based sequence number of ``date`` under ``rule`` (temporal.md 3.4).
 
     Returns ``None`` when the pattern does not schedule ``date`` (also for any date before
@@ -163,20 +151,19 @@ def _sequence_of(rule: RecurrenceDefinition, date: LocalDate) -> int | None:
     days = date.ordinal() - rule.start_date.ordinal()
     if days < 0:
         return None
-    pattern = rule.pattern
-    if pattern.frequency == "DAILY":
-        if days % pattern.every:
+    if rule.frequency == "DAILY":
+        if days % rule.every:
             return None
-        return days // pattern.every + 1
+        return days // rule.every + 1
     anchor = rule.start_date.weekday()
     week, _ = divmod(days + anchor, 7)
     weekday = date.weekday()
-    numbers = [day.number for day in pattern.weekdays]
-    if week % pattern.every or weekday not in numbers:
+    numbers = rule.weekdays
+    if week % rule.every or weekday not in numbers:
         return None
     excluded = sum(1 for number in numbers if number < anchor)
     current = sum(1 for number in numbers if number <= weekday)
-    return week // pattern.every * len(numbers) + current - excluded
+    return week // rule.every * len(numbers) + current - excluded
 
 
 # --------------------------------------------------------------------------- wall clock
@@ -279,7 +266,7 @@ class _Window:
 
 
 def _pick(
-    rule: RecurrenceDefinition, instants: tuple[Instant, ...], window: _Window
+    rule: Recurrence, instants: tuple[Instant, ...], window: _Window
 ) -> tuple[Instant, Resolution] | None:
     """Choose the start of a scheduled date (None: silently ignored fold)."""
     if len(instants) == 1:
@@ -301,7 +288,7 @@ def _pick(
     max_dates=int,
 )
 def expand(
-    rule: RecurrenceDefinition,
+    rule: Recurrence | RecurrenceSource,
     horizon_start: Instant,
     horizon_end: Instant,
     *,
@@ -322,7 +309,7 @@ def expand(
             relevant fold / a gap inside the window), ``OccurrenceLimitExceeded``,
             ``DateLimitExceeded``.
     """
-    _rule_checked(rule, "expand")
+    rule = as_recurrence(rule, "expand")
     if not (0 <= max_occurrences <= MAX_OCCURRENCES and 0 <= max_dates <= MAX_DATES):
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
     if not horizon_start < horizon_end:

@@ -1,25 +1,27 @@
 """The ``/v1/temporal`` diagnostics: expansions plus free/busy (temporal.md section 2.3).
 
-A request that parses always yields a :class:`TemporalResult`: either ``Complete`` with the
-availability report and one expansion report per rule, or ``Rejected`` with a single
-:class:`~cerebri.temporal.errors.TemporalError` and nothing partial.
+:func:`report` runs them on temporal values and always yields a :class:`TemporalResult`:
+either ``Complete`` with the availability report and one expansion report per rule, or
+``Rejected`` with a single :class:`~cerebri.temporal.errors.TemporalError` and nothing partial.
+Parsing a ``TemporalRequest`` belongs above this layer: :func:`cerebri.temporal_report`
+(:mod:`cerebri.cpir.temporal_report`) parses and maps the request, then calls :func:`report`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Final, Literal
 
 from cerebri._json import JSONValue
 from cerebri.temporal.errors import TemporalError, TemporalRejected
 from cerebri.temporal.freebusy import MAX_BUSY_INPUTS, BusyInput, FreeBusyReport, free_busy
+from cerebri.temporal.instant import Instant
+from cerebri.temporal.policies import Coverage
 from cerebri.temporal.recurrence import MAX_DATES, MAX_OCCURRENCES, Expansion, expand
+from cerebri.temporal.rule import Recurrence
 
-if TYPE_CHECKING:
-    from cerebri.cpir.temporal_request import TemporalRequest
-
-__all__ = ["MAX_RECURRENCES", "TemporalResult", "temporal_report"]
+__all__ = ["MAX_RECURRENCES", "TemporalResult", "report"]
 
 MAX_RECURRENCES: Final = 32
 """Most recurrence rules one ``/v1/temporal`` request may carry."""
@@ -63,68 +65,74 @@ class TemporalResult:
         }
 
 
-def _load(request: TemporalRequest | str | bytes | Mapping[str, Any]) -> TemporalRequest:
-    # Imported here: cerebri.cpir imports cerebri.temporal while it initialises.
-    from cerebri.cpir.parse import parse_model  # noqa: PLC0415
-    from cerebri.cpir.temporal_request import TemporalRequest  # noqa: PLC0415
-
-    if isinstance(request, TemporalRequest):
-        return request
-    return parse_model(TemporalRequest, request)
-
-
-def _run(request: TemporalRequest) -> TemporalResult:
+def _run(
+    horizon_start: Instant,
+    horizon_end: Instant,
+    busy: Sequence[BusyInput],
+    recurrences: Sequence[Recurrence],
+    coverage: Coverage,
+    *,
+    max_occurrences: int,
+    max_dates: int,
+) -> TemporalResult:
     """Steps 1-4 of temporal.md 2.3; raises ``TemporalRejected``."""
-    limits = request.limits
-    if limits.max_occurrences > MAX_OCCURRENCES or limits.max_dates > MAX_DATES:
+    if max_occurrences > MAX_OCCURRENCES or max_dates > MAX_DATES:
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
-    if len(request.recurrences) > MAX_RECURRENCES or len(request.busy) > MAX_BUSY_INPUTS:
+    if len(recurrences) > MAX_RECURRENCES or len(busy) > MAX_BUSY_INPUTS:
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
-    start, end = request.horizon.start, request.horizon.end
-    inputs = [
-        BusyInput(
-            entry.range.start,
-            entry.range.end,
-            before_seconds=entry.buffers.before_seconds,
-            after_seconds=entry.buffers.after_seconds,
-            travel_seconds=entry.buffers.travel_seconds,
-        )
-        for entry in request.busy
-    ]
-    occurrences_left, dates_left = limits.max_occurrences, limits.max_dates
+    inputs = list(busy)
+    occurrences_left, dates_left = max_occurrences, max_dates
     expansions: list[Expansion] = []
-    for rule in request.recurrences:
-        expansion = expand(rule, start, end, max_occurrences=occurrences_left, max_dates=dates_left)
+    for rule in recurrences:
+        expansion = expand(
+            rule,
+            horizon_start,
+            horizon_end,
+            max_occurrences=occurrences_left,
+            max_dates=dates_left,
+        )
         occurrences_left -= len(expansion.occurrences)
         dates_left -= expansion.examined_dates
         inputs.extend(
             BusyInput(item.visible_start, item.visible_end) for item in expansion.occurrences
         )
         expansions.append(expansion)
-    availability = free_busy(start, end, inputs, request.coverage, max_inputs=MAX_BUSY_INPUTS)
+    availability = free_busy(
+        horizon_start, horizon_end, inputs, coverage, max_inputs=MAX_BUSY_INPUTS
+    )
     return TemporalResult(
         status="Complete", availability=availability, expansions=tuple(expansions), error=None
     )
 
 
-def temporal_report(
-    request: TemporalRequest | str | bytes | Mapping[str, Any],
+def report(
+    horizon_start: Instant,
+    horizon_end: Instant,
+    busy: Sequence[BusyInput],
+    recurrences: Sequence[Recurrence],
+    coverage: Coverage,
+    *,
+    max_occurrences: int,
+    max_dates: int,
 ) -> TemporalResult:
-    """Run the ``/v1/temporal`` diagnostics on ``request`` (temporal.md 2.3).
+    """The ``/v1/temporal`` diagnostics over ``[horizon_start, horizon_end)`` (UTC instants,
+    temporal.md 2.3).
 
-    ``request`` is a parsed :class:`~cerebri.cpir.temporal_request.TemporalRequest`, JSON
-    text, UTF-8 bytes or decoded JSON values. Budgets (occurrences, dates) are shared by the
-    rules in input order; each occurrence's visible range becomes an extra busy input with
-    zero buffers, after the request's own ``busy`` entries. Temporal failures
-    (``InputLimit``, ``Overflow``, DST ``Reject`` policies, exhausted budgets) give a
-    ``Rejected`` result, never an exception.
-
-    Raises:
-        ParseError: the input is not a well-formed ``TemporalRequest`` (including every
-            invalid recurrence definition).
+    Budgets (``max_occurrences``, ``max_dates``) are shared by ``recurrences`` in order;
+    each occurrence's visible range becomes an extra busy input with zero buffers, after
+    ``busy``. Temporal failures (``InputLimit``: more than :data:`MAX_RECURRENCES` rules,
+    10 000 busy inputs or a budget above the caps; ``Overflow``, DST ``Reject`` policies,
+    exhausted budgets) give a ``Rejected`` result, never an exception.
     """
-    parsed = _load(request)
     try:
-        return _run(parsed)
+        return _run(
+            horizon_start,
+            horizon_end,
+            busy,
+            recurrences,
+            coverage,
+            max_occurrences=max_occurrences,
+            max_dates=max_dates,
+        )
     except TemporalRejected as exc:
         return TemporalResult.rejected(exc.error)
