@@ -504,7 +504,8 @@ def disagreement(name: str, theirs: set[int], planner: set[int], w: Workload) ->
 
 def table(rows: list[Row]) -> list[str]:
     header = (
-        f"{'n':>6} {'g':>6} {'G s':>4} {'feasible':>8} {'parse s':>7} {'planner s':>9} "
+        f"{'n':>6} {'g':>6} {'G s':>4} {'feasible':>8} {'parse s':>7} {'µs/obj':>6} "
+        f"{'planner s':>9} "
         f"{'gc-off s':>8} {'portion s':>9} {'brute s':>23} {'port/plan':>9} "
         f"{'brute/plan':>10} {'growth vs':>13} {'plan growth':>11} {'model growth':>12} "
         f"{'excess':>6}"
@@ -521,6 +522,7 @@ def table(rows: list[Row]) -> list[str]:
             ref = f"({r.reference[0]},{r.reference[1]})"
         lines.append(
             f"{r.n:>6} {r.g:>6} {r.granularity:>4} {r.feasible:>8} {r.parse:>7.2f} "
+            f"{r.parse / (r.n + 1) * 1e6:>6.1f} "
             f"{fmt_s(r.planner, ''):>9} {fmt_s(r.planner_gc_off, ''):>8} "
             f"{fmt_s(r.portion, r.portion_note):>9} {fmt_s(r.brute, r.brute_note):>23} "
             f"{fmt_ratio(r.portion, r.planner):>9} {fmt_ratio(r.brute, r.planner):>10} "
@@ -605,6 +607,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds per call, min over repeats; planner s = cerebri.plan(parsed) only (parse s,",
         "  one untimed-for-ratio parse_request(dict), is shown for information); gc-off s =",
         "  the same call with the cyclic garbage collector disabled (diagnostic only).",
+        "µs/obj = parse s per context object (n busy events and the target).",
     ]
     notes.extend(table(rows))
     notes += [

@@ -105,13 +105,14 @@ def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str | None]] | None:
     return fields
 
 
-def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> None:
+def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> bool:
     """Set to ``None``, in place, the value of every member of ``document`` (and of the
     objects nested in it that ``model`` certainly reads with a model) that the reading
     model does not name. Iterative, linear in the members it visits; its memory grows
     with the depth of the document (one iterator per open array or object), not with the
-    length of its arrays.
+    length of its arrays. Returns True when it found (and blanked) such a member.
     """
+    blanked = False
     frames: list[Iterator[tuple[tuple[str, Any], Any]]] = [iter([(("model", model), document)])]
     while frames:
         step = next(frames[-1], None)
@@ -140,6 +141,7 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> N
                 known = fields.get(key)
                 if known is None:
                     value[key] = None
+                    blanked = True
                     continue
                 try:
                     reader = _reader(*known)
@@ -149,3 +151,4 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> N
                     known_children.append((reader, value[key]))
             # At most one entry per field of the model: the unknown keys hold None now.
             frames.append(iter(known_children))
+    return blanked

@@ -180,15 +180,22 @@ def check_depth(value: object) -> None:
         ParseError: ``json.too_deep`` with the pointer of the first container too deep.
         InputTooLargeError: ``input.too_large`` beyond :data:`MAX_DECODED_VALUES`.
     """
+    _checked_size(value)
+
+
+def _checked_size(value: object) -> int:
+    """:func:`check_depth`, returning the number of values ``value`` holds once written."""
     where = too_deep_at(value, MAX_NESTING)
     if where is not None:
         raise ParseError(
             f"nesting deeper than {MAX_NESTING} levels", code="json.too_deep", path=where
         )
-    if expanded_size(value, MAX_DECODED_VALUES) > MAX_DECODED_VALUES:
+    size = expanded_size(value, MAX_DECODED_VALUES)
+    if size > MAX_DECODED_VALUES:
         raise InputTooLargeError(
             f"the document holds more than {MAX_DECODED_VALUES} JSON values once written out"
         )
+    return size
 
 
 class _Counter:
@@ -359,6 +366,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         # Text is walked even when it is not an object: nesting and lone surrogates are
         # syntax-level (HTTP 400, api.md 4), as in the reference decoder.
         document, count = _load_counted(source)
+        text: str | bytes = source
     else:
         if not isinstance(source, Mapping):
             raise ParseError(
@@ -366,7 +374,7 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
                 code="json.not_object",
                 path="",
             )
-        check_depth(source)
+        count = _checked_size(source)
         try:
             text = json.dumps(source, allow_nan=False, ensure_ascii=False)
         except ValueError as exc:
@@ -377,11 +385,20 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
             raise ParseError("non-finite number in input", code="json.non_finite_number") from None
         except TypeError as exc:
             raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
-        document, count = _load_counted(text)
+        # Depth and size are known from the walk above; what the text can still hide is a
+        # duplicate key (``{1: …, "1": …}``), a too long integer (both refused by the
+        # decoder) or a lone surrogate, which only the walk below can locate.
+        document = _decode(text)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            _check_structure(document)
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
-    blank_unknown_members(model, document)
-    text = json.dumps(document, ensure_ascii=False)
+    if blank_unknown_members(model, document):
+        text = json.dumps(document, ensure_ascii=False)
+    # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
+    # duplicates, non-finite numbers and lone surrogates already refused.
     shadow = checker(model) if count > FAIL_FAST_VALUES else None
     if shadow is not None:
         try:

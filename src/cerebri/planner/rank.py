@@ -61,22 +61,25 @@ class Ranker:
         self._tail = tuple(tail)
         self._feasible = ScoreComponent(Tagged("FeasibleWithinScope"), 0)
         self._tie_break = ScoreComponent(Tagged("EarliestTieBreak"), 0)
+        self._preferred = (
+            None if self._source is None else Tagged("PreferredStart", self._source.value)
+        )
+        self._unpreferred = RankingFeatures(None, None, self._mutations, 0)
 
     def score(self, start_ns: int) -> Scored:
         """Cost, mutation count, shift, explanation and features of a start (UTC ns)."""
-        shift = 0 if self._original_ns is None else whole_seconds(self._original_ns - start_ns)
-        if self._preferred_ns is None or self._source is None:
-            distance = None
-            middle = self._tie_break
-        else:
-            distance = whole_seconds(start_ns - self._preferred_ns)
-            middle = ScoreComponent(Tagged("PreferredStart", self._source.value), distance)
-        cost = 0 if distance is None else distance
-        features = RankingFeatures(
-            preferred_start_distance_seconds=distance,
-            preferred_start_source=None if distance is None else self._source,
-            mutation_count=self._mutations,
-            shift_seconds=shift,
-        )
-        explanation = (self._feasible, middle, *self._tail)
-        return Scored(cost, self._mutations, shift, explanation, features)
+        original = self._original_ns
+        shift = 0 if original is None else abs(original - start_ns) // NS
+        preferred, tag = self._preferred_ns, self._preferred
+        if preferred is None or tag is None:
+            features = (
+                self._unpreferred
+                if shift == 0
+                else RankingFeatures(None, None, self._mutations, shift)
+            )
+            explanation = (self._feasible, self._tie_break, *self._tail)
+            return Scored(0, self._mutations, shift, explanation, features)
+        distance = abs(start_ns - preferred) // NS
+        features = RankingFeatures(distance, self._source, self._mutations, shift)
+        explanation = (self._feasible, ScoreComponent(tag, distance), *self._tail)
+        return Scored(distance, self._mutations, shift, explanation, features)

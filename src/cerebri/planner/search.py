@@ -26,6 +26,21 @@ NS = 1_000_000_000
 MAX_NS = Instant.MAX.ns
 
 
+_new_range = TimeRange.__new__
+_set = object.__setattr__
+
+
+def _time_range(start: Instant, end: Instant) -> TimeRange:
+    """``TimeRange.model_construct(start=start, end=end)`` (equal, same fields set) at a
+    third of its cost; ``start < end`` holds by construction in the search."""
+    made = _new_range(TimeRange)
+    _set(made, "__dict__", {"start": start, "end": end})
+    _set(made, "__pydantic_fields_set__", {"start", "end"})
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
+    return made
+
+
 class SearchOutcome:
     """Candidates (ranked), rejections (in evaluation order) and the search counters."""
 
@@ -69,40 +84,34 @@ def grid_search(
 
     scored: list[tuple[tuple[int, int, int, int, str], RankedCandidate]] = []
     rejections: list[Rejection] = []
-    evaluated = 0
-    exhausted = False
-    s = request.scope.time_range.start.ns
-    while True:
+    check_one, score, plan_id = checker.check_one, ranker.score, identity.plan_id
+    start_ns = request.scope.time_range.start.ns
+    # Positions start_ns + k * step for k < count fit the scope (and the instant range);
+    # the budget may stop the walk earlier, leaving the grid unproven.
+    last = min(scope_end, MAX_NS) - duration
+    fitting = 0 if last < start_ns else (last - start_ns) // step + 1
+    evaluated = min(fitting, budget)
+    exhausted = fitting <= budget
+    for s in range(start_ns, start_ns + evaluated * step, step):
         e = s + duration
-        if e > MAX_NS or e > scope_end:
-            exhausted = True
-            break
-        if evaluated >= budget:
-            break
-        evaluated += 1
-        reasons = checker.check({target: (s, e)})
+        reasons = check_one(target, s, e)
         start = Instant(s)
         if reasons:
             rejections.append(Rejection(start, reasons))
-        else:
-            score = ranker.score(s)
-            placement = Placement(target, TimeRange.model_construct(start=start, end=Instant(e)))
-            candidate = RankedCandidate(
-                proposed=ProposedPlan(revision, (placement,), identity.plan_id),
-                cost=score.cost,
-                mutation_count=score.mutation_count,
-                shifted_seconds=score.shift,
-                start=start,
-                object_id=target,
-                explanation=score.explanation,
-                ranking_features=score.features,
-            )
-            key = (score.cost, score.mutation_count, score.shift, s, target)
-            scored.append((key, candidate))
-        s += step
-        if s > MAX_NS:
-            exhausted = True
-            break
+            continue
+        sc = score(s)
+        placement = Placement(target, _time_range(start, Instant(e)))
+        candidate = RankedCandidate(
+            proposed=ProposedPlan(revision, (placement,), plan_id),
+            cost=sc.cost,
+            mutation_count=sc.mutation_count,
+            shifted_seconds=sc.shift,
+            start=start,
+            object_id=target,
+            explanation=sc.explanation,
+            ranking_features=sc.features,
+        )
+        scored.append(((sc.cost, sc.mutation_count, sc.shift, s, target), candidate))
     scored.sort(key=lambda pair: pair[0])
     return SearchOutcome(tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted)
 

@@ -53,6 +53,8 @@ _RFC3339_RE: Final = re.compile(
     r"([Zz]|[+-]\d{2}:\d{2})",
     re.ASCII,
 )
+_PLAIN_UTC_RE: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
+"""The common spelling ``YYYY-MM-DDTHH:MM:SSZ``, read by the C ``fromisoformat``."""
 
 
 class Instant:
@@ -124,6 +126,20 @@ class Instant:
         hour 24, minute 60), a leap second (second 60), more than 9 fraction digits, an
         offset out of range, or a result outside the supported instant range.
         """
+        if _PLAIN_UTC_RE.fullmatch(text) is not None:
+            # Fast path (about 5x): years 0001-9999 whole-second UTC. Anything fromisoformat
+            # refuses (year 0000, 30 February, hour 24, second 60) takes the full path below,
+            # which words the error.
+            try:
+                local = datetime.fromisoformat(text[:19])
+            except ValueError:
+                pass
+            else:
+                days = local.toordinal() - _EPOCH_ORDINAL
+                return cls(
+                    (days * 86_400 + local.hour * 3_600 + local.minute * 60 + local.second)
+                    * NS_PER_SECOND
+                )
         match = _RFC3339_RE.fullmatch(text)
         if match is None:
             raise ValueError(

@@ -1,0 +1,123 @@
+"""The grid search's fast paths give what the general code gives (decision 0031).
+
+The search checks one object per position with ``PlacementChecker.check_one`` (sharing one
+violation record between neighbouring positions blocked by the same events) and builds
+ranges without validation; these tests hold them to the general ``check`` and to a brute
+force over the busy events.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cerebri
+from cerebri.cpir import TimeRange
+from cerebri.planner.checks import PlacementChecker
+from cerebri.planner.search import _time_range
+from cerebri.temporal import Instant
+from planner.helpers import event, example
+
+NS = 1_000_000_000
+DAY0 = datetime(2026, 10, 5, 7, tzinfo=UTC)
+
+
+def iso(minutes: int) -> str:
+    return (DAY0 + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def busy_request(spans: list[tuple[int, int]]) -> dict[str, Any]:
+    """The shipped example with only the target and events at ``spans`` (minutes)."""
+    request = example()
+    objects = request["context"]["objects"]
+    target = next(o for o in objects if o["id"] == request["target_ids"][0])
+    request["context"]["objects"] = [target] + [
+        event(f"busy-{i:02d}", iso(a), iso(b)) for i, (a, b) in enumerate(spans)
+    ]
+    request["constraints"] = []
+    return request
+
+
+spans_strategy = st.lists(
+    st.tuples(st.integers(0, 530), st.integers(1, 120)).map(lambda p: (p[0], p[0] + p[1])),
+    max_size=12,
+)
+
+
+def test_unvalidated_range_equals_the_validated_one() -> None:
+    start, end = Instant.parse("2026-10-05T07:00:00Z"), Instant.parse("2026-10-05T07:45:00Z")
+    made = _time_range(start, end)
+    built = TimeRange(start=start, end=end)
+    assert made == built
+    assert made.model_fields_set == built.model_fields_set == {"start", "end"}
+    assert made.model_dump(mode="json") == built.model_dump(mode="json")
+    assert repr(made) == repr(built)
+
+
+@settings(max_examples=40, deadline=None)
+@given(spans_strategy)
+def test_check_one_equals_check_along_the_grid(spans: list[tuple[int, int]]) -> None:
+    parsed = cerebri.parse_request(busy_request(spans))
+    target = parsed.target_ids[0]
+    fast = PlacementChecker(parsed, 2700, (target,))
+    general = PlacementChecker(parsed, 2700, (target,))
+    step, duration = parsed.granularity * NS, 2700 * NS
+    s = parsed.scope.time_range.start.ns
+    while s + duration <= parsed.scope.time_range.end.ns:
+        one = fast.check_one(target, s, s + duration)
+        assert [r.to_wire() for r in one] == [
+            r.to_wire() for r in general.check({target: (s, s + duration)})
+        ]
+        s += step
+
+
+@settings(max_examples=40, deadline=None)
+@given(spans_strategy)
+def test_every_rejection_names_exactly_the_overlapping_events(
+    spans: list[tuple[int, int]],
+) -> None:
+    result = cerebri.plan(busy_request(spans)).to_wire()
+    rejections = result["conflicts"]["rejections"]
+    assert isinstance(rejections, list)
+    seen = 0
+    for rejection in rejections:
+        start = datetime.fromisoformat(rejection["start"])
+        a = int((start - DAY0).total_seconds()) // 60
+        b = a + 45
+        expected = sorted(f"busy-{i:02d}" for i, (s, e) in enumerate(spans) if s < b and a < e)
+        overlap = [
+            r["HardConstraint"]["evidence"]["blocking_objects"]
+            for r in rejection["reasons"]
+            if isinstance(r, dict) and "HardConstraint" in r
+        ]
+        assert overlap == ([expected] if expected else [])
+        seen += 1
+    candidates = result["candidates"]
+    assert isinstance(candidates, list)
+    assert seen + len(candidates) == result["search_space"]["evaluated"]  # type: ignore[index]
+
+
+def test_dict_input_still_locates_a_lone_surrogate() -> None:
+    request = example()
+    request["request_id"] = "ab\ud800"
+    try:
+        cerebri.parse_request(request)
+    except cerebri.ParseError as caught:
+        assert (caught.code, caught.path) == ("json.syntax", "/request_id")
+    else:  # pragma: no cover - the assertion below reports it
+        raise AssertionError("a lone surrogate was accepted")
+
+
+def test_dict_input_with_keys_equal_as_text_is_a_duplicate_key() -> None:
+    request: dict[Any, Any] = example()
+    request["scope"][1] = "x"
+    request["scope"]["1"] = "y"
+    try:
+        cerebri.parse_request(request)
+    except cerebri.ParseError as caught:
+        assert caught.code == "json.duplicate_key"
+    else:  # pragma: no cover
+        raise AssertionError("duplicate keys were accepted")
