@@ -44,6 +44,7 @@ IcsOutOption = Annotated[
     typer.Option(
         "--ics-out",
         metavar="FILE",
+        readable=False,  # cerebri._files judges the path (input.unwritable)
         help="Write candidate --pick as an iCalendar invitation (METHOD:REQUEST) to FILE.",
     ),
 ]

@@ -94,7 +94,9 @@ def new(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="FILE", help="Write the request to FILE, not stdout."),
+        typer.Option(
+            "--out", metavar="FILE", readable=False, help="Write the request to FILE, not stdout."
+        ),
     ] = None,
 ) -> None:
     """Build a CPIR 0.2 find-slot request from options (replay it with `cerebri plan`)."""
