@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from icalendar import Calendar
 
-from cerebri.calendars import SlotEventError, SlotQuery, find_slot, slot_event
+from cerebri.calendars import SlotEventError, SlotQuery, find_slot, new_request, slot_event
 from cerebri.calendars.owners import calendar_owner, calendar_owners
 from cerebri.clock import FakeClock
 from cerebri.cpir import PlanningRequest, PlanningResult, parse_request
@@ -130,3 +130,18 @@ def test_calendar_owners_keeps_order_and_skips_unknown() -> None:
     assert list(calendar_owners(pairs).items()) == [("z", "z@example.com"), ("a", "a@example.com")]
     with pytest.raises(InvalidArgumentError):
         calendar_owner("not a calendar")  # type: ignore[arg-type]
+
+
+def test_text_is_not_a_list_of_attendees_or_busy_intervals() -> None:
+    request, result = _answer()
+    stamp = Instant.parse("2026-10-01T00:00:00Z")
+    with pytest.raises(InvalidArgumentError) as one:
+        slot_event(request, result, title="T", dtstamp=stamp, attendees="a@example.com")
+    assert one.value.code == "calendars.invalid_argument"
+    query = SlotQuery(
+        Instant.parse("2026-10-05T09:00:00Z"), Instant.parse("2026-10-05T10:00:00Z"), 60
+    )
+    for busy in ("text", [("a", "b")], [(stamp, stamp)]):
+        with pytest.raises(InvalidArgumentError) as other:
+            new_request(query, busy)  # type: ignore[arg-type]
+        assert other.value.code == "calendars.invalid_argument"

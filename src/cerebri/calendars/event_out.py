@@ -146,6 +146,8 @@ def slot_event(
         InvalidArgumentError: ``calendars.invalid_argument`` (wrong types, empty title,
             a bad UID or address).
     """
+    if isinstance(attendees, str):
+        raise invalid_argument("attendees must be a sequence of addresses, not one text")
     if not title.strip():
         raise invalid_argument("the event title must not be empty")
     if uid is not None and _UID.fullmatch(uid) is None:

@@ -34,6 +34,8 @@ def new_request(
     ``busy-1``, ``busy-2`` ... in that order. Raises ``calendars.invalid_argument`` for a
     pair that is not two instants or does not start before it ends, or a wrong ``query``.
     """
+    if isinstance(busy, str):
+        raise invalid_argument("busy must be a sequence of (start, end) pairs, not text")
     periods: list[BusyPeriod] = []
     for index, pair in enumerate(busy, start=1):
         if (
