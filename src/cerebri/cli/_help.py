@@ -38,6 +38,7 @@ METAVARS: Final = frozenset(
         "CHOICE",
         "DIR",
         "DURATION",
+        "EMAIL",
         "ENVELOPE",
         "FILE",
         "FRACTION",
@@ -69,6 +70,10 @@ own upper-case name (``OLD``, ``NEW``, ``PLAN``)."""
 
 OPTION_METAVARS: Final = {
     "--at": "INSTANT",
+    "--attendee": "EMAIL",
+    "--busy": "INTERVAL",
+    "--organizer": "EMAIL",
+    "--pick": "INTEGER",
     "--author": "PRINCIPAL",
     "--between": "INTERVAL",
     "--buffer": "DURATION",
