@@ -25,8 +25,9 @@ from cerebri.calendars.options import (
 )
 from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, printable, table_console
+from cerebri.cli._planning import ExplainOption
 from cerebri.cli.render import render_result
-from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy
+from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy, series_label
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
@@ -297,6 +298,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             "accept.",
         ),
     ] = None,
+    explain: ExplainOption = False,
     calendar: Annotated[
         str | None,
         typer.Option(
@@ -367,9 +369,11 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     labels = {o.id: o.id for o in parsed.context.objects}
     if create is not None:
         labels.update({target: f"{target} ({create})" for target in parsed.target_ids})
+    groups: dict[str, str] = {}
     for _, periods in busy:
         for period in periods:
             labels[object_id(period)] = busy_label(period)
+            groups[object_id(period)] = series_label(period)
     render_result(
         result,
         parsed,
@@ -378,6 +382,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         limits=FIND_SLOT_LIMITS,
         labels=labels,
         budget_option="--max-candidates",
+        groups=groups,
+        explain=explain,
     )
 
 

@@ -27,7 +27,16 @@ from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 from cerebri.temporal import temporal_report
 
-__all__ = ["plan", "schema", "temporal", "validate"]
+__all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
+
+ExplainOption = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="With the readable table: list every rejected start and its causes after the "
+        "summary by cause.",
+    ),
+]
 
 
 @app.command()
@@ -40,6 +49,7 @@ def plan(
         int, typer.Option("--top", min=0, help="With --table: show at most N candidates (0 = all).")
     ] = 20,
     limits: LimitsOption = LimitSet.REFERENCE,
+    explain: ExplainOption = False,
 ) -> None:
     """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
     try:
@@ -48,7 +58,14 @@ def plan(
     except CerebriError as error:
         raise fail(error) from None
     if table:
-        render_result(result, request, table_console(), top=top or None, limits=limits_for(limits))
+        render_result(
+            result,
+            request,
+            table_console(),
+            top=top or None,
+            limits=limits_for(limits),
+            explain=explain,
+        )
     else:
         sys.stdout.write(pretty(result.to_wire()))
 

@@ -12,13 +12,19 @@ from cerebri.calendars import FreeBusyView
 from cerebri.ics import BusyPeriod
 from cerebri.temporal import Instant, Interval
 
-__all__ = ["busy_label", "freebusy_wire", "render_freebusy"]
+__all__ = ["busy_label", "freebusy_wire", "render_freebusy", "series_label"]
 
 
 def busy_label(period: BusyPeriod) -> str:
     """``summary (uid @ recurrence-id)``, or the UID alone."""
     where = period.uid + (f" @ {period.recurrence_id}" if period.recurrence_id else "")
     return f"{period.summary} ({where})" if period.summary else where
+
+
+def series_label(period: BusyPeriod) -> str:
+    """``summary (uid)``: every instance of a recurring event shares it, so the rejection
+    summary counts a daily meeting as one cause."""
+    return f"{period.summary} ({period.uid})" if period.summary else period.uid
 
 
 def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:
