@@ -17,6 +17,7 @@ from cerebri._json import compact
 from cerebri.cli.render_rejections import group_rejections, print_rejections
 from cerebri.cpir import Outcome, PlanningRequest, PlanningResult, Tagged
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.notes import issue_note, validation_warnings
 from cerebri.planner.validate import limit_breaches
 from cerebri.temporal import Instant
 
@@ -155,6 +156,13 @@ def render_result(
         if issue.name == "InputLimit":
             for breach in limit_breaches(request, limits):
                 console.print(f"    {breach}")
+        note = issue_note(request, issue)
+        if note is not None:
+            console.print(f"    {note.message}", soft_wrap=True)
+    for warning in validation_warnings(request):
+        console.print(
+            f"  warning {warning.code} at {warning.path}: {warning.message}", soft_wrap=True
+        )
     if result.outcome is Outcome.NO_SOLUTION and space.evaluated == 0:
         console.print("  hint: the window is shorter than the duration; no start fits in it")
     if result.outcome is Outcome.NEEDS_RELAXATION or (
