@@ -19,11 +19,31 @@ def _render(document: dict[str, Any], top: int | None = None) -> str:
     return console.export_text()
 
 
+def _overlapping(document: dict[str, Any], blocker: str, reason: str) -> list[str]:
+    """Rejected starts whose ``reason`` names ``blocker``, read from the result JSON."""
+    wire = cerebri.plan(document).to_wire()
+    return [
+        r["start"]
+        for r in wire["conflicts"]["rejections"]
+        if any(
+            x["HardConstraint"]["reason"] == reason
+            and blocker in x["HardConstraint"]["evidence"]["blocking_objects"]
+            for x in r["reasons"]
+            if "HardConstraint" in x
+        )
+    ]
+
+
 def test_rejections_are_grouped_with_folded_ranges() -> None:
     text = _render(example())
-    assert "30 rejected start(s)" in text
-    # Starts are shown in the target's zone: 08:30-09:45Z is 10:30-11:45 in Berlin.
-    assert "6 × NO_OVERLAP on design-review: Overlap, blocked by customer-call: 10:30-11:45" in text
+    assert "30 rejected start(s) by cause" in text
+    inside = _overlapping(example(), "customer-call", "Overlap")
+    assert (inside[0], inside[-1]) == ("2026-10-05T08:30:00Z", "2026-10-05T10:15:00Z")
+    # Starts are shown in the target's zone: 08:30-10:15Z is 10:30-12:15 in Berlin.
+    assert f"  {len(inside)} × overlaps customer-call: 10:30-12:15 ({len(inside)})\n" in text
+    # The buffer counts only the starts that do not overlap the call itself.
+    near = sorted(set(_overlapping(example(), "customer-call", "InsufficientBuffer")) - set(inside))
+    assert f"  {len(near)} × within the 900 s buffer of customer-call: 10:15, 12:30\n" in text
     assert "2026-10-05 14:00" in text  # 12:00Z is 14:00 in Berlin
 
 

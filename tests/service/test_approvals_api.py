@@ -86,7 +86,10 @@ def test_the_inbox(world: World) -> None:
         approval["id"]
     ]
     _problem(
-        world.client.get("/v1/approvals?status=lost", headers=BOB), 422, "http.invalid_parameter"
+        world.client.get("/v1/approvals?status=lost", headers=BOB),
+        422,
+        "http.invalid_parameter",
+        "/query/status",
     )
 
 

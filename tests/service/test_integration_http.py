@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import cerebri
+from cerebri.service.integration import DETAILS
 from tests.service.conftest import JSON, compact
 
 pytestmark = pytest.mark.conformance
@@ -128,21 +130,59 @@ REJECTIONS = [
     ("invalid_request", _set("/request/unexpected", 1)),
     ("invalid_request", _set("/integration_version", "0.1")),
 ]
+# The field each case above breaks, as the rejection's ``path`` (schema names only: an
+# unknown key the client chose is never echoed, so "/private-content" answers "").
+PATHS = [
+    "/integration_version",
+    "/request/schema_version",
+    "/request/operation",
+    "/request/scope/max_mutations",
+    "/request/policy/snapshot/mutation/max_mutations",
+    "/request/policy/snapshot/mutation/allowed_actions",
+    "/request/planning_capability/mutations",
+    "/request/policy/snapshot/mode",
+    "/request/target_ids",
+    "/request/target_ids",
+    "/request/target_ids",
+    "/request/target_ids",
+    "/request/context",
+    "/request/policy/snapshot/allow_uncertain_duration",
+    "",
+    "/request",
+    "/integration_version",
+]
 
 
-@pytest.mark.parametrize(("code", "change"), REJECTIONS)
+def _rejected(code: str, status: int, path: str | None) -> dict[str, Any]:
+    """The api.md 5.4 envelope plus the RFC 9457 members (decision 0027)."""
+    return {
+        "integration_version": VERSION,
+        "status": "rejected",
+        "code": code,
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "detail": DETAILS[code],
+        "path": path,
+    }
+
+
+@pytest.mark.parametrize(
+    ("code", "change", "path"), [(*r, p) for r, p in zip(REJECTIONS, PATHS, strict=True)]
+)
 def test_admission_rejections(
     client: TestClient,
     envelope: dict[str, Any],
     code: str,
     change: Callable[[dict[str, Any]], None],
+    path: str,
 ) -> None:
     document = copy.deepcopy(envelope)
     change(document)
     response = _post(client, document)
     assert response.status_code == 422, response.text
-    assert response.json() == {"integration_version": VERSION, "status": "rejected", "code": code}
+    assert response.json() == _rejected(code, 422, path)
     assert "secret" not in response.text
+    assert "private" not in response.text
 
 
 def test_first_failing_rule_wins(client: TestClient, envelope: dict[str, Any]) -> None:
@@ -155,18 +195,15 @@ def test_first_failing_rule_wins(client: TestClient, envelope: dict[str, Any]) -
 
 def test_transport_rejections(client: TestClient, envelope: dict[str, Any]) -> None:
     cases = [
-        (b"{}", JSON, 422, "invalid_request"),
-        (b"private-invalid-json", JSON, 400, "invalid_request"),
-        (b" " * 262_145, JSON, 413, "request_too_large"),
-        (compact(envelope), {"Content-Type": "text/plain"}, 415, "invalid_request"),
-        (compact(envelope), {}, 415, "invalid_request"),
+        (b"{}", JSON, 422, "invalid_request", ""),
+        (b"private-invalid-json", JSON, 400, "invalid_request", None),
+        (b" " * 262_145, JSON, 413, "request_too_large", None),
+        (compact(envelope), {"Content-Type": "text/plain"}, 415, "invalid_request", None),
+        (compact(envelope), {}, 415, "invalid_request", None),
     ]
-    for body, headers, status, code in cases:
+    for body, headers, status, code, path in cases:
         response = client.post(ROUTE, content=body, headers=headers)
         assert response.status_code == status
         assert response.headers["content-type"] == "application/json"
-        assert response.json() == {
-            "integration_version": VERSION,
-            "status": "rejected",
-            "code": code,
-        }
+        assert response.json() == _rejected(code, status, path)
+        assert "private" not in response.text

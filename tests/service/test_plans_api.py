@@ -182,7 +182,10 @@ def test_list_filters(world: World) -> None:
     assert ids("?open=false") == [kept["plan_id"], gone["plan_id"]]
     for query in ("?status=lost", "?open=maybe"):
         _problem(
-            world.client.get(f"/v1/plans{query}", headers=ALICE), 422, "http.invalid_parameter"
+            world.client.get(f"/v1/plans{query}", headers=ALICE),
+            422,
+            "http.invalid_parameter",
+            "/query/" + query[1:].split("=")[0],
         )
 
 

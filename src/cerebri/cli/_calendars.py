@@ -40,12 +40,14 @@ from cerebri.cli._event_out import (
     check_event_options,
     write_event,
 )
+from cerebri.cli._planning import ExplainOption
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
     freebusy_wire,
     render_freebusy,
     render_slots,
+    series_label,
     slots_wire,
 )
 from cerebri.cpir import parse_request
@@ -414,6 +416,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             "accept.",
         ),
     ] = None,
+    explain: ExplainOption = False,
     calendar: Annotated[
         str | None,
         typer.Option(
@@ -533,9 +536,11 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     labels = {o.id: o.id for o in parsed.context.objects}
     if create is not None:
         labels.update({target: f"{target} ({create})" for target in parsed.target_ids})
+    groups: dict[str, str] = {}
     for _, periods in busy:
         for period in periods:
             labels[object_id(period)] = busy_label(period)
+            groups[object_id(period)] = series_label(period)
     render_result(
         result,
         parsed,
@@ -544,6 +549,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         limits=FIND_SLOT_LIMITS,
         labels=labels,
         budget_option="--max-candidates",
+        groups=groups,
+        explain=explain,
     )
     if ranked:
         render_slots(answer, tz, table_console(), top=top or None)

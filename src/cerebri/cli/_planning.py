@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -23,13 +24,24 @@ from cerebri.cli._app import (
     table_console,
 )
 from cerebri.cli.render import render_result
+from cerebri.cpir import PlanningRequest, Tagged
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError
+from cerebri.planner import issue_note, validation_warnings
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
 
-__all__ = ["plan", "schema", "temporal", "validate"]
+__all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
+
+ExplainOption = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="With the readable table: list every rejected start and its causes after the "
+        "summary by cause.",
+    ),
+]
 
 
 @app.command(short_help="Plan a CPIR request and print the PlanningResult JSON.")
@@ -40,6 +52,7 @@ def plan(
     ] = False,
     top: TopOption = DEFAULT_TOP,
     limits: LimitsOption = LimitSet.REFERENCE,
+    explain: ExplainOption = False,
 ) -> None:
     """Plan a CPIR request and print the PlanningResult JSON (stable, byte-identical)."""
     try:
@@ -48,19 +61,42 @@ def plan(
     except CerebriError as error:
         raise fail(error) from None
     if table:
-        render_result(result, request, table_console(), top=top or None, limits=limits_for(limits))
+        render_result(
+            result,
+            request,
+            table_console(),
+            top=top or None,
+            limits=limits_for(limits),
+            explain=explain,
+        )
     else:
         sys.stdout.write(pretty(result.to_wire()))
+        _print_notes(request, result.validation.issues, warnings=False)
 
 
 @app.command()
 def validate(file: FileArg, limits: LimitsOption = LimitSet.REFERENCE) -> None:
     """Validate a CPIR request and print the ValidationReport JSON."""
     try:
-        report = validate_request(load_request(file), limits=limits_for(limits))
+        request = load_request(file)
+        report = validate_request(request, limits=limits_for(limits))
     except CerebriError as error:
         raise fail(error) from None
     sys.stdout.write(pretty(report.to_wire()))
+    _print_notes(request, report.issues, warnings=True)
+
+
+def _print_notes(request: PlanningRequest, issues: Sequence[Tagged], *, warnings: bool) -> None:
+    """On stderr (stdout keeps the exact JSON): what a bare issue means
+    (``note CODE at PATH: …``) and, with ``warnings``, rules that change no answer
+    (``warning CODE at PATH: …``); decision 0027."""
+    for issue in issues:
+        note = issue_note(request, issue)
+        if note is not None:
+            sys.stderr.write(f"note {note.code} at {note.path}: {note.message}\n")
+    if warnings:
+        for warning in validation_warnings(request):
+            sys.stderr.write(f"warning {warning.code} at {warning.path}: {warning.message}\n")
 
 
 @app.command(short_help="Expand recurrences and compute free/busy (/v1/temporal).")

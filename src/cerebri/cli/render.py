@@ -1,12 +1,11 @@
 """Human-readable rendering of a PlanningResult (``cerebri plan --table``).
 
 Times are shown in UTC and in the target's own zone; costs and shifts in whole seconds.
-Rejected starts are grouped by reason, with the starts of each group folded into ranges.
+Rejected starts are summarised by cause and day (:mod:`cerebri.cli.render_rejections`).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from zoneinfo import ZoneInfo
 
@@ -15,8 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from cerebri._json import compact
+from cerebri.cli.render_rejections import group_rejections, print_rejections
 from cerebri.cpir import Outcome, PlanningRequest, PlanningResult, Tagged
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.notes import issue_note, validation_warnings
 from cerebri.planner.validate import limit_breaches
 from cerebri.temporal import Instant
 
@@ -85,6 +86,17 @@ def _occurrence_labels(result: PlanningResult) -> dict[str, str]:
     return found
 
 
+def _occurrence_groups(result: PlanningResult) -> dict[str, str]:
+    """The series id of each compiled occurrence id (its rejections count under it)."""
+    compilation = result.compilation
+    found: dict[str, str] = {}
+    entries = compilation.get("occurrences") if isinstance(compilation, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict):
+            found[str(entry.get("id"))] = f"series {entry.get('series_id')}"
+    return found
+
+
 def _explain(reason: Tagged, cost: int) -> str:
     if reason.name == "PreferredStart":
         return f"{cost} s from the preferred start ({reason.payload})"
@@ -103,32 +115,6 @@ def _local(instant: Instant, zone: ZoneInfo | None) -> str:
     return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S %z")
 
 
-def _fold(starts: list[Instant], step_ns: int, zone: ZoneInfo | None, dated: bool) -> str:
-    """Starts as compact local ranges: ``09:00-09:45, 11:15`` (``10-05 09:00`` when the
-    search spans several days)."""
-    runs: list[tuple[Instant, Instant]] = []
-    for start in starts:
-        if runs and start.ns - runs[-1][1].ns == step_ns:
-            runs[-1] = (runs[-1][0], start)
-        else:
-            runs.append((start, start))
-
-    def hm(i: Instant, *, same_day_as: Instant | None = None) -> str:
-        moment = i.to_datetime()
-        if moment is None:
-            return i.format()
-        local = moment.astimezone(zone) if zone is not None else moment
-        if dated and same_day_as is not None:
-            other = same_day_as.to_datetime()
-            if other is not None and other.astimezone(local.tzinfo).date() == local.date():
-                return local.strftime("%H:%M")
-        return local.strftime("%m-%d %H:%M" if dated else "%H:%M")
-
-    shown = [hm(a) if a == b else f"{hm(a)}-{hm(b, same_day_as=a)}" for a, b in runs[:6]]
-    more = f", … (+{len(runs) - 6} runs)" if len(runs) > 6 else ""
-    return ", ".join(shown) + more
-
-
 def render_result(
     result: PlanningResult,
     request: PlanningRequest,
@@ -138,12 +124,17 @@ def render_result(
     limits: PlannerLimits = DEFAULT_LIMITS,
     labels: Mapping[str, str] | None = None,
     budget_option: str = "budget.max_candidates",
+    groups: Mapping[str, str] | None = None,
+    explain: bool = False,
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
     ``top`` caps the candidate rows (None = all); ``labels`` maps object ids to readable
-    names for the rejection summary (e.g. an event's summary); ``budget_option`` names the
-    setting that raises the search budget in the hint.
+    names (e.g. an event's summary); ``groups`` maps a blocker id to the name its
+    rejections are counted under in the summary (default: a series for its occurrences,
+    else the label); ``budget_option`` names the setting that raises the search budget in
+    the hint. The rejected starts are summarised by cause
+    (:mod:`cerebri.cli.render_rejections`); ``explain`` also lists every rejected start.
     """
     space = result.search_space
     labels = {**_occurrence_labels(result), **(labels or {})}
@@ -165,6 +156,13 @@ def render_result(
         if issue.name == "InputLimit":
             for breach in limit_breaches(request, limits):
                 console.print(f"    {breach}")
+        note = issue_note(request, issue)
+        if note is not None:
+            console.print(f"    {note.message}", soft_wrap=True)
+    for warning in validation_warnings(request):
+        console.print(
+            f"  warning {warning.code} at {warning.path}: {warning.message}", soft_wrap=True
+        )
     if result.outcome is Outcome.NO_SOLUTION and space.evaluated == 0:
         console.print("  hint: the window is shorter than the duration; no start fits in it")
     if result.outcome is Outcome.NEEDS_RELAXATION or (
@@ -204,23 +202,18 @@ def render_result(
             "cost = seconds from the preferred start; shift = seconds an existing event moves"
         )
     if result.rejections:
-        groups: dict[str, list[Instant]] = defaultdict(list)
-        hints: dict[str, str] = {}
-        for rejection in result.rejections:
-            for reason in rejection.reasons:
-                text = _reason_text(reason, labels)
-                groups[text].append(rejection.start)
-                hint = _hint(reason, request)
-                if hint is not None:
-                    hints[text] = hint
-        where = target.timezone if target is not None else "UTC"
-        console.print(
-            f"{len(result.rejections)} rejected start(s); by reason "
-            f"(a start can fail several rules; starts in {where}):"
+        causes = group_rejections(
+            result,
+            {**labels, **_occurrence_groups(result), **(groups or {})},
+            lambda reason: _reason_text(reason, labels),
+            lambda reason: _hint(reason, request),
         )
-        step = space.granularity * 1_000_000_000
-        dated = space.horizon.end.ns - space.horizon.start.ns > 86_400 * 1_000_000_000
-        for text, starts in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            console.print(f"  {len(starts)} × {text}: {_fold(starts, step, zone, dated)}")
-            if text in hints:
-                console.print(f"      hint: {hints[text]}")
+        print_rejections(
+            causes,
+            console,
+            where=target.timezone if target is not None else "UTC",
+            zone=zone,
+            step_ns=space.granularity * 1_000_000_000,
+            dated=space.horizon.end.ns - space.horizon.start.ns > 86_400 * 1_000_000_000,
+            explain=explain,
+        )

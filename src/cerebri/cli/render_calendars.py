@@ -12,13 +12,26 @@ from cerebri.calendars import FreeBusyView, SlotAnswer
 from cerebri.ics import BusyPeriod
 from cerebri.temporal import Instant, Interval
 
-__all__ = ["busy_label", "freebusy_wire", "render_freebusy", "render_slots", "slots_wire"]
+__all__ = [
+    "busy_label",
+    "freebusy_wire",
+    "render_freebusy",
+    "render_slots",
+    "series_label",
+    "slots_wire",
+]
 
 
 def busy_label(period: BusyPeriod) -> str:
     """``summary (uid @ recurrence-id)``, or the UID alone."""
     where = period.uid + (f" @ {period.recurrence_id}" if period.recurrence_id else "")
     return f"{period.summary} ({where})" if period.summary else where
+
+
+def series_label(period: BusyPeriod) -> str:
+    """``summary (uid)``: every instance of a recurring event shares it, so the rejection
+    summary counts a daily meeting as one cause."""
+    return f"{period.summary} ({period.uid})" if period.summary else period.uid
 
 
 def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:

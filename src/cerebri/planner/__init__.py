@@ -16,6 +16,7 @@ from cerebri.planner.actions import (
 )
 from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
+from cerebri.planner.notes import ValidationNote, issue_note, validation_warnings
 from cerebri.planner.plan import plan, validate
 
 __all__ = [
@@ -27,11 +28,14 @@ __all__ = [
     "PlanError",
     "PlannerLimits",
     "ValidatedPlan",
+    "ValidationNote",
     "action_plan_for",
     "build_dependency_graph",
     "collector_paused",
+    "issue_note",
     "plan",
     "to_action_plan",
     "validate",
     "validate_proposal",
+    "validation_warnings",
 ]

@@ -199,15 +199,20 @@ def _add_integration_routes(app: FastAPI, settings: ServiceSettings) -> None:
             return _nobody_left()
         except ServiceError as error:
             code = "request_too_large" if error.status == 413 else "invalid_request"
-            response = json_response(integration.rejected_envelope(code), error.status)
+            response = json_response(
+                integration.rejected_envelope(code, error.status, error.path), error.status
+            )
             if error.status == 408:
                 response.headers["Connection"] = "close"
             return response
         except integration.EnvelopeError as error:
-            return json_response(integration.rejected_envelope(error.code), error.status)
+            return json_response(
+                integration.rejected_envelope(error.code, error.status, error.path), error.status
+            )
         rejection = integration.admission_code(version, parsed)
         if rejection is not None:
-            return json_response(integration.rejected_envelope(rejection), 422)
+            path = integration.admission_path(parsed, rejection)
+            return json_response(integration.rejected_envelope(rejection, 422, path), 422)
         return json_response(await run_in_threadpool(integration.planned_envelope, parsed))
 
 

@@ -2,7 +2,10 @@
 
 A narrow, non-executing facade: the envelope is parsed strictly, admission rules 1-8 are
 checked in order (first failing rule wins), and the CPIR request is then passed unchanged
-to :func:`cerebri.plan`. Rejections carry only a fixed code, never request content.
+to :func:`cerebri.plan`. Rejections carry only fixed texts, never request content: the
+envelope of api.md 5.4 (``integration_version``, ``status: "rejected"``, ``code``) plus the
+RFC 9457 members ``type``, ``title``, ``detail`` (a fixed sentence per code) and ``path``
+(a pointer built from schema field names only; docs/decisions/0027-readable-answers.md).
 
 Rejection codes: ``request_too_large``, ``invalid_request``,
 ``unsupported_integration_version``, ``unsupported_cpir_version``,
@@ -13,6 +16,7 @@ Rejection codes: ``request_too_large``, ``invalid_request``,
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from cerebri import __version__
@@ -29,6 +33,7 @@ __all__ = [
     "REJECTION_CODES",
     "EnvelopeError",
     "admission_code",
+    "admission_path",
     "manifest",
     "parse_envelope",
     "planned_envelope",
@@ -54,17 +59,43 @@ REJECTION_CODES = (
 )
 
 
+DETAILS: dict[str, str] = {
+    "request_too_large": "The body is larger than max_request_bytes (262 144 bytes).",
+    "invalid_request": 'The body is not an envelope {"integration_version": {...}, '
+    '"request": <CPIR 0.2 PlanningRequest>} with no other key; POST the request alone to '
+    "/v1/validate to see which field is wrong.",
+    "unsupported_integration_version": 'integration_version must be {"major": 0, "minor": 1}.',
+    "unsupported_cpir_version": 'request.schema_version must be {"major": 0, "minor": 2}.',
+    "unsupported_operation": "request.operation must be FIND_SLOT.",
+    "mutation_authority_forbidden": "A suggestion may not mutate: scope.max_mutations and "
+    "policy.snapshot.mutation.max_mutations must be 0, and allowed_actions and "
+    "planning_capability.mutations empty.",
+    "unsupported_deployment_mode": "request.policy.snapshot.mode must be Test, Shadow or "
+    "Suggestion.",
+    "prospective_event_required": "request.target_ids must name exactly one EVENT object of "
+    "the request whose revision is null (a new event).",
+    "temporal_coverage_required": "request.context.temporal is required (the busy time and "
+    "its coverage).",
+    "uncertain_duration_forbidden": "request.policy.snapshot.allow_uncertain_duration must "
+    "be false.",
+}
+"""The fixed ``detail`` of each rejection code (never request content)."""
+
+
 class EnvelopeError(Exception):
     """An envelope that does not decode; ``code`` is always ``invalid_request``.
 
     Attributes:
         status: 400 for a syntax-level JSON error, 422 for a shape error.
+        path: ``None`` for a syntax error; ``""`` (the whole body), ``/integration_version``
+            or ``/request`` for a shape error (never a key the client chose).
     """
 
-    def __init__(self, status: int) -> None:
+    def __init__(self, status: int, path: str | None = None) -> None:
         super().__init__("invalid_request")
         self.status = status
         self.code = "invalid_request"
+        self.path = path
 
 
 def manifest() -> dict[str, JSONValue]:
@@ -88,7 +119,7 @@ def _version(value: Any) -> tuple[int, int]:
         or set(value) != {"major", "minor"}
         or not all(type(value[k]) is int and 0 <= value[k] <= 0xFFFF for k in value)
     ):
-        raise EnvelopeError(422)
+        raise EnvelopeError(422, "/integration_version")
     return value["major"], value["minor"]
 
 
@@ -104,14 +135,14 @@ def parse_envelope(body: bytes) -> tuple[tuple[int, int], PlanningRequest]:
     except ParseError:
         raise EnvelopeError(400) from None
     if not isinstance(document, dict) or set(document) != _ENVELOPE_KEYS:
-        raise EnvelopeError(422)
+        raise EnvelopeError(422, "")
     version = _version(document["integration_version"])
     if not isinstance(document["request"], dict):
-        raise EnvelopeError(422)
+        raise EnvelopeError(422, "/request")
     try:
         request = parse_request(document["request"])
     except ParseError:
-        raise EnvelopeError(422) from None
+        raise EnvelopeError(422, "/request") from None
     return version, request
 
 
@@ -147,6 +178,29 @@ def admission_code(version: tuple[int, int], request: PlanningRequest) -> str | 
     return next((code for passed, code in checks if not passed), None)
 
 
+def admission_path(request: PlanningRequest, code: str) -> str | None:
+    """The JSON pointer (into the envelope) of the field that fails admission rule ``code``;
+    ``None`` for a code that is not an admission rule."""
+    mutation = request.policy.snapshot.mutation
+    if code == "mutation_authority_forbidden":
+        if request.scope.max_mutations != 0:
+            return "/request/scope/max_mutations"
+        if mutation.max_mutations != 0:
+            return "/request/policy/snapshot/mutation/max_mutations"
+        if mutation.allowed_actions:
+            return "/request/policy/snapshot/mutation/allowed_actions"
+        return "/request/planning_capability/mutations"
+    return {
+        "unsupported_integration_version": "/integration_version",
+        "unsupported_cpir_version": "/request/schema_version",
+        "unsupported_operation": "/request/operation",
+        "unsupported_deployment_mode": "/request/policy/snapshot/mode",
+        "prospective_event_required": "/request/target_ids",
+        "temporal_coverage_required": "/request/context",
+        "uncertain_duration_forbidden": "/request/policy/snapshot/allow_uncertain_duration",
+    }.get(code)
+
+
 def planned_envelope(request: PlanningRequest) -> dict[str, JSONValue]:
     """Plan ``request`` with :func:`cerebri.plan` and wrap it (api.md 5.4, ``planned``)."""
     return {
@@ -159,6 +213,19 @@ def planned_envelope(request: PlanningRequest) -> dict[str, JSONValue]:
     }
 
 
-def rejected_envelope(code: str) -> dict[str, JSONValue]:
-    """``{"integration_version": …, "status": "rejected", "code": code}``."""
-    return {"integration_version": dict(INTEGRATION_VERSION), "status": "rejected", "code": code}
+def rejected_envelope(
+    code: str, http_status: int = 422, path: str | None = None
+) -> dict[str, JSONValue]:
+    """``{"integration_version": …, "status": "rejected", "code": code}`` (api.md 5.4) with
+    the RFC 9457 members ``type`` (``about:blank``), ``title`` (the phrase of
+    ``http_status``), ``detail`` (:data:`DETAILS`) and ``path`` (a JSON pointer, or None when
+    no field is at fault). ``status`` stays ``"rejected"`` as api.md requires."""
+    return {
+        "integration_version": dict(INTEGRATION_VERSION),
+        "status": "rejected",
+        "code": code,
+        "type": "about:blank",
+        "title": HTTPStatus(http_status).phrase,
+        "detail": DETAILS[code],
+        "path": path,
+    }

@@ -62,6 +62,24 @@ _VERSION = {
 }
 
 
+REJECTED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "api.md 5.4 rejected envelope plus the RFC 9457 members (decision 0027); "
+    "status stays the string 'rejected', the HTTP status is the response's.",
+    "additionalProperties": False,
+    "required": ["integration_version", "status", "code", "type", "title", "detail", "path"],
+    "properties": {
+        "integration_version": _VERSION,
+        "status": {"const": "rejected"},
+        "code": {"type": "string"},
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "detail": {"type": "string"},
+        "path": {"type": ["string", "null"]},
+    },
+}
+
+
 def _rehome(node: Any, prefix: str) -> Any:
     if isinstance(node, dict):
         return {
@@ -90,6 +108,7 @@ def component_schemas() -> dict[str, Any]:
         **_split(request_json_schema(), "PlanningRequest", "Cpir"),
         **_split(temporal_json_schema(), "TemporalRequest", "Temporal"),
         "Problem": PROBLEM_SCHEMA,
+        "RejectedEnvelope": REJECTED_SCHEMA,
         "SuggestionRequest": {
             "type": "object",
             "additionalProperties": False,
@@ -143,7 +162,11 @@ def responses(
     if not body:
         return documented
     if envelope:
-        rejected = {"content": {"application/json": {"schema": _OBJECT}}}
+        rejected = {
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/RejectedEnvelope"}}
+            }
+        }
         for status, text in (
             (400, "Body is not JSON: rejected envelope, invalid_request."),
             (408, "Body not received within the body timeout: rejected envelope, invalid_request."),

@@ -46,9 +46,12 @@ async def _gone(request: Request, exc: Exception) -> Response:
 async def _bad_parameter(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
-    where = ".".join(str(p) for p in first.get("loc", ()))
+    loc = [str(p) for p in first.get("loc", ())]
+    where = ".".join(loc)
     detail = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid parameter"
-    return problem_response(422, "http.invalid_parameter", detail)
+    # The pointer names where the parameter is (``/query/status``), RFC 6901-escaped.
+    path = "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in loc)
+    return problem_response(422, "http.invalid_parameter", detail, path)
 
 
 def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -> None:
@@ -56,7 +59,7 @@ def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -
     :mod:`~cerebri.service.plans_api` and :mod:`~cerebri.service.approvals_api` and their
     error handlers (a :class:`CerebriError` becomes a problem with the status of
     :func:`~cerebri.service.store_errors.status_of`; a bad query parameter 422
-    ``http.invalid_parameter``)."""
+    ``http.invalid_parameter`` whose ``path`` is ``/query/NAME``)."""
     app.state.executor = executor
     app.add_exception_handler(CerebriError, _refused)
     app.add_exception_handler(ServiceError, _transport)

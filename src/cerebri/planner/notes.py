@@ -1,0 +1,99 @@
+"""Notes for people about a validated request: redundant rules and what a bare issue means.
+
+The ``ValidationReport`` wire form is fixed by planner.md 2.2 (a state and bare issues such
+as ``{"Compilation":"HorizonMismatch"}``) and checked by the conformance data, so it has no
+room for warnings or messages. These notes are computed beside it from the same request
+(docs/decisions/0027-readable-answers.md): the CLI prints them on stderr and in ``--table``,
+the Python API returns them. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cerebri._guard import arguments, invalid_argument
+from cerebri._json import JSONValue
+from cerebri.cpir import NoOverlap, PlanningRequest, Tagged, TimeRange
+
+__all__ = ["ValidationNote", "issue_note", "validation_warnings"]
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationNote:
+    """A warning or an explanation for a person.
+
+    Attributes:
+        code: stable machine-readable code, e.g. ``constraint.redundant`` or
+            ``compilation.horizon_mismatch``.
+        path: RFC 6901 pointer into the request (e.g. ``/constraints/2``); for a rule
+            relating two fields, the first of them.
+        message: one sentence naming the values, their JSON paths and the fix.
+    """
+
+    code: str
+    path: str
+    message: str
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"code": …, "path": …, "message": …}``."""
+        return {"code": self.code, "path": self.path, "message": self.message}
+
+
+@arguments(invalid_argument, request=PlanningRequest)
+def validation_warnings(request: PlanningRequest) -> tuple[ValidationNote, ...]:
+    """Warnings about rules that change no answer, in constraint order.
+
+    A ``NO_OVERLAP`` on a target repeats the overlap check every target placement gets
+    anyway (cpir-0.2.md, constraint table: "an implicit ``NO_OVERLAP``"): the same starts
+    pass, and each rejection only lists the overlap twice. It is a warning
+    (``constraint.redundant``), never an issue: the request stays valid. ``NO_OVERLAP`` on an
+    object that is not placed is a real rule (that object must not overlap other busy time)
+    and gets no warning.
+
+    Raises:
+        InvalidArgumentError: ``input.invalid_argument`` unless ``request`` is a parsed
+            :class:`~cerebri.cpir.PlanningRequest`.
+    """
+    targets = set(request.target_ids)
+    return tuple(
+        ValidationNote(
+            "constraint.redundant",
+            f"/constraints/{index}",
+            f"NO_OVERLAP on target {constraint.object_id!r} is redundant: every target "
+            "placement is already checked for overlap with all blocking items (cpir-0.2.md, "
+            "implicit NO_OVERLAP); it changes no answer, only repeats the reason in each "
+            "rejection. Remove it.",
+        )
+        for index, constraint in enumerate(request.constraints)
+        if isinstance(constraint.rule, NoOverlap) and constraint.object_id in targets
+    )
+
+
+@arguments(invalid_argument, request=PlanningRequest, issue=Tagged)
+def issue_note(request: PlanningRequest, issue: Tagged) -> ValidationNote | None:
+    """What a bare validation issue means for this request, or None when the issue says it
+    all.
+
+    ``{"Compilation":"HorizonMismatch"}`` (planner.md 3.1 step 2): names both ranges, their
+    JSON paths and the fix.
+
+    Raises:
+        InvalidArgumentError: ``input.invalid_argument`` for a ``request`` that is not a
+            :class:`~cerebri.cpir.PlanningRequest` or an ``issue`` that is not a
+            :class:`~cerebri.cpir.Tagged`.
+    """
+    if issue.name == "Compilation" and issue.payload == "HorizonMismatch":
+        temporal = request.context.temporal
+        horizon = "?" if temporal is None else _range(temporal.horizon)
+        return ValidationNote(
+            "compilation.horizon_mismatch",
+            "/context/temporal/horizon",
+            f"context.temporal.horizon (/context/temporal/horizon) is {horizon} but "
+            f"scope.time_range (/scope/time_range) is {_range(request.scope.time_range)}; "
+            "they must be the same instants (planner.md 3.1): set both to the search window.",
+        )
+    return None
+
+
+def _range(value: TimeRange) -> str:
+    return f"{value.start.format()}/{value.end.format()}"
