@@ -13,6 +13,11 @@ Routes and status codes:
 * ``GET /v1/integration/manifest`` → 200; ``POST /v1/integration/suggestions`` → 200
   planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
 * ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
+* ``POST /v1/find-slot`` → 200 ranked slots over the .ics calendars in the body (never
+  stored; :mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
+* ``GET /docs`` (Swagger UI), ``GET /redoc`` (ReDoc) and ``GET /openapi.json``; the docs
+  pages' scripts and styles come from the installed ``fastapi-offline`` package under
+  ``/static-offline-docs/``, so they work without a network.
 * ``GET /lab`` → 308 to ``/lab/``; ``/lab/…`` static Lab files (404 when absent).
 * Given an executor (``create_app(settings, executor=...)``, ``cerebri serve --store``):
   ``/v1/plans``, ``/v1/plans/{id}``, ``/v1/plans/{id}/cancel``, ``/v1/executions/{id}``,
@@ -37,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -51,6 +57,7 @@ from cerebri.planner import plan, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
+from cerebri.service.find_slot_routes import add_find_slot_routes, find_slot_schemas
 from cerebri.service.openapi import (
     ENVELOPE_REF,
     PLANNING_REQUEST_REF,
@@ -299,7 +306,8 @@ def create_app(
     ``executor`` (an :class:`cerebri.execution.Executor` on an initialised store) adds the
     store-backed routes; without it there is no execution route."""
     settings = settings or ServiceSettings()
-    app = FastAPI(
+    # Swagger UI and ReDoc from the installed fastapi-offline package, not a CDN.
+    app = FastAPIOffline(
         title="cerebri",
         version=__version__,
         description=_DESCRIPTION
@@ -319,6 +327,7 @@ def create_app(
     _add_core_routes(app, settings)
     _add_integration_routes(app, settings)
     _add_example_routes(app, settings)
+    add_find_slot_routes(app, settings)
     _add_lab(app, settings)
     if executor is not None:
         from cerebri.service.store_routes import add_store_api  # noqa: PLC0415 - optional part
@@ -335,6 +344,7 @@ def create_app(
             )
             components = document.setdefault("components", {})
             components.setdefault("schemas", {}).update(component_schemas())
+            components["schemas"].update(find_slot_schemas())
             if executor is not None:
                 from cerebri.service.store_schemas import store_schemas  # noqa: PLC0415
 
