@@ -8,6 +8,8 @@
 
 ``find_slot`` answers unpack as ``(request, result)`` and also carry ``warnings`` and
 ``complete`` (:class:`SlotAnswer`); ``FreeBusyView`` has the same two fields.
+``slot_event(request, result, title=..., dtstamp=clock.now())`` writes a chosen candidate
+as an iCalendar invitation (:mod:`cerebri.calendars.event_out`).
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
@@ -16,6 +18,7 @@ A Python argument of the wrong type is refused with ``calendars.invalid_argument
 
 from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
+from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
 from cerebri.calendars.query import TARGET_ID, NewEvent, SlotQuery, build_request
@@ -29,10 +32,12 @@ __all__ = [
     "NamedBusy",
     "NewEvent",
     "SlotAnswer",
+    "SlotEventError",
     "SlotQuery",
     "build_request",
     "find_slot",
     "freebusy",
     "observed_ranges",
+    "slot_event",
     "unobserved_ranges",
 ]

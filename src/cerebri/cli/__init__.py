@@ -17,6 +17,7 @@ from cerebri.cli import (
     _preview,
     _principals,
     _proposals,
+    _request_new,
     _serve,
     _store,
 )
@@ -35,6 +36,7 @@ _COMMANDS = (
     _operations,
     _principals,
     _preview,
+    _request_new,
 )  # imported for their registrations
 
 

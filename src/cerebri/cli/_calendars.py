@@ -25,6 +25,18 @@ from cerebri.calendars.options import (
 )
 from cerebri.calendars.sources import load_sources
 from cerebri.cli._app import app, fail, printable, table_console
+from cerebri.cli._event_out import (
+    DEFAULT_TITLE,
+    AtOption,
+    AttendeeOption,
+    IcsOutOption,
+    OrganizerOption,
+    PickOption,
+    TitleOption,
+    UidOption,
+    check_event_options,
+    write_event,
+)
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import busy_label, freebusy_wire, render_freebusy
 from cerebri.cpir import parse_request
@@ -306,6 +318,13 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             "--ics file's calendar, else the first --caldav calendar).",
         ),
     ] = None,
+    ics_out: IcsOutOption = None,
+    pick: PickOption = 1,
+    title: TitleOption = None,
+    attendee: AttendeeOption = None,
+    organizer: OrganizerOption = None,
+    uid: UidOption = None,
+    at: AtOption = None,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
@@ -319,6 +338,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 "--calendar names the calendar --create writes to; pass --create TITLE too",
                 code="input.invalid_option",
             )
+        extras = {"--title": title, "--attendee": attendee, "--organizer": organizer}
+        stamp = check_event_options(ics_out, pick=pick, extras={**extras, "--uid": uid, "--at": at})
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
         query = SlotQuery(
@@ -351,6 +372,20 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         answer = calendars.find_slot(query, create=new_event)
         request, result = answer
         busy = calendars.busy(window[0], window[1])
+        if ics_out is not None:
+            write_event(
+                ics_out,
+                request,
+                result,
+                sources,
+                calendar,
+                pick=pick,
+                title=title or create or DEFAULT_TITLE,
+                attendees=attendee,
+                organizer=organizer,
+                uid=uid,
+                at=stamp,
+            )
     except CerebriError as error:
         raise fail(error) from None
     if emit_request:

@@ -1,0 +1,128 @@
+"""``cerebri request new``: a CPIR request from options, no JSON written by hand.
+
+The request is the one ``find-slot`` builds (:func:`cerebri.calendars.request_new.new_request`),
+with ``--busy`` intervals instead of calendars; it passes ``cerebri validate`` and
+``cerebri plan`` as printed (docs/decisions/0028-an-event-out.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cerebri._files import check_output_path, write_output
+from cerebri._json import pretty
+from cerebri.calendars import SlotQuery
+from cerebri.calendars.options import (
+    parse_time_of_day,
+    parse_window,
+    parse_working_days,
+    parse_working_hours,
+)
+from cerebri.calendars.request_new import new_request
+from cerebri.cli._app import app, fail
+from cerebri.cli._calendars import BetweenOption, ZoneOption, _buffer, _seconds, _value
+from cerebri.errors import CerebriError
+from cerebri.planner import DEFAULT_LIMITS
+from cerebri.temporal import Instant
+from cerebri.temporal.zones import check_zone_name
+
+__all__ = ["REFERENCE_MAX_CANDIDATES", "new", "request_app"]
+
+REFERENCE_MAX_CANDIDATES = DEFAULT_LIMITS.max_candidates
+"""The default ``budget.max_candidates`` never exceeds this (4096, the reference limit), so
+the request plans under ``cerebri plan``'s default limits."""
+
+request_app = typer.Typer(
+    no_args_is_help=True, help="CPIR requests: build one from options (request new)."
+)
+app.add_typer(request_app, name="request")
+
+
+def _busy(texts: list[str], tz: str) -> list[tuple[Instant, Instant]]:
+    """Each ``--busy START/END`` (local in ``tz`` without an offset) as UTC instants."""
+    spans: list[tuple[Instant, Instant]] = []
+    for text in texts:
+        try:
+            spans.append(parse_window(text, tz))
+        except ValueError as exc:
+            reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+            raise CerebriError(f"--busy: {reason}", code="input.invalid_option") from None
+    return spans
+
+
+@request_app.command("new")
+def new(  # noqa: PLR0917 - typer maps every option to a parameter
+    duration: Annotated[
+        str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M.")
+    ],
+    between: BetweenOption,
+    busy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--busy",
+            metavar="START/END",
+            help="Busy time, e.g. 2026-10-05T09:00/2026-10-05T10:00 (local in --tz; repeatable).",
+        ),
+    ] = None,
+    tz: ZoneOption = "UTC",
+    granularity: Annotated[str, typer.Option("--granularity", help="Grid step.")] = "15m",
+    working_hours: Annotated[
+        str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
+    ] = None,
+    working_days: Annotated[
+        str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
+    ] = None,
+    buffer: Annotated[
+        str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
+    ] = None,
+    prefer: Annotated[
+        str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")
+    ] = None,
+    max_candidates: Annotated[
+        int | None,
+        typer.Option(
+            "--max-candidates",
+            min=1,
+            max=100_000,
+            help="Grid positions to evaluate at most (default: every start the window "
+            f"holds, at most {REFERENCE_MAX_CANDIDATES}, the reference limit).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Write the request to FILE, not stdout."),
+    ] = None,
+) -> None:
+    """Build a CPIR 0.2 find-slot request from options (replay it with `cerebri plan`)."""
+    try:
+        if out is not None:
+            check_output_path(out, what="--out file")
+        _value(check_zone_name, tz)
+        window = _value(parse_window, between, tz)
+        step = _seconds("--granularity", granularity)
+        positions = (window[1] - window[0]) // (step * 1_000_000_000) + 1
+        query = SlotQuery(
+            window_start=window[0],
+            window_end=window[1],
+            duration_seconds=_seconds("--duration", duration),
+            granularity_seconds=step,
+            zone=tz,
+            working_hours=None
+            if working_hours is None
+            else _value(parse_working_hours, working_hours),
+            working_days=None if working_days is None else _value(parse_working_days, working_days),
+            buffer_seconds=_buffer(buffer, window),
+            prefer=None if prefer is None else _value(parse_time_of_day, prefer),
+            max_candidates=max_candidates or min(positions, REFERENCE_MAX_CANDIDATES),
+        )
+        text = pretty(new_request(query, _busy(busy or [], tz)))
+        if out is not None:
+            write_output(out, text.encode("utf-8"), what="--out file")
+    except CerebriError as error:
+        raise fail(error) from None
+    if out is None:
+        sys.stdout.write(text)
