@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cerebri.calendars import SlotQuery, find_slot
+from cerebri.clock import FakeClock
 from cerebri.ics import parse_calendar
 from cerebri.service import create_app
 from cerebri.service.settings import ServiceSettings
@@ -309,3 +310,45 @@ def test_docs_pages_load_nothing_from_elsewhere(client: TestClient) -> None:
             assert len(asset_response.content) > 10_000
         assert "cdn.jsdelivr.net" not in html
         assert "fonts.googleapis.com" not in html
+
+
+def test_the_event_of_a_picked_slot_reads_back_with_icalendar() -> None:
+    stamp = Instant.from_datetime(datetime(2026, 9, 1, 12, tzinfo=UTC))
+    stamped = TestClient(create_app(clock=FakeClock(stamp)))
+    slots = stamped.post("/v1/find-slot", json=BODY).json()["slots"]
+    response = stamped.post("/v1/find-slot/event", json={**BODY, "pick": 3, "title": "Plan Q4"})
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/calendar")
+    assert 'filename="slot-3.ics"' in response.headers["content-disposition"]
+    calendar = icalendar.Calendar.from_ical(response.content)
+    (event,) = calendar.walk("VEVENT")
+    assert _z(event.decoded("DTSTART")) == slots[2]["start"]
+    assert _z(event.decoded("DTEND")) == slots[2]["end"]
+    assert event.decoded("DTSTART").utcoffset() == timedelta(hours=2)  # Europe/Berlin, CEST
+    assert str(event.get("SUMMARY")) == "Plan Q4"
+    assert event.decoded("DTSTAMP") == datetime(2026, 9, 1, 12, tzinfo=UTC)
+    assert str(calendar.get("METHOD")) == "REQUEST"
+    again = stamped.post("/v1/find-slot/event", json={**BODY, "pick": 3, "title": "Plan Q4"})
+    assert again.content == response.content  # same input, same bytes
+
+
+def test_event_problems(client: TestClient) -> None:
+    feasible = len(_brute_force(BODY))
+    _problem(
+        client.post("/v1/find-slot/event", json={**BODY, "pick": feasible + 1}),
+        422,
+        "calendars.invalid_pick",
+        None,
+    )
+    _problem(
+        client.post("/v1/find-slot/event", json={**BODY, "title": "  "}),
+        422,
+        "input.invalid_option",
+        "/title",
+    )
+    full = _calendar(("all", "20261001T000000Z", "20261010T000000Z", "Away"))
+    nobody = {**BODY, "calendars": [{"id": "alice", "ics": full}]}
+    _problem(client.post("/v1/find-slot/event", json=nobody), 422, "calendars.no_candidate", None)
+    _problem(
+        client.post("/v1/find-slot", json={**BODY, "pick": 1}), 422, "input.invalid_option", "/pick"
+    )

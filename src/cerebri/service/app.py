@@ -14,7 +14,8 @@ Routes and status codes:
   planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
 * ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
 * ``POST /v1/find-slot`` → 200 ranked slots over the .ics calendars in the body (never
-  stored; :mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
+  stored); ``POST /v1/find-slot/event`` → 200 ``text/calendar`` of a picked slot
+  (:mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
 * ``GET /docs`` (Swagger UI), ``GET /redoc`` (ReDoc) and ``GET /openapi.json``; the docs
   pages' scripts and styles come from the installed ``fastapi-offline`` package under
   ``/static-offline-docs/``, so they work without a network.
@@ -52,6 +53,7 @@ from starlette.staticfiles import StaticFiles
 from cerebri import __version__
 from cerebri._files import read_bounded
 from cerebri._json import JSONValue
+from cerebri.clock import Clock, SystemClock
 from cerebri.errors import CerebriError, ParseError
 from cerebri.planner import plan, validate
 from cerebri.service import integration
@@ -299,9 +301,15 @@ _STORE_DESCRIPTION = (
 
 
 def create_app(
-    settings: ServiceSettings | None = None, *, executor: Executor | None = None
+    settings: ServiceSettings | None = None,
+    *,
+    executor: Executor | None = None,
+    clock: Clock | None = None,
 ) -> FastAPI:
     """Build the cerebri HTTP application (routes and status codes: module docstring).
+
+    ``clock`` (default :class:`cerebri.clock.SystemClock`) stamps the events written by
+    ``/v1/find-slot/event`` (``DTSTAMP``).
 
     ``executor`` (an :class:`cerebri.execution.Executor` on an initialised store) adds the
     store-backed routes; without it there is no execution route."""
@@ -327,7 +335,7 @@ def create_app(
     _add_core_routes(app, settings)
     _add_integration_routes(app, settings)
     _add_example_routes(app, settings)
-    add_find_slot_routes(app, settings)
+    add_find_slot_routes(app, settings, clock or SystemClock())
     _add_lab(app, settings)
     if executor is not None:
         from cerebri.service.store_routes import add_store_api  # noqa: PLC0415 - optional part

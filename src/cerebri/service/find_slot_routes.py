@@ -2,6 +2,11 @@
 
 * ``POST /v1/find-slot`` → 200 ``FindSlotAnswer`` (:mod:`cerebri.service.find_slot_api`)
   for every planning outcome.
+* ``POST /v1/find-slot/event`` → 200 ``text/calendar`` (``Content-Disposition: attachment``):
+  the same body plus ``pick`` (1-based rank) and ``title``; slot ``pick`` of the same answer
+  as an iCalendar ``METHOD:REQUEST`` (:func:`cerebri.calendars.event_out.slot_event`),
+  ``DTSTAMP`` from the app's clock. 422 ``calendars.no_candidate`` when nothing is free,
+  ``calendars.invalid_pick`` when ``pick`` is past the last candidate.
 
 Errors are ``application/problem+json`` (``type``, ``title``, ``status``, ``detail``,
 ``code``, ``path``): 415 ``http.unsupported_media_type``; 413 ``input.too_large`` past
@@ -22,10 +27,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri._json import JSONValue
+from cerebri.calendars.event_out import slot_event
+from cerebri.clock import Clock
+from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
 from cerebri.service.body import ClientGone, read_json_body
 from cerebri.service.find_slot_api import FIND_SLOT_ANSWER_SCHEMA, answer_wire, plan_slots
-from cerebri.service.find_slot_body import EventBody, FindSlotBody, read_find_slot_body
+from cerebri.service.find_slot_body import (
+    EventBody,
+    FindSlotBody,
+    read_event_body,
+    read_find_slot_body,
+)
 from cerebri.service.openapi import json_body, responses
 from cerebri.service.problems import ServiceError, json_response, problem_response
 from cerebri.service.settings import ServiceSettings
@@ -100,6 +113,26 @@ def _find_slot(body: bytes) -> Response:
     return json_response(wire)
 
 
+def _event(clock: Clock) -> Callable[[bytes], Response]:
+    def run(body: bytes) -> Response:
+        ask, pick, title = read_event_body(body)
+        answer, _ = plan_slots(ask)
+        data = slot_event(
+            parse_request(answer.request),
+            answer.result,
+            pick=pick,
+            title=title,
+            dtstamp=clock.now(),
+        )
+        return Response(
+            data,
+            media_type="text/calendar; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="slot-{pick}.ics"'},
+        )
+
+    return run
+
+
 def _documented(success: str, schema: dict[str, Any]) -> dict[int | str, dict[str, Any]]:
     documented = responses(success, body=True, schema=schema)
     documented[413]["description"] = (
@@ -112,8 +145,9 @@ def _documented(success: str, schema: dict[str, Any]) -> dict[int | str, dict[st
     return documented
 
 
-def add_find_slot_routes(app: FastAPI, settings: ServiceSettings) -> None:
-    """Add ``POST /v1/find-slot`` to ``app``."""
+def add_find_slot_routes(app: FastAPI, settings: ServiceSettings, clock: Clock) -> None:
+    """Add ``POST /v1/find-slot`` and ``POST /v1/find-slot/event`` to ``app``; ``clock``
+    gives the events' ``DTSTAMP``."""
     app.add_api_route(
         "/v1/find-slot",
         guarded(settings, _find_slot),
@@ -129,5 +163,29 @@ def add_find_slot_routes(app: FastAPI, settings: ServiceSettings) -> None:
         responses=_documented(
             "FindSlotAnswer, for every planning outcome.", {"$ref": _PREFIX + "FindSlotAnswer"}
         ),
+        response_class=Response,
+    )
+    event_responses = _documented("The slot as an iCalendar REQUEST (text/calendar).", {})
+    event_responses[200] = {
+        "description": "The picked slot as an iCalendar REQUEST with one VEVENT (RFC 5546).",
+        "content": {"text/calendar": {"schema": {"type": "string"}}},
+    }
+    event_responses[422]["description"] += (
+        " calendars.no_candidate: no slot is free; calendars.invalid_pick: pick is past the "
+        "last ranked slot."
+    )
+    app.add_api_route(
+        "/v1/find-slot/event",
+        guarded(settings, _event(clock)),
+        methods=["POST"],
+        name="find_slot_event",
+        summary="One found slot as an .ics invitation",
+        description=(
+            "The same question as /v1/find-slot plus `pick` (1-based rank) and `title`: the "
+            "picked slot as an iCalendar REQUEST to import or send (`cerebri find-slot "
+            "--ics-out`). The calendars are not stored."
+        ),
+        openapi_extra=json_body(_PREFIX + "FindSlotEventRequest"),
+        responses=event_responses,
         response_class=Response,
     )
