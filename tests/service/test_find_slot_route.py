@@ -302,7 +302,11 @@ def test_docs_pages_load_nothing_from_elsewhere(client: TestClient) -> None:
         ("/docs", ("swagger-ui-bundle.js", "swagger-ui.css")),
         ("/redoc", ("redoc.standalone.js",)),
     ):
-        html = client.get(page).text
+        response = client.get(page)
+        html = response.text
+        csp = response.headers["content-security-policy"]
+        assert "default-src 'self'" in csp
+        assert "https:" not in csp
         for asset in assets:
             assert f'"/static-offline-docs/{asset}"' in html
             asset_response = client.get(f"/static-offline-docs/{asset}")

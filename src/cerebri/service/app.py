@@ -18,7 +18,7 @@ Routes and status codes:
   (:mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
 * ``GET /docs`` (Swagger UI), ``GET /redoc`` (ReDoc) and ``GET /openapi.json``; the docs
   pages' scripts and styles come from the installed ``fastapi-offline`` package under
-  ``/static-offline-docs/``, so they work without a network.
+  ``/static-offline-docs/``, so they work without a network (:mod:`cerebri.service.docs`).
 * ``GET /lab`` → 308 to ``/lab/``; ``/lab/…`` static Lab files (404 when absent).
 * Given an executor (``create_app(settings, executor=...)``, ``cerebri serve --store``):
   ``/v1/plans``, ``/v1/plans/{id}``, ``/v1/plans/{id}/cancel``, ``/v1/executions/{id}``,
@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -59,6 +58,7 @@ from cerebri.planner import plan, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
+from cerebri.service.docs import add_docs
 from cerebri.service.find_slot_routes import add_find_slot_routes, find_slot_schemas
 from cerebri.service.openapi import (
     ENVELOPE_REF,
@@ -314,13 +314,15 @@ def create_app(
     ``executor`` (an :class:`cerebri.execution.Executor` on an initialised store) adds the
     store-backed routes; without it there is no execution route."""
     settings = settings or ServiceSettings()
-    # Swagger UI and ReDoc from the installed fastapi-offline package, not a CDN.
-    app = FastAPIOffline(
+    app = FastAPI(
         title="cerebri",
         version=__version__,
         description=_DESCRIPTION
         + (_STORE_DESCRIPTION if executor is not None else " No execution endpoint."),
+        docs_url=None,
+        redoc_url=None,
     )
+    add_docs(app)  # Swagger UI and ReDoc from the installed fastapi-offline package
     app.add_exception_handler(HTTPException, _http_problem)
 
     @app.get(
