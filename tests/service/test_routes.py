@@ -102,6 +102,8 @@ def test_openapi_describes_every_route(client: TestClient) -> None:
         "/v1/integration/suggestions",
         "/v1/examples",
         "/v1/examples/{name}",
+        "/v1/find-slot",
+        "/v1/find-slot/event",
     }
     body = document["paths"]["/v1/plan"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/PlanningRequest"}

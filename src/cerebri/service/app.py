@@ -13,6 +13,12 @@ Routes and status codes:
 * ``GET /v1/integration/manifest`` → 200; ``POST /v1/integration/suggestions`` → 200
   planned, 422 admission rejection, 400/413/415/422 rejected envelope (section 5).
 * ``GET /v1/examples`` → 200 list of names; ``GET /v1/examples/{name}`` → 200 or 404.
+* ``POST /v1/find-slot`` → 200 ranked slots over the .ics calendars in the body (never
+  stored); ``POST /v1/find-slot/event`` → 200 ``text/calendar`` of a picked slot
+  (:mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
+* ``GET /docs`` (Swagger UI), ``GET /redoc`` (ReDoc) and ``GET /openapi.json``; the docs
+  pages' scripts and styles come from the installed ``fastapi-offline`` package under
+  ``/static-offline-docs/``, so they work without a network (:mod:`cerebri.service.docs`).
 * ``GET /lab`` → 308 to ``/lab/``; ``/lab/…`` static Lab files (404 when absent).
 * Given an executor (``create_app(settings, executor=...)``, ``cerebri serve --store``):
   ``/v1/plans``, ``/v1/plans/{id}``, ``/v1/plans/{id}/cancel``, ``/v1/executions/{id}``,
@@ -46,12 +52,15 @@ from starlette.staticfiles import StaticFiles
 from cerebri import __version__
 from cerebri._files import read_bounded
 from cerebri._json import JSONValue
+from cerebri.clock import Clock, SystemClock
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, ParseError
 from cerebri.planner import plan, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
+from cerebri.service.docs import add_docs
+from cerebri.service.find_slot_routes import add_find_slot_routes, find_slot_schemas
 from cerebri.service.openapi import (
     ENVELOPE_REF,
     PLANNING_REQUEST_REF,
@@ -297,9 +306,15 @@ _STORE_DESCRIPTION = (
 
 
 def create_app(
-    settings: ServiceSettings | None = None, *, executor: Executor | None = None
+    settings: ServiceSettings | None = None,
+    *,
+    executor: Executor | None = None,
+    clock: Clock | None = None,
 ) -> FastAPI:
     """Build the cerebri HTTP application (routes and status codes: module docstring).
+
+    ``clock`` (default :class:`cerebri.clock.SystemClock`) stamps the events written by
+    ``/v1/find-slot/event`` (``DTSTAMP``).
 
     ``executor`` (an :class:`cerebri.execution.Executor` on an initialised store) adds the
     store-backed routes; without it there is no execution route."""
@@ -309,7 +324,10 @@ def create_app(
         version=__version__,
         description=_DESCRIPTION
         + (_STORE_DESCRIPTION if executor is not None else " No execution endpoint."),
+        docs_url=None,
+        redoc_url=None,
     )
+    add_docs(app)  # Swagger UI and ReDoc from the installed fastapi-offline package
     app.add_exception_handler(HTTPException, _http_problem)
 
     @app.get(
@@ -324,6 +342,7 @@ def create_app(
     _add_core_routes(app, settings)
     _add_integration_routes(app, settings)
     _add_example_routes(app, settings)
+    add_find_slot_routes(app, settings, clock or SystemClock())
     _add_lab(app, settings)
     if executor is not None:
         from cerebri.service.store_routes import add_store_api  # noqa: PLC0415 - optional part
@@ -340,6 +359,7 @@ def create_app(
             )
             components = document.setdefault("components", {})
             components.setdefault("schemas", {}).update(component_schemas())
+            components["schemas"].update(find_slot_schemas())
             if executor is not None:
                 from cerebri.service.store_schemas import store_schemas  # noqa: PLC0415
 

@@ -14,6 +14,7 @@ __all__ = [
     "EXAMPLES_DIR",
     "LAB_DIR",
     "MAX_BODY_TIMEOUT_SECONDS",
+    "MAX_FIND_SLOT_BYTES",
     "MAX_REQUEST_BYTES",
     "ServiceSettings",
     "SettingsError",
@@ -21,6 +22,10 @@ __all__ = [
 
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest accepted request body, in bytes (api.md section 2); one more byte gets 413."""
+
+MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024
+"""Largest ``/v1/find-slot`` body, in bytes: it carries whole calendars, which routinely exceed
+the planning routes' 256 KiB (docs/decisions/0029); one more byte gets 413."""
 
 BODY_TIMEOUT_SECONDS = 10.0
 """Seconds a client has to send the whole request body; later gets 408 ``http.body_timeout``."""
@@ -55,6 +60,8 @@ class ServiceSettings:
             a principal's token of the execution store (``cerebri serve`` sets it when
             serving beyond loopback with principals and no service token).
         max_request_bytes: body limit; larger bodies get 413 before any parsing.
+        max_find_slot_bytes: body limit of ``/v1/find-slot`` and ``/v1/find-slot/event``
+            (their bodies carry .ics text); larger bodies get 413 before any parsing.
         lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
         examples_dir: folder of ``*.json`` example requests.
         body_timeout_seconds: seconds to receive the whole body, a finite number with
@@ -66,6 +73,7 @@ class ServiceSettings:
     token: str | None = None
     require_token: bool = False
     max_request_bytes: int = MAX_REQUEST_BYTES
+    max_find_slot_bytes: int = MAX_FIND_SLOT_BYTES
     lab_dir: Path = field(default=LAB_DIR)
     examples_dir: Path = field(default=EXAMPLES_DIR)
     body_timeout_seconds: float = BODY_TIMEOUT_SECONDS

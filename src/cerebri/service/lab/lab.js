@@ -54,12 +54,15 @@
     return node;
   }
   const ms = (iso) => Date.parse(iso);
+  const T = window.CerebriTimeline;
+  // Times show in the zone chosen above the timeline (UTC until another is chosen).
+  const displayZone = () => ($("display-tz") && $("display-tz").value) || "UTC";
   function fmtTime(iso, withDate) {
     if (!iso) return "–";
-    const d = new Date(iso);
-    if (Number.isNaN(d.getTime())) return String(iso);
-    const s = d.toISOString();
-    return withDate ? s.slice(0, 10) + " " + s.slice(11, 16) + " UTC" : s.slice(11, 16);
+    const t = Date.parse(iso);
+    if (Number.isNaN(t)) return String(iso);
+    const zone = displayZone();
+    return withDate ? T.format(t, zone, true) + " " + T.zoneLabel(zone) : T.format(t, zone, false);
   }
   function fmtDuration(seconds) {
     if (seconds === null || seconds === undefined) return "–";
@@ -307,24 +310,17 @@
       return track;
     };
 
-    // Axis with readable ticks.
-    const axis = row(multiDay ? "UTC date/time" : "UTC time", "timeline-axis", "tl-axis");
-    const hour = 3600 * 1000;
-    const steps = [15 * 60 * 1000, 30 * 60 * 1000, hour, 2 * hour, 3 * hour, 6 * hour, 12 * hour, 24 * hour, 7 * 24 * hour];
-    const step = steps.find((s) => span / s <= 12) || steps[steps.length - 1];
-    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-      const iso = new Date(t).toISOString();
-      const left = ((t - t0) / span) * 100;
-      if (left > 96) continue;
-      axis.append(el("span", { class: "tick", style: "left:" + left + "%", text: fmtTime(iso, multiDay && step >= hour * 6) }));
-    }
+    // Axis: local dates on a multi-day window, then hours, in the chosen zone.
+    const zone = displayZone();
+    const days = row(T.zoneLabel(zone), "timeline-days", "tl-axis tl-days");
+    T.drawAxis(days, row(multiDay ? "date/time" : "time", "timeline-axis", "tl-axis"), t0, t1, zone);
 
     // Busy intervals from the request context.
     const busy = row("Busy", "timeline-busy");
     for (const b of busyIntervals(lastRequest)) {
       if (ms(b.end) <= t0 || ms(b.start) >= t1) continue;
       const tip = b.id + " (" + b.kind + "): " + fmtTime(b.start, true) + " – " + fmtTime(b.end, true);
-      busy.append(el("div", { class: "bar busy", style: place(b.start, b.end), title: tip, "data-testid": "busy-interval", text: b.id }));
+      busy.append(el("div", { class: "bar busy", style: place(b.start, b.end), title: tip, "data-testid": "busy-interval", "data-label": b.id }));
     }
 
     // Series occurrences from the compilation.
@@ -335,7 +331,7 @@
         const range = o.occurrence && (o.occurrence.range || o.occurrence.visible_range);
         if (!range) continue;
         const tip = "series " + o.series_id + ": " + fmtTime(range.start, true) + " – " + fmtTime(range.end, true) + " (" + o.id + ")";
-        occ.append(el("div", { class: "bar occurrence", style: place(range.start, range.end), title: tip, "data-testid": "occurrence", text: o.series_id }));
+        occ.append(el("div", { class: "bar occurrence", style: place(range.start, range.end), title: tip, "data-testid": "occurrence", "data-label": o.series_id }));
       }
     }
 
@@ -379,11 +375,12 @@
       const best = candidates[0];
       for (const p of (best.proposed && best.proposed.placements) || []) {
         const tip = "#1 " + p.object_id + ": " + fmtTime(p.range.start, true) + " – " + fmtTime(p.range.end, true);
-        chosenRow.append(el("div", { class: "bar chosen", style: place(p.range.start, p.range.end), title: tip, "data-testid": "chosen-candidate", text: p.object_id + " " + fmtTime(p.range.start) }));
+        chosenRow.append(el("div", { class: "bar chosen", style: place(p.range.start, p.range.end), title: tip, "data-testid": "chosen-candidate", "data-label": p.object_id + " " + fmtTime(p.range.start) }));
       }
     } else {
       chosenRow.append(el("span", { class: "muted", style: "padding-left:6px;line-height:30px", text: "no candidate" }));
     }
+    T.fitLabels(box);
     $("start-details").className = "details muted";
     $("start-details").textContent = "No start selected.";
   }
@@ -472,6 +469,13 @@
   $("request-file").addEventListener("change", loadFile);
   $("validate-button").addEventListener("click", runValidate);
   $("plan-button").addEventListener("click", runPlan);
+  for (const zone of ["UTC", Intl.DateTimeFormat().resolvedOptions().timeZone, "Europe/London", "Europe/Berlin", "America/New_York", "Asia/Tokyo"]) {
+    if (zone && ![...$("display-tz").options].some((o) => o.value === zone)) $("display-tz").append(el("option", { value: zone, text: T.zoneLabel(zone) }));
+  }
+  $("display-tz").addEventListener("change", () => {
+    if (lastResult) renderResult(lastResult);
+  });
+  window.addEventListener("resize", () => T.fitLabels($("timeline")));
   loadExampleList().finally(() => {
     document.body.dataset.ready = "true";
   });

@@ -1,0 +1,239 @@
+"""The body of ``POST /v1/find-slot`` and ``POST /v1/find-slot/event``: read, checked, turned
+into a :class:`~cerebri.calendars.SlotQuery` and parsed calendars.
+
+Shape (docs/decisions/0029-find-slot-route-and-lab-page.md)::
+
+    {"calendars": [{"id": "alice", "ics": "BEGIN:VCALENDAR…"}],
+     "duration": "30m", "between": "2026-10-05T08:00/2026-10-09T18:00", "tz": "Europe/Berlin",
+     "working_hours": "09:00-17:00", "working_days": "Mon-Fri", "granularity": "15m",
+     "buffer": "10m", "prefer": "10:30", "top": 10, "skip_invalid_events": false}
+
+Only ``calendars``, ``duration`` and ``between`` are required. Values are the command line's
+(:mod:`cerebri.calendars.options`); a duration may also be an integer of seconds. The event
+route adds ``pick`` (1-based rank of the slot, default 1) and ``title``.
+
+Every refusal is a :class:`~cerebri.service.problems.ServiceError` before anything is planned:
+a JSON syntax error is 400 (``json.*``), everything else 422 — an unknown or missing field or
+a value of the wrong type or form is ``input.invalid_option`` with ``path`` the JSON pointer of
+the field; a calendar that cannot be read keeps its ``ics.*`` code with ``path``
+``/calendars/<i>/ics``. The calendars' text is parsed in memory only, never written anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from icalendar import Component
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import ValidationError as PydanticValidationError
+
+from cerebri.calendars import SlotQuery
+from cerebri.calendars.options import (
+    parse_duration,
+    parse_time_of_day,
+    parse_window,
+    parse_working_days,
+    parse_working_hours,
+)
+from cerebri.calendars.query import MAX_TITLE_LENGTH
+from cerebri.cpir.parse import load_json
+from cerebri.errors import CerebriError, ParseError
+from cerebri.ics import CalendarError, parse_calendar
+from cerebri.service.body import parse_error_status
+from cerebri.service.problems import ServiceError
+from cerebri.temporal.zones import check_zone_name
+
+__all__ = [
+    "MAX_CALENDARS",
+    "MAX_TOP",
+    "EventBody",
+    "FindSlotBody",
+    "SlotAsk",
+    "read_event_body",
+    "read_find_slot_body",
+]
+
+MAX_CALENDARS = 32
+"""Most calendars (attendees) in one request."""
+MAX_TOP = 100
+"""Most slots one answer lists."""
+DEFAULT_TITLE = "Meeting"
+"""The event title when the event route's body has none."""
+
+T = TypeVar("T")
+
+_Id = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")]
+_Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
+
+
+def _d(text: str) -> Any:
+    return Field(description=text)
+
+
+class CalendarIn(BaseModel):
+    """One attendee's calendar: a CPIR calendar id and the iCalendar text (RFC 5545)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: Annotated[_Id, _d("Calendar (attendee) id, 1-128 of A-Z a-z 0-9 . _ -; unique.")]
+    ics: Annotated[StrictStr, _d("The iCalendar text; parsed in memory, never stored.")]
+
+
+class FindSlotBody(BaseModel):
+    """The find-slot question: the calendars, the meeting length and the search window."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    calendars: Annotated[
+        list[CalendarIn],
+        Field(min_length=1, max_length=MAX_CALENDARS, description="Every attendee's calendar."),
+    ]
+    duration: Annotated[_Duration, _d("Meeting length: 30m, 1h30m, PT1H30M, or seconds.")]
+    between: Annotated[
+        StrictStr, _d("Window START/END, e.g. 2026-10-05T08:00/2026-10-09T18:00 (local in tz).")
+    ]
+    tz: Annotated[StrictStr, _d("IANA zone: local times, working hours, floating times.")] = "UTC"
+    working_hours: Annotated[StrictStr | None, _d("Local working hours, e.g. 09:00-17:00.")] = None
+    working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
+    granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
+    buffer: Annotated[_Duration | None, _d("Minimum gap to other events, e.g. 10m.")] = None
+    prefer: Annotated[StrictStr | None, _d("Preferred local start time, e.g. 10:30.")] = None
+    top: Annotated[
+        StrictInt, Field(ge=1, le=MAX_TOP, description="How many ranked slots to list.")
+    ] = 10
+    skip_invalid_events: Annotated[
+        StrictBool, _d("Leave out unreadable events (warned; the answer is then incomplete).")
+    ] = False
+
+
+class EventBody(FindSlotBody):
+    """The find-slot question plus the slot to turn into an event."""
+
+    pick: Annotated[StrictInt, Field(ge=1, le=MAX_TOP, description="1-based rank of the slot.")] = 1
+    title: Annotated[
+        StrictStr,
+        Field(min_length=1, max_length=MAX_TITLE_LENGTH, description="The event's SUMMARY."),
+    ] = DEFAULT_TITLE
+
+
+@dataclass(frozen=True, slots=True)
+class SlotAsk:
+    """A checked body: the query, the parsed calendars by id (in body order), ``top``."""
+
+    query: SlotQuery
+    calendars: tuple[tuple[str, Component], ...]
+    top: int
+
+
+def _invalid(message: str, path: str | None) -> ServiceError:
+    return ServiceError(422, "input.invalid_option", message, path)
+
+
+def _pointer(location: tuple[int | str, ...]) -> str:
+    parts = (str(part).replace("~", "~0").replace("/", "~1") for part in location)
+    return "".join("/" + part for part in parts)
+
+
+def _model(model: type[T], body: bytes) -> T:
+    try:
+        document = load_json(body)
+    except ParseError as error:
+        raise ServiceError(
+            parse_error_status(error), error.code, error.message, error.path
+        ) from None
+    except CerebriError as error:  # input.too_large: more values than the decoder counts
+        raise ServiceError(413, error.code, error.message, None) from None
+    if not isinstance(document, dict):
+        raise ServiceError(422, "json.not_object", "the body must be a JSON object", "")
+    try:
+        return model.model_validate(document)  # type: ignore[attr-defined, no-any-return]
+    except PydanticValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        # a union's member name (str/int) may trail the location; keep the body's fields
+        location = tuple(p for p in first["loc"] if p not in {"str", "int", "constrained-int"})
+        path = _pointer(location)
+        raise _invalid(f"{path or 'body'}: {first['msg']}", path) from None
+
+
+def _value(path: str, reader: Callable[..., T], *args: str) -> T:
+    try:
+        return reader(*args)
+    except ValueError as exc:
+        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+        raise _invalid(f"{path[1:]}: {reason}", path) from None
+
+
+def _seconds(path: str, value: str | int) -> int:
+    if isinstance(value, int):
+        return value
+    return _value(path, parse_duration, value)
+
+
+def _query(body: FindSlotBody) -> SlotQuery:
+    _value("/tz", check_zone_name, body.tz)
+    start, end = _value("/between", parse_window, body.between, body.tz)
+    buffer = 0 if body.buffer is None else _seconds("/buffer", body.buffer)
+    if start.plus_seconds(-buffer) is None or end.plus_seconds(buffer) is None:
+        raise _invalid("buffer: widens the window beyond the supported time range", "/buffer")
+    try:
+        return SlotQuery(
+            window_start=start,
+            window_end=end,
+            duration_seconds=_seconds("/duration", body.duration),
+            granularity_seconds=_seconds("/granularity", body.granularity),
+            zone=body.tz,
+            working_hours=None
+            if body.working_hours is None
+            else _value("/working_hours", parse_working_hours, body.working_hours),
+            working_days=None
+            if body.working_days is None
+            else _value("/working_days", parse_working_days, body.working_days),
+            buffer_seconds=buffer,
+            prefer=None
+            if body.prefer is None
+            else _value("/prefer", parse_time_of_day, body.prefer),
+        )
+    except ValueError as exc:  # calendars.invalid_argument, or a window outside years 1-9999
+        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+        raise _invalid(reason, None) from None
+
+
+def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component], ...]:
+    seen: set[str] = set()
+    parsed: list[tuple[str, Component]] = []
+    for index, entry in enumerate(body.calendars):
+        if entry.id in seen:
+            raise _invalid(f"calendar id {entry.id!r} is given twice", f"/calendars/{index}/id")
+        seen.add(entry.id)
+        try:
+            calendar = parse_calendar(
+                entry.ics, source=entry.id, skip_invalid_events=body.skip_invalid_events
+            )
+        except CalendarError as error:
+            raise ServiceError(422, error.code, error.message, f"/calendars/{index}/ics") from None
+        parsed.append((entry.id, calendar))
+    return tuple(parsed)
+
+
+def _ask(body: FindSlotBody) -> SlotAsk:
+    query = _query(body)  # cheap checks first: no calendar is parsed for a bad option
+    return SlotAsk(query, _calendars(body), body.top)
+
+
+def read_find_slot_body(body: bytes) -> SlotAsk:
+    """Decode and check a ``/v1/find-slot`` body (errors: the module docstring).
+
+    Raises:
+        ServiceError: 400 ``json.*``; 413 ``input.too_large``; 422 ``json.not_object``,
+            ``input.invalid_option`` or the calendar's ``ics.*`` code.
+    """
+    return _ask(_model(FindSlotBody, body))
+
+
+def read_event_body(body: bytes) -> tuple[SlotAsk, int, str]:
+    """Decode and check a ``/v1/find-slot/event`` body: the question, ``pick`` (1-based
+    rank) and the event's ``title``. Errors as :func:`read_find_slot_body`."""
+    parsed = _model(EventBody, body)
+    if not parsed.title.strip():
+        raise _invalid("title: must not be blank", "/title")
+    return _ask(parsed), parsed.pick, parsed.title
