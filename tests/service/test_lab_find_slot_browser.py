@@ -7,6 +7,7 @@ Screenshots go to the test's ``tmp_path``, to ``test-artifacts/`` at the reposit
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -18,6 +19,8 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 
+import cerebri
+from cerebri.service.settings import EXAMPLES_DIR
 from tests.service.test_find_slot_route import ALICE, BOB, BODY, _brute_force
 from tests.service.test_lab_browser import (
     TIMEOUT_MS,
@@ -165,14 +168,23 @@ def test_the_planner_lab_shows_dates_and_the_chosen_zone(
     page.goto(f"{base_url}/lab/")
     page.wait_for_selector("body[data-ready=true]")
     assert page.get_by_test_id("nav-find-slot").get_attribute("href") == "find-slot.html"
+    page.get_by_test_id("example-select").select_option("design-review")
+    page.get_by_test_id("load-example").click()
+    page.wait_for_function(
+        "document.getElementById('request-input').value.includes('example-design-review')"
+    )
     page.get_by_test_id("plan-button").click()
     page.wait_for_function("document.getElementById('status').textContent.startsWith('Planned')")
+    example = json.loads((EXAMPLES_DIR / "design-review.json").read_text(encoding="utf-8"))
+    best = cerebri.plan(example).candidates[0].start.to_datetime()
+    assert best is not None
+    berlin = best.astimezone(ZoneInfo("Europe/Berlin"))
     first = page.get_by_test_id("candidate-start").first
-    assert first.text_content() == "2026-10-05 12:00 UTC"
+    assert first.text_content() == f"{best:%Y-%m-%d %H:%M} UTC"
     page.get_by_test_id("display-tz").select_option("Europe/Berlin")
-    assert first.text_content() == "2026-10-05 14:00 Europe/Berlin"
+    assert first.text_content() == f"{berlin:%Y-%m-%d %H:%M} Europe/Berlin"
     chosen = page.get_by_test_id("chosen-candidate").first
-    assert "2026-10-05 14:00 Europe/Berlin" in (chosen.get_attribute("title") or "")
+    assert f"{berlin:%Y-%m-%d %H:%M} Europe/Berlin" in (chosen.get_attribute("title") or "")
     assert page.get_by_test_id("timeline-days").text_content()
     assert blocked == []
 
