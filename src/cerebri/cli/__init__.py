@@ -11,6 +11,7 @@ from __future__ import annotations
 from cerebri.cli import (
     _calendars,
     _execution,
+    _mcp,
     _operations,
     _plan_graph,
     _planning,
@@ -37,6 +38,7 @@ _COMMANDS = (
     _principals,
     _preview,
     _request_new,
+    _mcp,
 )  # imported for their registrations
 
 

@@ -17,6 +17,7 @@ verification.
     load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
     load_private_key/write_private_key       registry JSON file, PKCS#8 PEM private keys
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
+    unsigned_envelope(artifact, type, ...) -> dict        the same envelope, checked, unsigned
     slot_starts(payload), check_slot_times(...)  calendar slots of an artifact: not begun at
                                              proposed-at, none after expires-at
     canonical_principal(text), author_of(principal)  the principal a registered key speaks
@@ -88,7 +89,13 @@ from cerebri.proposals.ledger import (
     ReplayLedger,
     VerifiedEnvelope,
 )
-from cerebri.proposals.propose import PROPOSAL_REF_PREFIX, parse_subject, propose
+from cerebri.proposals.propose import (
+    PROPOSAL_REF_PREFIX,
+    UNSIGNED_KEYID,
+    parse_subject,
+    propose,
+    unsigned_envelope,
+)
 from cerebri.proposals.schema import envelope_json_schema
 from cerebri.proposals.signing import (
     APPROVAL_PAYLOAD_TYPE,
@@ -133,6 +140,7 @@ __all__ = [
     "REF_PREFIX",
     "SLOT_CAPABILITIES",
     "STILL_REQUIRED",
+    "UNSIGNED_KEYID",
     "ArtifactType",
     "Candidate",
     "CheckName",
@@ -187,6 +195,7 @@ __all__ = [
     "sha256_digest",
     "sign",
     "slot_starts",
+    "unsigned_envelope",
     "verify",
     "verify_signature",
     "write_private_key",

@@ -31,7 +31,7 @@ from cerebri.proposals.slots import check_slot_times
 from cerebri.proposals.store import StoredArtifact
 from cerebri.temporal import Instant
 
-__all__ = ["PROPOSAL_REF_PREFIX", "parse_subject", "propose"]
+__all__ = ["PROPOSAL_REF_PREFIX", "UNSIGNED_KEYID", "parse_subject", "propose", "unsigned_envelope"]
 
 PROPOSAL_REF_PREFIX: Final = "proposal:"
 """A default ``proposal/ref`` is ``proposal:sha256:<hex>`` over the RFC 8785 bytes of the
@@ -58,6 +58,67 @@ def parse_subject(text: str) -> Subject:
             code="proposal.schema",
             path="/author",
         ) from None
+
+
+def _document(
+    artifact: StoredArtifact,
+    artifact_type: ArtifactType | str,
+    *,
+    author: Subject,
+    author_node_id: str,
+    query_id: str,
+    room_id: str,
+    turn_id: str,
+    class_key: Classification | str,
+    executor_mode: ExecutorMode | str,
+    proposed_at: Instant,
+    expires_at: Instant,
+    idempotency_key: str,
+    proposal_ref: str | None,
+    target: Target | None,
+) -> dict[str, Any]:
+    """The envelope without ``signature`` (``proposal/ref`` defaulted), not yet checked."""
+    document: dict[str, Any] = {
+        "schema/v": 2,
+        "query/id": query_id,
+        "room/id": room_id,
+        "turn/id": turn_id,
+        "author": author.model_dump(mode="json"),
+        "author/node-id": author_node_id,
+        "executor": {"mode": str(executor_mode)},
+        "candidate": {
+            "artifact/type": str(artifact_type),
+            "artifact/ref": artifact.ref,
+            "artifact/digest": artifact.digest,
+            "artifact/size": artifact.size,
+        },
+        "class/key": str(class_key),
+        "human-in-loop/required": True,
+        "proposed-at": proposed_at.format(),
+        "expires-at": expires_at.format(),
+        "idempotency/key": idempotency_key,
+    }
+    if target is not None:
+        document["target"] = target.model_dump(mode="json")
+    if proposal_ref is None:
+        proposal_ref = PROPOSAL_REF_PREFIX + sha256_digest(canonical_json(document))
+    document["proposal/ref"] = proposal_ref
+    return document
+
+
+def _check(
+    document: dict[str, Any],
+    keyids: Sequence[str],
+    proposed_at: Instant,
+    expires_at: Instant,
+    slot_starts: Sequence[Instant],
+) -> None:
+    """Refuse what the signed envelope would fail (schema with placeholder signatures under
+    ``keyids``, validity span, slot times) before anything is signed."""
+    placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for keyid in keyids]
+    check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
+    check_validity_span(proposed_at, expires_at)
+    check_slot_times(slot_starts, proposed_at=proposed_at, expires_at=expires_at)
 
 
 @arguments(
@@ -116,31 +177,22 @@ def propose(
     slot start; :func:`~cerebri.proposals.check_slot_times`,
     docs/decisions/0025-proposing-calendar-slots.md).
     """
-    document: dict[str, Any] = {
-        "schema/v": 2,
-        "query/id": query_id,
-        "room/id": room_id,
-        "turn/id": turn_id,
-        "author": author.model_dump(mode="json"),
-        "author/node-id": author_node_id,
-        "executor": {"mode": str(executor_mode)},
-        "candidate": {
-            "artifact/type": str(artifact_type),
-            "artifact/ref": artifact.ref,
-            "artifact/digest": artifact.digest,
-            "artifact/size": artifact.size,
-        },
-        "class/key": str(class_key),
-        "human-in-loop/required": True,
-        "proposed-at": proposed_at.format(),
-        "expires-at": expires_at.format(),
-        "idempotency/key": idempotency_key,
-    }
-    if target is not None:
-        document["target"] = target.model_dump(mode="json")
-    if proposal_ref is None:
-        proposal_ref = PROPOSAL_REF_PREFIX + sha256_digest(canonical_json(document))
-    document["proposal/ref"] = proposal_ref
+    document = _document(
+        artifact,
+        artifact_type,
+        author=author,
+        author_node_id=author_node_id,
+        query_id=query_id,
+        room_id=room_id,
+        turn_id=turn_id,
+        class_key=class_key,
+        executor_mode=executor_mode,
+        proposed_at=proposed_at,
+        expires_at=expires_at,
+        idempotency_key=idempotency_key,
+        proposal_ref=proposal_ref,
+        target=target,
+    )
     for pair in signing_keys:
         if not (
             isinstance(pair, tuple)
@@ -152,11 +204,74 @@ def propose(
                 "propose() needs signing_keys as (Ed25519PrivateKey, str) pairs, got "
                 f"{type(pair).__name__}"
             )
-    placeholder = [{"keyid": keyid, "sig": _PLACEHOLDER_SIG} for _, keyid in signing_keys]
-    check_schema(canonical_json({**document, "signature": {"signatures": placeholder}}))
-    check_validity_span(proposed_at, expires_at)
-    check_slot_times(slot_starts, proposed_at=proposed_at, expires_at=expires_at)
+    _check(document, [keyid for _, keyid in signing_keys], proposed_at, expires_at, slot_starts)
     payload = envelope_payload(document)
     entries = [sign(PROPOSAL_PAYLOAD_TYPE, payload, key, keyid) for key, keyid in signing_keys]
     signature = {"signatures": [entry.model_dump(mode="json") for entry in entries]}
     return canonical_json({**document, "signature": signature})
+
+
+UNSIGNED_KEYID: Final = "unsigned"
+"""The keyid of the placeholder signature an unsigned envelope is checked with."""
+
+
+@arguments(
+    proposal_argument_error,
+    artifact=StoredArtifact,
+    artifact_type=str,
+    author=Subject,
+    author_node_id=str,
+    query_id=str,
+    room_id=str,
+    turn_id=str,
+    class_key=str,
+    executor_mode=str,
+    proposed_at=Instant,
+    expires_at=Instant,
+    idempotency_key=str,
+    proposal_ref=(str, type(None)),
+    target=(Target, type(None)),
+    slot_starts=(list, tuple),
+)
+def unsigned_envelope(
+    artifact: StoredArtifact,
+    artifact_type: ArtifactType | str,
+    *,
+    author: Subject,
+    author_node_id: str,
+    query_id: str,
+    room_id: str,
+    turn_id: str,
+    class_key: Classification | str,
+    executor_mode: ExecutorMode | str,
+    proposed_at: Instant,
+    expires_at: Instant,
+    idempotency_key: str,
+    proposal_ref: str | None = None,
+    target: Target | None = None,
+    slot_starts: Sequence[Instant] = (),
+) -> dict[str, Any]:
+    """The envelope :func:`propose` would sign, without its ``signature`` member: what a
+    holder of a key signs later (its :func:`~cerebri.proposals.envelope_digest` is the
+    payload digest the signatures cover). Checked exactly as :func:`propose` checks (schema
+    with one placeholder signature, validity span, slot times), with the same errors; it
+    grants nothing and no verifier accepts it until signed.
+    """
+    document = _document(
+        artifact,
+        artifact_type,
+        author=author,
+        author_node_id=author_node_id,
+        query_id=query_id,
+        room_id=room_id,
+        turn_id=turn_id,
+        class_key=class_key,
+        executor_mode=executor_mode,
+        proposed_at=proposed_at,
+        expires_at=expires_at,
+        idempotency_key=idempotency_key,
+        proposal_ref=proposal_ref,
+        target=target,
+    )
+    _check(document, [UNSIGNED_KEYID], proposed_at, expires_at, slot_starts)
+    return document

@@ -1,0 +1,211 @@
+"""``find_slot`` and ``freebusy``: the ``cerebri find-slot --json`` and ``cerebri freebusy
+--json`` documents over .ics paths and the server's configured CalDAV sources.
+
+Calendars are ``.ics`` paths (read with the CLI's limits) or names of CalDAV sources the
+operator configured (``cerebri mcp --caldav NAME=URL``); an agent never passes a URL or a
+credential. Options are the command line's, with the same defaults; a refused value is
+``input.invalid_option`` with the pointer of the argument (``/between``, ``/duration``...);
+an unknown source name is ``mcp.not_configured`` at ``/caldav/<i>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from icalendar import Component
+
+from cerebri._json import JSONValue
+from cerebri.calendars import ImportedCalendars, SlotQuery
+from cerebri.calendars import freebusy as freebusy_view
+from cerebri.calendars.options import (
+    parse_attendance,
+    parse_duration,
+    parse_time_of_day,
+    parse_time_range,
+    parse_window,
+    parse_working_days,
+    parse_working_hours,
+)
+from cerebri.calendars.ranking import has_daily_preference
+from cerebri.calendars.sources import calendar_id_for, load_sources
+from cerebri.cli.render_calendars import freebusy_wire, slots_wire
+from cerebri.errors import CerebriError
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES
+from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
+from cerebri.mcp.settings import McpSettings
+from cerebri.temporal import Instant
+from cerebri.temporal.zones import check_zone_name
+
+__all__ = ["find_slot_tool", "freebusy_tool"]
+
+T = TypeVar("T")
+
+
+def _value(path: str, reader: Callable[..., T], *values: str) -> T:
+    """``reader(*values)``; a ``ValueError`` becomes ``input.invalid_option`` at ``path``."""
+    try:
+        return reader(*values)
+    except ValueError as exc:
+        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+        raise CerebriError(
+            f"{path[1:]}: {reason}", code="input.invalid_option", path=path
+        ) from None
+
+
+def _seconds(path: str, value: str | int) -> int:
+    return value if isinstance(value, int) else _value(path, parse_duration, value)
+
+
+def _window(args: FreeBusyArgs | FindSlotArgs) -> tuple[Instant, Instant]:
+    _value("/tz", check_zone_name, args.tz)
+    return _value("/between", parse_window, args.between, args.tz)
+
+
+def _urls(names: Sequence[str], settings: McpSettings, member: str) -> list[str]:
+    urls = []
+    for index, name in enumerate(names):
+        if name not in settings.caldav:
+            known = ", ".join(sorted(settings.caldav)) or "none"
+            raise CerebriError(
+                f"no CalDAV source named {name!r} is configured (configured: {known})",
+                code="mcp.not_configured",
+                path=f"/{member}/{index}",
+            )
+        urls.append(settings.caldav[name])
+    return urls
+
+
+def _load(
+    ics: Sequence[str],
+    caldav: Sequence[str],
+    window: tuple[Instant, Instant],
+    settings: McpSettings,
+    *,
+    skip: bool,
+    members: tuple[str, str] = ("ics", "caldav"),
+) -> list[tuple[str, Component]]:
+    urls = _urls(caldav, settings, members[1])
+    return load_sources(
+        [Path(p) for p in ics],
+        urls,
+        window,
+        caldav_username=settings.caldav_user,
+        caldav_password=settings.caldav_password,
+        skip_invalid_events=skip,
+        caldav_cache=settings.use_cache,
+    )
+
+
+def _query(args: FindSlotArgs, window: tuple[Instant, Instant]) -> SlotQuery:
+    preferences = [
+        name
+        for name, given in (
+            ("prefer", args.prefer is not None),
+            ("prefer_between", args.prefer_between is not None),
+            ("prefer_earliest", args.prefer_earliest),
+            ("prefer_latest", args.prefer_latest),
+        )
+        if given
+    ]
+    if len(preferences) > 1:
+        raise CerebriError(
+            f"{' and '.join(preferences)} are alternatives; pass one of them",
+            code="input.invalid_option",
+            path="/" + preferences[1],
+        )
+    buffer = 0 if args.buffer is None else _seconds("/buffer", args.buffer)
+    if window[0].plus_seconds(-buffer) is None or window[1].plus_seconds(buffer) is None:
+        raise CerebriError(
+            "buffer: widens the window beyond the supported time range",
+            code="input.invalid_option",
+            path="/buffer",
+        )
+    try:
+        return SlotQuery(
+            window_start=window[0],
+            window_end=window[1],
+            duration_seconds=_seconds("/duration", args.duration),
+            granularity_seconds=_seconds("/granularity", args.granularity),
+            zone=args.tz,
+            working_hours=None
+            if args.working_hours is None
+            else _value("/working_hours", parse_working_hours, args.working_hours),
+            working_days=None
+            if args.working_days is None
+            else _value("/working_days", parse_working_days, args.working_days),
+            buffer_seconds=buffer,
+            prefer=None
+            if args.prefer is None
+            else _value("/prefer", parse_time_of_day, args.prefer),
+            prefer_between=None
+            if args.prefer_between is None
+            else _value("/prefer_between", parse_time_range, args.prefer_between),
+            prefer_earliest=args.prefer_earliest,
+            prefer_latest=args.prefer_latest,
+            min_attendance=None
+            if args.min_attendance is None
+            else _value("/min_attendance", parse_attendance, args.min_attendance),
+            max_candidates=args.max_candidates,
+        )
+    except ValueError as exc:  # calendars.invalid_argument: a combination the query refuses
+        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+        raise CerebriError(reason, code="input.invalid_option", path="") from None
+
+
+def _no_calendar(args: FreeBusyArgs | FindSlotArgs) -> None:
+    if not args.ics and not args.caldav:
+        raise CerebriError(
+            "name at least one calendar in ics (paths) or caldav (configured sources)",
+            code="input.missing",
+            path="/ics",
+        )
+
+
+def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONValue]:
+    """The ``find-slot --json`` document: the PlanningResult, ``warnings``, and ``slots``
+    when ranked beyond the planner (a daily preference, optional attendees, min attendance).
+    """
+    _no_calendar(args)
+    window = _window(args)
+    query = _query(args, window)
+    sources = _load(args.ics, args.caldav, window, settings, skip=args.skip_invalid_events)
+    optional: list[tuple[str, Component]] = []
+    if args.optional_ics or args.optional_caldav:
+        loaded = _load(
+            args.optional_ics,
+            args.optional_caldav,
+            window,
+            settings,
+            skip=args.skip_invalid_events,
+            members=("optional_ics", "optional_caldav"),
+        )
+        taken = {name for name, _ in sources}
+        optional = [(calendar_id_for(name, taken), calendar) for name, calendar in loaded]
+    calendars = ImportedCalendars(
+        sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
+    )
+    answer = calendars.find_slot(query, optional=optional)
+    document: dict[str, JSONValue] = {
+        **answer.result.to_wire(),
+        "warnings": answer.warnings_wire(),
+    }
+    if has_daily_preference(query) or query.min_attendance is not None or optional:
+        document.update(slots_wire(answer))
+    return document
+
+
+def freebusy_tool(args: FreeBusyArgs, settings: McpSettings) -> dict[str, JSONValue]:
+    """The ``freebusy --json`` document: busy, free and unknown time in UTC and ``tz``."""
+    _no_calendar(args)
+    window = _window(args)
+    calendars = _load(args.ics, args.caldav, window, settings, skip=args.skip_invalid_events)
+    view = freebusy_view(
+        [calendar for _, calendar in calendars],
+        window[0],
+        window[1],
+        floating_zone=args.tz,
+        max_occurrences=DEFAULT_MAX_OCCURRENCES,
+    )
+    return freebusy_wire(view, args.tz)

@@ -1,0 +1,179 @@
+"""The MCP server: tools and result resources over stdio or streamable HTTP.
+
+:func:`build_server` wires the official SDK's low-level :class:`mcp.server.lowlevel.Server`:
+``tools/list`` (:mod:`cerebri.mcp.schemas`), ``tools/call`` (arguments checked by the tool's
+model, then run; every refusal an ``isError`` result, :mod:`cerebri.mcp.errors`),
+``resources/list`` and ``resources/read`` (the full text of summarised answers,
+:mod:`cerebri.mcp.results`). :func:`run_stdio` serves one client on standard input/output;
+:func:`run_http` serves streamable HTTP at ``http://HOST:PORT/mcp``.
+
+Tools run in a worker thread (planning is CPU work; the event loop keeps answering pings).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
+from pydantic import BaseModel, ValidationError
+
+from cerebri import __version__
+from cerebri._json import JSONValue, compact
+from cerebri.errors import CerebriError
+from cerebri.mcp.calendar_tools import find_slot_tool, freebusy_tool
+from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, error_result
+from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
+from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
+from cerebri.mcp.settings import McpSettings
+from cerebri.mcp.tools import (
+    draft_plan_tool,
+    plan_status_tool,
+    plan_tool,
+    preview_tool,
+    propose_tool,
+    validate_tool,
+)
+
+__all__ = ["LOOPBACK_HOSTS", "build_server", "check_host", "run_http", "run_stdio"]
+
+Handler = Callable[[Any, McpSettings], dict[str, JSONValue]]
+
+_HANDLERS: dict[str, Handler] = {
+    "validate_request": validate_tool,
+    "plan": plan_tool,
+    "find_slot": find_slot_tool,
+    "freebusy": freebusy_tool,
+    "draft_plan": draft_plan_tool,
+    "propose": propose_tool,
+    "preview": preview_tool,
+    "plan_status": plan_status_tool,
+}
+
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+
+
+def check_host(host: str, *, allow_remote: bool) -> None:
+    """Refuse a non-loopback ``host`` unless ``allow_remote`` (the tools read local files).
+
+    Raises:
+        CerebriError: ``input.invalid_option``.
+    """
+    if allow_remote or host == "localhost":
+        return
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise CerebriError(
+            f"--host {host!r} is not a loopback address; the tools read local calendars and "
+            "keys, so pass --allow-remote to serve other hosts on purpose",
+            code="input.invalid_option",
+        )
+
+
+def _call(
+    name: str, arguments: dict[str, Any] | None, settings: McpSettings, results: ResultStore
+) -> types.CallToolResult:
+    """Run tool ``name``; every failure is an ``isError`` result, never an exception."""
+    specs = {spec.name: spec for spec in TOOLS + (STORE_TOOLS if settings.store else ())}
+    spec = specs.get(name)
+    if spec is None:
+        return error_result(
+            CerebriError(
+                f"no tool {name!r}; the tools are {', '.join(specs)}",
+                code="mcp.unknown_tool",
+            )
+        )
+    try:
+        try:
+            args: BaseModel = spec.arguments.model_validate(arguments or {})
+        except ValidationError as exc:
+            raise argument_error(exc) from None
+        document = results.answer(_HANDLERS[name](args, settings))
+    except CerebriError as error:
+        return error_result(error)
+    except Exception:  # a bug: the agent learns that much, never the traceback
+        return error_result(CerebriError("the tool failed unexpectedly", code=INTERNAL_ERROR))
+    return types.CallToolResult(
+        content=[types.TextContent(text=compact(document))],
+        structured_content=document,
+    )
+
+
+def build_server(settings: McpSettings) -> Server[Any]:
+    """The low-level MCP server for ``settings`` (one :class:`ResultStore` per server)."""
+    results = ResultStore(settings.summary_bytes)
+    tools = tool_list(with_store=settings.store is not None)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await anyio.to_thread.run_sync(
+            _call, params.name, params.arguments, settings, results
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=uri,
+                    name=uri.removeprefix(RESULT_URI_PREFIX),
+                    mime_type="application/json",
+                )
+                for uri in results.uris()
+            ]
+        )
+
+    async def read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        try:
+            text = results.read(str(params.uri))
+        except CerebriError as error:  # a protocol error: the request named no resource
+            raise MCPError(INVALID_PARAMS, error.message, error.to_wire()) from None
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=str(params.uri), mime_type="application/json", text=text
+                )
+            ]
+        )
+
+    return Server(
+        "cerebri",
+        version=__version__,
+        instructions="Deterministic calendar planning: validate and plan CPIR requests, find "
+        "slots in calendars, read model drafts, propose (never approve).",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+
+
+def run_stdio(settings: McpSettings) -> None:
+    """Serve one client over standard input and output until it closes."""
+    server = build_server(settings)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def run_http(settings: McpSettings, *, host: str, port: int) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` (uvicorn) until interrupted."""
+    import uvicorn  # noqa: PLC0415 - HTTP only
+
+    app = build_server(settings).streamable_http_app(host=host)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
