@@ -15,7 +15,7 @@ import pytest
 import cerebri
 
 SRC = Path(cerebri.__file__).parent
-SHELL = ("execution", "integrations", "service", "cli")
+SHELL = ("execution", "integrations", "service", "cli", "mcp")
 CORE = ("cpir", "temporal", "planner", "plans", "proposals")
 ABOVE_TEMPORAL = ("cpir", "planner", "plans", "proposals", *SHELL)
 

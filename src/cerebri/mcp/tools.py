@@ -70,10 +70,9 @@ __all__ = [
 
 
 def relocated(error: CerebriError, prefix: str) -> CerebriError:
-    """``error`` with ``prefix`` (the argument's pointer) before its path; the class and
-    code are kept."""
-    if error.path is not None:
-        error.path = prefix + error.path
+    """``error`` with ``prefix`` (the argument's pointer) before its path, or as its path
+    when it has none (a JSON syntax error: the argument itself); class and code are kept."""
+    error.path = prefix + (error.path or "")
     return error
 
 
