@@ -125,7 +125,15 @@ def test_who_is_free_and_busy_time_match_the_calendars(client: TestClient) -> No
     answer = client.post("/v1/find-slot", json={**BODY, "top": 3}).json()
     assert len(answer["slots"]) == 3
     for slot in answer["slots"]:
-        assert slot["free"] == {"required": ["alice", "bob"], "optional_free": []}
+        assert slot["free"] == {
+            "required": ["alice", "bob"],
+            "optional_free": [],
+            "optional_busy": [],
+            "optional_unknown": [],
+        }
+        assert slot["preference_distance_seconds"] is None
+    assert answer["optional_calendars"] == []
+    assert (answer["below_min_attendance"], answer["below_min_attendance_total"]) == ([], 0)
     expected = [
         {"calendar": name, "start": _z(s), "end": _z(e), "summary": summary}
         for name, text in (("alice", ALICE), ("bob", BOB))

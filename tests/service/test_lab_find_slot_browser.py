@@ -21,6 +21,9 @@ import pytest
 
 import cerebri
 from cerebri.service.settings import EXAMPLES_DIR
+from tests.service.test_find_slot_optional import BODY as OPTIONAL_BODY
+from tests.service.test_find_slot_optional import CAROL
+from tests.service.test_find_slot_optional import _brute_force as _ranked_brute_force
 from tests.service.test_find_slot_route import ALICE, BOB, BODY, _brute_force
 from tests.service.test_lab_browser import (
     TIMEOUT_MS,
@@ -70,17 +73,29 @@ def _keep(page: Page, tmp_path: Path, name: str) -> Path:
     return shot
 
 
-def _ask(page: Page, base: str, tmp_path: Path) -> None:
-    """Open the page, upload alice.ics and bob.ics and ask BODY's question."""
+def _upload(page: Page, base: str, tmp_path: Path, named: list[tuple[str, str]]) -> None:
+    """Open the page and upload ``named`` (file stem, iCalendar text) as .ics files."""
     page.goto(f"{base}/lab/find-slot.html")
     page.wait_for_selector("body[data-ready=true]")
     files = []
-    for name, text in (("alice", ALICE), ("bob", BOB)):
+    for name, text in named:
         path = tmp_path / f"{name}.ics"
         path.write_text(text, encoding="utf-8", newline="")
         files.append(str(path))
     page.get_by_test_id("ics-files").set_input_files(files)
-    page.wait_for_function("document.querySelectorAll('[data-testid=calendar-item]').length === 2")
+    page.wait_for_function(
+        f"document.querySelectorAll('[data-testid=calendar-item]').length === {len(named)}"
+    )
+
+
+def _ask(page: Page, base: str, tmp_path: Path) -> None:
+    """Open the page, upload alice.ics and bob.ics and ask BODY's question."""
+    _upload(page, base, tmp_path, [("alice", ALICE), ("bob", BOB)])
+    _find(page)
+
+
+def _find(page: Page) -> None:
+    """Ask BODY's question (45 minutes, 5-6 October, Berlin working hours) of the page."""
     page.get_by_test_id("duration").fill("45m")
     page.get_by_test_id("window-start").fill("2026-10-05T08:00")
     page.get_by_test_id("window-end").fill("2026-10-06T18:00")
@@ -124,7 +139,7 @@ def test_upload_plan_and_switch_zones(
     assert any(t.startswith("Standup and review: 2026-10-05 09:30") for t in titles)
     days = page.get_by_test_id("axis-day").all_text_contents()
     assert days == ["Tue 2026-10-06"]
-    _keep(page, tmp_path, "find-slot")
+    _keep(page, tmp_path, "find-slot-required")
 
     page.get_by_test_id("display-tz").select_option("Asia/Tokyo")
     assert starts.all_text_contents() == [_local(m, "Asia/Tokyo") for m in expected]
@@ -209,3 +224,51 @@ def test_api_docs_render_without_a_network(
     assert heading.is_visible()
     assert page.get_by_text("Ranked meeting slots over the calendars sent").first.is_visible()
     assert blocked == [], f"the docs page tried to reach {blocked}"
+
+
+def test_an_optional_attendee_ranks_the_slots(
+    offline: tuple[Page, list[str]],
+    base_url: str,  # noqa: F811 - the fixture
+    tmp_path: Path,
+) -> None:
+    """Alice is required, Carol optional, preferred start 15:00: the first slot is the one
+    nearest 15:00 where Carol is free too (not Monday 15:00, when she is away)."""
+    page, blocked = offline
+    _upload(page, base_url, tmp_path, [("alice", ALICE), ("carol", CAROL)])
+    page.locator("[data-testid=calendar-item][data-id=carol]").get_by_test_id(
+        "calendar-optional"
+    ).check()
+    assert page.get_by_test_id("prefer").is_hidden()
+    page.get_by_test_id("prefer-kind").select_option("at")
+    page.get_by_test_id("prefer").fill("15:00")
+    _find(page)
+
+    calendars = [{"id": "alice", "ics": ALICE}, {"id": "carol", "ics": CAROL, "optional": True}]
+    body = {**OPTIONAL_BODY, "calendars": calendars, "prefer": "15:00"}
+    expected, _ = _ranked_brute_force(body)
+    alone, _ = _ranked_brute_force({**body, "calendars": calendars[:1]})
+    assert expected[0]["free"] == ["carol"]
+    assert alone[0]["start"] != expected[0]["start"]  # Carol changes the answer
+    rows = page.get_by_test_id("slot-row")
+    assert rows.count() == len(expected)
+    assert [r.get_attribute("data-start") for r in rows.all()] == [
+        m["start"].strftime("%Y-%m-%dT%H:%M:%SZ") for m in expected
+    ]
+    first = rows.first
+    assert first.get_by_test_id("slot-free").text_content() == "alice, carol (optional)"
+    busy_row = rows.nth([bool(m["busy"]) for m in expected].index(True))
+    assert busy_row.get_by_test_id("slot-free").text_content() == "alice"
+    assert busy_row.get_by_test_id("slot-not-free").text_content() == "carol (busy)"
+    # Carol's row is drawn apart, with her own bars
+    assert page.get_by_test_id("timeline-optional").count() == 1
+    assert page.get_by_test_id("optional-busy-bar").count() == 2
+    assert page.get_by_test_id("busy-bar").count() == 2
+    _keep(page, tmp_path, "find-slot")
+
+    with page.expect_download() as caught:
+        first.get_by_test_id("slot-download").click()
+    target = tmp_path / "slot.ics"
+    caught.value.save_as(str(target))
+    (event,) = icalendar.Calendar.from_ical(target.read_bytes()).walk("VEVENT")
+    assert event.decoded("DTSTART").astimezone(UTC) == expected[0]["start"]
+    assert blocked == []

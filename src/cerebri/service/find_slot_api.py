@@ -9,22 +9,35 @@ The 200 body (schema ``FindSlotAnswer`` in the OpenAPI document)::
 
     {"outcome": "Solution", "assessment": "ProvenOptimal", "complete": true,
      "tz": "Europe/Berlin", "window": {"start": "…Z", "end": "…Z"},
-     "duration": 1800, "granularity": 900, "calendars": ["alice", "bob"],
-     "evaluated": 160, "feasible": 42,
+     "duration": 1800, "granularity": 900, "calendars": ["alice", "bob", "carol"],
+     "optional_calendars": ["carol"], "evaluated": 160, "feasible": 42,
      "slots": [{"rank": 1, "start": "…Z", "end": "…Z",
                 "local_start": "2026-10-05T10:00:00+02:00", "local_end": "…",
-                "free": {"required": ["alice", "bob"], "optional_free": []}}],
+                "preference_distance_seconds": 0,
+                "free": {"required": ["alice", "bob"], "optional_free": ["carol"],
+                         "optional_busy": [], "optional_unknown": []}}],
+     "below_min_attendance": [{"start": …, "end": …, "local_start": …, "local_end": …,
+                               "preference_distance_seconds": …, "free": {…}}],
+     "below_min_attendance_total": 3,
      "busy": [{"calendar": "alice", "start": "…Z", "end": "…Z", "summary": "Standup"}],
      "busy_truncated": false, "warnings": [{"code": …, "message": …, "uid": …, "line": …,
      "source": …}]}
 
-``slots`` are the first ``top`` candidates in the planner's order (planner.md 7); ``end`` is
-``start`` plus the duration; ``free.required`` lists the calendars with no busy period
-overlapping the slot, in body order (every calendar, since each one is required);
-``free.optional_free`` is empty until optional attendees exist. ``busy`` is every calendar's
-busy time overlapping the window, in body order then by start, at most
-:data:`MAX_BUSY_SHOWN` periods (``busy_truncated`` says when more were left out). All
-instants are RFC 3339 UTC; ``local_*`` are ISO 8601 with the offset of ``tz``.
+``calendars`` is every calendar id in body order, ``optional_calendars`` the optional ones.
+``slots`` are the first ``top`` candidates in find-slot's ranked order (the planner's
+order, planner.md 7, re-ranked by ``(-optional attendees free, daily-preference distance,
+start)``, docs/decisions/0026): the order and starts of ``cerebri find-slot`` on the same
+calendars and options. ``end`` is ``start`` plus the duration;
+``preference_distance_seconds`` the slot's daily-preference distance (null without a
+preference); ``free.required`` lists the required calendars with no busy period overlapping
+the slot, in body order; ``free.optional_free`` / ``optional_busy`` / ``optional_unknown``
+split the optional attendees (body order) into free, busy (busy time within the buffer, or
+time their availability excludes) and unknown (their calendar does not describe part of
+the slot: not free). ``below_min_attendance`` lists the first ``top`` feasible slots left
+out by ``min_attendance``, by start (``below_min_attendance_total`` counts them all).
+``busy`` is every calendar's busy time overlapping the window, in body order then by start,
+at most :data:`MAX_BUSY_SHOWN` periods (``busy_truncated`` says when more were left out).
+All instants are RFC 3339 UTC; ``local_*`` are ISO 8601 with the offset of ``tz``.
 """
 
 from __future__ import annotations
@@ -33,7 +46,7 @@ from typing import Any
 
 from cerebri._json import JSONValue
 from cerebri.calendars import ImportedCalendars, SlotAnswer
-from cerebri.cpir import RankedCandidate
+from cerebri.calendars.answer import SlotDetail
 from cerebri.ics import BusyPeriod
 from cerebri.service.find_slot_body import MAX_CALENDARS, MAX_TOP, SlotAsk
 from cerebri.temporal import Instant, zone
@@ -53,8 +66,12 @@ MAX_BUSY_SHOWN = 5_000
 """Most busy periods an answer lists for the timeline."""
 
 
-def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, tuple[tuple[str, tuple[BusyPeriod, ...]], ...]]:
-    """Plan ``ask``; returns the answer and each calendar's busy periods over the window.
+Busy = tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
+
+
+def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
+    """Plan ``ask``; returns the answer and each calendar's busy periods over the window,
+    required and optional, in body order.
 
     Raises:
         CalendarError: ``ics.expansion_limit`` past :data:`FIND_SLOT_MAX_OCCURRENCES`, or a
@@ -64,8 +81,15 @@ def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, tuple[tuple[str, tuple[BusyPer
     imported = ImportedCalendars(
         ask.calendars, floating_zone=query.zone, max_occurrences=FIND_SLOT_MAX_OCCURRENCES
     )
-    answer = imported.find_slot(query)
-    return answer, imported.busy(query.window_start, query.window_end)
+    answer = imported.find_slot(query, optional=ask.optional)
+    busy = dict(imported.busy(query.window_start, query.window_end))
+    if ask.optional:
+        optional = ImportedCalendars(
+            ask.optional, floating_zone=query.zone, max_occurrences=FIND_SLOT_MAX_OCCURRENCES
+        )
+        busy.update(optional.busy(query.window_start, query.window_end))
+    order = ask.ids or tuple(busy)
+    return answer, tuple((name, busy[name]) for name in order)
 
 
 def _local(instant: Instant, zone_name: str) -> str:
@@ -81,29 +105,30 @@ def _overlaps(period: BusyPeriod, start: Instant, end: Instant) -> bool:
     return period.start < end and start < period.end
 
 
-def _slot(
-    rank: int,
-    candidate: RankedCandidate,
-    ask: SlotAsk,
-    busy: tuple[tuple[str, tuple[BusyPeriod, ...]], ...],
-) -> dict[str, JSONValue]:
-    start = candidate.start
-    end = start.plus_seconds(ask.query.duration_seconds)
-    assert end is not None  # the planner only offers starts whose end it could compute
-    free = [name for name, periods in busy if not any(_overlaps(p, start, end) for p in periods)]
+def _slot(detail: SlotDetail, ask: SlotAsk, busy: Busy) -> dict[str, JSONValue]:
+    start, end = detail.start, detail.end
+    required = {name for name, _ in ask.calendars}
+    free = [
+        name
+        for name, periods in busy
+        if name in required and not any(_overlaps(p, start, end) for p in periods)
+    ]
     return {
-        "rank": rank,
         "start": start.format(),
         "end": end.format(),
         "local_start": _local(start, ask.query.zone),
         "local_end": _local(end, ask.query.zone),
-        "free": {"required": list(free), "optional_free": []},
+        "preference_distance_seconds": detail.preference_distance_seconds,
+        "free": {
+            "required": list(free),
+            "optional_free": list(detail.free),
+            "optional_busy": list(detail.busy),
+            "optional_unknown": list(detail.unknown),
+        },
     }
 
 
-def _busy_wire(
-    busy: tuple[tuple[str, tuple[BusyPeriod, ...]], ...],
-) -> tuple[list[JSONValue], bool]:
+def _busy_wire(busy: Busy) -> tuple[list[JSONValue], bool]:
     shown: list[JSONValue] = []
     for name, periods in busy:
         for period in sorted(periods, key=BusyPeriod.sort_key):
@@ -120,11 +145,7 @@ def _busy_wire(
     return shown, False
 
 
-def answer_wire(
-    ask: SlotAsk,
-    answer: SlotAnswer,
-    busy: tuple[tuple[str, tuple[BusyPeriod, ...]], ...],
-) -> dict[str, JSONValue]:
+def answer_wire(ask: SlotAsk, answer: SlotAnswer, busy: Busy) -> dict[str, JSONValue]:
     """The ``FindSlotAnswer`` body (shape and orderings: the module docstring)."""
     result = answer.result
     query = ask.query
@@ -137,13 +158,18 @@ def answer_wire(
         "window": {"start": query.window_start.format(), "end": query.window_end.format()},
         "duration": query.duration_seconds,
         "granularity": query.granularity_seconds,
-        "calendars": [name for name, _ in ask.calendars],
+        "calendars": [name for name, _ in busy],
+        "optional_calendars": [name for name, _ in ask.optional],
         "evaluated": result.search_space.evaluated,
         "feasible": len(result.candidates),
         "slots": [
-            _slot(rank, candidate, ask, busy)
-            for rank, candidate in enumerate(result.candidates[: ask.top], start=1)
+            {"rank": rank, **_slot(detail, ask, busy)}
+            for rank, detail in enumerate(answer.slots[: ask.top], start=1)
         ],
+        "below_min_attendance": [
+            _slot(detail, ask, busy) for detail in answer.below_min_attendance[: ask.top]
+        ],
+        "below_min_attendance_total": len(answer.below_min_attendance),
         "busy": shown,
         "busy_truncated": truncated,
         "warnings": answer.warnings_wire(),
@@ -163,6 +189,29 @@ _INSTANT = {"type": "string", "description": "RFC 3339 instant in UTC (Z)."}
 _LOCAL = {"type": "string", "description": "ISO 8601 local date-time with the offset of tz."}
 _IDS = {"type": "array", "items": {"type": "string"}}
 _NULLABLE_TEXT = {"type": ["string", "null"]}
+_SLOT: dict[str, Any] = {
+    "start": _INSTANT,
+    "end": _INSTANT,
+    "local_start": _LOCAL,
+    "local_end": _LOCAL,
+    "preference_distance_seconds": {
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "description": "seconds to the nearest day's preferred time; null without one",
+    },
+    "free": _object(
+        {
+            "required": {**_IDS, "description": "required calendars free in the slot"},
+            "optional_free": {**_IDS, "description": "optional attendees free"},
+            "optional_busy": {**_IDS, "description": "optional attendees busy"},
+            "optional_unknown": {
+                **_IDS,
+                "description": "optional attendees whose calendar does not describe the "
+                "slot (not free)",
+            },
+        }
+    ),
+}
 
 FIND_SLOT_ANSWER_SCHEMA: dict[str, Any] = _object(
     {
@@ -176,20 +225,14 @@ FIND_SLOT_ANSWER_SCHEMA: dict[str, Any] = _object(
         "calendars": {**_IDS, "maxItems": MAX_CALENDARS},
         "evaluated": {"type": "integer", "minimum": 0},
         "feasible": {"type": "integer", "minimum": 0},
+        "optional_calendars": {**_IDS, "maxItems": MAX_CALENDARS},
         "slots": {
             "type": "array",
             "maxItems": MAX_TOP,
-            "items": _object(
-                {
-                    "rank": {"type": "integer", "minimum": 1},
-                    "start": _INSTANT,
-                    "end": _INSTANT,
-                    "local_start": _LOCAL,
-                    "local_end": _LOCAL,
-                    "free": _object({"required": _IDS, "optional_free": _IDS}),
-                }
-            ),
+            "items": _object({"rank": {"type": "integer", "minimum": 1}, **_SLOT}),
         },
+        "below_min_attendance": {"type": "array", "maxItems": MAX_TOP, "items": _object(_SLOT)},
+        "below_min_attendance_total": {"type": "integer", "minimum": 0},
         "busy": {
             "type": "array",
             "maxItems": MAX_BUSY_SHOWN,

@@ -3,14 +3,23 @@ into a :class:`~cerebri.calendars.SlotQuery` and parsed calendars.
 
 Shape (docs/decisions/0029-find-slot-route-and-lab-page.md)::
 
-    {"calendars": [{"id": "alice", "ics": "BEGIN:VCALENDAR…"}],
+    {"calendars": [{"id": "alice", "ics": "BEGIN:VCALENDAR…"},
+                   {"id": "carol", "ics": "BEGIN:VCALENDAR…", "optional": true}],
      "duration": "30m", "between": "2026-10-05T08:00/2026-10-09T18:00", "tz": "Europe/Berlin",
      "working_hours": "09:00-17:00", "working_days": "Mon-Fri", "granularity": "15m",
-     "buffer": "10m", "prefer": "10:30", "top": 10, "skip_invalid_events": false}
+     "buffer": "10m", "prefer": "10:30", "top": 10, "skip_invalid_events": false,
+     "min_attendance": 0.8}
 
 Only ``calendars``, ``duration`` and ``between`` are required. Values are the command line's
-(:mod:`cerebri.calendars.options`); a duration may also be an integer of seconds. The event
-route adds ``pick`` (1-based rank of the slot, default 1) and ``title``.
+(:mod:`cerebri.calendars.options`); a duration may also be an integer of seconds. A calendar
+with ``"optional": true`` is an optional attendee (``find-slot --optional-ics``): it never
+blocks a slot, and slots where more optional attendees are free rank first; at least one
+calendar must be required. At most one daily preference: ``prefer`` (``10:30``),
+``prefer_between`` (``10:00-12:00``), ``prefer_earliest: true`` or ``prefer_latest: true``
+(docs/decisions/0026); a second one is refused at its own pointer. ``min_attendance`` is a
+fraction 0-1 of all attendees, a JSON number or the command line's text (``"0.8"``);
+``80`` or ``"80%"`` are refused, as on the command line. The event route adds ``pick``
+(1-based rank of the slot in the ranked order, default 1) and ``title``.
 
 Every refusal is a :class:`~cerebri.service.problems.ServiceError` before anything is planned:
 a JSON syntax error is 400 (``json.*``), everything else 422 — an unknown or missing field or
@@ -26,13 +35,15 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from icalendar import Component
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 from pydantic import ValidationError as PydanticValidationError
 
 from cerebri.calendars import SlotQuery
 from cerebri.calendars.options import (
+    parse_attendance,
     parse_duration,
     parse_time_of_day,
+    parse_time_range,
     parse_window,
     parse_working_days,
     parse_working_hours,
@@ -63,6 +74,7 @@ DEFAULT_TITLE = "Meeting"
 """The event title when the event route's body has none."""
 
 T = TypeVar("T")
+_UNION_MEMBERS = frozenset({"str", "int", "float", "constrained-int"})
 
 _Id = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")]
 _Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
@@ -78,6 +90,13 @@ class CalendarIn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: Annotated[_Id, _d("Calendar (attendee) id, 1-128 of A-Z a-z 0-9 . _ -; unique.")]
     ics: Annotated[StrictStr, _d("The iCalendar text; parsed in memory, never stored.")]
+    optional: Annotated[
+        StrictBool,
+        _d(
+            "An optional attendee: never blocks a slot; slots where more optional attendees "
+            "are free rank first (find-slot --optional-ics)."
+        ),
+    ] = False
 
 
 class FindSlotBody(BaseModel):
@@ -97,7 +116,22 @@ class FindSlotBody(BaseModel):
     working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
     granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
     buffer: Annotated[_Duration | None, _d("Minimum gap to other events, e.g. 10m.")] = None
-    prefer: Annotated[StrictStr | None, _d("Preferred local start time, e.g. 10:30.")] = None
+    prefer: Annotated[
+        StrictStr | None, _d("Preferred local start time on every day, e.g. 10:30.")
+    ] = None
+    prefer_between: Annotated[
+        StrictStr | None,
+        _d("Preferred local start range on every day, e.g. 10:00-12:00 (no cost inside)."),
+    ] = None
+    prefer_earliest: Annotated[StrictBool, _d("Rank early local times of day first.")] = False
+    prefer_latest: Annotated[StrictBool, _d("Rank late local times of day first.")] = False
+    min_attendance: Annotated[
+        StrictFloat | StrictInt | StrictStr | None,
+        _d(
+            "Offer only slots where at least this fraction (0-1, e.g. 0.8) of all attendees, "
+            "required and optional, is free; the rest are listed as below_min_attendance."
+        ),
+    ] = None
     top: Annotated[
         StrictInt, Field(ge=1, le=MAX_TOP, description="How many ranked slots to list.")
     ] = 10
@@ -118,11 +152,14 @@ class EventBody(FindSlotBody):
 
 @dataclass(frozen=True, slots=True)
 class SlotAsk:
-    """A checked body: the query, the parsed calendars by id (in body order), ``top``."""
+    """A checked body: the query, the required and the optional attendees' parsed calendars
+    by id (each in body order), ``top``, and every id in body order."""
 
     query: SlotQuery
     calendars: tuple[tuple[str, Component], ...]
     top: int
+    optional: tuple[tuple[str, Component], ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 def _invalid(message: str, path: str | None) -> ServiceError:
@@ -150,7 +187,7 @@ def _model(model: type[T], body: bytes) -> T:
     except PydanticValidationError as exc:
         first = exc.errors(include_url=False)[0]
         # a union's member name (str/int) may trail the location; keep the body's fields
-        location = tuple(p for p in first["loc"] if p not in {"str", "int", "constrained-int"})
+        location = tuple(p for p in first["loc"] if p not in _UNION_MEMBERS)
         path = _pointer(location)
         raise _invalid(f"{path or 'body'}: {first['msg']}", path) from None
 
@@ -169,7 +206,25 @@ def _seconds(path: str, value: str | int) -> int:
     return _value(path, parse_duration, value)
 
 
+_PREFERENCES = ("prefer", "prefer_between", "prefer_earliest", "prefer_latest")
+
+
+def _one_preference(body: FindSlotBody) -> None:
+    """``input.invalid_option`` at the second daily preference given (false counts as absent)."""
+    given = [name for name in _PREFERENCES if getattr(body, name) not in {None, False}]
+    if len(given) > 1:
+        raise _invalid(f"{' and '.join(given)} are alternatives; pass one of them", "/" + given[1])
+
+
+def _attendance(value: float | str | None) -> float | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else repr(value)
+    return _value("/min_attendance", parse_attendance, text)
+
+
 def _query(body: FindSlotBody) -> SlotQuery:
+    _one_preference(body)
     _value("/tz", check_zone_name, body.tz)
     start, end = _value("/between", parse_window, body.between, body.tz)
     buffer = 0 if body.buffer is None else _seconds("/buffer", body.buffer)
@@ -192,15 +247,23 @@ def _query(body: FindSlotBody) -> SlotQuery:
             prefer=None
             if body.prefer is None
             else _value("/prefer", parse_time_of_day, body.prefer),
+            prefer_between=None
+            if body.prefer_between is None
+            else _value("/prefer_between", parse_time_range, body.prefer_between),
+            prefer_earliest=body.prefer_earliest,
+            prefer_latest=body.prefer_latest,
+            min_attendance=_attendance(body.min_attendance),
         )
     except ValueError as exc:  # calendars.invalid_argument, or a window outside years 1-9999
         reason = exc.message if isinstance(exc, CerebriError) else str(exc)
         raise _invalid(reason, None) from None
 
 
-def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component], ...]:
+def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component, bool], ...]:
+    if all(entry.optional for entry in body.calendars):
+        raise _invalid("calendars: at least one calendar must be required", "/calendars")
     seen: set[str] = set()
-    parsed: list[tuple[str, Component]] = []
+    parsed: list[tuple[str, Component, bool]] = []
     for index, entry in enumerate(body.calendars):
         if entry.id in seen:
             raise _invalid(f"calendar id {entry.id!r} is given twice", f"/calendars/{index}/id")
@@ -211,13 +274,20 @@ def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component], ...]:
             )
         except CalendarError as error:
             raise ServiceError(422, error.code, error.message, f"/calendars/{index}/ics") from None
-        parsed.append((entry.id, calendar))
+        parsed.append((entry.id, calendar, entry.optional))
     return tuple(parsed)
 
 
 def _ask(body: FindSlotBody) -> SlotAsk:
     query = _query(body)  # cheap checks first: no calendar is parsed for a bad option
-    return SlotAsk(query, _calendars(body), body.top)
+    parsed = _calendars(body)
+    return SlotAsk(
+        query,
+        tuple((name, calendar) for name, calendar, optional in parsed if not optional),
+        body.top,
+        optional=tuple((name, calendar) for name, calendar, optional in parsed if optional),
+        ids=tuple(name for name, _, _ in parsed),
+    )
 
 
 def read_find_slot_body(body: bytes) -> SlotAsk:

@@ -6,7 +6,7 @@
   const API = new URL("../v1/", document.baseURI);
   const T = window.CerebriTimeline;
   const $ = (id) => document.getElementById(id);
-  const calendars = []; // [{id, ics, name}] in the order added
+  const calendars = []; // [{id, ics, name, optional}] in the order added
   let lastBody = null;
   let lastAnswer = null;
 
@@ -46,7 +46,7 @@
       showError(name + " is not an iCalendar file (no BEGIN:VCALENDAR).");
       return;
     }
-    calendars.push({ id: idFor(name), ics, name });
+    calendars.push({ id: idFor(name), ics, name, optional: false });
     renderCalendars();
   }
   async function addFiles(files) {
@@ -63,6 +63,9 @@
       list.append(el("li", { "data-testid": "calendar-item", "data-id": c.id },
         el("strong", { text: c.id }), " ",
         el("span", { class: "muted small", text: "(" + c.name + ", " + events + " event" + (events === 1 ? "" : "s") + ", " + Math.ceil(c.ics.length / 1024) + " KB)" }), " ",
+        el("label", { class: "optional", title: "An optional attendee never blocks a slot" },
+          el("input", { type: "checkbox", "data-testid": "calendar-optional", checked: c.optional ? "" : null, "aria-label": c.id + " is optional", onchange: (ev) => { c.optional = ev.target.checked; } }),
+          " optional"), " ",
         el("button", { type: "button", class: "link", "aria-label": "remove " + c.id, onclick: () => { calendars.splice(i, 1); renderCalendars(); } }, "remove"),
       ));
     });
@@ -75,19 +78,30 @@
     const end = $("window-end").value;
     if (!start || !end) throw new Error("Choose when the meeting may happen (From and Until).");
     const out = {
-      calendars: calendars.map((c) => ({ id: c.id, ics: c.ics })),
+      calendars: calendars.map((c) => (c.optional ? { id: c.id, ics: c.ics, optional: true } : { id: c.id, ics: c.ics })),
       duration: $("duration").value.trim(),
       between: start + "/" + end,
       tz: $("tz").value.trim() || "UTC",
       granularity: $("granularity").value.trim() || "15m",
       top: Number($("top").value) || 10,
     };
-    const optional = { working_hours: "working-hours", working_days: "working-days", prefer: "prefer" };
-    for (const [key, id] of Object.entries(optional)) {
+    if (calendars.every((c) => c.optional)) throw new Error("Make at least one calendar required (untick optional).");
+    const fields = { working_hours: "working-hours", working_days: "working-days", min_attendance: "min-attendance" };
+    const kind = $("prefer-kind").value;
+    if (kind === "at") fields.prefer = "prefer";
+    if (kind === "between") fields.prefer_between = "prefer-between";
+    if (kind === "earliest") out.prefer_earliest = true;
+    if (kind === "latest") out.prefer_latest = true;
+    for (const [key, id] of Object.entries(fields)) {
       const value = $(id).value.trim();
       if (value) out[key] = value;
     }
     return out;
+  }
+  function showPreference() {
+    const kind = $("prefer-kind").value;
+    $("prefer").hidden = kind !== "at";
+    $("prefer-between").hidden = kind !== "between";
   }
   async function post(path, payload) {
     const init = { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) };
@@ -168,11 +182,14 @@
     const hours = row("", "timeline-axis", "tl-axis");
     T.drawAxis(days, hours, t0, t1, zone);
     const when = (s, e) => T.format(Date.parse(s), zone, true) + " – " + T.format(Date.parse(e), zone, true) + " " + T.zoneLabel(zone);
+    const optional = new Set(answer.optional_calendars || []);
     for (const id of answer.calendars) {
-      const track = row(id, "timeline-calendar");
+      const isOptional = optional.has(id);
+      const track = row(isOptional ? id + " (optional)" : id, isOptional ? "timeline-optional" : "timeline-calendar", isOptional ? "optional" : "");
       for (const b of answer.busy.filter((x) => x.calendar === id)) {
         const label = b.summary || "busy";
-        track.append(el("div", { class: "bar busy", style: place(b.start, b.end), title: label + ": " + when(b.start, b.end), "data-label": label, "data-testid": "busy-bar" }));
+        const who = isOptional ? " (" + id + ", optional)" : "";
+        track.append(el("div", { class: "bar busy" + (isOptional ? " optional" : ""), style: place(b.start, b.end), title: label + who + ": " + when(b.start, b.end), "data-label": label, "data-testid": isOptional ? "optional-busy-bar" : "busy-bar" }));
       }
     }
     const slots = row("Ranked slots", "timeline-slots");
@@ -188,18 +205,28 @@
     const words = { ProvenOptimal: "every start on the grid was checked; the first slot is the best", Complete: "every start on the grid was checked", BestFound: "the search stopped early or a calendar was incomplete; no optimality claim" };
     $("verdict").textContent = answer.outcome + " · " + answer.assessment + ": " + (words[answer.assessment] || "") + ". Times in " + T.zoneLabel(zone) + ".";
     if (!answer.slots.length) {
-      tbody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No free slot: widen the window, shorten the meeting or relax working hours." })));
+      const why = answer.below_min_attendance_total ? "No slot has enough attendees free: lower the min attendance, widen the window or shorten the meeting." : "No free slot: widen the window, shorten the meeting or relax working hours.";
+      tbody.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: why })));
     }
+    const names = (list, kind, suffix) => list.map((id) => el("span", { class: "who " + kind, "data-who": id, text: id + suffix }));
+    const joined = (spans) => spans.flatMap((span, i) => (i ? [", ", span] : [span]));
     for (const s of answer.slots) {
-      const free = s.free.required.concat(s.free.optional_free.map((id) => id + " (optional)"));
-      tbody.append(el("tr", { class: s.rank === 1 ? "chosen" : "", "data-testid": "slot-row", "data-start": s.start },
+      const free = names(s.free.required, "required", "").concat(names(s.free.optional_free, "optional", " (optional)"));
+      const missing = names(s.free.optional_busy, "busy", " (busy)").concat(names(s.free.optional_unknown, "unknown", " (unknown)"));
+      const distance = s.preference_distance_seconds;
+      const title = distance === null || distance === undefined ? null : "daily preference distance: " + Math.round(distance / 60) + " min";
+      tbody.append(el("tr", { class: s.rank === 1 ? "chosen" : "", "data-testid": "slot-row", "data-start": s.start, "data-optional-free": s.free.optional_free.join(" "), title },
         el("td", { class: "num", text: String(s.rank) }),
         el("td", { class: "when", "data-testid": "slot-start", text: T.format(Date.parse(s.start), zone, true) }),
         el("td", { class: "when", "data-testid": "slot-end", text: T.format(Date.parse(s.end), zone, true) }),
-        el("td", { "data-testid": "slot-free", text: free.join(", ") }),
+        el("td", { "data-testid": "slot-free" }, joined(free)),
+        el("td", { "data-testid": "slot-not-free" }, missing.length ? joined(missing) : el("span", { class: "muted", text: "–" })),
         el("td", {}, el("button", { type: "button", "data-testid": "slot-download", onclick: () => download(s) }, "download .ics")),
       ));
     }
+    const below = answer.below_min_attendance_total || 0;
+    $("below").hidden = !below;
+    $("below").textContent = below ? below + " free slot" + (below === 1 ? " was" : "s were") + " left out: fewer attendees than the min attendance are free then" + (answer.below_min_attendance.length ? " (first: " + T.format(Date.parse(answer.below_min_attendance[0].start), zone, true) + ")." : ".") : "";
     const list = $("warnings");
     list.replaceChildren(...answer.warnings.map((w) => el("li", { "data-testid": "warning", text: w.code + (w.source ? " (" + w.source + (w.line ? ":" + w.line : "") + ")" : "") + ": " + w.message })));
   }
@@ -247,6 +274,7 @@
     $("paste-ics").value = "";
   });
   $("find-button").addEventListener("click", find);
+  $("prefer-kind").addEventListener("change", showPreference);
   $("display-tz").addEventListener("change", render);
   window.addEventListener("resize", () => T.fitLabels($("timeline")));
   setUp();
