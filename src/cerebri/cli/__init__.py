@@ -9,6 +9,7 @@ register on the shared :data:`app`. Exit codes: 0 for any answer (a refusal is a
 from __future__ import annotations
 
 from cerebri.cli import (
+    _bridge,
     _calendars,
     _execution,
     _operations,
@@ -37,6 +38,7 @@ _COMMANDS = (
     _principals,
     _preview,
     _request_new,
+    _bridge,
 )  # imported for their registrations
 
 
