@@ -39,6 +39,7 @@ postgres-deps:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || \
 		(apt-get update -qq && apt-get install -y -qq postgresql)
 
+# tests/bindings/test_node.py runs bindings/node's node:test suites (Node 20 on PATH).
 unit: $(VENV)/.test-deps browser-deps postgres-deps
 	$(BIN)/python -m pytest -n auto
 
