@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps
+.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps node-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,12 @@ postgres-deps:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || \
 		(apt-get update -qq && apt-get install -y -qq postgresql)
 
-unit: $(VENV)/.test-deps browser-deps postgres-deps
+# tests/bindings/test_node.py runs bindings/node's node:test suites (Node 18 or later on PATH;
+# Debian's nodejs package when there is none).
+node-deps:
+	command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs)
+
+unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps
 	$(BIN)/python -m pytest -n auto
 
 test: lint typecheck unit

@@ -9,6 +9,7 @@ register on the shared :data:`app`. Exit codes: 0 for any answer (a refusal is a
 from __future__ import annotations
 
 from cerebri.cli import (
+    _bridge,
     _calendars,
     _execution,
     _mcp,
@@ -38,6 +39,7 @@ _COMMANDS = (
     _principals,
     _preview,
     _request_new,
+    _bridge,
     _mcp,
 )  # imported for their registrations
 

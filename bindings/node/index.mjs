@@ -1,0 +1,555 @@
+// cerebri for Node: plan, validate, temporal and findSlot through the installed `cerebri`
+// command. No planning happens in JavaScript: every call is answered by a `cerebri bridge`
+// process (protocol: src/cerebri/bridge.py; choices: docs/decisions/0032-node-bridge.md).
+//
+// Two process models:
+//   "bridge" (default): one long-lived `cerebri bridge` per client, requests sent one at a
+//            time, so Python starts once;
+//   "spawn":  a fresh `cerebri bridge` for every call, at most `maxProcesses` at once.
+
+import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const MAX_INPUT_BYTES = 256 * 1024;
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 60_000;
+const MAX_HEADER_BYTES = 64 * 1024;
+const STDERR_KEPT = 4096;
+const OPERATIONS = new Set(["plan", "validate", "temporal", "find_slot"]);
+
+/** A failure with a stable `code` (the CLI's own, or `bridge.*`) and a JSON `path`. */
+export class CerebriError extends Error {
+  constructor(code, message, path = null) {
+    super(message);
+    this.name = "CerebriError";
+    this.code = code;
+    this.path = path;
+  }
+}
+
+const isWindows = process.platform === "win32";
+
+function executable(file) {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function venvIn(start) {
+  const names = isWindows ? [join(".venv", "Scripts", "cerebri.exe")] : [join(".venv", "bin", "cerebri")];
+  let dir = resolve(start);
+  for (;;) {
+    for (const name of names) {
+      const candidate = join(dir, name);
+      if (executable(candidate)) return candidate;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * The `cerebri` executable: `options.bin`, else `CEREBRI_BIN`, else the `.venv` of the
+ * nearest project above the working directory, then above this package, else PATH.
+ * Throws CerebriError `bridge.not_found`.
+ */
+export function findCerebri(options = {}) {
+  const env = options.env ?? process.env;
+  const chosen = options.bin ?? env.CEREBRI_BIN;
+  if (chosen) {
+    const path = resolve(chosen);
+    if (executable(path)) return path;
+    throw new CerebriError("bridge.not_found", `no executable cerebri at ${path}`);
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const found = venvIn(options.cwd ?? process.cwd()) ?? venvIn(here);
+  if (found) return found;
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, isWindows ? "cerebri.exe" : "cerebri");
+    if (executable(candidate)) return candidate;
+  }
+  throw new CerebriError(
+    "bridge.not_found",
+    "cerebri not found: set CEREBRI_BIN, pass options.bin, or install it in a .venv or on PATH",
+  );
+}
+
+function requestBytes(request, maxInputBytes) {
+  let text;
+  if (typeof request === "string") text = request;
+  else if (request instanceof Uint8Array) return checkSize(Buffer.from(request), maxInputBytes);
+  else if (request !== null && typeof request === "object") text = JSON.stringify(request);
+  else {
+    throw new CerebriError(
+      "bridge.invalid_argument",
+      "the request must be an object, JSON text or UTF-8 bytes",
+    );
+  }
+  return checkSize(Buffer.from(text, "utf8"), maxInputBytes);
+}
+
+function checkSize(bytes, maxInputBytes) {
+  if (bytes.length > maxInputBytes) {
+    throw new CerebriError(
+      "bridge.input_too_large",
+      `the request is ${bytes.length} bytes, more than the limit of ${maxInputBytes}`,
+    );
+  }
+  return bytes;
+}
+
+function positive(value, name) {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new CerebriError("bridge.invalid_argument", `${name} must be a positive integer`);
+  }
+  return value;
+}
+
+// The CLI's one-line error on stderr: `error <code> at <path>: <message>` (cli/_app.py fail).
+const CLI_ERROR = /^error (\S+?)(?: at (.*?))?: (.*)$/m;
+
+function exitError(code, signal, stderr) {
+  const match = CLI_ERROR.exec(stderr);
+  if (match && code !== 0 && code !== null) {
+    return new CerebriError(match[1], match[3], match[2] === undefined ? null : match[2]);
+  }
+  const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+  const tail = stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : "";
+  return new CerebriError("bridge.crashed", `cerebri bridge ${how} before answering${tail}`);
+}
+
+/** Kill a child and its whole process group (it leads its own group: `detached`). */
+function killTree(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (isWindows) child.kill("SIGKILL");
+    else process.kill(-child.pid, "SIGKILL");
+  } catch {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+const live = new Set();
+process.on("exit", () => {
+  for (const child of live) killTree(child);
+});
+
+/**
+ * One `cerebri bridge` process and the reader of its answers. `onAnswer(answer)` gets
+ * `{ok, id, text}` or `{ok: false, id, error}`; `onFailure(error)` is called once when the
+ * process dies, misbehaves or is stopped, after the process has exited.
+ */
+class Worker {
+  constructor(bin, settings, onAnswer, onFailure) {
+    const maxOutputBytes = settings.maxOutputBytes;
+    this.maxOutputBytes = maxOutputBytes;
+    this.onAnswer = onAnswer;
+    this.onFailure = onFailure;
+    this.chunks = [];
+    this.size = 0;
+    this.expect = null; // the header whose body is being read
+    this.stderr = "";
+    this.failure = null;
+    this.closed = false;
+    this.child = spawn(bin, ["bridge", "--max-output-bytes", String(maxOutputBytes)], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: settings.env ?? process.env,
+      cwd: settings.cwd,
+      detached: !isWindows,
+      windowsHide: true,
+    });
+    live.add(this.child);
+    this.child.on("error", (error) => {
+      const code = error.code === "ENOENT" || error.code === "EACCES" ? "bridge.not_found" : "bridge.crashed";
+      const failure = new CerebriError(code, `cannot start ${bin}: ${error.message}`);
+      if (this.child.pid === undefined) this.finish(failure); // never started: no "close"
+      else this.fail(failure);
+    });
+    this.child.stdin.on("error", () => {}); // EPIPE: the exit tells what happened
+    this.child.stdout.on("data", (chunk) => this.read(chunk));
+    this.child.stderr.on("data", (chunk) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEPT);
+    });
+    this.child.on("close", (code, signal) => this.finish(exitError(code, signal, this.stderr)));
+  }
+
+  finish(error) {
+    if (this.closed) return;
+    live.delete(this.child);
+    this.closed = true;
+    this.onFailure(this.failure ?? error);
+  }
+
+  send(id, op, body) {
+    this.child.stdin.write(JSON.stringify({ id, op, length: body.length }) + "\n");
+    this.child.stdin.write(body);
+  }
+
+  /** Stop the process: `error` is what the caller of the current request gets. */
+  fail(error) {
+    if (this.failure === null) this.failure = error;
+    killTree(this.child);
+  }
+
+  end() {
+    this.child.stdin.end();
+  }
+
+  setRef(on) {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr]) {
+      if (on) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
+  read(chunk) {
+    if (this.failure !== null) return;
+    let data = chunk;
+    while (data.length > 0 && this.failure === null) {
+      if (this.expect === null) {
+        const newline = data.indexOf(10);
+        const part = newline < 0 ? data : data.subarray(0, newline);
+        this.chunks.push(part);
+        this.size += part.length;
+        if (this.size > MAX_HEADER_BYTES) {
+          return this.fail(new CerebriError("bridge.invalid_output", "cerebri bridge wrote an overlong header line"));
+        }
+        if (newline < 0) return;
+        data = data.subarray(newline + 1);
+        const line = Buffer.concat(this.chunks).toString("utf8");
+        this.chunks = [];
+        this.size = 0;
+        this.header(line);
+      } else {
+        const wanted = this.expect.length + 1 - this.size; // the body and its newline
+        const part = data.subarray(0, wanted);
+        this.chunks.push(part);
+        this.size += part.length;
+        data = data.subarray(part.length);
+        if (this.size === this.expect.length + 1) this.body();
+      }
+    }
+  }
+
+  header(line) {
+    let header;
+    try {
+      header = JSON.parse(line);
+    } catch {
+      header = null;
+    }
+    const valid =
+      header !== null &&
+      typeof header === "object" &&
+      "id" in header &&
+      (header.ok === true
+        ? Number.isSafeInteger(header.length) && header.length >= 0
+        : header.ok === false && header.error !== null && typeof header.error === "object" &&
+          typeof header.error.code === "string");
+    if (!valid) {
+      return this.fail(new CerebriError("bridge.invalid_output", `cerebri bridge wrote an invalid header: ${line.slice(0, 200)}`));
+    }
+    if (header.ok === false) {
+      const { code, message, path } = header.error;
+      return this.onAnswer({ ok: false, id: header.id, error: new CerebriError(code, String(message ?? code), path ?? null) });
+    }
+    if (header.length > this.maxOutputBytes) {
+      return this.fail(new CerebriError("bridge.output_too_large", `the answer is ${header.length} bytes, more than the limit of ${this.maxOutputBytes}`));
+    }
+    this.expect = header;
+  }
+
+  body() {
+    const whole = Buffer.concat(this.chunks);
+    const header = this.expect;
+    this.chunks = [];
+    this.size = 0;
+    this.expect = null;
+    if (whole[whole.length - 1] !== 10) {
+      return this.fail(new CerebriError("bridge.invalid_output", "an answer body does not end with a newline"));
+    }
+    const text = whole.subarray(0, whole.length - 1).toString("utf8");
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return this.fail(new CerebriError("bridge.invalid_output", `cerebri bridge wrote invalid JSON: ${error.message}`));
+    }
+    this.onAnswer({ ok: true, id: header.id, text, value });
+  }
+}
+
+/**
+ * A client with its own options. `mode: "bridge"` (default) keeps one `cerebri bridge`
+ * process for every call of this client; `"spawn"` starts one per call.
+ */
+export function createClient(options = {}) {
+  const mode = options.mode ?? "bridge";
+  if (mode !== "bridge" && mode !== "spawn") {
+    throw new CerebriError("bridge.invalid_argument", 'mode must be "bridge" or "spawn"');
+  }
+  const settings = {
+    bin: options.bin,
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs"),
+    maxInputBytes: positive(options.maxInputBytes ?? MAX_INPUT_BYTES, "maxInputBytes"),
+    maxOutputBytes: positive(options.maxOutputBytes ?? MAX_OUTPUT_BYTES, "maxOutputBytes"),
+    maxProcesses: positive(options.maxProcesses ?? availableParallelism(), "maxProcesses"),
+  };
+  return mode === "bridge" ? new BridgeClient(settings) : new SpawnClient(settings);
+}
+
+class BaseClient {
+  constructor(settings) {
+    this.settings = settings;
+    this.queue = [];
+    this.nextId = 1;
+    this.closed = false;
+  }
+
+  /** `{text, value}`: the answer's exact compact JSON text and its parsed value. */
+  call(op, request, callOptions = {}) {
+    return new Promise((resolvePromise, reject) => {
+      if (!OPERATIONS.has(op)) {
+        throw new CerebriError("bridge.invalid_argument", `unknown operation ${op}`);
+      }
+      if (this.closed) throw new CerebriError("bridge.closed", "the client is closed");
+      const body = requestBytes(request, callOptions.maxInputBytes ?? this.settings.maxInputBytes);
+      const timeoutMs = positive(callOptions.timeoutMs ?? this.settings.timeoutMs, "timeoutMs");
+      const job = { id: this.nextId++, op, body, resolve: resolvePromise, reject, done: false };
+      job.timer = setTimeout(() => this.expire(job), timeoutMs);
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  settle(job, error, answer) {
+    if (job.done) return;
+    job.done = true;
+    clearTimeout(job.timer);
+    if (error) job.reject(error);
+    else job.resolve({ text: answer.text, value: answer.value });
+  }
+
+  plan(request, callOptions) {
+    return this.call("plan", request, callOptions).then((a) => a.value);
+  }
+  validate(request, callOptions) {
+    return this.call("validate", request, callOptions).then((a) => a.value);
+  }
+  temporal(request, callOptions) {
+    return this.call("temporal", request, callOptions).then((a) => a.value);
+  }
+  findSlot(request, callOptions) {
+    return this.call("find_slot", request, callOptions).then((a) => a.value);
+  }
+}
+
+class BridgeClient extends BaseClient {
+  constructor(settings) {
+    super(settings);
+    this.worker = null;
+    this.current = null;
+  }
+
+  pump() {
+    if (this.current !== null) return;
+    while (this.queue.length > 0 && this.queue[0].done) this.queue.shift();
+    if (this.queue.length === 0) {
+      this.worker?.setRef(false); // idle: the process does not keep Node alive
+      return;
+    }
+    const job = this.queue.shift();
+    if (this.worker === null) {
+      let bin;
+      try {
+        bin = findCerebri(this.settings);
+      } catch (error) {
+        this.settle(job, error);
+        return this.pump();
+      }
+      const worker = new Worker(
+        bin,
+        this.settings,
+        (answer) => this.answered(worker, answer),
+        (error) => this.died(worker, error),
+      );
+      this.worker = worker;
+    }
+    this.worker.setRef(true);
+    this.current = job;
+    this.worker.send(job.id, job.op, job.body);
+  }
+
+  answered(worker, answer) {
+    const job = this.current;
+    if (job === null || answer.id !== job.id) {
+      return worker.fail(new CerebriError("bridge.invalid_output", `an answer to request ${answer.id}, which was not asked`));
+    }
+    this.current = null;
+    this.settle(job, answer.ok ? null : answer.error, answer);
+    this.pump();
+  }
+
+  died(worker, error) {
+    if (this.worker === worker) this.worker = null;
+    const job = this.current;
+    this.current = null;
+    if (job !== null) this.settle(job, error);
+    if (!this.closed) this.pump();
+  }
+
+  expire(job) {
+    const error = new CerebriError("bridge.timeout", "cerebri did not answer within the timeout");
+    if (this.current === job && this.worker !== null) {
+      this.worker.fail(error); // the answer is settled when the process is gone
+    } else {
+      this.settle(job, error);
+    }
+  }
+
+  /** End the bridge process once the calls in flight are answered; later calls fail. */
+  close() {
+    this.closed = true;
+    const worker = this.worker;
+    return new Promise((resolveClose) => {
+      const finish = () => {
+        if (worker === null || worker.closed) return resolveClose();
+        worker.child.once("close", () => resolveClose());
+        worker.setRef(true);
+        worker.end();
+      };
+      if (this.current === null && this.queue.every((job) => job.done)) return finish();
+      const waiting = [this.current, ...this.queue].filter((job) => job && !job.done);
+      Promise.allSettled(waiting.map((job) => new Promise((r) => {
+        const { resolve: ok, reject: no } = job;
+        job.resolve = (v) => { ok(v); r(); };
+        job.reject = (e) => { no(e); r(); };
+      }))).then(finish);
+    });
+  }
+}
+
+class SpawnClient extends BaseClient {
+  constructor(settings) {
+    super(settings);
+    this.running = new Map();
+  }
+
+  pump() {
+    while (this.running.size < this.settings.maxProcesses && this.queue.length > 0) {
+      const job = this.queue.shift();
+      if (job.done) continue;
+      let bin;
+      try {
+        bin = findCerebri(this.settings);
+      } catch (error) {
+        this.settle(job, error);
+        continue;
+      }
+      let answered = null;
+      const worker = new Worker(
+        bin,
+        this.settings,
+        (answer) => {
+          if (answer.id !== job.id || answered !== null) {
+            return worker.fail(new CerebriError("bridge.invalid_output", "an answer that was not asked"));
+          }
+          answered = answer;
+        },
+        (error) => {
+          this.running.delete(job);
+          if (answered !== null && worker.failure === null) {
+            this.settle(job, answered.ok ? null : answered.error, answered);
+          } else {
+            this.settle(job, error);
+          }
+          this.pump();
+        },
+      );
+      this.running.set(job, worker);
+      worker.send(job.id, job.op, job.body);
+      worker.end();
+    }
+  }
+
+  expire(job) {
+    const error = new CerebriError("bridge.timeout", "cerebri did not answer within the timeout");
+    const worker = this.running.get(job);
+    if (worker !== undefined) worker.fail(error);
+    else this.settle(job, error);
+  }
+
+  close() {
+    this.closed = true;
+    const waiting = [...this.running.keys(), ...this.queue].filter((job) => !job.done);
+    return Promise.allSettled(waiting.map((job) => new Promise((r) => {
+      const { resolve: ok, reject: no } = job;
+      job.resolve = (v) => { ok(v); r(); };
+      job.reject = (e) => { no(e); r(); };
+    }))).then(() => undefined);
+  }
+}
+
+let shared = null;
+function defaultClient() {
+  shared ??= createClient();
+  return shared;
+}
+
+function through(op, request, options) {
+  if (options === undefined) return defaultClient().call(op, request);
+  const { timeoutMs, maxInputBytes, ...clientOptions } = options;
+  if (Object.keys(clientOptions).length === 0) {
+    return defaultClient().call(op, request, { timeoutMs, maxInputBytes });
+  }
+  // other options (bin, mode, maxOutputBytes...) get a client of their own for this call
+  const client = createClient(options);
+  return client.call(op, request).finally(() => client.close());
+}
+
+/** The PlanningResult of a CPIR request (`cerebri plan`, `POST /v1/plan`). */
+export function plan(request, options) {
+  return through("plan", request, options).then((a) => a.value);
+}
+
+/** The ValidationReport of a CPIR request (`cerebri validate`, `POST /v1/validate`). */
+export function validate(request, options) {
+  return through("validate", request, options).then((a) => a.value);
+}
+
+/** The TemporalResult of a temporal request (`cerebri temporal`, `POST /v1/temporal`). */
+export function temporal(request, options) {
+  return through("temporal", request, options).then((a) => a.value);
+}
+
+/** The FindSlotAnswer of a find-slot body (`POST /v1/find-slot`). */
+export function findSlot(request, options) {
+  return through("find_slot", request, options).then((a) => a.value);
+}
+
+/** `{text, value}` of any operation: the exact answer text (the HTTP body) and its value. */
+export function call(op, request, options) {
+  return through(op, request, options);
+}
+
+/** Close the shared client behind the module functions (a later call starts a new one). */
+export async function close() {
+  const client = shared;
+  shared = null;
+  if (client !== null) await client.close();
+}

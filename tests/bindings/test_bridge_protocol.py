@@ -1,0 +1,112 @@
+"""``cerebri.bridge.serve``: the framing of decision 0032, driven through in-memory streams.
+
+Expected answers come from the Python API serialised with ``compact``; refusals carry the
+codes the CLI reports for the same input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from cerebri._json import compact
+from cerebri.bridge import MAX_HEADER_BYTES, serve
+from cerebri.planner import plan, validate
+from cerebri.service import create_app
+
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "src" / "cerebri" / "service" / "examples"
+) / "dependency-chain.json"
+
+
+def frame(ident: Any, op: str, body: bytes) -> bytes:
+    return json.dumps({"id": ident, "op": op, "length": len(body)}).encode() + b"\n" + body
+
+
+def run(data: bytes, **limits: int) -> tuple[int, list[bytes]]:
+    out = io.BytesIO()
+    status = serve(io.BytesIO(data), out, **limits)
+    return status, out.getvalue().split(b"\n")[:-1]
+
+
+def test_answers_are_the_api_bytes_in_order() -> None:
+    text = EXAMPLE.read_bytes()
+    status, lines = run(frame(1, "plan", text) + frame("two", "validate", text))
+    assert status == 0
+    assert json.loads(lines[0]) == {"id": 1, "ok": True, "length": len(lines[1])}
+    assert lines[1] == compact(plan(text).to_wire()).encode()
+    assert json.loads(lines[2]) == {"id": "two", "ok": True, "length": len(lines[3])}
+    assert lines[3] == compact(validate(text).to_wire()).encode()
+    assert len(lines) == 4
+
+
+def test_refusals_keep_the_session_going() -> None:
+    text = EXAMPLE.read_bytes()
+    data = (
+        frame(1, "plan", b'{"a": 1, "a": 2}')
+        + frame(2, "dance", b"{}")
+        + frame(3, "plan", b" " * (len(text) + 1))
+        + frame(4, "plan", text)
+    )
+    status, lines = run(data, max_input_bytes=len(text), max_output_bytes=100)
+    assert status == 0
+    codes = [json.loads(line)["error"]["code"] for line in lines]
+    assert codes == [
+        "json.duplicate_key",
+        "bridge.unknown_operation",
+        "input.too_large",
+        "bridge.output_too_large",
+    ]
+    assert [json.loads(line)["id"] for line in lines] == [1, 2, 3, 4]
+
+
+def test_find_slot_refusals_carry_the_route_code_and_path() -> None:
+    client = TestClient(create_app())
+    for body in (b'{"calendars": [], "duration": 5}', b'{"calendars": [{"id": "a"}]}', b"[1]"):
+        status, lines = run(frame(1, "find_slot", body))
+        assert status == 0
+        error = json.loads(lines[0])["error"]
+        problem = client.post(
+            "/v1/find-slot", content=body, headers={"Content-Type": "application/json"}
+        ).json()
+        assert (error["code"], error["path"]) == (problem["code"], problem["path"])
+
+
+def test_broken_framing_ends_the_session() -> None:
+    for data in (
+        b"not json\n",
+        b'{"id": 1, "op": "plan"}\n',
+        b'{"id": true, "op": "plan", "length": 0}\n',
+        b'{"id": 1, "op": "plan", "length": -1}\n',
+        b'{"id": 1, "op": "plan", "length": 50}\n{}',
+        b'{"id": 1, "op": "plan", "length": 5000}\n{}',
+        b"{" + b" " * MAX_HEADER_BYTES + b"}\n",
+    ):
+        status, lines = run(data, max_input_bytes=1000)
+        assert status == 2, data
+        assert json.loads(lines[-1])["ok"] is False
+        assert json.loads(lines[-1])["error"]["code"] in {
+            "bridge.invalid_request",
+            "input.too_large",
+        }
+
+
+def test_the_command_speaks_the_protocol() -> None:
+    text = EXAMPLE.read_bytes()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "cerebri"), "bridge"],
+        input=frame(7, "validate", text),
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    head, body = done.stdout.split(b"\n")[:2]
+    assert json.loads(head) == {"id": 7, "ok": True, "length": len(body)}
+    assert body == compact(validate(text).to_wire()).encode()
+    assert done.stdout.endswith(b"\n") and done.stderr == b""
