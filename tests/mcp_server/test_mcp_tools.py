@@ -16,7 +16,7 @@ from cerebri.calendars.options import parse_window
 from cerebri.cli.render_calendars import freebusy_wire
 from cerebri.ics import parse_calendar
 from cerebri.plans import builtin_registry, parse_model_draft
-from tests.mcp.support import EXAMPLE, MEETING_DRAFT, Live, live_server
+from tests.mcp_server.support import EXAMPLE, MEETING_DRAFT, Live, live_server
 
 AT = "2026-10-01T00:00:00Z"
 

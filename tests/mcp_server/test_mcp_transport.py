@@ -14,7 +14,7 @@ from mcp import Client
 
 import cerebri
 from cerebri._json import pretty
-from tests.mcp.support import EXAMPLE, live_server
+from tests.mcp_server.support import EXAMPLE, live_server
 
 
 def test_a_large_answer_is_summarised_and_readable_as_a_resource() -> None:
