@@ -57,8 +57,12 @@ MAX_RULE_LINES = 2
 WIDTH = 100
 """Characters a summary line aims at: name lists are cut with ``+N more`` to fit."""
 
-MAX_NAME = 40
-"""Characters of a name shown in a summary line (the first of a list is always shown)."""
+MIN_NAME = 20
+"""Characters the first name of a list keeps at least when it is cut to fit a line."""
+
+SLACK = 10
+"""Characters a day line may pass :data:`WIDTH` by before its name lists are cut."""
+"""Characters the first name of a list keeps at least when it is cut to fit a line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,32 +257,39 @@ def fold_spans(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None) -
     return items
 
 
-def _fit(items: Sequence[str], room: int) -> str:
-    """``items`` joined by ``, `` within ``room`` characters, the rest as ``+N more``; the
-    first item is always shown, cut with ``…`` past :data:`MAX_NAME` characters."""
+def _fit(items: Sequence[tuple[str, str]], room: int) -> str:
+    """``(name, suffix)`` items joined by ``, `` within ``room`` characters, the rest as
+    ``+N more``. The first item is always shown, its name cut with ``…`` to the room left
+    (never below :data:`MIN_NAME` characters)."""
     shown: list[str] = []
-    for index, item in enumerate(items):
+    for index, (name, suffix) in enumerate(items):
         rest = len(items) - index - 1
-        trial = ", ".join([*shown, item]) + (f", +{rest} more" if rest else "")
+        tail = f", +{rest} more" if rest else ""
+        trial = ", ".join([*shown, name + suffix]) + tail
         if shown and len(trial) > room:
             break
-        shown.append(item if len(item) <= MAX_NAME else item[: MAX_NAME - 1] + "…")
+        keep = max(room - len(tail) - len(suffix), MIN_NAME)
+        shown.append((name if len(name) <= keep else name[: keep - 1] + "…") + suffix)
     hidden = len(items) - len(shown)
     return ", ".join([*shown, f"+{hidden} more"] if hidden else shown)
 
 
-def _named(counts: Counter[str]) -> list[str]:
-    """``name ×N`` by most starts, then name."""
-    return [f"{name} ×{n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+def _named(counts: Counter[str]) -> list[tuple[str, str]]:
+    """``(name, " ×N")`` by most starts, then name."""
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(name, f" ×{n}") for name, n in ordered]
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def _line(head: str, parts: Sequence[tuple[str, list[str]]]) -> str:
+def _line(head: str, parts: Sequence[tuple[str, list[tuple[str, str]]]]) -> str:
     """``head`` then each ``(text, names)`` part as ``text names…``, the names cut so the
-    line stays near :data:`WIDTH`."""
+    line stays near :data:`WIDTH` (whole when it is at most :data:`SLACK` longer)."""
+    whole = "; ".join([head, *(f"{t} " + ", ".join(n + x for n, x in names) for t, names in parts)])
+    if len(whole) <= WIDTH + SLACK:
+        return whole
     room = WIDTH - len(head) - sum(len(text) + 3 for text, _ in parts)
     pieces: list[str] = []
     for index, (text, names) in enumerate(parts):
@@ -303,7 +314,7 @@ def _day_line(day: str, starts: Sequence[StartCauses], short: Mapping[str, str])
         else:
             counted["rule"] += 1
             rules.update(list(dict.fromkeys(short.get(rule, rule) for rule in item.rules)))
-    parts: list[tuple[str, list[str]]] = []
+    parts: list[tuple[str, list[tuple[str, str]]]] = []
     if counted["overlap"]:
         parts.append((f"{counted['overlap']} overlap", _named(overlaps)))
     if counted["buffer"]:
@@ -354,13 +365,13 @@ def print_rejections(
     for _, text in CLOSED_TIME:
         if text in closed:
             head = f"  {text}: {_plural(len(closed[text]), 'start')}"
-            spans = fold_spans(closed[text], step_ns, zone)
+            spans = [(span, "") for span in fold_spans(closed[text], step_ns, zone)]
             lines.append(f"{head}: {_fit(spans, WIDTH - len(head) - 2)}")
     rules = sorted(ruled.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MAX_RULE_LINES]
     for text, starts in rules:
         tip = causes.hints.get(text)
         head = f"  {text}: {_plural(len(starts), 'start')}"
-        listed = _fit(fold_spans(starts, step_ns, zone), 40)
+        listed = _fit([(span, "") for span in fold_spans(starts, step_ns, zone)], 40)
         lines.append(f"{head} ({listed})" + (f" — hint: {tip}" if tip is not None else ""))
     ordered = sorted(days.items())
     room = MAX_LINES - len(lines) - (0 if len(lines) + len(ordered) <= MAX_LINES else 1)
