@@ -34,16 +34,30 @@ def _overlapping(document: dict[str, Any], blocker: str, reason: str) -> list[st
     ]
 
 
-def test_rejections_are_grouped_with_folded_ranges() -> None:
+def test_one_day_is_one_line_with_its_kinds_counted_once() -> None:
     text = _render(example())
-    assert "30 rejected start(s) by cause" in text
-    inside = _overlapping(example(), "customer-call", "Overlap")
-    assert (inside[0], inside[-1]) == ("2026-10-05T08:30:00Z", "2026-10-05T10:15:00Z")
-    # Starts are shown in the target's zone: 08:30-10:15Z is 10:30-12:15 in Berlin.
-    assert f"  {len(inside)} × overlaps customer-call: 10:30-12:15 ({len(inside)})\n" in text
-    # The buffer counts only the starts that do not overlap the call itself.
-    near = sorted(set(_overlapping(example(), "customer-call", "InsufficientBuffer")) - set(inside))
-    assert f"  {len(near)} × within the 900 s buffer of customer-call: 10:15, 12:30\n" in text
+    wire = cerebri.plan(example()).to_wire()
+    starts = [r["start"] for r in wire["conflicts"]["rejections"]]
+    assert f"{len(starts)} rejected starts, each counted once" in text
+    inside = {
+        s
+        for blocker in ("customer-call", "lunch", "planning", "standup")
+        for s in _overlapping(example(), blocker, "Overlap")
+    }
+    near = {
+        s
+        for blocker in ("customer-call", "lunch", "planning", "standup")
+        for s in _overlapping(example(), blocker, "InsufficientBuffer")
+    } - inside
+    call = _overlapping(example(), "customer-call", "Overlap")
+    rest = len(starts) - len(inside) - len(near)
+    # Starts are shown on their local day in the target's zone (Berlin, 2026-10-05: a Monday).
+    assert (
+        f"  Mon 10-05: {len(starts)} starts; {len(inside)} overlap customer-call ×{len(call)}"
+        in text
+    )
+    assert f"; {len(near)} in the buffer of " in text
+    assert f"; {rest} break LATEST_END ×{rest}" in text
     assert "2026-10-05 14:00" in text  # 12:00Z is 14:00 in Berlin
 
 

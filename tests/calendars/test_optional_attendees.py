@@ -73,9 +73,45 @@ def test_prefer_ranks_the_free_wednesday_first(tmp_path: Path) -> None:
     ]
     assert utc_text(local(5, 14, 15)) in starts  # free, but far from any day's 10:30
     assert [s["preference_distance_seconds"] for s in answer["slots"][:4]] == [0, 0, 0, 900]
-    table = run("--ics", alice, "--ics", bob, *WEEK, *HOURS, "--prefer", "10:30", "--top", "1")
+    table = run("--ics", alice, "--ics", bob, *WEEK, *HOURS, "--prefer", "10:30", "--top", "4")
     assert table[0] == 0
-    assert "Wed 2026-10-07 10:30" in table[1]
+    rows = _rows(table[1])
+    assert [row[3] for row in rows] == [local(7, 10, 30).strftime("%Y-%m-%d %H:%M:%S %z")] + [
+        datetime.fromisoformat(s.replace("Z", "+00:00"))
+        .astimezone(BERLIN)
+        .strftime("%Y-%m-%d %H:%M:%S %z")
+        for s in starts[1:4]
+    ]
+    # One table: the daily-preference distance stands where the planner's cost was.
+    assert [row[4] for row in rows] == ["0", "0", "0", "900"]
+    assert "Ranked candidates (" in table[1]
+    assert ") by the daily preference, then the start" in table[1]
+    assert "cost" not in table[1]
+    assert "optional" not in table[1]
+    assert "preferred start" not in table[1]
+
+
+def _rows(stdout: str) -> list[list[str]]:
+    """The cells of the candidates table's rows, wrapped cells joined with a space."""
+    rows: list[list[str]] = []
+    for line in stdout.splitlines():
+        if not line.startswith("│"):
+            continue
+        cells = [cell.strip() for cell in line.strip("│").split("│")]
+        if cells[0].isdigit():
+            rows.append(cells)
+        elif rows and not cells[0]:
+            rows[-1] = [" ".join(filter(None, pair)) for pair in zip(rows[-1], cells, strict=True)]
+    return rows
+
+
+def test_without_ranking_options_the_planner_cost_is_shown(tmp_path: Path) -> None:
+    alice = write(tmp_path / "alice.ics", [(local(5, 9), local(5, 14, 15))])
+    code, out, err = run("--ics", alice, *WEEK, *HOURS, "--top", "2")
+    assert code == 0, err
+    assert "cost s" in out
+    assert "cost = seconds from the preferred start" in out
+    assert " by " not in next(line for line in out.splitlines() if "Ranked candidates" in line)
 
 
 def test_optional_attendee_free_ranks_first_and_min_attendance_filters(tmp_path: Path) -> None:
@@ -111,6 +147,19 @@ def test_optional_attendee_free_ranks_first_and_min_attendance_filters(tmp_path:
     counts = [len(s["optional_free"]) for s in answer["slots"]]
     assert counts == sorted(counts, reverse=True)
     assert [c["start"] for c in answer["candidates"]] == [s["start"] for s in answer["slots"]]
+    code, out, err = run(*common, "--prefer", "10:30", "--top", "3")
+    assert code == 0, err
+    assert "by optional attendees free, then the daily preference, then the start" in out
+    rows = _rows(out)
+    assert [row[4:7] for row in rows] == [
+        [
+            str(s["preference_distance_seconds"]),
+            ", ".join(s["optional_free"]) or "-",
+            ", ".join([*s["optional_busy"], *(f"{n} (unknown)" for n in s["optional_unknown"])])
+            or "-",
+        ]
+        for s in top
+    ]
     # 2 of 3 attendees (0.67) must be free: only slots where Carol or Dan is free remain.
     code, out, err = run(*common, "--min-attendance", "0.6", "--json")
     assert code == 0, err

@@ -48,6 +48,7 @@ from cerebri.cli.render_calendars import (
     render_freebusy,
     render_slots,
     series_label,
+    slot_columns,
     slots_wire,
 )
 from cerebri.cpir import parse_request
@@ -551,6 +552,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         budget_option="--max-candidates",
         groups=groups,
         explain=explain,
+        ranking=slot_columns(answer) if ranked else None,
     )
     if ranked:
         render_slots(answer, tz, table_console(), top=top or None)

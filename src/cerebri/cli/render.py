@@ -7,6 +7,7 @@ Rejected starts are summarised by cause and day (:mod:`cerebri.cli.render_reject
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -20,6 +21,9 @@ from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.notes import issue_note, validation_warnings
 from cerebri.planner.validate import limit_breaches
 from cerebri.temporal import Instant
+
+if TYPE_CHECKING:
+    from cerebri.cli.render_calendars import SlotColumns
 
 __all__ = ["render_result"]
 
@@ -115,6 +119,59 @@ def _local(instant: Instant, zone: ZoneInfo | None) -> str:
     return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S %z")
 
 
+def _candidates(
+    result: PlanningResult,
+    console: Console,
+    zone: ZoneInfo | None,
+    top: int | None,
+    ranking: SlotColumns | None,
+) -> None:
+    shown = result.candidates if top is None else result.candidates[:top]
+    title = f"Ranked candidates ({len(result.candidates)})"
+    extra: tuple[str, ...] = ("cost s",)
+    if ranking is not None:
+        title += f" by {ranking.ranked_by}"
+        extra = ranking.headers
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("start (UTC)", no_wrap=True)
+    table.add_column("end (UTC)", no_wrap=True)
+    table.add_column("local start", no_wrap=True)
+    for header in extra:
+        table.add_column(header, justify="right" if header.endswith(" s") else "left")
+    table.add_column("shift s", justify="right")
+    table.add_column("why")
+    for rank, candidate in enumerate(shown, start=1):
+        placement = candidate.proposed.placements[0]
+        if ranking is None:
+            cells: tuple[str, ...] = (str(candidate.cost),)
+            why = [_explain(c.reason, c.cost) for c in candidate.explanation]
+        else:
+            cells = ranking.rows[rank - 1] if rank <= len(ranking.rows) else ("-",) * len(extra)
+            why = [
+                _explain(c.reason, c.cost)
+                for c in candidate.explanation
+                if c.reason.name != "PreferredStart"
+            ]
+        table.add_row(
+            str(rank),
+            _utc(placement.range.start),
+            _utc(placement.range.end),
+            _local(placement.range.start, zone),
+            *cells,
+            str(candidate.shifted_seconds),
+            "; ".join(why),
+        )
+    console.print(table)
+    if len(shown) < len(result.candidates):
+        console.print(f"… {len(result.candidates) - len(shown)} more candidate(s)")
+    console.print(
+        ranking.legend
+        if ranking is not None
+        else "cost = seconds from the preferred start; shift = seconds an existing event moves"
+    )
+
+
 def render_result(
     result: PlanningResult,
     request: PlanningRequest,
@@ -126,6 +183,7 @@ def render_result(
     budget_option: str = "budget.max_candidates",
     groups: Mapping[str, str] | None = None,
     explain: bool = False,
+    ranking: SlotColumns | None = None,
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
@@ -135,6 +193,11 @@ def render_result(
     else the label); ``budget_option`` names the setting that raises the search budget in
     the hint. The rejected starts are summarised by cause
     (:mod:`cerebri.cli.render_rejections`); ``explain`` also lists every rejected start.
+
+    ``ranking`` (find-slot with a daily preference, optional attendees or
+    ``--min-attendance``) gives the columns the candidates were ordered by; they replace
+    the cost column and the preferred-start reason, which only measure the distance to
+    the request's one preferred start (the first choice).
     """
     space = result.search_space
     labels = {**_occurrence_labels(result), **(labels or {})}
@@ -174,33 +237,7 @@ def render_result(
             "to search the rest"
         )
     if result.candidates:
-        shown = result.candidates if top is None else result.candidates[:top]
-        table = Table(title=f"Ranked candidates ({len(result.candidates)})")
-        table.add_column("#", justify="right")
-        table.add_column("start (UTC)", no_wrap=True)
-        table.add_column("end (UTC)", no_wrap=True)
-        table.add_column("local start", no_wrap=True)
-        table.add_column("cost s", justify="right")
-        table.add_column("shift s", justify="right")
-        table.add_column("why")
-        for rank, candidate in enumerate(shown, start=1):
-            placement = candidate.proposed.placements[0]
-            reasons = "; ".join(_explain(c.reason, c.cost) for c in candidate.explanation)
-            table.add_row(
-                str(rank),
-                _utc(placement.range.start),
-                _utc(placement.range.end),
-                _local(placement.range.start, zone),
-                str(candidate.cost),
-                str(candidate.shifted_seconds),
-                reasons,
-            )
-        console.print(table)
-        if len(shown) < len(result.candidates):
-            console.print(f"… {len(result.candidates) - len(shown)} more candidate(s)")
-        console.print(
-            "cost = seconds from the preferred start; shift = seconds an existing event moves"
-        )
+        _candidates(result, console, zone, top, ranking)
     if result.rejections:
         causes = group_rejections(
             result,
@@ -214,6 +251,5 @@ def render_result(
             where=target.timezone if target is not None else "UTC",
             zone=zone,
             step_ns=space.granularity * 1_000_000_000,
-            dated=space.horizon.end.ns - space.horizon.start.ns > 86_400 * 1_000_000_000,
             explain=explain,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -13,11 +14,13 @@ from cerebri.ics import BusyPeriod
 from cerebri.temporal import Instant, Interval
 
 __all__ = [
+    "SlotColumns",
     "busy_label",
     "freebusy_wire",
     "render_freebusy",
     "render_slots",
     "series_label",
+    "slot_columns",
     "slots_wire",
 ]
 
@@ -121,32 +124,58 @@ def slots_wire(answer: SlotAnswer) -> dict[str, JSONValue]:
     }
 
 
-def render_slots(answer: SlotAnswer, zone_name: str, console: Console, *, top: int | None) -> None:
-    """A table of what find-slot ranked each candidate by (same ``#`` as the candidates
-    table): the daily-preference distance and which optional attendees are free, busy or
-    unknown (their calendar does not describe the slot: not free)."""
-    zone = ZoneInfo(zone_name)
-    shown = answer.slots if top is None else answer.slots[:top]
-    table = Table(title="Ranking: optional attendees first, then the daily preference")
-    for column in ("#", f"local start ({zone_name})", "pref s", "optional free", "not free"):
-        table.add_column(column, no_wrap=column.startswith(("#", "local")))
-    for rank, detail in enumerate(shown, start=1):
-        moment = detail.start.to_datetime()
-        local = "-" if moment is None else moment.astimezone(zone).strftime("%a %Y-%m-%d %H:%M")
+@dataclass(frozen=True, slots=True)
+class SlotColumns:
+    """What find-slot ranked its candidates by, as columns for the candidates table.
+
+    Attributes:
+        ranked_by: what orders the rows, e.g. ``optional attendees free, then the daily
+            preference, then the start``.
+        headers: the column titles (``pref s``; ``optional free``, ``not free``).
+        rows: one row of cells per :attr:`SlotAnswer.slots` entry, in the same order.
+        legend: one line explaining the columns.
+    """
+
+    ranked_by: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    legend: str
+
+
+def slot_columns(answer: SlotAnswer) -> SlotColumns:
+    """The ranking inputs of ``answer.slots`` as table columns: the daily-preference
+    distance in seconds when a preference was given, the optional attendees when there
+    are some (docs/decisions/0026: free ones first, then the preference, then the start)."""
+    preference = any(d.preference_distance_seconds is not None for d in answer.slots)
+    optional = any(d.free or d.busy or d.unknown for d in answer.slots)
+    optional = optional or any(d.busy or d.unknown for d in answer.below_min_attendance)
+    keys = [
+        *(["optional attendees free"] if optional else []),
+        *(["the daily preference"] if preference else []),
+        "the start",
+    ]
+    headers = [*(["pref s"] if preference else []), *(["optional free", "not free"] * optional)]
+    rows: list[tuple[str, ...]] = []
+    for detail in answer.slots:
         distance = detail.preference_distance_seconds
         missing = [*detail.busy, *(f"{name} (unknown)" for name in detail.unknown)]
-        table.add_row(
-            str(rank),
-            local,
-            "-" if distance is None else str(distance),
-            ", ".join(detail.free) or "-",
-            ", ".join(missing) or "-",
-        )
-    console.print(table)
-    console.print(
-        "find-slot's order is this table's; the cost column above is the distance to the "
-        "first choice, the request's one preferred start (docs/decisions/0026)"
-    )
+        cells = ["-" if distance is None else str(distance)] if preference else []
+        if optional:
+            cells += [", ".join(detail.free) or "-", ", ".join(missing) or "-"]
+        rows.append(tuple(cells))
+    legend = [
+        *(["pref = seconds from the nearest daily preferred time"] if preference else []),
+        *(["unknown = the calendar does not describe the slot"] if optional else []),
+        "shift = seconds an existing event moves",
+    ]
+    return SlotColumns(", then ".join(keys), tuple(headers), tuple(rows), "; ".join(legend))
+
+
+def render_slots(answer: SlotAnswer, zone_name: str, console: Console, *, top: int | None) -> None:
+    """What the candidates table (``render_result(..., ranking=slot_columns(answer))``)
+    cannot show: how many feasible starts ``--min-attendance`` left out. ``zone_name`` and
+    ``top`` are kept for callers; the ranking itself is in the candidates table."""
+    del zone_name, top
     if answer.below_min_attendance:
         console.print(
             f"{len(answer.below_min_attendance)} feasible start(s) left out by "

@@ -1,27 +1,27 @@
-"""The rejected starts of a PlanningResult, grouped by cause for people (``--table``,
-``find-slot``).
+"""The rejected starts of a PlanningResult, summarised by cause and by day for people
+(``plan --table``, ``find-slot``).
 
 The PlanningResult keeps every violated rule as the spec writes it (planner.md 6-7): a start
 inside a blocking event fails the built-in overlap check, an explicit ``NO_OVERLAP`` (the
-same check again) and a ``REQUIRED_BUFFER``. Counting those rules line by line says every
-night twice. Here a start is counted once per *cause* instead
+same check again) and a ``REQUIRED_BUFFER``. Here each rejected start is sorted into causes
 (docs/decisions/0027-readable-answers.md):
 
-* a blocker generated for closed time (``outside-working-hours-…``, ``unavailable-…``,
-  ``unobserved-…``) is one cause per kind, e.g. "outside working hours", whichever rule
-  (overlap or buffer) it broke;
-* any other blocker is "overlaps X" or, only when the start does not overlap X, "within the
-  buffer of X"; X is the blocker's group (a series for its occurrences), so a daily standup
-  is one cause over all its days;
-* every other reason is its own cause (the rule, the object and the reason).
+* a blocker generated for closed time (:data:`CLOSED_TIME`, e.g. ``outside-working-hours-…``)
+  is one cause per kind, e.g. "outside working hours", whichever rule (overlap or buffer)
+  it broke;
+* any other blocker is an overlap of X or, only when the start does not overlap X, a start
+  within the buffer of X; X is the blocker's group (a series for its occurrences), so a
+  daily standup is one name over all its days;
+* every other reason is a rule cause (the rule, the object and the reason).
 
-Each cause lists its starts as runs of consecutive grid positions (a night is one run), each
-run with its first local date and its number of starts.
+The summary (:func:`print_rejections`) counts every start exactly once: in the first
+closed-time kind that rejects it (in :data:`CLOSED_TIME` order), else on its local day,
+where it is an overlap, else a buffer rejection, else an other-rule rejection.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -31,36 +31,87 @@ from rich.console import Console
 from cerebri.cpir import PlanningResult, Tagged
 from cerebri.temporal import Instant
 
-__all__ = ["CLOSED_TIME", "RejectionCauses", "group_rejections", "print_rejections"]
+__all__ = [
+    "CLOSED_TIME",
+    "RejectionCauses",
+    "StartCauses",
+    "group_rejections",
+    "print_rejections",
+]
 
 CLOSED_TIME: tuple[tuple[str, str], ...] = (
     ("outside-working-hours-", "outside working hours"),
     ("unavailable-", "outside an attendee's availability"),
     ("unobserved-", "time no calendar describes"),
 )
-"""Blocker id prefixes that find-slot generates for closed time, and their cause text."""
+"""Blocker id prefixes that find-slot generates for closed time, and their cause text, in
+the order a start rejected by several kinds is counted (the first one). Add a row per new
+kind; the summary gives each kind present one line."""
 
-MAX_CAUSE_LINES = 8
-"""Cause lines in the summary; the rest are folded into one ``… more`` line."""
+MAX_LINES = 10
+"""Lines of the summary, header and ``… more days`` line included."""
 
-MAX_RUNS = 7
-"""Runs shown per cause line (a 5-day working-hours search has 6 nights and edges)."""
+MAX_RULE_LINES = 2
+"""Rule lines (with their hints); further rules appear only in the day lines."""
+
+WIDTH = 100
+"""Characters a summary line aims at: name lists are cut with ``+N more`` to fit."""
+
+MIN_NAME = 20
+"""Characters the first name of a list keeps at least when it is cut to fit a line."""
+
+SLACK = 10
+"""Characters a day line may pass :data:`WIDTH` by before its name lists are cut."""
+"""Characters the first name of a list keeps at least when it is cut to fit a line."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartCauses:
+    """The causes of one rejected start.
+
+    Attributes:
+        start: the rejected start, a UTC instant.
+        closed: the closed-time kinds (:data:`CLOSED_TIME` texts) that reject it.
+        overlaps: the blocker groups it overlaps.
+        buffers: ``(group, "the N s buffer")`` for each blocker whose buffer it breaks
+            without overlapping it.
+        rules: the text of every other violated rule.
+    """
+
+    start: Instant
+    closed: tuple[str, ...]
+    overlaps: tuple[str, ...]
+    buffers: tuple[tuple[str, str], ...]
+    rules: tuple[str, ...]
+
+    @property
+    def texts(self) -> list[str]:
+        """Every cause as a phrase, each once (``--explain``)."""
+        return list(
+            dict.fromkeys(
+                [
+                    *self.closed,
+                    *self.rules,
+                    *(f"overlaps {group}" for group in self.overlaps),
+                    *(f"within {what} of {group}" for group, what in self.buffers),
+                ]
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class RejectionCauses:
-    """Rejected starts grouped by cause.
+    """Rejected starts with their causes.
 
     Attributes:
-        starts: cause text → the rejected starts it covers, ascending.
-        hints: cause text → a hint on the setting to change.
-        per_start: each rejected start with its causes (in first-seen order), in the
-            result's order.
+        per_start: one :class:`StartCauses` per rejection, in the result's order.
+        hints: rule text → a hint on the setting to change.
+        short: rule text → its short name for day lines (the constraint kind or reason).
     """
 
-    starts: dict[str, list[Instant]]
+    per_start: list[StartCauses]
     hints: dict[str, str]
-    per_start: list[tuple[Instant, list[str]]]
+    short: dict[str, str]
 
 
 def _closed(blocker: str) -> str | None:
@@ -84,17 +135,29 @@ def _buffer_text(payload: Mapping[str, object]) -> str:
     return f"the {value} s buffer" if isinstance(value, int) else "the buffer"
 
 
+def _short(reason: Tagged, payload: object) -> str:
+    if reason.name == "HardConstraint" and isinstance(payload, dict):
+        constraint = payload.get("constraint")
+        kind = constraint.get("kind") if isinstance(constraint, dict) else None
+        if isinstance(kind, str):
+            return kind
+    return reason.name
+
+
 def _start_causes(
+    start: Instant,
     reasons: Sequence[Tagged],
+    *,
     groups: Mapping[str, str],
     describe: Callable[[Tagged], str],
     hint: Callable[[Tagged], str | None],
-    hints: dict[str, str],
-) -> list[str]:
+    found: RejectionCauses,
+) -> StartCauses:
     """The causes of one rejected start, each once, in the order the reasons give them."""
+    closed: list[str] = []
     overlaps: list[str] = []
     buffers: list[tuple[str, str]] = []
-    causes: list[str] = []
+    rules: list[str] = []
     for reason in reasons:
         wire = reason.to_wire()
         payload = wire.get(reason.name) if isinstance(wire, dict) else None
@@ -103,9 +166,9 @@ def _start_causes(
         if reason.name == "HardConstraint" and kind in {"Overlap", "InsufficientBuffer"}:
             assert isinstance(payload, dict)
             for blocker in blockers:
-                closed = _closed(blocker)
-                if closed is not None:
-                    causes.append(closed)
+                shut = _closed(blocker)
+                if shut is not None:
+                    closed.append(shut)
                 elif kind == "Overlap":
                     overlaps.append(groups.get(blocker, blocker))
                 else:
@@ -113,14 +176,21 @@ def _start_causes(
             if blockers:
                 continue
         text = describe(reason)
-        causes.append(text)
+        rules.append(text)
+        found.short[text] = _short(reason, payload)
         tip = hint(reason)
         if tip is not None:
-            hints[text] = tip
-    causes.extend(f"overlaps {group}" for group in overlaps)
-    # A start inside X is not counted again as too close to X.
-    causes.extend(f"within {what} of {group}" for group, what in buffers if group not in overlaps)
-    return list(dict.fromkeys(causes))
+            found.hints[text] = tip
+    inside = set(overlaps)
+    return StartCauses(
+        start,
+        # Closed kinds keep the table's order: the first is the one the start is counted in.
+        tuple(text for _, text in CLOSED_TIME if text in closed),
+        tuple(dict.fromkeys(overlaps)),
+        # A start inside X is not counted again as too close to X.
+        tuple(dict.fromkeys(b for b in buffers if b[0] not in inside)),
+        tuple(dict.fromkeys(rules)),
+    )
 
 
 def group_rejections(
@@ -129,38 +199,40 @@ def group_rejections(
     describe: Callable[[Tagged], str],
     hint: Callable[[Tagged], str | None],
 ) -> RejectionCauses:
-    """Group ``result.rejections`` by cause (module doc).
+    """The causes of each of ``result.rejections`` (module doc).
 
     ``groups`` maps a blocker id to the name it is counted under (default: the id);
     ``describe`` words any other reason; ``hint`` gives an optional hint for a reason.
     """
-    starts: dict[str, list[Instant]] = defaultdict(list)
-    hints: dict[str, str] = {}
-    per_start: list[tuple[Instant, list[str]]] = []
+    found = RejectionCauses([], {}, {})
     for rejection in result.rejections:
-        causes = _start_causes(rejection.reasons, groups, describe, hint, hints)
-        per_start.append((rejection.start, causes))
-        for cause in causes:
-            starts[cause].append(rejection.start)
-    for found in starts.values():
-        found.sort(key=lambda instant: instant.ns)
-    return RejectionCauses(dict(starts), hints, per_start)
+        found.per_start.append(
+            _start_causes(
+                rejection.start,
+                rejection.reasons,
+                groups=groups,
+                describe=describe,
+                hint=hint,
+                found=found,
+            )
+        )
+    return found
 
 
-def _local(instant: Instant, zone: ZoneInfo | None) -> tuple[str, str]:
-    """``(MM-DD, HH:MM)`` of ``instant`` in ``zone`` (UTC without a zone)."""
+def _local(instant: Instant, zone: ZoneInfo | None, pattern: str) -> str:
     moment = instant.to_datetime()
     if moment is None:
-        return "", instant.format()
-    local = moment.astimezone(zone) if zone is not None else moment
-    return local.strftime("%m-%d"), local.strftime("%H:%M")
+        return instant.format()
+    return (moment.astimezone(zone) if zone is not None else moment).strftime(pattern)
 
 
-def fold_runs(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None, dated: bool) -> str:
-    """Starts as runs of consecutive grid positions: ``10-05 16:45-08:45 (65), 10-06 09:00``.
+def fold_spans(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None) -> list[str]:
+    """Starts as spans of consecutive grid positions, alike spans folded together.
 
-    A run shows its first local date (when ``dated``), first and last start and, when it
-    holds more than one start, how many; at most :data:`MAX_RUNS` runs, then ``+N runs``.
+    A span is its first and last local start (``16:45–08:45``); spans with the same two
+    times are one item, ``16:45–08:45 on 4 nights`` (``days`` when the span stays within a
+    day), a lone span shows its date (``10-05 08:00–08:45``). Items with most starts come
+    first, then by their first start; ``starts`` must be ascending.
     """
     runs: list[list[Instant]] = []
     for start in starts:
@@ -168,17 +240,88 @@ def fold_runs(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None, da
             runs[-1].append(start)
         else:
             runs.append([start])
+    alike: dict[tuple[str, str], list[list[Instant]]] = defaultdict(list)
+    for run in runs:
+        alike[_local(run[0], zone, "%H:%M"), _local(run[-1], zone, "%H:%M")].append(run)
+    ordered = sorted(alike.items(), key=lambda kv: (-sum(map(len, kv[1])), kv[1][0][0].ns))
+    items: list[str] = []
+    for (first, last), same in ordered:
+        times = first if len(same[0]) == 1 and len(same) == 1 else f"{first}–{last}"
+        if len(same) == 1:
+            items.append(f"{_local(same[0][0], zone, '%m-%d')} {times}")
+            continue
+        overnight = any(
+            _local(run[0], zone, "%Y%m%d") != _local(run[-1], zone, "%Y%m%d") for run in same
+        )
+        items.append(f"{times} on {len(same)} {'nights' if overnight else 'days'}")
+    return items
+
+
+def _fit(items: Sequence[tuple[str, str]], room: int) -> str:
+    """``(name, suffix)`` items joined by ``, `` within ``room`` characters, the rest as
+    ``+N more``. The first item is always shown, its name cut with ``…`` to the room left
+    (never below :data:`MIN_NAME` characters)."""
     shown: list[str] = []
-    for run in runs[:MAX_RUNS]:
-        day, first = _local(run[0], zone)
-        text = f"{day} {first}" if dated else first
-        if len(run) > 1:
-            last_day, last = _local(run[-1], zone)
-            through = f"{last_day} {last}" if dated and last_day != day else last
-            text += f"-{through} ({len(run)})"
-        shown.append(text)
-    more = f", … (+{len(runs) - MAX_RUNS} runs)" if len(runs) > MAX_RUNS else ""
-    return ", ".join(shown) + more
+    for index, (name, suffix) in enumerate(items):
+        rest = len(items) - index - 1
+        tail = f", +{rest} more" if rest else ""
+        trial = ", ".join([*shown, name + suffix]) + tail
+        if shown and len(trial) > room:
+            break
+        keep = max(room - len(tail) - len(suffix), MIN_NAME)
+        shown.append((name if len(name) <= keep else name[: keep - 1] + "…") + suffix)
+    hidden = len(items) - len(shown)
+    return ", ".join([*shown, f"+{hidden} more"] if hidden else shown)
+
+
+def _named(counts: Counter[str]) -> list[tuple[str, str]]:
+    """``(name, " ×N")`` by most starts, then name."""
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(name, f" ×{n}") for name, n in ordered]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _line(head: str, parts: Sequence[tuple[str, list[tuple[str, str]]]]) -> str:
+    """``head`` then each ``(text, names)`` part as ``text names…``, the names cut so the
+    line stays near :data:`WIDTH` (whole when it is at most :data:`SLACK` longer)."""
+    whole = "; ".join([head, *(f"{t} " + ", ".join(n + x for n, x in names) for t, names in parts)])
+    if len(whole) <= WIDTH + SLACK:
+        return whole
+    room = WIDTH - len(head) - sum(len(text) + 3 for text, _ in parts)
+    pieces: list[str] = []
+    for index, (text, names) in enumerate(parts):
+        listed = _fit(names, room // (len(parts) - index))
+        room -= len(listed)
+        pieces.append(f"{text} {listed}")
+    return "; ".join([head, *pieces])
+
+
+def _day_line(day: str, starts: Sequence[StartCauses], short: Mapping[str, str]) -> str:
+    overlaps: Counter[str] = Counter()
+    buffers: Counter[str] = Counter()
+    rules: Counter[str] = Counter()
+    counted = Counter[str]()
+    for item in starts:
+        if item.overlaps:
+            counted["overlap"] += 1
+            overlaps.update(item.overlaps)
+        elif item.buffers:
+            counted["buffer"] += 1
+            buffers.update(group for group, _ in item.buffers)
+        else:
+            counted["rule"] += 1
+            rules.update(list(dict.fromkeys(short.get(rule, rule) for rule in item.rules)))
+    parts: list[tuple[str, list[tuple[str, str]]]] = []
+    if counted["overlap"]:
+        parts.append((f"{counted['overlap']} overlap", _named(overlaps)))
+    if counted["buffer"]:
+        parts.append((f"{counted['buffer']} in the buffer of", _named(buffers)))
+    if counted["rule"]:
+        parts.append((f"{counted['rule']} break", _named(rules)))
+    return _line(f"  {day}: {_plural(len(starts), 'start')}", parts)
 
 
 def print_rejections(
@@ -188,35 +331,64 @@ def print_rejections(
     where: str,
     zone: ZoneInfo | None,
     step_ns: int,
-    dated: bool,
     explain: bool,
 ) -> None:
-    """The summary: a header, at most :data:`MAX_CAUSE_LINES` cause lines (most starts
-    first, then by text) and one ``… more`` line; with ``explain``, every rejected start with
-    its causes. Lines are never wrapped by the console (``soft_wrap``)."""
+    """The summary, at most :data:`MAX_LINES` lines of about :data:`WIDTH` characters:
+
+    * a header with the number of rejected starts and the zone of the times shown;
+    * one line per closed-time kind present: its starts (counted in the first kind that
+      rejects them) folded into spans (:func:`fold_spans`);
+    * up to :data:`MAX_RULE_LINES` lines for other rules (most starts first): the rule,
+      the starts outside closed time it rejects, their spans and any hint;
+    * one line per local day (ascending) with its starts outside closed time, split into
+      overlaps, else buffer rejections, else other rules, each with the names involved;
+    * days past the budget folded into ``… N more days (K starts)``.
+
+    With ``explain``, every rejected start follows with its causes. Lines are never
+    wrapped by the console (``soft_wrap``).
+    """
     total = len(causes.per_start)
-    ordered = sorted(causes.starts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    console.print(
-        f"{total} rejected start(s) by cause (a start can have several; starts in {where}"
-        f"{'' if explain else '; --explain lists each start'}):",
-        soft_wrap=True,
-    )
-    for text, starts in ordered[:MAX_CAUSE_LINES]:
+    closed: dict[str, list[Instant]] = defaultdict(list)
+    days: dict[str, list[StartCauses]] = defaultdict(list)
+    ruled: dict[str, list[Instant]] = defaultdict(list)
+    for item in sorted(causes.per_start, key=lambda s: s.start.ns):
+        if item.closed:
+            closed[item.closed[0]].append(item.start)
+            continue
+        days[_local(item.start, zone, "%Y-%m-%d %a %m-%d")].append(item)
+        for rule in item.rules:
+            ruled[rule].append(item.start)
+    lines = [
+        f"{_plural(total, 'rejected start')}, each counted once (times in {where}"
+        f"{'' if explain else '; --explain lists every start'}):"
+    ]
+    for _, text in CLOSED_TIME:
+        if text in closed:
+            head = f"  {text}: {_plural(len(closed[text]), 'start')}"
+            spans = [(span, "") for span in fold_spans(closed[text], step_ns, zone)]
+            lines.append(f"{head}: {_fit(spans, WIDTH - len(head) - 2)}")
+    rules = sorted(ruled.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MAX_RULE_LINES]
+    for text, starts in rules:
         tip = causes.hints.get(text)
-        suffix = f" — hint: {tip}" if tip is not None else ""
-        console.print(
-            f"  {len(starts)} × {text}: {fold_runs(starts, step_ns, zone, dated)}{suffix}",
-            soft_wrap=True,
-        )
-    rest = ordered[MAX_CAUSE_LINES:]
+        head = f"  {text}: {_plural(len(starts), 'start')}"
+        listed = _fit([(span, "") for span in fold_spans(starts, step_ns, zone)], 40)
+        lines.append(f"{head} ({listed})" + (f" — hint: {tip}" if tip is not None else ""))
+    ordered = sorted(days.items())
+    room = MAX_LINES - len(lines) - (0 if len(lines) + len(ordered) <= MAX_LINES else 1)
+    shown = ordered[: max(room, 1)]
+    lines.extend(_day_line(day[11:], starts, causes.short) for day, starts in shown)
+    rest = ordered[len(shown) :]
     if rest:
-        covered = len({s.ns for _, starts in rest for s in starts})
-        console.print(f"  … {len(rest)} more cause(s) over {covered} start(s)", soft_wrap=True)
+        folded = sum(len(starts) for _, starts in rest)
+        lines.append(f"  … {_plural(len(rest), 'more day')} ({_plural(folded, 'start')})")
+    for line in lines:
+        console.print(line, soft_wrap=True, markup=False)
     if explain:
         console.print("every rejected start:", soft_wrap=True)
-        for start, found in causes.per_start:
-            day, at = _local(start, zone)
+        for item in causes.per_start:
+            at = _local(item.start, zone, "%m-%d %H:%M")
             console.print(
-                f"  {day} {at} ({start.format()}): {'; '.join(found)}",
+                f"  {at} ({item.start.format()}): {'; '.join(item.texts)}",
                 soft_wrap=True,
+                markup=False,
             )
