@@ -35,6 +35,7 @@ __all__ = ["CLOSED_TIME", "RejectionCauses", "group_rejections", "print_rejectio
 
 CLOSED_TIME: tuple[tuple[str, str], ...] = (
     ("outside-working-hours-", "outside working hours"),
+    ("closed-day-", "not a working day"),
     ("unavailable-", "outside an attendee's availability"),
     ("unobserved-", "time no calendar describes"),
 )
