@@ -29,7 +29,7 @@ HEADER = re.compile(r"^(\d+) rejected starts?, each counted once \(times in (\S+
 CLOSED = re.compile(r"^  outside working hours: (\d+) starts?: (.*)$")
 DAY = re.compile(r"^  (\w{3} \d\d-\d\d): (\d+) starts?(?:; (.*))?$")
 MORE = re.compile(r"^  … (\d+) more days? \((\d+) starts?\)$")
-MAX_LINE = 120  # about 100: the first name of each list keeps at least 20 characters
+MAX_LINE = 130  # about 100: the first name of each list keeps at least 24 characters
 WEEK = ["--between", "2026-10-05T08:00/2026-10-09T18:00", "--tz", "Europe/Berlin"]
 HOURS = ["--working-hours", "09:00-17:00", "--buffer", "10m", "--duration", "30m"]
 

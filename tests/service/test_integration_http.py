@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import cerebri
-from cerebri.service.integration import DETAILS
+from cerebri.service.integration import DETAILS, TRANSPORT_DETAILS
 from tests.service.conftest import JSON, compact
 
 pytestmark = pytest.mark.conformance
@@ -161,7 +161,9 @@ def _rejected(code: str, status: int, path: str | None) -> dict[str, Any]:
         "code": code,
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
-        "detail": DETAILS[code],
+        "detail": TRANSPORT_DETAILS.get(status, DETAILS[code])
+        if code == "invalid_request"
+        else DETAILS[code],
         "path": path,
     }
 

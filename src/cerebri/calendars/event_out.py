@@ -14,7 +14,10 @@
   question answered by the same slot gives the same UID, so importing it twice updates one
   event instead of making two (docs/decisions/0028-an-event-out.md);
 * ``ORGANIZER`` and one ``ATTENDEE`` per address (``RSVP=TRUE``, ``PARTSTAT=NEEDS-ACTION``)
-  when the caller names them; the organizer is not repeated as an attendee;
+  when the caller names them; the organizer is not repeated as an attendee, except when
+  nobody else is named: then the organizer is the one ``ATTENDEE`` (``ROLE=CHAIR``,
+  ``PARTSTAT=ACCEPTED``), so the REQUEST has both properties RFC 5546 section 3.2.2
+  requires. With no address at all, neither property is written (decision 0028);
 * ``SEQUENCE:0``, ``STATUS:CONFIRMED``, ``TRANSP:OPAQUE``: the slot is busy once imported.
 
 Refusals are :class:`SlotEventError` (also a ``ValueError``): ``calendars.no_candidate``
@@ -137,7 +140,8 @@ def slot_event(
         uid: the ``UID`` (1-255 printable ASCII characters without spaces), else derived
             from the candidate's plan id (module doc).
         attendees: e-mail addresses (``a@b``, ``mailto:a@b`` or ``Name <a@b>``); duplicates
-            (case-insensitive) and the organizer are left out, order kept.
+            (case-insensitive) and the organizer are left out, order kept; when none is
+            left, the organizer is written as the one attendee (``ROLE=CHAIR``).
         organizer: the ``ORGANIZER`` address, or None.
         description: an optional ``DESCRIPTION``.
 
@@ -191,6 +195,10 @@ def slot_event(
         )
         person.params["RSVP"] = "TRUE"
         event.add("ATTENDEE", person)
+    if organizer is not None and len(seen) == 1:  # the organizer alone: a REQUEST needs both
+        chair = _address(organizer, "organizer")
+        chair.params.update({"CUTYPE": "INDIVIDUAL", "ROLE": "CHAIR", "PARTSTAT": "ACCEPTED"})
+        event.add("ATTENDEE", chair)
     calendar.add_component(event)
     first = local_start.astimezone(tz).date()
     calendar.add_missing_timezones(

@@ -29,6 +29,7 @@ from cerebri.temporal import Instant, zone
 
 __all__ = [
     "parse_attendance",
+    "parse_buffer",
     "parse_duration",
     "parse_time_of_day",
     "parse_time_range",
@@ -53,6 +54,24 @@ def parse_duration(text: str) -> int:
     years, months or fractions of a second, or exceeds ``MAX_DURATION_SECONDS``
     (9 223 372 036 854 775 s, the CPIR limit).
     """
+    seconds = _duration_seconds(text)
+    if seconds <= 0:
+        raise ValueError(f"duration {text!r} must be longer than zero")
+    return seconds
+
+
+def parse_buffer(text: str) -> int:
+    """A minimum gap in whole seconds: :func:`parse_duration`'s forms, where zero
+    (``0``, ``0m``, ``PT0S``) is allowed and means no buffer.
+
+    Raises ``ValueError`` as :func:`parse_duration` does, except for zero.
+    """
+    return _duration_seconds(text)
+
+
+def _duration_seconds(text: str) -> int:
+    """Whole seconds, at least 0 and at most ``MAX_DURATION_SECONDS``; ``ValueError``
+    for text that cannot be read or is too long."""
     value = text.strip()
     if value.isdigit():
         seconds = int(value)
@@ -67,8 +86,8 @@ def parse_duration(text: str) -> int:
             for part, unit in zip(match.groups(), _UNITS.values(), strict=True)
             if part
         )
-    if seconds <= 0:
-        raise ValueError(f"duration {text!r} must be longer than zero")
+    if seconds < 0:
+        raise ValueError(f"duration {text!r} must not be negative")
     if seconds > MAX_DURATION_SECONDS:
         raise ValueError(
             f"duration {text!r} is longer than the maximum, {MAX_DURATION_SECONDS} s "

@@ -28,7 +28,7 @@ from icalendar import Component
 from cerebri._guard import arguments
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 
-__all__ = ["calendar_owner", "calendar_owners"]
+__all__ = ["calendar_owner", "calendar_owners", "invitation_people"]
 
 
 def _addresses(value: object) -> list[tuple[str, str]]:
@@ -120,3 +120,28 @@ def calendar_owners(calendars: Sequence[tuple[str, Component]]) -> dict[str, str
         if owner is not None and name not in owners:
             owners[name] = owner
     return owners
+
+
+def invitation_people(
+    calendars: Sequence[tuple[str, Component]],
+    *,
+    calendar: str | None = None,
+    organizer: str | None = None,
+    attendees: Sequence[str] = (),
+) -> tuple[str | None, list[str]]:
+    """``(organizer, attendees)`` of the invitation for a slot found over ``calendars``
+    (``(id, calendar)`` pairs, required attendees first), the rules of ``find-slot
+    --ics-out`` and ``POST /v1/find-slot/event`` (docs/decisions/0028-an-event-out.md):
+
+    * the organizer is ``organizer`` when given, else the owner of calendar id
+      ``calendar``, else the first known owner, else None;
+    * the attendees are the known owners in the order of ``calendars``, then
+      ``attendees``; :func:`cerebri.calendars.slot_event` drops duplicates and the
+      organizer.
+
+    Raises ``calendars.invalid_argument`` unless ``calendars`` holds ``(str, Component)``.
+    """
+    owners = calendar_owners(calendars)
+    chosen = owners.get(calendar) if calendar is not None else None
+    boss = organizer or chosen or next(iter(owners.values()), None)
+    return boss, [*owners.values(), *attendees]

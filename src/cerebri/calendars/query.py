@@ -313,11 +313,33 @@ def _open_hours(query: SlotQuery, day: datetime) -> tuple[datetime, datetime] | 
     )
 
 
+def _days_off(query: SlotQuery, span: Interval, window: Interval) -> bool:
+    """Whether every local day the part of ``span`` inside ``window`` touches is a day off
+    (not in ``working_days``): that stretch is "not a working day", not evening time."""
+    inside = span.intersection(window)
+    if inside is None or query.working_days is None:
+        return False
+    tz = zone(query.zone)
+    first = Instant(inside.start).to_datetime()
+    last = Instant(inside.end - 1).to_datetime()
+    if first is None or last is None:
+        return False
+    day, end = first.astimezone(tz).date(), last.astimezone(tz).date()
+    while day <= end:
+        if day.weekday() in query.working_days:
+            return False
+        day += timedelta(days=1)
+    return True
+
+
 def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
     """Blockers for time outside working hours and on days off (see :func:`closed_block`).
 
     Consecutive closed stretches (an evening, a weekend, the next morning) form one
-    blocker, named by its local bounds. Local times follow the zone's rules (DST moves them).
+    blocker, named by its local bounds: ``closed-day-START-END`` when the part of it inside
+    the window touches days off only (no working day), else
+    ``outside-working-hours-START-END``. Local times follow the zone's rules (DST
+    moves them).
     """
     if query.working_hours is None and query.working_days is None:
         return []
@@ -340,7 +362,8 @@ def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
         span = Interval(Instant.from_datetime(begin).ns, Instant.from_datetime(finish).ns)
         piece = closed_block(span, pad, window)
         if piece is not None:
-            name = f"outside-working-hours-{begin:%Y-%m-%dT%H%M}-{finish:%Y-%m-%dT%H%M}"
+            kind = "closed-day" if _days_off(query, span, window) else "outside-working-hours"
+            name = f"{kind}-{begin:%Y-%m-%dT%H%M}-{finish:%Y-%m-%dT%H%M}"
             blocks.append((name, piece))
     return blocks
 

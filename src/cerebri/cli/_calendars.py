@@ -18,6 +18,7 @@ from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, NewEvent, Slo
 from cerebri.calendars import freebusy as freebusy_view
 from cerebri.calendars.options import (
     parse_attendance,
+    parse_buffer,
     parse_duration,
     parse_time_of_day,
     parse_time_range,
@@ -38,9 +39,15 @@ from cerebri.cli._event_out import (
     TitleOption,
     UidOption,
     check_event_options,
+    to_stdout,
     write_event,
 )
 from cerebri.cli._planning import ExplainOption
+from cerebri.cli._slot_inputs import (
+    refuse_output_over_input,
+    refuse_repeated_calendars,
+    replay_note,
+)
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
@@ -213,7 +220,7 @@ def _buffer(text: str | None, window: tuple[Instant, Instant]) -> int:
     both sides leaves the supported instant range."""
     if text is None:
         return 0
-    seconds = _seconds("--buffer", text)
+    seconds = _named("--buffer", parse_buffer, text)
     if window[0].plus_seconds(-seconds) is None or window[1].plus_seconds(seconds) is None:
         raise CerebriError(
             f"--buffer: {text!r} widens the window beyond the supported time range",
@@ -292,6 +299,26 @@ def _one_preference(prefer: str | None, between: str | None, earliest: bool, lat
         )
 
 
+def _check_inputs(
+    ics: list[Path] | None,
+    optional_ics: list[Path] | None,
+    caldav: list[str] | None,
+    optional_caldav: list[str] | None,
+    ics_out: Path | None,
+) -> None:
+    """Refuse a calendar given twice and an ``--ics-out`` over an input (``cli/_slot_inputs``)."""
+    files = [
+        *(("--ics", p) for p in ics or ()),
+        *(("--optional-ics", p) for p in optional_ics or ()),
+    ]
+    urls = [
+        *(("--caldav", u) for u in caldav or ()),
+        *(("--optional-caldav", u) for u in optional_caldav or ()),
+    ]
+    refuse_repeated_calendars(files, urls)
+    refuse_output_over_input(ics_out, files)
+
+
 def _ranks(query: SlotQuery) -> bool:
     """Whether find-slot ranks beyond the planner (a daily preference or min attendance)."""
     return has_daily_preference(query) or query.min_attendance is not None
@@ -343,7 +370,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
     ] = None,
     buffer: Annotated[
-        str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
+        str | None,
+        typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
     ] = None,
     prefer: Annotated[
         str | None,
@@ -450,6 +478,13 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         _one_preference(prefer, prefer_between, prefer_earliest, prefer_latest)
         extras = {"--title": title, "--attendee": attendee, "--organizer": organizer}
         stamp = check_event_options(ics_out, pick=pick, extras={**extras, "--uid": uid, "--at": at})
+        _check_inputs(ics, optional_ics, caldav, optional_caldav, ics_out)
+        if ics_out is not None and to_stdout(ics_out) and (as_json or emit_request):
+            raise CerebriError(
+                "--ics-out - and --json/--emit-request would both print to stdout; "
+                "write the event to a file",
+                code="input.invalid_option",
+            )
         _value(check_zone_name, tz)
         window = _value(parse_window, between, tz)
         share = (
@@ -521,6 +556,14 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         raise fail(error) from None
     if emit_request:
         sys.stdout.write(pretty(request))
+        note = replay_note(
+            optional=bool(optional),
+            min_attendance=share is not None,
+            left_out=len(answer.below_min_attendance),
+            first_choice=bool(result.candidates),
+        )
+        if note is not None:
+            sys.stderr.write(note + "\n")
         _print_warnings(answer.warnings, complete=answer.complete, note=_REQUEST_INCOMPLETE)
         if not answer.complete:
             raise typer.Exit(EXIT_INCOMPLETE)
@@ -533,6 +576,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         sys.stdout.write(pretty(document))
         return
     _print_warnings(answer.warnings, complete=answer.complete)
+    if ics_out is not None and to_stdout(ics_out):
+        return  # stdout holds the event alone
     parsed = parse_request(request)
     labels = {o.id: o.id for o in parsed.context.objects}
     if create is not None:
@@ -553,6 +598,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         groups=groups,
         explain=explain,
         ranking=slot_columns(answer) if ranked else None,
+        limit_hint="lower --max-candidates or shorten the window (--between); "
+        "--working-days and a coarser --granularity also search fewer positions",
     )
     if ranked:
         render_slots(answer, tz, table_console(), top=top or None)

@@ -16,7 +16,7 @@ from icalendar import Component
 from cerebri._files import check_output_path, write_output
 from cerebri._json import JSONValue
 from cerebri.calendars import slot_event
-from cerebri.calendars.owners import calendar_owners
+from cerebri.calendars.owners import invitation_people
 from cerebri.cli._app import printable
 from cerebri.clock import SystemClock
 from cerebri.cpir import PlanningResult, parse_request
@@ -33,6 +33,7 @@ __all__ = [
     "TitleOption",
     "UidOption",
     "check_event_options",
+    "to_stdout",
     "write_event",
 ]
 
@@ -45,7 +46,8 @@ IcsOutOption = Annotated[
         "--ics-out",
         metavar="FILE",
         readable=False,  # cerebri._files judges the path (input.unwritable)
-        help="Write candidate --pick as an iCalendar invitation (METHOD:REQUEST) to FILE.",
+        help="Write candidate --pick as an iCalendar invitation (METHOD:REQUEST) to FILE "
+        "(- for stdout; an existing FILE is replaced, an input calendar is refused).",
     ),
 ]
 PickOption = Annotated[
@@ -92,6 +94,11 @@ AtOption = Annotated[
 ]
 
 
+def to_stdout(path: Path) -> bool:
+    """Whether ``--ics-out`` names standard output (``-``)."""
+    return str(path) == "-"
+
+
 def check_event_options(
     ics_out: Path | None, *, pick: int, extras: dict[str, object]
 ) -> Instant | None:
@@ -103,12 +110,14 @@ def check_event_options(
         if pick != 1:
             given.insert(0, "--pick")
         if given:
+            verb = "describes" if len(given) == 1 else "describe"
             raise CerebriError(
-                f"{', '.join(given)} describe the event --ics-out writes; pass --ics-out FILE",
+                f"{', '.join(given)} {verb} the event --ics-out writes; pass --ics-out FILE",
                 code="input.invalid_option",
             )
         return None
-    check_output_path(ics_out, what="--ics-out file")
+    if not to_stdout(ics_out):
+        check_output_path(ics_out, what="--ics-out file")
     at = extras.get("--at")
     if not isinstance(at, str):
         return None
@@ -137,9 +146,9 @@ def write_event(
     else of the first calendar with a known owner. DTSTAMP is ``at`` or the system clock
     (read here, in the shell). Errors are :class:`CerebriError` (``calendars.*`` codes from
     :func:`slot_event` become ``input.invalid_option`` when they come from an option)."""
-    owners = calendar_owners(sources)
-    chosen = owners.get(calendar) if calendar is not None else None
-    boss = organizer or chosen or next(iter(owners.values()), None)
+    boss, people = invitation_people(
+        sources, calendar=calendar, organizer=organizer, attendees=attendees or ()
+    )
     stamp = at if at is not None else SystemClock().now()
     try:
         data = slot_event(
@@ -149,11 +158,23 @@ def write_event(
             title=title,
             dtstamp=stamp,
             uid=uid,
-            attendees=[*owners.values(), *(attendees or [])],
+            attendees=people,
             organizer=boss,
         )
     except InvalidArgumentError as exc:
         raise CerebriError(exc.message, code="input.invalid_option") from None
-    write_output(path, data, what="--ics-out file")
     start = result.candidates[pick - 1].start.format()
-    sys.stderr.write(printable(f"wrote {path}: candidate {pick} (start {start})") + "\n")
+    if boss is None and not people:
+        sys.stderr.write(
+            "note: no organizer or attendee is known (no calendar names its owner); the "
+            "invitation has neither: pass --organizer and --attendee to send it\n"
+        )
+    if to_stdout(path):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)  # the exact bytes (CRLF lines), no newline translation
+        sys.stdout.buffer.flush()
+        return
+    existed = path.exists()
+    write_output(path, data, what="--ics-out file")
+    verb = "replaced" if existed else "wrote"
+    sys.stderr.write(printable(f"{verb} {path}: candidate {pick} (start {start})") + "\n")

@@ -31,6 +31,7 @@ from cerebri.errors import CerebriError
 from cerebri.planner import issue_note, validation_warnings
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
+from cerebri.planner.validate import limit_breaches
 
 __all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
 
@@ -68,10 +69,24 @@ def plan(
             top=top or None,
             limits=limits_for(limits),
             explain=explain,
+            limit_hint=_limit_hint(request, limits),
         )
     else:
         sys.stdout.write(pretty(result.to_wire()))
         _print_notes(request, result.validation.issues, warnings=False)
+        if any(issue.name == "InputLimit" for issue in result.validation.issues):
+            sys.stderr.write(f"hint: {_limit_hint(request, limits)}\n")
+
+
+def _limit_hint(request: PlanningRequest, limits: LimitSet) -> str:
+    """What to change when the request breaks an admission limit: ``--limits local`` when
+    the local (find-slot) limits admit it, as for a ``find-slot --emit-request`` request."""
+    if limits is LimitSet.REFERENCE and not limit_breaches(request, limits_for(LimitSet.LOCAL)):
+        return (
+            "the request is within the local limits (find-slot's, e.g. a find-slot "
+            "--emit-request request); pass --limits local to plan it"
+        )
+    return "lower budget.max_candidates or shorten scope.time_range (fewer grid positions)"
 
 
 @app.command()

@@ -76,7 +76,8 @@ def new(  # noqa: PLR0917 - typer maps every option to a parameter
         str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
     ] = None,
     buffer: Annotated[
-        str | None, typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m.")
+        str | None,
+        typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
     ] = None,
     prefer: Annotated[
         str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")

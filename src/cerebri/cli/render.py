@@ -184,6 +184,7 @@ def render_result(
     groups: Mapping[str, str] | None = None,
     explain: bool = False,
     ranking: SlotColumns | None = None,
+    limit_hint: str | None = None,
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
@@ -198,6 +199,9 @@ def render_result(
     ``--min-attendance``) gives the columns the candidates were ordered by; they replace
     the cost column and the preferred-start reason, which only measure the distance to
     the request's one preferred start (the first choice).
+
+    ``limit_hint`` is printed as a hint under an ``InputLimit`` issue (what the caller can
+    change).
     """
     space = result.search_space
     labels = {**_occurrence_labels(result), **(labels or {})}
@@ -214,11 +218,18 @@ def render_result(
             f"grid {'exhausted' if space.exhausted else 'not exhausted'}",
         )
     )
+    shown_issues: set[str] = set()
     for issue in result.validation.issues:
-        console.print(f"  issue: {_reason_text(issue)}")
+        text = _reason_text(issue)
+        if text in shown_issues:
+            continue  # each issue once, with its breaches and hint
+        shown_issues.add(text)
+        console.print(f"  issue: {text}")
         if issue.name == "InputLimit":
             for breach in limit_breaches(request, limits):
-                console.print(f"    {breach}")
+                console.print(f"    {breach}", soft_wrap=True)
+            if limit_hint is not None:
+                console.print(f"  hint: {limit_hint}", soft_wrap=True)
         note = issue_note(request, issue)
         if note is not None:
             console.print(f"    {note.message}", soft_wrap=True)

@@ -41,6 +41,7 @@ __all__ = [
 
 CLOSED_TIME: tuple[tuple[str, str], ...] = (
     ("outside-working-hours-", "outside working hours"),
+    ("closed-day-", "not a working day"),
     ("unavailable-", "outside an attendee's availability"),
     ("unobserved-", "time no calendar describes"),
 )
@@ -57,7 +58,7 @@ MAX_RULE_LINES = 2
 WIDTH = 100
 """Characters a summary line aims at: name lists are cut with ``+N more`` to fit."""
 
-MIN_NAME = 20
+MIN_NAME = 24
 """Characters the first name of a list keeps at least when it is cut to fit a line."""
 
 SLACK = 10

@@ -324,7 +324,7 @@ def _is_tag(step: str) -> bool:
 def _describe(error: Any, document: Any) -> tuple[str, str, str]:
     code = _CODE_BY_PYDANTIC_TYPE.get(error["type"], "cpir.invalid_value")
     path = _pointer(_locate(document, tuple(error["loc"])))
-    message = str(error["msg"])
+    message = str(error["msg"]).removeprefix("Value error, ")  # pydantic's validator prefix
     if error["type"] == "extra_forbidden":
         message = "unknown field"
     elif error["type"] == "missing":

@@ -47,8 +47,10 @@ from typing import Any
 from cerebri._json import JSONValue
 from cerebri.calendars import ImportedCalendars, SlotAnswer
 from cerebri.calendars.answer import SlotDetail
-from cerebri.ics import BusyPeriod
+from cerebri.ics import BusyPeriod, CalendarError
+from cerebri.ics.budget import OPTION_HINT
 from cerebri.service.find_slot_body import MAX_CALENDARS, MAX_TOP, SlotAsk
+from cerebri.service.problems import ServiceError
 from cerebri.temporal import Instant, zone
 
 __all__ = [
@@ -74,9 +76,31 @@ def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
     required and optional, in body order.
 
     Raises:
-        CalendarError: ``ics.expansion_limit`` past :data:`FIND_SLOT_MAX_OCCURRENCES`, or a
-            calendar that cannot be expanded.
+        ServiceError: 422 ``ics.expansion_limit`` past :data:`FIND_SLOT_MAX_OCCURRENCES`, or
+            the ``ics.*`` code of a calendar that cannot be expanded; ``path``
+            ``/calendars/<i>/ics``.
     """
+    try:
+        return _plan_slots(ask)
+    except CalendarError as error:
+        raise _calendar_problem(error, ask) from None
+
+
+def _calendar_problem(error: CalendarError, ask: SlotAsk) -> ServiceError:
+    """A calendar that cannot be expanded as a 422 problem at ``/calendars/<i>/ics`` (the
+    calendar's ``source`` is its id); the hint names this route's limit, not the command
+    line's option the body cannot set."""
+    index = ask.ids.index(error.source) if error.source in ask.ids else None
+    message = error.message.replace(
+        OPTION_HINT,
+        f"this route expands at most {FIND_SLOT_MAX_OCCURRENCES} instances per calendar: "
+        "shorten the window (between) or send less of the calendar",
+    ).replace(" (max_occurrences)", "")
+    path = None if index is None else f"/calendars/{index}/ics"
+    return ServiceError(422, error.code, message, path)
+
+
+def _plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
     query = ask.query
     imported = ImportedCalendars(
         ask.calendars, floating_zone=query.zone, max_occurrences=FIND_SLOT_MAX_OCCURRENCES

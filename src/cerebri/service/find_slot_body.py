@@ -19,7 +19,9 @@ calendar must be required. At most one daily preference: ``prefer`` (``10:30``),
 (docs/decisions/0026); a second one is refused at its own pointer. ``min_attendance`` is a
 fraction 0-1 of all attendees, a JSON number or the command line's text (``"0.8"``);
 ``80`` or ``"80%"`` are refused, as on the command line. The event route adds ``pick``
-(1-based rank of the slot in the ranked order, default 1) and ``title``.
+(1-based rank of the slot in the ranked order, default 1), ``title``, and optionally
+``organizer`` and ``attendees`` (e-mail addresses; the calendars' owners are attendees
+anyway, as with ``find-slot --ics-out``).
 
 Every refusal is a :class:`~cerebri.service.problems.ServiceError` before anything is planned:
 a JSON syntax error is 400 (``json.*``), everything else 422 — an unknown or missing field or
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import parseaddr
 from typing import Annotated, Any, TypeVar
 
 from icalendar import Component
@@ -41,6 +44,7 @@ from pydantic import ValidationError as PydanticValidationError
 from cerebri.calendars import SlotQuery
 from cerebri.calendars.options import (
     parse_attendance,
+    parse_buffer,
     parse_duration,
     parse_time_of_day,
     parse_time_range,
@@ -59,6 +63,7 @@ from cerebri.temporal.zones import check_zone_name
 __all__ = [
     "MAX_CALENDARS",
     "MAX_TOP",
+    "EventAsk",
     "EventBody",
     "FindSlotBody",
     "SlotAsk",
@@ -70,6 +75,8 @@ MAX_CALENDARS = 32
 """Most calendars (attendees) in one request."""
 MAX_TOP = 100
 """Most slots one answer lists."""
+MAX_ADDRESS_LENGTH = 320
+"""Longest ``organizer`` or attendee address (an e-mail address is at most 320 characters)."""
 DEFAULT_TITLE = "Meeting"
 """The event title when the event route's body has none."""
 
@@ -78,6 +85,7 @@ _UNION_MEMBERS = frozenset({"str", "int", "float", "constrained-int"})
 
 _Id = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,128}$")]
 _Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
+_Gap = StrictStr | Annotated[StrictInt, Field(ge=0)]
 
 
 def _d(text: str) -> Any:
@@ -115,7 +123,9 @@ class FindSlotBody(BaseModel):
     working_hours: Annotated[StrictStr | None, _d("Local working hours, e.g. 09:00-17:00.")] = None
     working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
     granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
-    buffer: Annotated[_Duration | None, _d("Minimum gap to other events, e.g. 10m.")] = None
+    buffer: Annotated[
+        _Gap | None, _d("Minimum gap to other events, e.g. 10m, or seconds; 0: none.")
+    ] = None
     prefer: Annotated[
         StrictStr | None, _d("Preferred local start time on every day, e.g. 10:30.")
     ] = None
@@ -148,6 +158,21 @@ class EventBody(FindSlotBody):
         StrictStr,
         Field(min_length=1, max_length=MAX_TITLE_LENGTH, description="The event's SUMMARY."),
     ] = DEFAULT_TITLE
+    organizer: Annotated[
+        StrictStr | None,
+        Field(
+            max_length=MAX_ADDRESS_LENGTH,
+            description="The ORGANIZER (a@b, mailto:a@b or 'Name <a@b>'); default: the owner "
+            "of the first calendar that names one (find-slot --ics-out's rule).",
+        ),
+    ] = None
+    attendees: Annotated[
+        list[Annotated[StrictStr, Field(max_length=MAX_ADDRESS_LENGTH)]],
+        Field(
+            max_length=MAX_CALENDARS,
+            description="Attendees besides the calendars' owners (find-slot --attendee).",
+        ),
+    ] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,11 +210,28 @@ def _model(model: type[T], body: bytes) -> T:
     try:
         return model.model_validate(document)  # type: ignore[attr-defined, no-any-return]
     except PydanticValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        # a union's member name (str/int) may trail the location; keep the body's fields
-        location = tuple(p for p in first["loc"] if p not in _UNION_MEMBERS)
+        errors = exc.errors(include_url=False)
+
+        def where(error: Any) -> tuple[int | str, ...]:
+            # a union's member name (str/int) may trail the location; keep the body's fields
+            return tuple(p for p in error["loc"] if p not in _UNION_MEMBERS)
+
+        location = where(errors[0])
+        # For a union (``"30m"`` or seconds), the member of the value's own type explains
+        # best: -5 is "greater than 0", not "a valid string".
+        same = [error for error in errors if where(error) == location]
+        fitting = [e for e in same if not str(e["type"]).endswith("_type")]
+        message = (
+            fitting[0]["msg"]
+            if fitting
+            else " or ".join(
+                dict.fromkeys(str(e["msg"]).removeprefix("Input should be ") for e in same)
+            )
+        )
+        if not fitting:
+            message = f"Input should be {message}"
         path = _pointer(location)
-        raise _invalid(f"{path or 'body'}: {first['msg']}", path) from None
+        raise _invalid(f"{path or 'body'}: {message}", path) from None
 
 
 def _value(path: str, reader: Callable[..., T], *args: str) -> T:
@@ -200,10 +242,10 @@ def _value(path: str, reader: Callable[..., T], *args: str) -> T:
         raise _invalid(f"{path[1:]}: {reason}", path) from None
 
 
-def _seconds(path: str, value: str | int) -> int:
+def _seconds(path: str, value: str | int, reader: Callable[[str], int] = parse_duration) -> int:
     if isinstance(value, int):
         return value
-    return _value(path, parse_duration, value)
+    return _value(path, reader, value)
 
 
 _PREFERENCES = ("prefer", "prefer_between", "prefer_earliest", "prefer_latest")
@@ -227,7 +269,7 @@ def _query(body: FindSlotBody) -> SlotQuery:
     _one_preference(body)
     _value("/tz", check_zone_name, body.tz)
     start, end = _value("/between", parse_window, body.between, body.tz)
-    buffer = 0 if body.buffer is None else _seconds("/buffer", body.buffer)
+    buffer = 0 if body.buffer is None else _seconds("/buffer", body.buffer, parse_buffer)
     if start.plus_seconds(-buffer) is None or end.plus_seconds(buffer) is None:
         raise _invalid("buffer: widens the window beyond the supported time range", "/buffer")
     try:
@@ -300,10 +342,35 @@ def read_find_slot_body(body: bytes) -> SlotAsk:
     return _ask(_model(FindSlotBody, body))
 
 
-def read_event_body(body: bytes) -> tuple[SlotAsk, int, str]:
-    """Decode and check a ``/v1/find-slot/event`` body: the question, ``pick`` (1-based
-    rank) and the event's ``title``. Errors as :func:`read_find_slot_body`."""
+@dataclass(frozen=True, slots=True)
+class EventAsk:
+    """A checked event body: the question, ``pick`` (1-based rank), the ``title``, the
+    ``organizer`` given (or None) and the extra ``attendees`` (body order)."""
+
+    ask: SlotAsk
+    pick: int
+    title: str
+    organizer: str | None = None
+    attendees: tuple[str, ...] = ()
+
+
+def read_event_body(body: bytes) -> EventAsk:
+    """Decode and check a ``/v1/find-slot/event`` body. Errors as
+    :func:`read_find_slot_body`; an address that is not ``a@b`` is ``input.invalid_option``
+    at its pointer."""
     parsed = _model(EventBody, body)
     if not parsed.title.strip():
         raise _invalid("title: must not be blank", "/title")
-    return _ask(parsed), parsed.pick, parsed.title
+    people = [("/organizer", parsed.organizer)] if parsed.organizer is not None else []
+    people += [(f"/attendees/{i}", text) for i, text in enumerate(parsed.attendees)]
+    for path, text in people:
+        _, email = parseaddr(text.strip().removeprefix("mailto:").removeprefix("MAILTO:"))
+        if "@" not in email or email.startswith("@") or any(c.isspace() for c in email):
+            raise _invalid(f"{path[1:]}: {text!r} is not an e-mail address (name@domain)", path)
+    return EventAsk(
+        _ask(parsed),
+        parsed.pick,
+        parsed.title,
+        parsed.organizer,
+        tuple(parsed.attendees),
+    )

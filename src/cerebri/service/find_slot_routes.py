@@ -3,9 +3,12 @@
 * ``POST /v1/find-slot`` → 200 ``FindSlotAnswer`` (:mod:`cerebri.service.find_slot_api`)
   for every planning outcome.
 * ``POST /v1/find-slot/event`` → 200 ``text/calendar`` (``Content-Disposition: attachment``):
-  the same body plus ``pick`` (1-based rank) and ``title``; slot ``pick`` of the same answer
-  as an iCalendar ``METHOD:REQUEST`` (:func:`cerebri.calendars.event_out.slot_event`),
-  ``DTSTAMP`` from the app's clock. 422 ``calendars.no_candidate`` when nothing is free,
+  the same body plus ``pick`` (1-based rank), ``title``, ``organizer`` and ``attendees``;
+  slot ``pick`` of the same answer as an iCalendar ``METHOD:REQUEST``
+  (:func:`cerebri.calendars.event_out.slot_event`), ``DTSTAMP`` from the app's clock, the
+  organizer and attendees by ``find-slot --ics-out``'s rules
+  (:func:`cerebri.calendars.owners.invitation_people`: the required calendars' owners).
+  422 ``calendars.no_candidate`` when nothing is free,
   ``calendars.invalid_pick`` when ``pick`` is past the last candidate.
 
 Errors are ``application/problem+json`` (``type``, ``title``, ``status``, ``detail``,
@@ -28,6 +31,7 @@ from starlette.responses import Response
 
 from cerebri._json import JSONValue
 from cerebri.calendars.event_out import slot_event
+from cerebri.calendars.owners import invitation_people
 from cerebri.clock import Clock
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError
@@ -115,15 +119,21 @@ def _find_slot(body: bytes) -> Response:
 
 def _event(clock: Clock) -> Callable[[bytes], Response]:
     def run(body: bytes) -> Response:
-        ask, pick, title = read_event_body(body)
-        answer, _ = plan_slots(ask)
+        event = read_event_body(body)
+        answer, _ = plan_slots(event.ask)
+        organizer, attendees = invitation_people(
+            event.ask.calendars, organizer=event.organizer, attendees=event.attendees
+        )
         data = slot_event(
             parse_request(answer.request),
             answer.result,
-            pick=pick,
-            title=title,
+            pick=event.pick,
+            title=event.title,
             dtstamp=clock.now(),
+            attendees=attendees,
+            organizer=organizer,
         )
+        pick = event.pick
         return Response(
             data,
             media_type="text/calendar; charset=utf-8",

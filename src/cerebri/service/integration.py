@@ -81,6 +81,14 @@ DETAILS: dict[str, str] = {
 }
 """The fixed ``detail`` of each rejection code (never request content)."""
 
+TRANSPORT_DETAILS: dict[int, str] = {
+    400: "The body is not JSON (RFC 8259) encoded as UTF-8.",
+    408: "The body did not arrive in time.",
+    415: "The media type is not JSON: send the envelope with Content-Type: application/json.",
+}
+"""The fixed ``detail`` of an ``invalid_request`` refused before the body was decoded, by
+HTTP status: the body's shape is not what went wrong."""
+
 
 class EnvelopeError(Exception):
     """An envelope that does not decode; ``code`` is always ``invalid_request``.
@@ -218,7 +226,8 @@ def rejected_envelope(
 ) -> dict[str, JSONValue]:
     """``{"integration_version": …, "status": "rejected", "code": code}`` (api.md 5.4) with
     the RFC 9457 members ``type`` (``about:blank``), ``title`` (the phrase of
-    ``http_status``), ``detail`` (:data:`DETAILS`) and ``path`` (a JSON pointer, or None when
+    ``http_status``), ``detail`` (:data:`DETAILS`, or :data:`TRANSPORT_DETAILS` for an
+    ``invalid_request`` with status 400, 408 or 415) and ``path`` (a JSON pointer, or None when
     no field is at fault). ``status`` stays ``"rejected"`` as api.md requires."""
     return {
         "integration_version": dict(INTEGRATION_VERSION),
@@ -226,6 +235,8 @@ def rejected_envelope(
         "code": code,
         "type": "about:blank",
         "title": HTTPStatus(http_status).phrase,
-        "detail": DETAILS[code],
+        "detail": TRANSPORT_DETAILS.get(http_status, DETAILS[code])
+        if code == "invalid_request"
+        else DETAILS[code],
         "path": path,
     }

@@ -7,15 +7,30 @@ non-ASCII as raw UTF-8), so a ``/v1/plan`` body is byte-identical to
 
 from __future__ import annotations
 
+import re
 from http import HTTPStatus
 
 from starlette.responses import Response
 
 from cerebri._json import JSONValue, compact
 
-__all__ = ["PROBLEM_MEDIA_TYPE", "ServiceError", "json_response", "problem_response"]
+__all__ = [
+    "PROBLEM_MEDIA_TYPE",
+    "ServiceError",
+    "clean_detail",
+    "json_response",
+    "problem_response",
+]
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+_PYDANTIC_PREFIX = re.compile(r"(^|: |; )(?:Value error|Assertion failed), ")
+
+
+def clean_detail(detail: str) -> str:
+    """``detail`` without the ``Value error, `` / ``Assertion failed, `` prefixes pydantic
+    puts before a validator's own message (at the start or after ``: `` / ``; ``)."""
+    return _PYDANTIC_PREFIX.sub(r"\1", detail)
 
 
 class ServiceError(Exception):
@@ -49,12 +64,13 @@ def problem_response(
     headers: dict[str, str] | None = None,
 ) -> Response:
     """An ``application/problem+json`` body: ``type``, ``title``, ``status``, ``detail``,
-    ``code``, ``path`` (``type`` is ``about:blank``, so ``title`` is the status phrase)."""
+    ``code``, ``path`` (``type`` is ``about:blank``, so ``title`` is the status phrase).
+    ``detail`` is passed through :func:`clean_detail`."""
     body: dict[str, JSONValue] = {
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
         "status": status,
-        "detail": detail,
+        "detail": clean_detail(detail),
         "code": code,
         "path": path,
     }
