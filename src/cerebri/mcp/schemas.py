@@ -156,7 +156,10 @@ def _input_schema(spec: ToolSpec) -> dict[str, Any]:
 
 
 def _refs(node: Any) -> Iterator[str]:
-    """The names of the ``#/$defs/<name>`` references anywhere in ``node``."""
+    """The names of the ``$ref: #/$defs/<name>`` references anywhere in ``node``.
+
+    (Discriminator ``mapping`` values are not followed: JSON Schema ignores that OpenAPI
+    keyword, and the service's mappings name the models' own titles, not components.)"""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS):
