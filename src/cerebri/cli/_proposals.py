@@ -214,8 +214,8 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         str | None,
         typer.Option(
             "--author",
-            help="principal:<id> or service:<id> (default: the principal the key registry "
-            "records for --keyid).",
+            help="principal:<id>, service:<id> or agent:<id> (default: the principal the key "
+            "registry records for --keyid).",
         ),
     ] = None,
     registry: Annotated[

@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import StrEnum
+from types import NoneType
 from typing import Any
 
+from cerebri._guard import arguments
 from cerebri.cpir import MutationKind, parse_request
 from cerebri.planner import DEFAULT_LIMITS, ActionPlan, PlannerLimits, action_plan_for
 from cerebri.plans import (
@@ -37,6 +39,7 @@ from cerebri.plans import (
 )
 from cerebri.proposals.digest import canonical_json, load_json, sha256_digest
 from cerebri.proposals.envelope import ArtifactType
+from cerebri.proposals.errors import proposal_argument_error
 
 __all__ = ["ArtifactChoice", "ProposalArtifact", "created_titles", "proposal_artifact"]
 
@@ -59,6 +62,7 @@ class ProposalArtifact:
     idempotency_key: str
 
 
+@arguments(proposal_argument_error, actions=ActionPlan, title=(str, NoneType))
 def created_titles(actions: ActionPlan, title: str | None) -> dict[str, str]:
     """``title`` for every event the action plan creates (CPIR requests carry no titles);
     ``{}`` without a title."""
@@ -91,6 +95,15 @@ def _decoded(data: bytes) -> Any:
         return None
 
 
+@arguments(
+    proposal_argument_error,
+    data=bytes,
+    candidate=int,
+    query_id=(str, NoneType),
+    wrap=ArtifactChoice,
+    limits=PlannerLimits,
+    title=(str, NoneType),
+)
 def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
     data: bytes,
     candidate: int = 1,
@@ -101,6 +114,7 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
 ) -> ProposalArtifact:
     """The artifact for ``data``, a CPIR request or a plan graph draft (rules and errors:
     the module docstring). ``candidate`` is 1-based; ``query_id`` only names a draft's query.
+    An argument of the wrong type is ``proposal.invalid_argument``.
     """
     document = _decoded(data)
     if isinstance(document, dict) and "steps" in document:

@@ -11,19 +11,22 @@ id, the registry and the author from their options; docs/decisions/0025 and 0033
   ``service``/``<id>``, :func:`~cerebri.proposals.author_of`).
 
 The registry file is read (:func:`~cerebri.proposals.load_registry`); instants are passed in.
+An argument of the wrong type is ``proposal.invalid_argument``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import NoneType
 from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cerebri._guard import PATH, arguments
 from cerebri.proposals.authors import author_of, canonical_principal
 from cerebri.proposals.envelope import Subject
-from cerebri.proposals.errors import ProposalError
+from cerebri.proposals.errors import ProposalError, proposal_argument_error
 from cerebri.proposals.keyfile import load_registry
 from cerebri.proposals.propose import parse_subject
 from cerebri.proposals.signing import RegisteredKey
@@ -35,6 +38,14 @@ REGISTRY_FILE: Final = "registry.json"
 """The registry's file name in a key directory (``cerebri keys`` layout)."""
 
 
+@arguments(
+    proposal_argument_error,
+    key_path=PATH,
+    keyid=str,
+    signing_key=Ed25519PrivateKey,
+    now=Instant,
+    registry_path=(*PATH, NoneType),
+)
 def registered_signer(
     key_path: Path,
     keyid: str,
@@ -51,7 +62,8 @@ def registered_signer(
             ``signing_key`` is not the key registered as ``keyid``;
             ``proposal.key_registry`` when a given ``registry_path`` cannot be read.
     """
-    path = key_path.parent / REGISTRY_FILE if registry_path is None else registry_path
+    key_path = Path(key_path)
+    path = key_path.parent / REGISTRY_FILE if registry_path is None else Path(registry_path)
     if registry_path is None and not path.is_file():
         return None
     registered = load_registry(path).lookup(keyid, signed_at=now, now=now)
@@ -63,6 +75,7 @@ def registered_signer(
     return registered
 
 
+@arguments(proposal_argument_error, text=str)
 def author_subject(text: str) -> Subject:
     """A configured author as an envelope subject (forms: the module docstring).
 
@@ -74,6 +87,12 @@ def author_subject(text: str) -> Subject:
     return parse_subject(text)
 
 
+@arguments(
+    proposal_argument_error,
+    author=(str, NoneType),
+    registered=(RegisteredKey, NoneType),
+    keyid=str,
+)
 def signing_author(author: str | None, registered: RegisteredKey | None, keyid: str) -> Subject:
     """``author`` (:func:`author_subject`), else the principal registered for the signing
     key (:func:`~cerebri.proposals.author_of`).
