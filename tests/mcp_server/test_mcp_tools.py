@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from cerebri.calendars.options import parse_window
 from cerebri.cli.render_calendars import freebusy_wire
 from cerebri.ics import parse_calendar
 from cerebri.plans import builtin_registry, parse_model_draft
+from cerebri.service.openapi import component_schemas
 from tests.mcp_server.support import EXAMPLE, MEETING_DRAFT, Live, live_server
 
 AT = "2026-10-01T00:00:00Z"
@@ -227,6 +229,29 @@ def test_propose_without_a_key_is_unsigned(live: Live) -> None:
     assert answer["artifact"]["type"] == "cerebri.action-plan.v1"
     assert answer["payload_digest"] == cerebri.proposals.envelope_digest(envelope)
     assert answer["still_required"] == list(cerebri.proposals.STILL_REQUIRED)
+    assert answer["submitted"] is None
+
+
+def test_propose_submit_needs_a_key_and_a_store(live: Live) -> None:
+    wire = live.error("propose", {"request": _example(), "expires_in": 7 * 86400, "submit": True})
+    assert (wire["code"], wire["path"]) == ("mcp.not_configured", "/submit")
+
+
+def test_output_schemas_carry_only_the_definitions_they_reach(live: Live) -> None:
+    components = component_schemas()
+    for tool in live.tools():
+        if tool.output_schema is None:
+            continue
+        defs = tool.output_schema["$defs"]
+        text = json.dumps(tool.output_schema)
+        # every definition kept is referenced, and every reference resolves
+        refs = set(re.findall(r'"\$ref": "#/\$defs/([^"]+)"', text))
+        assert refs == set(defs), tool.name
+        assert len(defs) < len(components)
+    [validate_tool] = [tool for tool in live.tools() if tool.name == "validate_request"]
+    assert validate_tool.output_schema is not None
+    report = live.ok("validate_request", {"request": _example()})
+    jsonschema.Draft202012Validator(validate_tool.output_schema).validate(report)
 
 
 def test_propose_refuses_ambiguous_input(live: Live) -> None:

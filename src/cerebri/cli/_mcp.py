@@ -59,7 +59,11 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = None,
     author: Annotated[
         str | None,
-        typer.Option("--author", help="Proposals' author: principal:<id> or service:<id>."),
+        typer.Option(
+            "--author",
+            help="Proposals' author: principal:<id>, service:<id> or agent:<id> (an agent's "
+            "submitted plans can never be approved by it).",
+        ),
     ] = None,
     objects: Annotated[
         Path | None,
@@ -68,7 +72,9 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     store: Annotated[
         str | None,
         typer.Option(
-            "--store", metavar="URL", help="Execution store: enables preview and plan_status."
+            "--store",
+            metavar="URL",
+            help="Execution store: enables preview, plan_status and propose's submit.",
         ),
     ] = None,
     summary_bytes: Annotated[

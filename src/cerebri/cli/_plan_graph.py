@@ -24,7 +24,7 @@ from cerebri.cli._app import (
     read_input,
     table_console,
 )
-from cerebri.cpir import MutationKind, PlanningRequest, parse_request
+from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError
 from cerebri.planner import ActionPlan, PlanError, action_plan_for
 from cerebri.plans import (
@@ -38,12 +38,13 @@ from cerebri.plans import (
     parse_model_draft,
     validate_draft,
 )
+from cerebri.proposals import created_titles
 
 __all__ = [
     "actions_for",
     "capabilities",
-    "created_titles",
     "from_request",
+    "limits_hint",
     "plan_graph_app",
     "validate",
 ]
@@ -129,26 +130,24 @@ def validate(
         raise typer.Exit(EXIT_INVALID)
 
 
-def created_titles(actions: ActionPlan, title: str | None) -> dict[str, str]:
-    """``--title`` for every event the action plan creates (CPIR requests carry no titles)."""
-    if title is None:
-        return {}
-    return {a.target: title for a in actions.actions if a.kind is MutationKind.CREATE_EVENT}
+def limits_hint(error: PlanError, limits: LimitSet) -> PlanError:
+    """``error``, saying that ``--limits local`` (find-slot's) may admit a request the
+    reference limits refused."""
+    if limits is LimitSet.REFERENCE and "InputLimit" in error.message:
+        return PlanError(
+            f"{error.message}; a request from `find-slot --emit-request` needs --limits local",
+            code=error.code,
+            wire=error.wire,
+        )
+    return error
 
 
 def actions_for(request: PlanningRequest, rank: int, limits: LimitSet) -> ActionPlan:
-    """:func:`~cerebri.planner.action_plan_for` under ``--limits``; a request refused by
-    the reference limits says that ``--limits local`` (find-slot's) may admit it."""
+    """:func:`~cerebri.planner.action_plan_for` under ``--limits`` (:func:`limits_hint`)."""
     try:
         return action_plan_for(request, rank=rank, limits=limits_for(limits))
     except PlanError as error:
-        if limits is LimitSet.REFERENCE and "InputLimit" in error.message:
-            raise PlanError(
-                f"{error.message}; a request from `find-slot --emit-request` needs --limits local",
-                code=error.code,
-                wire=error.wire,
-            ) from None
-        raise
+        raise limits_hint(error, limits) from None
 
 
 @plan_graph_app.command("from-request")

@@ -25,47 +25,39 @@ Without it this shell reads the system clock; nothing in :mod:`cerebri.proposals
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from cerebri._files import check_output_path, write_output
 from cerebri._json import pretty
-from cerebri.cli._app import LimitSet, LimitsOption, app, fail, printable, read_input
-from cerebri.cli._plan_graph import actions_for, created_titles
-from cerebri.cpir import parse_request
-from cerebri.errors import CerebriError
-from cerebri.plans import (
-    DraftError,
-    PlanDraft,
-    builtin_registry,
-    draft_from_action_plan,
-    parse_draft,
-    validate_draft,
+from cerebri.cli._app import (
+    LimitSet,
+    LimitsOption,
+    app,
+    fail,
+    limits_for,
+    printable,
+    read_input,
 )
+from cerebri.cli._plan_graph import limits_hint
+from cerebri.errors import CerebriError
+from cerebri.planner import PlanError
 from cerebri.proposals import (
     INSTANT_PATTERN,
     MAX_VALIDITY_SECONDS,
-    ArtifactType,
+    REGISTRY_FILE,
+    ArtifactChoice,
     Classification,
     ExecutorMode,
     FileReplayLedger,
     ObjectStore,
-    ProposalError,
-    RegisteredKey,
-    Subject,
     Verdict,
     VerificationReport,
     artifact_for,
-    author_of,
-    canonical_json,
     check_envelope,
     envelope_digest,
     is_rfc3339_utc,
@@ -73,11 +65,13 @@ from cerebri.proposals import (
     load_private_key,
     load_registry,
     new_key,
-    parse_subject,
+    proposal_artifact,
     propose,
     public_key_text,
+    registered_signer,
     revoke_key,
     rotate_key,
+    signing_author,
     slot_starts,
 )
 from cerebri.temporal import Instant
@@ -92,8 +86,6 @@ __all__ = [
 
 EXIT_REFUSED = 1
 """``cerebri verify``: at least one check failed."""
-
-REGISTRY_FILE = "registry.json"
 
 MAX_EXPIRES_IN_SECONDS = MAX_VALIDITY_SECONDS
 """``propose --expires-in`` at most one year (365 days): proposals are short-lived wishes;
@@ -198,113 +190,6 @@ def keys_revoke(
     typer.echo(f"{key.keyid} revoked at {key.revoked_at}")
 
 
-class ArtifactChoice(StrEnum):
-    """What ``propose`` wraps for a CPIR request."""
-
-    ACTION_PLAN = "action-plan"
-    PLAN_GRAPH = "plan-graph"
-
-
-def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
-    """The draft's wire form, refused with ``draft.invalid`` when it breaks a rule."""
-    report = validate_draft(draft, builtin_registry())
-    if not report.valid:
-        first = report.problems[0]
-        raise DraftError(
-            f"the draft breaks {len(report.problems)} rule(s), first {first.code}: "
-            f"{first.message} (see `cerebri plan-graph validate`)",
-            code="draft.invalid",
-            path=first.path,
-        )
-    return draft.to_wire()
-
-
-def _decoded(data: bytes) -> Any:
-    """The JSON value of ``data`` (``None`` if it is not JSON: the CPIR parser says why)."""
-    try:
-        return json.loads(data)
-    except RecursionError:
-        return load_json(data)  # raises proposal.schema: nested too deeply
-    except ValueError:
-        return None
-
-
-def _artifact(  # noqa: PLR0917 - the options that shape the artifact
-    data: bytes,
-    number: int,
-    query_id: str | None,
-    wrap: ArtifactChoice,
-    limits: LimitSet,
-    title: str | None,
-) -> tuple[bytes, ArtifactType, str, str]:
-    """(artifact bytes, type, query id, idempotency key) for a CPIR request or a plan graph
-    draft; stores nothing.
-
-    A JSON object with ``steps`` is a draft: read strictly (``proposal.canonical_json`` for
-    what RFC 8785 cannot hold, e.g. an integer beyond 2^53), validated, canonicalised.
-    Anything else is a CPIR request. The action plan and the plan graph of one planned
-    candidate share the idempotency key (the plan id): they describe the same effects, so
-    at most one of them may ever act.
-    """
-    document = _decoded(data)
-    if isinstance(document, dict) and "steps" in document:
-        payload = canonical_json(_valid_graph(parse_draft(load_json(data))))
-        digest = artifact_for(payload).digest
-        return payload, ArtifactType.PLAN_GRAPH, query_id or digest, digest
-    request = parse_request(data)
-    actions = actions_for(request, number, limits)
-    if wrap is ArtifactChoice.PLAN_GRAPH:
-        graph = _valid_graph(draft_from_action_plan(actions, titles=created_titles(actions, title)))
-        return canonical_json(graph), ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id
-    return (
-        canonical_json(actions.to_wire()),
-        ArtifactType.ACTION_PLAN,
-        request.request_id,
-        actions.plan_id,
-    )
-
-
-def _check_against_registry(
-    key_path: Path,
-    keyid: str,
-    signing_key: Ed25519PrivateKey,
-    now: Instant,
-    registry_path: Path | None,
-) -> RegisteredKey | None:
-    """The key registered as ``keyid``, from ``registry_path`` (``--registry``) or else the
-    ``registry.json`` beside the key file (``cerebri keys`` layout; None when there is none).
-
-    Refuses to sign what the registry would refuse to verify: an unknown, revoked or not
-    yet (or no longer) valid ``keyid`` at ``now``, or a private key that is not the one
-    registered under ``keyid``. A ``--registry`` that cannot be read is
-    ``proposal.key_registry``."""
-    path = key_path.parent / REGISTRY_FILE if registry_path is None else registry_path
-    if registry_path is None and not path.is_file():
-        return None
-    registered = load_registry(path).lookup(keyid, signed_at=now, now=now)
-    if registered.raw != signing_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw):
-        raise ProposalError(
-            f"{key_path} is not the private key registered as {keyid!r} in {path}",
-            code="proposal.private_key",
-        )
-    return registered
-
-
-def _author(author: str | None, registered: RegisteredKey | None, keyid: str) -> Subject:
-    """``--author``, else the principal registered for the signing key
-    (:func:`~cerebri.proposals.author_of`); ``proposal.author_required`` when neither."""
-    if author is not None:
-        return parse_subject(author)
-    if registered is None or registered.principal is None:
-        where = "no key registry was found" if registered is None else "the registry names none"
-        raise ProposalError(
-            f"no author: pass --author principal:<name>, or record who holds key {keyid!r} "
-            f"with `cerebri keys new {keyid} --principal principal:<name>` ({where})",
-            code="proposal.author_required",
-        )
-    return author_of(registered.principal)
-
-
 @app.command(
     "propose", short_help="Sign a proposal envelope for an artifact and store the artifact."
 )
@@ -329,8 +214,8 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         str | None,
         typer.Option(
             "--author",
-            help="principal:<id> or service:<id> (default: the principal the key registry "
-            "records for --keyid).",
+            help="principal:<id>, service:<id> or agent:<id> (default: the principal the key "
+            "registry records for --keyid).",
         ),
     ] = None,
     registry: Annotated[
@@ -412,11 +297,16 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 code="input.invalid_option",
             )
         signing_key = load_private_key(key)
-        registered = _check_against_registry(key, keyid, signing_key, now, registry)
-        subject = _author(author, registered, keyid)
-        payload, kind, query, idempotency = _artifact(
-            read_input(file), candidate, query_id, wrap, limits, title
-        )
+        registered = registered_signer(key, keyid, signing_key, now, registry)
+        subject = signing_author(author, registered, keyid)
+        try:
+            made = proposal_artifact(
+                read_input(file), candidate, query_id, wrap, limits_for(limits), title
+            )
+        except PlanError as error:
+            raise limits_hint(error, limits) from None
+        payload, kind = made.payload, made.artifact_type
+        query, idempotency = made.query_id, made.idempotency_key
         artifact = artifact_for(payload)
         envelope = propose(
             artifact,

@@ -126,6 +126,14 @@ class ProposeArgs(_Args):
     limits: Annotated[Literal["reference", "local"], _d("Planner limits for a request.")] = (
         "reference"
     )
+    submit: Annotated[
+        StrictBool,
+        _d(
+            "Also submit the signed envelope to the execution store (needs a server started "
+            "with --key and --store); watch the plan with plan_status. It still waits for a "
+            "human's approval."
+        ),
+    ] = False
 
 
 class PreviewArgs(_Args):

@@ -5,7 +5,8 @@ where a tool takes a CPIR request, its ``request`` member is the CPIR request sc
 (:func:`cerebri.cpir.request_json_schema`) or JSON text. The output schemas of ``plan`` and
 ``validate_request`` are the HTTP service's result schemas
 (:func:`cerebri.service.openapi.component_schemas`, ``$ref`` re-pointed into ``$defs``),
-or the summary of a large answer (:data:`cerebri.mcp.results.SUMMARY_SCHEMA`). Tools are
+or the summary of a large answer (:data:`cerebri.mcp.results.SUMMARY_SCHEMA`), each with
+only the component schemas its result reaches. Tools are
 listed in a fixed order; ``preview`` and ``plan_status`` only with an execution store.
 There is no tool that approves, rejects, grants or executes.
 """
@@ -13,6 +14,7 @@ There is no tool that approves, rejects, grants or executes.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +36,7 @@ from cerebri.mcp.results import SUMMARY_SCHEMA
 __all__ = ["STORE_TOOLS", "TOOLS", "ToolSpec", "tool_list"]
 
 _COMPONENTS = "#/components/schemas/"
+_DEFS = "#/$defs/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,13 +155,45 @@ def _input_schema(spec: ToolSpec) -> dict[str, Any]:
     return schema
 
 
+def _refs(node: Any) -> Iterator[str]:
+    """The names of the ``$ref: #/$defs/<name>`` references anywhere in ``node``.
+
+    (Discriminator ``mapping`` values are not followed: JSON Schema ignores that OpenAPI
+    keyword, and the service's mappings name the models' own titles, not components.)"""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS):
+                yield value.removeprefix(_DEFS)
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
+
+@functools.cache
+def _reachable(name: str) -> dict[str, Any]:
+    """The component schemas ``name`` needs (itself and what it references, transitively),
+    in the components' order: an output schema carries only these (the listing size,
+    docs/decisions/0033-mcp-tool-server.md)."""
+    components = _components()
+    needed: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current not in needed:
+            needed.add(current)
+            todo.extend(_refs(components[current]))
+    return {key: value for key, value in components.items() if key in needed}
+
+
 def _output_schema(spec: ToolSpec) -> dict[str, Any] | None:
     if spec.result is None:
         return None
     return {
         "type": "object",
-        "oneOf": [{"$ref": "#/$defs/" + spec.result}, SUMMARY_SCHEMA],
-        "$defs": _components(),
+        "oneOf": [{"$ref": _DEFS + spec.result}, SUMMARY_SCHEMA],
+        "$defs": _reachable(spec.result),
     }
 
 

@@ -12,9 +12,15 @@ document the matching command prints with ``--json`` (the same bytes through
   authority and progress members (approvals, grants, status, origin...) are dropped and
   listed in ``report.ignored``;
 * ``propose``: ``{"signed": bool, "envelope": {…}, "payload_digest": "sha256:…",
-  "artifact": {"ref", "digest", "size", "type"}, "still_required": [...]}``; signed with the
-  configured key (the artifact then stored in the configured object store), else the
-  envelope without ``signature`` (:func:`cerebri.proposals.unsigned_envelope`);
+  "artifact": {"ref", "digest", "size", "type"}, "still_required": [...],
+  "submitted": {…} | null}``; signed with the configured key (the artifact then stored in
+  the configured object store), else the envelope without ``signature``
+  (:func:`cerebri.proposals.unsigned_envelope`). With ``submit: true`` (key and store
+  configured, else ``mcp.not_configured`` at ``/submit``) the signed envelope is taken in by
+  the store (:func:`cerebri.execution.submit_envelope`, as ``cerebri submit ENVELOPE``) and
+  ``submitted`` is ``cerebri submit --json``'s answer; the plan's requester is the envelope's
+  author, so with ``--author agent:NAME`` it is an agent, which can never approve. A slot
+  after expiry is ``proposal.expires_before_slot`` at ``/expires_in``;
 * ``preview``: ``cerebri preview --json`` of a draft, or of a stored plan;
 * ``plan_status``: ``cerebri plans show --json`` (:func:`cerebri.execution.show_plan`).
 """
@@ -25,13 +31,7 @@ import json
 from typing import Any
 
 from cerebri._json import JSONValue
-from cerebri.cli._app import LimitSet, limits_for
-from cerebri.cli._proposals import (
-    ArtifactChoice,
-    _artifact,
-    _author,
-    _check_against_registry,
-)
+from cerebri.calendars import FIND_SLOT_LIMITS
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError
 from cerebri.mcp.arguments import (
@@ -42,22 +42,30 @@ from cerebri.mcp.arguments import (
     RequestArgs,
 )
 from cerebri.mcp.settings import DEFAULT_AUTHOR, McpSettings
-from cerebri.planner import plan, validate
+from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
 from cerebri.plans import builtin_registry, parse_model_draft
 from cerebri.proposals import (
     STILL_REQUIRED,
+    ArtifactChoice,
     Classification,
     ExecutorMode,
     ObjectStore,
+    ProposalArtifact,
+    ProposalError,
     artifact_for,
+    author_subject,
+    check_slot_times,
     envelope_digest,
     load_json,
     load_private_key,
-    parse_subject,
+    proposal_artifact,
     propose,
+    registered_signer,
+    signing_author,
     slot_starts,
     unsigned_envelope,
 )
+from cerebri.temporal import Instant
 
 __all__ = [
     "draft_plan_tool",
@@ -76,6 +84,11 @@ def relocated(error: CerebriError, prefix: str) -> CerebriError:
     return error
 
 
+def _limits(choice: str) -> PlannerLimits:
+    """``reference``: the CPIR service limits; ``local``: find-slot's."""
+    return FIND_SLOT_LIMITS if choice == "local" else DEFAULT_LIMITS
+
+
 def _text(document: dict[str, Any] | str) -> bytes:
     """A JSON document argument as UTF-8 text (an object is re-serialised as is)."""
     if isinstance(document, str):
@@ -92,13 +105,13 @@ def _request(document: dict[str, Any] | str) -> PlanningRequest:
 
 def validate_tool(args: RequestArgs, settings: McpSettings) -> dict[str, JSONValue]:
     """The ValidationReport of ``args.request``."""
-    report = validate(_request(args.request), limits=limits_for(LimitSet(args.limits)))
+    report = validate(_request(args.request), limits=_limits(args.limits))
     return report.to_wire()
 
 
 def plan_tool(args: RequestArgs, settings: McpSettings) -> dict[str, JSONValue]:
     """The PlanningResult of ``args.request``."""
-    result = plan(_request(args.request), limits=limits_for(LimitSet(args.limits)))
+    result = plan(_request(args.request), limits=_limits(args.limits))
     return result.to_wire()
 
 
@@ -115,8 +128,8 @@ def draft_plan_tool(args: DraftArgs, settings: McpSettings) -> dict[str, JSONVal
     }
 
 
-def _payload(args: ProposeArgs) -> tuple[bytes, Any, str, str, str]:
-    """(artifact bytes, type, query id, idempotency key, argument pointer)."""
+def _payload(args: ProposeArgs) -> tuple[ProposalArtifact, str]:
+    """The artifact of the request's candidate or of the draft, and the argument's pointer."""
     if (args.request is None) == (args.draft is None):
         raise CerebriError(
             "pass exactly one of request (a CPIR request) and draft (a plan graph draft)",
@@ -132,81 +145,127 @@ def _payload(args: ProposeArgs) -> tuple[bytes, Any, str, str, str]:
     where = "/request" if args.request is not None else "/draft"
     source = args.request if args.request is not None else args.draft
     assert source is not None
-    if args.draft is not None:
-        document = load_json(_text(source)) if isinstance(source, str) else source
-        if not isinstance(document, dict) or "steps" not in document:
-            raise CerebriError(
-                "a draft is a JSON object with steps", code="draft.schema", path=where
-            )
     try:
-        payload, kind, query, key = _artifact(
+        if args.draft is not None:
+            document = load_json(_text(source)) if isinstance(source, str) else source
+            if not isinstance(document, dict) or "steps" not in document:
+                raise CerebriError("a draft is a JSON object with steps", code="draft.schema")
+        made = proposal_artifact(
             _text(source),
             args.candidate,
             None,
             ArtifactChoice(args.wrap),
-            LimitSet(args.limits),
+            _limits(args.limits),
             args.title,
         )
     except CerebriError as error:
         raise relocated(error, where) from None
-    return payload, kind, query, key, where
+    return made, where
+
+
+def _check_slots(payload: bytes, now: Instant, expires: Instant, where: str) -> None:
+    """:func:`~cerebri.proposals.check_slot_times` with paths into the tool's arguments:
+    a slot already begun points at the proposed artifact, one after expiry at
+    ``/expires_in`` with the seconds that would cover it."""
+    starts = slot_starts(payload)
+    try:
+        check_slot_times(starts, proposed_at=now, expires_at=expires)
+    except ProposalError as error:
+        if error.code != "proposal.expires_before_slot":
+            error.path = where
+            raise
+        needed = -(-(max(starts).ns - now.ns) // 1_000_000_000)
+        raise ProposalError(
+            f"the envelope would expire before the slot starting at {max(starts)}: it must stay "
+            f"valid until its latest slot starts; pass expires_in {needed} (seconds) or more",
+            code=error.code,
+            path="/expires_in",
+        ) from None
+
+
+def _signed(
+    made: ProposalArtifact, settings: McpSettings, now: Instant, common: dict[str, Any]
+) -> bytes:
+    """The envelope signed with the configured key (checked against its registry)."""
+    assert settings.key is not None and settings.keyid is not None
+    signing_key = load_private_key(settings.key)
+    registered = registered_signer(
+        settings.key, settings.keyid, signing_key, now, settings.registry
+    )
+    return propose(
+        artifact_for(made.payload),
+        made.artifact_type,
+        author=signing_author(settings.author, registered, settings.keyid),
+        signing_keys=[(signing_key, settings.keyid)],
+        **common,
+    )
+
+
+def _submit(settings: McpSettings, envelope: bytes, payload: bytes) -> dict[str, JSONValue]:
+    """The signed envelope taken in by the execution store (``cerebri submit --json``)."""
+    from cerebri.execution import submit_envelope  # noqa: PLC0415 - store only
+
+    executor = _executor(settings)
+    done = submit_envelope(executor, envelope, artifact=payload)
+    return done.to_wire()
 
 
 def propose_tool(args: ProposeArgs, settings: McpSettings) -> dict[str, JSONValue]:
-    """A signed or unsigned envelope for the request's candidate or the draft (the module
-    docstring); nothing is stored unless it is signed."""
-    payload, kind, query, idempotency, _ = _payload(args)
+    """A signed or unsigned envelope for the request's candidate or the draft, and with
+    ``submit`` the plan the execution store made of it (the module docstring); nothing is
+    stored unless it is signed."""
+    signing = settings.key is not None and settings.keyid is not None
+    if args.submit and not (signing and settings.store is not None):
+        raise CerebriError(
+            "submit needs a signing key and an execution store: start the server with "
+            "--key, --keyid and --store",
+            code="mcp.not_configured",
+            path="/submit",
+        )
+    made, where = _payload(args)
     now = settings.clock().now()
     expires = now.plus_seconds(args.expires_in)
     if expires is None:
         raise CerebriError(
             "now plus expires_in is out of range", code="input.invalid_option", path="/expires_in"
         )
-    artifact = artifact_for(payload)
+    _check_slots(made.payload, now, expires, where)
+    artifact = artifact_for(made.payload)
     common: dict[str, Any] = {
         "author_node_id": "mcp",
-        "query_id": query,
+        "query_id": made.query_id,
         "room_id": "mcp",
         "turn_id": "mcp",
         "class_key": Classification.PERSONAL,
         "executor_mode": ExecutorMode.PLAN_EXECUTOR,
         "proposed_at": now,
         "expires_at": expires,
-        "idempotency_key": idempotency,
-        "slot_starts": slot_starts(payload),
+        "idempotency_key": made.idempotency_key,
+        "slot_starts": slot_starts(made.payload),
     }
-    if settings.key is None or settings.keyid is None:
-        author = parse_subject(settings.author or DEFAULT_AUTHOR)
-        document = unsigned_envelope(artifact, kind, author=author, **common)
-        signed = False
-    else:
-        signing_key = load_private_key(settings.key)
-        registered = _check_against_registry(
-            settings.key, settings.keyid, signing_key, now, settings.registry
-        )
-        author = _author(settings.author, registered, settings.keyid)
-        envelope = propose(
-            artifact,
-            kind,
-            author=author,
-            signing_keys=[(signing_key, settings.keyid)],
-            **common,
-        )
+    submitted: dict[str, JSONValue] | None = None
+    if signing:
+        envelope = _signed(made, settings, now, common)
         if settings.objects is not None:
-            ObjectStore(settings.objects).put(payload)
+            ObjectStore(settings.objects).put(made.payload)
+        if args.submit:
+            submitted = _submit(settings, envelope, made.payload)
         document = json.loads(envelope)
-        signed = True
+    else:
+        author = author_subject(settings.author or DEFAULT_AUTHOR)
+        document = unsigned_envelope(artifact, made.artifact_type, author=author, **common)
     return {
-        "signed": signed,
+        "signed": signing,
         "envelope": document,
         "payload_digest": envelope_digest(document),
         "artifact": {
-            "type": str(kind),
+            "type": str(made.artifact_type),
             "ref": artifact.ref,
             "digest": artifact.digest,
             "size": artifact.size,
         },
         "still_required": list(STILL_REQUIRED),
+        "submitted": submitted,
     }
 
 

@@ -16,6 +16,11 @@ verification.
     ref_for_digest, digest_of_ref, artifact_for(bytes) -> StoredArtifact(ref, digest, size)
     load_registry/save_registry/parse_registry, new_key/rotate_key/revoke_key,
     load_private_key/write_private_key       registry JSON file, PKCS#8 PEM private keys
+    proposal_artifact(data, candidate, ...) -> ProposalArtifact   a CPIR request's candidate
+                                             (action plan or plan graph) or a draft, as bytes
+    registered_signer(key, keyid, ...), signing_author(author, registered, keyid)
+                                             the signing key checked against its registry;
+                                             the envelope author it signs as
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
     unsigned_envelope(artifact, type, ...) -> dict        the same envelope, checked, unsigned
     slot_starts(payload), check_slot_times(...)  calendar slots of an artifact: not begun at
@@ -37,6 +42,12 @@ approval of its payload digest, capability grants and the policy's decision). Er
 Instants are UTC and always passed in; nothing here reads a clock.
 """
 
+from cerebri.proposals.artifacts import (
+    ArtifactChoice,
+    ProposalArtifact,
+    created_titles,
+    proposal_artifact,
+)
 from cerebri.proposals.authors import (
     PRINCIPAL_PATTERN,
     author_of,
@@ -97,6 +108,12 @@ from cerebri.proposals.propose import (
     unsigned_envelope,
 )
 from cerebri.proposals.schema import envelope_json_schema
+from cerebri.proposals.signer import (
+    REGISTRY_FILE,
+    author_subject,
+    registered_signer,
+    signing_author,
+)
 from cerebri.proposals.signing import (
     APPROVAL_PAYLOAD_TYPE,
     PROPOSAL_PAYLOAD_TYPE,
@@ -138,9 +155,11 @@ __all__ = [
     "PROPOSAL_PAYLOAD_TYPE",
     "PROPOSAL_REF_PREFIX",
     "REF_PREFIX",
+    "REGISTRY_FILE",
     "SLOT_CAPABILITIES",
     "STILL_REQUIRED",
     "UNSIGNED_KEYID",
+    "ArtifactChoice",
     "ArtifactType",
     "Candidate",
     "CheckName",
@@ -154,6 +173,7 @@ __all__ = [
     "InMemoryReplayLedger",
     "KeyRegistry",
     "ObjectStore",
+    "ProposalArtifact",
     "ProposalError",
     "RegisteredKey",
     "ReplayLedger",
@@ -167,11 +187,13 @@ __all__ = [
     "VerifiedEnvelope",
     "artifact_for",
     "author_of",
+    "author_subject",
     "canonical_json",
     "canonical_principal",
     "check_envelope",
     "check_slot_times",
     "count_valid_signers",
+    "created_titles",
     "digest_of_ref",
     "envelope_digest",
     "envelope_json_schema",
@@ -185,15 +207,18 @@ __all__ = [
     "parse_registry",
     "parse_subject",
     "principal_of",
+    "proposal_artifact",
     "propose",
     "public_key_text",
     "ref_for_digest",
+    "registered_signer",
     "registry_to_wire",
     "revoke_key",
     "rotate_key",
     "save_registry",
     "sha256_digest",
     "sign",
+    "signing_author",
     "slot_starts",
     "unsigned_envelope",
     "verify",
