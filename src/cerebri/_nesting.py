@@ -16,9 +16,11 @@ counts the values the JSON text would hold, also in linear time, stopping at a c
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Mapping
+from itertools import chain
 
-__all__ = ["expanded_size", "too_deep_at"]
+__all__ = ["expanded_size", "plain_tree_size", "too_deep_at"]
 
 _Children = Iterator[tuple[object, object]]
 
@@ -127,3 +129,55 @@ def expanded_size(value: object, cap: int) -> int:
         if frame.best > cap:
             return frame.best
     return sizes.get(id(value), 1)
+
+
+_BIG_INT = 10**64  # ints of at most 64 digits; longer ones take the exact walks
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_STR_ONLY = frozenset({str})
+
+
+def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
+    """The number of JSON values ``value`` holds, when it is a plain tree: exact ``dict``
+    (``str`` keys) and ``list`` containers, each met once, nested at most ``limit`` levels,
+    holding ``str``, ``int`` (at most 64 digits), ``float``, ``bool`` or ``None`` and at most
+    ``cap`` values in all. ``None`` for anything else: the caller then runs the exact walks
+    (:func:`too_deep_at`, :func:`expanded_size`), which name what is wrong.
+
+    It goes level by level: the values of a whole level come from one
+    ``gc.get_referents`` call and are checked by type in C, so the Python work is one
+    comprehension per level picking the containers. Memory: the values of the widest level
+    (a pointer each) and the ids of the containers.
+    """
+    if type(value) is not dict:
+        return None
+    level: list[object] = [value]
+    seen = {id(value)}
+    total = 1
+    depth = 1
+    while level:
+        if depth > limit:
+            return None
+        dicts = [node for node in level if type(node) is dict]
+        if dicts and not set(map(type, chain.from_iterable(dicts))) <= _STR_ONLY:
+            return None  # a key that is not a str
+        width = sum(map(len, level))  # type: ignore[arg-type]
+        total += width
+        if total > cap:
+            return None
+        values = gc.get_referents(*level)  # the values of str-keyed dicts, the list items
+        if len(values) < width:
+            return None  # not CPython's traversal: let the exact walks decide
+        kinds = set(map(type, values))
+        if not kinds <= _SCALARS | {dict, list}:
+            return None
+        if int in kinds:
+            ints = [v for v in values if type(v) is int]
+            if min(ints) <= -_BIG_INT or max(ints) >= _BIG_INT:
+                return None
+        level = [v for v in values if type(v) is dict or type(v) is list]
+        known = len(seen)
+        seen.update(map(id, level))
+        if len(seen) != known + len(level):
+            return None  # a container met twice: shared, or a cycle
+        depth += 1
+    return total

@@ -105,6 +105,22 @@ def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str | None]] | None:
     return fields
 
 
+@cache
+def _readers(model: type[BaseModel]) -> dict[str, tuple[str, Any]] | None:
+    """:func:`_fields` with each member's reader resolved once (``("opaque", None)`` for an
+    annotation that cannot be a cache key): the walk then hashes no annotation."""
+    fields = _fields(model)
+    if fields is None:
+        return None
+    readers: dict[str, tuple[str, Any]] = {}
+    for key, known in fields.items():
+        try:
+            readers[key] = _reader(*known)
+        except TypeError:
+            readers[key] = ("opaque", None)
+    return readers
+
+
 def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> bool:
     """Set to ``None``, in place, the value of every member of ``document`` (and of the
     objects nested in it that ``model`` certainly reads with a model) that the reading
@@ -113,6 +129,7 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
     length of its arrays. Returns True when it found (and blanked) such a member.
     """
     blanked = False
+    items: dict[int, tuple[str, Any]] = {}  # id of a list's item annotation -> its reader
     frames: list[Iterator[tuple[tuple[str, Any], Any]]] = [iter([(("model", model), document)])]
     while frames:
         step = next(frames[-1], None)
@@ -121,10 +138,13 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
             continue
         (kind, detail), value = step
         if kind == "items" and isinstance(value, list):
-            try:
-                reader = _reader(detail, None)
-            except TypeError:
-                continue
+            reader = items.get(id(detail))
+            if reader is None:
+                try:
+                    reader = _reader(detail, None)
+                except TypeError:
+                    reader = ("opaque", None)
+                items[id(detail)] = reader
             if reader[0] != "opaque":
                 frames.append(zip(repeat(reader), value))
         elif kind == "tagged" and isinstance(value, dict):
@@ -133,22 +153,17 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
             if chosen is not None:
                 frames.append(iter([(("model", chosen), value)]))
         elif kind == "model" and isinstance(value, dict):
-            fields = _fields(detail)
-            if fields is None:
+            readers = _readers(detail)
+            if readers is None:
                 continue
             known_children: list[tuple[tuple[str, Any], Any]] = []
             for key in value:
-                known = fields.get(key)
-                if known is None:
+                member = readers.get(key)
+                if member is None:
                     value[key] = None
                     blanked = True
-                    continue
-                try:
-                    reader = _reader(*known)
-                except TypeError:  # an annotation that cannot be a cache key
-                    continue
-                if reader[0] != "opaque":
-                    known_children.append((reader, value[key]))
+                elif member[0] != "opaque":
+                    known_children.append((member, value[key]))
             # At most one entry per field of the model: the unknown keys hold None now.
             frames.append(iter(known_children))
     return blanked
