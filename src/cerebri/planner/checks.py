@@ -10,7 +10,8 @@ All instants are integer nanoseconds since the Unix epoch; ranges are half-open.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from cerebri._json import JSONValue, compact
@@ -37,6 +38,7 @@ from cerebri.cpir import (
     TimezoneIntegrity,
     ViolationReason,
 )
+from cerebri.planner._objects import first_by_id
 from cerebri.planner._sweep import OverlapIndex
 from cerebri.planner.capability import target_permissions
 from cerebri.temporal import Instant, local_date_of
@@ -125,9 +127,7 @@ class PlacementChecker:
         self._placed = tuple(sorted(placed_ids))
         self._targets = tuple(sorted(request.target_ids))
         self._horizon = horizon
-        objects: dict[str, PlanningObject] = {}
-        for obj in request.context.objects:
-            objects.setdefault(obj.id, obj)
+        objects = first_by_id(request.context.objects)
         self._objects = objects
         scope = request.scope
         self._scope_span = (scope.time_range.start.ns, scope.time_range.end.ns)
@@ -144,17 +144,19 @@ class PlacementChecker:
 
         # Unmoved part of the resulting world.
         self._fixed: dict[str, Span] = {}
-        for obj in objects.values():
+        static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = []
+        placed = self._placed
+        for oid, obj in objects.items():
             time = obj.known_time
-            if obj.id not in self._placed and time is not None:
-                self._fixed[obj.id] = (time.start.ns, time.end.ns)
-        static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = [
-            (span[0], span[1], oid, None)
-            for oid, span in self._fixed.items()
-            if objects[oid].blocks_time
-        ]
+            if time is not None and oid not in placed:
+                span = (time.start.ns, time.end.ns)
+                self._fixed[oid] = span
+                if obj.blocks_time:
+                    static_busy.append((span[0], span[1], oid, None))
         static_busy.extend((o.start, o.end, o.id, o.evidence) for o in occurrences)
         self._busy = static_busy
+        self._busy_ids = [item[2] for item in static_busy]
+        self._plain_busy = not occurrences  # every busy item is an object (no evidence)
         self._base_index = OverlapIndex([(s, e) for s, e, _, _ in static_busy])
         self._index_by_key: dict[tuple[str, int], OverlapIndex] = {}
         self._last_overlap: tuple[tuple[str, tuple[int, ...]], Tagged] | None = None
@@ -182,6 +184,17 @@ class PlacementChecker:
         blockers: Sequence[int] = (),
         placed_blockers: Sequence[str] = (),
     ) -> Tagged:
+        if self._plain_busy and not placed_blockers and not facts:
+            # Only objects block (their ids never equal a placed object's): no evidence.
+            ids = self._busy_ids
+            names = [ids[position] for position in blockers]
+            if object_id in names:  # a constraint on an unmoved object names itself
+                names = [name for name in names if name != object_id]
+            names.sort()
+            return Tagged(
+                "HardConstraint",
+                ConstraintViolation(constraint_wire, object_id, reason, (), tuple(names), ()),
+            )
         objects: list[str] = list(placed_blockers)
         occurrences: list[str] = []
         evidence = set(facts)
@@ -412,6 +425,70 @@ class PlacementChecker:
             for constraint in self._constraints:
                 reasons.extend(constraint(spans))
         return tuple(reasons)
+
+    def check_grid(
+        self, object_id: str, first: int, step: int, count: int, length: int
+    ) -> Iterator[tuple[Tagged, ...]]:
+        """``check_one(object_id, s, s + length)`` for ``s = first + k * step``, ``k < count``,
+        in that order (``step > 0``, nanoseconds), with one merge walk of the windows over the
+        busy items sorted by start instead of a query per position.
+
+        The placement rule is evaluated once when every window lies in the scope (its
+        verdict then depends on the length only); the overlap record is rebuilt only when
+        the set of blocking items changed since the previous position. Same reasons, same
+        order as :meth:`check_one`.
+        """
+        rule = self._placement_rules.get(object_id)
+        lo, hi = self._scope_span
+        last = first + (count - 1) * step
+        if (
+            count <= 0
+            or step <= 0
+            or rule is None
+            or self._placed != (object_id,)
+            or self._targets != (object_id,)
+            or not (lo <= first and last + length <= hi)
+        ):
+            for k in range(count):
+                s = first + k * step
+                yield self.check_one(object_id, s, s + length)
+            return
+        base = tuple(self._static_reasons + rule((first, first + length)))
+        index = self._base_index
+        starts, ends, order = index.starts, index.ends, index.order
+        constraints = self._constraints
+        heap: list[tuple[int, int]] = []
+        push, pop = heapq.heappush, heapq.heappop
+        i, n = 0, len(starts)
+        changed = True
+        found: Tagged | None = None
+        for s in range(first, last + 1, step):
+            e = s + length
+            while i < n and starts[i] < e:
+                push(heap, (ends[i], i))
+                i += 1
+                changed = True
+            while heap and heap[0][0] <= s:
+                pop(heap)
+                changed = True
+            if heap:
+                if changed or found is None:
+                    found = self._violation(
+                        NO_OVERLAP_WIRE,
+                        object_id,
+                        ViolationReason.OVERLAP,
+                        (),
+                        blockers=[order[k] for _, k in heap],
+                    )
+                    changed = False
+                reasons = (*base, found)
+            else:
+                reasons = base
+            if constraints:
+                spans = {object_id: (s, e)}
+                extra = [reason for constraint in constraints for reason in constraint(spans)]
+                reasons = (*reasons, *extra)
+            yield reasons
 
     def check(self, spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
         """Every reason the placements ``spans`` (object id → ``(start_ns, end_ns)``) fail,
