@@ -21,12 +21,14 @@ from cerebri.cpir import (
     Deadline,
     DependencyOrder,
     EarliestStart,
+    EventKind,
     ExplicitDate,
     ExplicitTime,
     ExternalLock,
     FactDeadline,
     FactExternalLock,
     FixedDuration,
+    Known,
     LatestEnd,
     MinDuration,
     NoOverlap,
@@ -34,7 +36,10 @@ from cerebri.cpir import (
     PlanningRequest,
     RecurrenceRule,
     RequiredBuffer,
+    Resolved,
     Tagged,
+    TaskKind,
+    TimeRange,
     TimezoneIntegrity,
     ViolationReason,
 )
@@ -147,11 +152,15 @@ class PlacementChecker:
         static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = []
         placed = self._placed
         for oid, obj in objects.items():
-            time = obj.known_time
-            if time is not None and oid not in placed:
+            state = obj.time.value  # obj.known_time, inlined: this runs once per object
+            if oid in placed or not isinstance(state, Resolved):
+                continue
+            knowledge = state.knowledge
+            if isinstance(knowledge, Known):
+                time: TimeRange = knowledge.data
                 span = (time.start.ns, time.end.ns)
                 self._fixed[oid] = span
-                if obj.blocks_time:
+                if isinstance(obj.kind, EventKind | TaskKind):  # obj.blocks_time
                     static_busy.append((span[0], span[1], oid, None))
         static_busy.extend((o.start, o.end, o.id, o.evidence) for o in occurrences)
         self._busy = static_busy
@@ -462,6 +471,10 @@ class PlacementChecker:
         i, n = 0, len(starts)
         changed = True
         found: Tagged | None = None
+        overlap = ViolationReason.OVERLAP
+        # Only objects block, never the placed one (it is not in the static busy set): the
+        # record is :meth:`_violation`'s without its evidence bookkeeping.
+        plain, ids = self._plain_busy, self._busy_ids
         for s in range(first, last + 1, step):
             e = s + length
             while i < n and starts[i] < e:
@@ -473,13 +486,23 @@ class PlacementChecker:
                 changed = True
             if heap:
                 if changed or found is None:
-                    found = self._violation(
-                        NO_OVERLAP_WIRE,
-                        object_id,
-                        ViolationReason.OVERLAP,
-                        (),
-                        blockers=[order[k] for _, k in heap],
-                    )
+                    if plain:
+                        names = [ids[order[k]] for _, k in heap]
+                        names.sort()
+                        found = Tagged(
+                            "HardConstraint",
+                            ConstraintViolation(
+                                NO_OVERLAP_WIRE, object_id, overlap, (), tuple(names), ()
+                            ),
+                        )
+                    else:
+                        found = self._violation(
+                            NO_OVERLAP_WIRE,
+                            object_id,
+                            overlap,
+                            (),
+                            blockers=[order[k] for _, k in heap],
+                        )
                     changed = False
                 reasons = (*base, found)
             else:

@@ -104,6 +104,7 @@ def grid_search(
     exhausted = fitting <= budget
     verdicts = checker.check_grid(target, start_ns, step, evaluated, duration)
     new_rejection, new_candidate = Rejection.__new__, RankedCandidate.__new__
+    new_plan = ProposedPlan.__new__
     for s, reasons in zip(
         range(start_ns, start_ns + evaluated * step, step), verdicts, strict=True
     ):
@@ -114,24 +115,30 @@ def grid_search(
             _set(rejection, "reasons", reasons)
             rejections.append(rejection)
             continue
-        sc = score(s)
+        cost, mutations, shift, explanation, features = score(s)
         placement = Placement(target, _time_range(start, _instant(s + duration)))
+        proposed = new_plan(ProposedPlan)
+        _set(
+            proposed,
+            "__dict__",
+            {"source_revision": revision, "placements": (placement,), "_digest": plan_id},
+        )
         candidate = new_candidate(RankedCandidate)
         _set(
             candidate,
             "__dict__",
             {
-                "proposed": ProposedPlan(revision, (placement,), plan_id),
-                "cost": sc.cost,
-                "mutation_count": sc.mutation_count,
-                "shifted_seconds": sc.shift,
+                "proposed": proposed,
+                "cost": cost,
+                "mutation_count": mutations,
+                "shifted_seconds": shift,
                 "start": start,
                 "object_id": target,
-                "explanation": sc.explanation,
-                "ranking_features": sc.features,
+                "explanation": explanation,
+                "ranking_features": features,
             },
         )
-        scored.append(((sc.cost, sc.mutation_count, sc.shift, s, target), candidate))
+        scored.append(((cost, mutations, shift, s, target), candidate))
     scored.sort(key=lambda pair: pair[0])
     return SearchOutcome(tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted)
 
