@@ -1,7 +1,7 @@
 """The fast paths of parsing (decision 0031) give what the exact paths give.
 
 ``plain_tree_size`` must agree with the exact walks (``too_deep_at`` + ``expanded_size``)
-whenever it answers, and must decline (``None``) for everything that is not a plain tree;
+whenever it answers, and must decline (``None``) for everything that is not plain data;
 ``collector_paused`` must leave the collector as it found it.
 """
 
@@ -61,8 +61,6 @@ def test_plain_tree_size_declines_what_only_the_exact_walks_can_judge() -> None:
     cyclic["self"] = cyclic
     declined: list[Any] = [
         [1],  # not an object
-        {"a": shared, "b": shared},  # one list at two places
-        {"a": [shared, shared]},
         cyclic,
         {1: "int key"},
         {"a": (1, 2)},  # a tuple
@@ -77,6 +75,13 @@ def test_plain_tree_size_declines_what_only_the_exact_walks_can_judge() -> None:
     assert plain_tree_size({"a": 10**64 - 1, "b": -(10**64) + 1}, 3, 20) == 3
     assert plain_tree_size({"a": {"b": {}}}, 3, 20) == 3
     assert plain_tree_size({"a": [0] * 18}, 3, 20) == 20
+    # A value held at two places counts at both, as once written out.
+    for value in ({"a": shared, "b": shared}, {"a": [shared, shared]}):
+        assert plain_tree_size(value, 3, 20) == expanded_size(value, 20)
+    bomb: list[Any] = [0]
+    for _ in range(40):
+        bomb = [bomb, bomb]
+    assert plain_tree_size({"a": bomb}, 128, 1000) is None
 
 
 def test_a_dict_request_parses_like_its_text_and_is_left_unchanged() -> None:
@@ -141,3 +146,29 @@ def test_collector_paused_leaves_frozen_objects_frozen() -> None:
         gc.unfreeze()
         if not was:
             gc.disable()
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_text_with_a_lone_surrogate_escape_is_located(as_bytes: bool) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    document = json.loads(text)
+    document["scope"]["junk\ud800"] = 1
+    written = json.dumps(document)  # ensure_ascii: the surrogate becomes an escape
+    assert "\\ud800" in written
+    with pytest.raises(ParseError) as caught:
+        cerebri.parse_request(written.encode() if as_bytes else written)
+    assert (caught.value.code, caught.value.path) == ("json.syntax", "/scope/junk\ud800")
+
+
+def test_a_surrogate_pair_escape_is_one_character_not_a_syntax_error() -> None:
+    document = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    document["trace_id"] = "trace-\U0001f600"
+    written = json.dumps(document)  # the emoji becomes a pair of escapes
+    assert "\\ud83d\\ude00" in written
+    with pytest.raises(ParseError) as from_text:
+        cerebri.parse_request(written)
+    with pytest.raises(ParseError) as from_dict:
+        cerebri.parse_request(document)
+    # The model, not the JSON layer, refuses it: ids are ASCII.
+    assert (from_text.value.code, from_text.value.path) == ("cpir.invalid_value", "/trace_id")
+    assert str(from_text.value) == str(from_dict.value)

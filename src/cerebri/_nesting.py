@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Mapping
-from itertools import chain
+from itertools import chain, compress
+from typing import Any
 
 __all__ = ["expanded_size", "plain_tree_size", "too_deep_at"]
 
@@ -132,35 +133,39 @@ def expanded_size(value: object, cap: int) -> int:
 
 
 _BIG_INT = 10**64  # ints of at most 64 digits; longer ones take the exact walks
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_STR_ONLY = frozenset({str})
+_PLAIN_KINDS = frozenset({str, int, float, bool, type(None), dict, list})
+_is_str = frozenset({str}).__contains__
+_is_int = frozenset({int}).__contains__
+_is_dict = frozenset({dict}).__contains__
+_is_container = frozenset({dict, list}).__contains__
 
 
 def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
-    """The number of JSON values ``value`` holds, when it is a plain tree: exact ``dict``
-    (``str`` keys) and ``list`` containers, each met once, nested at most ``limit`` levels,
-    holding ``str``, ``int`` (at most 64 digits), ``float``, ``bool`` or ``None`` and at most
-    ``cap`` values in all. ``None`` for anything else: the caller then runs the exact walks
-    (:func:`too_deep_at`, :func:`expanded_size`), which name what is wrong.
+    """:func:`expanded_size` of ``value`` when it is plain JSON data: exact ``dict`` (with
+    ``str`` keys) and ``list`` containers nested at most ``limit`` levels, holding ``str``,
+    ``int`` (at most 64 digits), ``float``, ``bool`` or ``None``, and at most ``cap`` values
+    once written out (a value held at two places counts twice, as in :func:`expanded_size`).
+    ``None`` for anything else, a cycle included (it is deeper than any limit): the caller
+    then runs the exact walks (:func:`too_deep_at`, :func:`expanded_size`), which name what
+    is wrong.
 
-    It goes level by level: the values of a whole level come from one
-    ``gc.get_referents`` call and are checked by type in C, so the Python work is one
-    comprehension per level picking the containers. Memory: the values of the widest level
-    (a pointer each) and the ids of the containers.
+    It goes level by level, and every per-value step runs in C: the values of a whole level
+    come from one ``gc.get_referents`` call, types are mapped and filtered with ``map`` and
+    ``itertools.compress``. Work stops at ``cap`` values; memory is a pointer per value of
+    the widest level and per container of the next (at most four times the JSON text).
     """
     if type(value) is not dict:
         return None
-    level: list[object] = [value]
-    seen = {id(value)}
+    level: list[Any] = [value]
     total = 1
     depth = 1
     while level:
         if depth > limit:
             return None
-        dicts = [node for node in level if type(node) is dict]
-        if dicts and not set(map(type, chain.from_iterable(dicts))) <= _STR_ONLY:
+        dicts = list(compress(level, map(_is_dict, map(type, level))))
+        if dicts and not all(map(_is_str, map(type, chain.from_iterable(dicts)))):
             return None  # a key that is not a str
-        width = sum(map(len, level))  # type: ignore[arg-type]
+        width = sum(map(len, level))
         total += width
         if total > cap:
             return None
@@ -168,16 +173,13 @@ def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
         if len(values) < width:
             return None  # not CPython's traversal: let the exact walks decide
         kinds = set(map(type, values))
-        if not kinds <= _SCALARS | {dict, list}:
+        if not kinds <= _PLAIN_KINDS:
             return None
-        if int in kinds:
-            ints = [v for v in values if type(v) is int]
-            if min(ints) <= -_BIG_INT or max(ints) >= _BIG_INT:
-                return None
-        level = [v for v in values if type(v) is dict or type(v) is list]
-        known = len(seen)
-        seen.update(map(id, level))
-        if len(seen) != known + len(level):
-            return None  # a container met twice: shared, or a cycle
+        if int in kinds and (
+            min(compress(values, map(_is_int, map(type, values)))) <= -_BIG_INT
+            or max(compress(values, map(_is_int, map(type, values)))) >= _BIG_INT
+        ):
+            return None
+        level = list(compress(values, map(_is_container, map(type, values))))
         depth += 1
     return total

@@ -9,6 +9,7 @@ failure is a :class:`~cerebri.errors.ParseError` with a stable code and a JSON p
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -64,12 +65,15 @@ class _DuplicateKeyError(ValueError):
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
+    result = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    for key, _ in pairs:  # name the first key met twice
+        if key in seen:
             raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
+        seen.add(key)
+    raise AssertionError("unreachable: a shorter dict has a repeated key")  # pragma: no cover
 
 
 def _no_constants(name: str) -> Any:
@@ -281,7 +285,30 @@ def load_json(text: str | bytes) -> Any:
 def _load_counted(text: str | bytes) -> tuple[Any, int]:
     """:func:`load_json` and the number of values the document holds."""
     document = _decode(text)
-    return document, _check_structure(document)
+    # An object of plain values is bounded by the level-by-level count (in C); it cannot
+    # hold a lone surrogate unless the text has one, raw or as an escape. Anything else
+    # takes the structure walk, which names what is wrong.
+    count = plain_tree_size(document, MAX_NESTING, MAX_DECODED_VALUES)
+    if count is None or _may_hold_surrogates(text):
+        return document, _check_structure(document)
+    return document, count
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str | bytes) -> bool:
+    """False when decoding ``text`` cannot have produced a lone surrogate: UTF-8 bytes or a
+    ``str`` that encodes as UTF-8, without a ``\\uD800``-``\\uDFFF`` escape (a pair of them,
+    which decodes to one character, also answers True: the walk then looks)."""
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def _syntax_message(text: str, exc: json.JSONDecodeError) -> str:
