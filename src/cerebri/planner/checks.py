@@ -14,39 +14,25 @@ import heapq
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from cerebri._json import JSONValue, compact
+from cerebri._json import JSONValue
 from cerebri.cpir import (
-    AvailabilityWindow,
     ConstraintViolation,
-    Deadline,
     DependencyOrder,
-    EarliestStart,
     EventKind,
-    ExplicitDate,
-    ExplicitTime,
-    ExternalLock,
-    FactDeadline,
-    FactExternalLock,
-    FixedDuration,
     Known,
-    LatestEnd,
-    MinDuration,
     NoOverlap,
-    PlanningObject,
     PlanningRequest,
-    RecurrenceRule,
     RequiredBuffer,
     Resolved,
     Tagged,
     TaskKind,
     TimeRange,
-    TimezoneIntegrity,
     ViolationReason,
 )
 from cerebri.planner._objects import first_by_id
+from cerebri.planner._rules import Constraint, constraint_set, simple_test
 from cerebri.planner._sweep import OverlapIndex
 from cerebri.planner.capability import target_permissions
-from cerebri.temporal import Instant, local_date_of
 
 __all__ = ["BusyOccurrence", "PlacementChecker"]
 
@@ -64,47 +50,6 @@ class BusyOccurrence:
     start: int
     end: int
     evidence: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Constraint:
-    object_id: str
-    rule_wire: JSONValue
-    rule: object
-    facts: tuple[str, ...]
-
-
-def _constraint_set(request: PlanningRequest) -> list[_Constraint]:
-    """Request constraints plus fact-derived ones, sorted by compact JSON (step 6)."""
-    entries: list[tuple[str, _Constraint]] = []
-
-    def add(object_id: str, rule: object, rule_wire: JSONValue, evidence: Sequence[str]) -> None:
-        facts = tuple(sorted(set(evidence)))
-        text = compact({"object_id": object_id, "rule": rule_wire, "evidence": list(facts)})
-        entries.append((text, _Constraint(object_id, rule_wire, rule, facts)))
-
-    for spec in request.constraints:
-        add(spec.object_id, spec.rule, spec.rule.model_dump(mode="json"), spec.evidence)
-    for fact in request.context.facts:
-        if isinstance(fact.value, FactDeadline):
-            rule_wire: JSONValue = {"kind": "DEADLINE", "value": fact.value.value.format()}
-            add(
-                fact.object_id,
-                Deadline(kind="DEADLINE", value=fact.value.value),
-                rule_wire,
-                [fact.id],
-            )
-        elif isinstance(fact.value, FactExternalLock):
-            details: dict[str, JSONValue] = {
-                "provenance": fact.provenance.value,
-                "reason": "source fact",
-            }
-            lock = ExternalLock.model_validate_json(
-                compact({"kind": "EXTERNAL_LOCK", "value": details})
-            )
-            add(fact.object_id, lock, {"kind": "EXTERNAL_LOCK", "value": details}, [fact.id])
-    entries.sort(key=lambda entry: entry[0])
-    return [constraint for _, constraint in entries]
 
 
 class PlacementChecker:
@@ -170,7 +115,7 @@ class PlacementChecker:
         self._index_by_key: dict[tuple[str, int], OverlapIndex] = {}
         self._last_overlap: tuple[tuple[str, tuple[int, ...]], Tagged] | None = None
         self._placement_rules = {oid: self._placement_rule(oid) for oid in self._placed}
-        self._constraints = [self._compile(c) for c in _constraint_set(request)]
+        self._constraints = [self._compile(c) for c in constraint_set(request)]
 
     # --- blockers -------------------------------------------------------------------------
 
@@ -274,7 +219,7 @@ class PlacementChecker:
 
     # --- constraints (step 7) ------------------------------------------------------------
 
-    def _compile(self, c: _Constraint) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
+    def _compile(self, c: Constraint) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
         oid, wire, rule, facts = c.object_id, c.rule_wire, c.rule, c.facts
         obj = self._objects.get(oid)
         placed = oid in self._placed
@@ -310,7 +255,7 @@ class PlacementChecker:
 
             return dependency_rule
 
-        test = self._simple_test(rule, obj)
+        test = simple_test(rule, obj)
 
         def simple_rule(spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
             verdict = test(span_of(spans))
@@ -354,53 +299,6 @@ class PlacementChecker:
             return tuple(found)
 
         return window_rule
-
-    def _simple_test(
-        self, rule: object, obj: PlanningObject
-    ) -> Callable[[Span], ViolationReason | None]:
-        bounds = ViolationReason.OUTSIDE_BOUNDS
-        if isinstance(rule, ExplicitTime):
-            want = (rule.value.start.ns, rule.value.end.ns)
-            return lambda span: None if span == want else bounds
-        if isinstance(rule, ExplicitDate):
-            date, zone_name = rule.value, obj.timezone
-
-            def on_date(span: Span) -> ViolationReason | None:
-                local = local_date_of(Instant(span[0]), zone_name)
-                return None if local is not None and local == date else bounds
-
-            return on_date
-        if isinstance(rule, EarliestStart):
-            earliest = rule.value.ns
-            return lambda span: bounds if span[0] < earliest else None
-        if isinstance(rule, LatestEnd | Deadline):
-            latest = rule.value.ns
-            return lambda span: bounds if span[1] > latest else None
-        if isinstance(rule, MinDuration):
-            minimum = rule.value * NS
-            return lambda span: (
-                ViolationReason.WRONG_DURATION if span[1] - span[0] < minimum else None
-            )
-        if isinstance(rule, FixedDuration):
-            exact = rule.value * NS
-            return lambda span: (
-                ViolationReason.WRONG_DURATION if span[1] - span[0] != exact else None
-            )
-        if isinstance(rule, AvailabilityWindow):
-            w0, w1 = rule.value.start.ns, rule.value.end.ns
-            return lambda span: None if w0 <= span[0] and span[1] <= w1 else bounds
-        if isinstance(rule, RecurrenceRule):
-            return lambda span: ViolationReason.UNSUPPORTED_RECURRENCE
-        if isinstance(rule, TimezoneIntegrity):
-            verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
-            return lambda span: verdict
-        if isinstance(rule, ExternalLock):
-            original = obj.known_time
-            kept = None if original is None else (original.start.ns, original.end.ns)
-            return lambda span: (
-                None if kept is not None and span == kept else (ViolationReason.LOCKED)
-            )
-        raise TypeError(f"unhandled constraint {rule!r}")  # pragma: no cover - exhaustive
 
     # --- entry points --------------------------------------------------------------------
 
