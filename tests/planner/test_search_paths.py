@@ -1,9 +1,10 @@
 """The grid search's fast paths give what the general code gives (decision 0031).
 
-The search checks one object per position with ``PlacementChecker.check_one`` (sharing one
-violation record between neighbouring positions blocked by the same events) and builds
-ranges without validation; these tests hold them to the general ``check`` and to a brute
-force over the busy events.
+The search walks the grid with ``PlacementChecker.check_grid`` (one merge walk over the busy
+events, one violation record per run of positions blocked by the same events), which equals
+``check_one`` at every position, itself held to the general ``check``; it builds ranges and
+result records without validation. These tests hold them to the general code, to the
+constructors and to a brute force over the busy events.
 """
 
 from __future__ import annotations
