@@ -16,9 +16,12 @@ counts the values the JSON text would hold, also in linear time, stopping at a c
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Mapping
+from itertools import chain, compress
+from typing import Any
 
-__all__ = ["expanded_size", "too_deep_at"]
+__all__ = ["expanded_size", "plain_tree_size", "too_deep_at"]
 
 _Children = Iterator[tuple[object, object]]
 
@@ -127,3 +130,56 @@ def expanded_size(value: object, cap: int) -> int:
         if frame.best > cap:
             return frame.best
     return sizes.get(id(value), 1)
+
+
+_BIG_INT = 10**64  # ints of at most 64 digits; longer ones take the exact walks
+_PLAIN_KINDS = frozenset({str, int, float, bool, type(None), dict, list})
+_is_str = frozenset({str}).__contains__
+_is_int = frozenset({int}).__contains__
+_is_dict = frozenset({dict}).__contains__
+_is_container = frozenset({dict, list}).__contains__
+
+
+def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
+    """:func:`expanded_size` of ``value`` when it is plain JSON data: exact ``dict`` (with
+    ``str`` keys) and ``list`` containers nested at most ``limit`` levels, holding ``str``,
+    ``int`` (at most 64 digits), ``float``, ``bool`` or ``None``, and at most ``cap`` values
+    once written out (a value held at two places counts twice, as in :func:`expanded_size`).
+    ``None`` for anything else, a cycle included (it is deeper than any limit): the caller
+    then runs the exact walks (:func:`too_deep_at`, :func:`expanded_size`), which name what
+    is wrong.
+
+    It goes level by level, and every per-value step runs in C: the values of a whole level
+    come from one ``gc.get_referents`` call, types are mapped and filtered with ``map`` and
+    ``itertools.compress``. Work stops at ``cap`` values; memory is a pointer per value of
+    the widest level and per container of the next (at most four times the JSON text).
+    """
+    if type(value) is not dict:
+        return None
+    level: list[Any] = [value]
+    total = 1
+    depth = 1
+    while level:
+        if depth > limit:
+            return None
+        dicts = list(compress(level, map(_is_dict, map(type, level))))
+        if dicts and not all(map(_is_str, map(type, chain.from_iterable(dicts)))):
+            return None  # a key that is not a str
+        width = sum(map(len, level))
+        total += width
+        if total > cap:
+            return None
+        values = gc.get_referents(*level)  # the values of str-keyed dicts, the list items
+        if len(values) < width:
+            return None  # not CPython's traversal: let the exact walks decide
+        kinds = set(map(type, values))
+        if not kinds <= _PLAIN_KINDS:
+            return None
+        if int in kinds and (
+            min(compress(values, map(_is_int, map(type, values)))) <= -_BIG_INT
+            or max(compress(values, map(_is_int, map(type, values)))) >= _BIG_INT
+        ):
+            return None
+        level = list(compress(values, map(_is_container, map(type, values))))
+        depth += 1
+    return total

@@ -1,9 +1,10 @@
 """The grid search's fast paths give what the general code gives (decision 0031).
 
-The search checks one object per position with ``PlacementChecker.check_one`` (sharing one
-violation record between neighbouring positions blocked by the same events) and builds
-ranges without validation; these tests hold them to the general ``check`` and to a brute
-force over the busy events.
+The search walks the grid with ``PlacementChecker.check_grid`` (one merge walk over the busy
+events, one violation record per run of positions blocked by the same events), which equals
+``check_one`` at every position, itself held to the general ``check``; it builds ranges and
+result records without validation. These tests hold them to the general code, to the
+constructors and to a brute force over the busy events.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cerebri
-from cerebri.cpir import TimeRange
+from cerebri.cpir import ProposedPlan, RankedCandidate, Rejection, TimeRange
 from cerebri.planner.checks import PlacementChecker
 from cerebri.planner.search import _time_range
 from cerebri.temporal import Instant
@@ -121,3 +122,61 @@ def test_dict_input_with_keys_equal_as_text_is_a_duplicate_key() -> None:
         assert caught.code == "json.duplicate_key"
     else:  # pragma: no cover
         raise AssertionError("duplicate keys were accepted")
+
+
+def _with_constraints(request: dict[str, Any], buffer: int, fixed_no_overlap: bool) -> None:
+    target = request["target_ids"][0]
+    request["constraints"] = [
+        {"object_id": target, "rule": {"kind": "REQUIRED_BUFFER", "value": buffer}, "evidence": []}
+    ]
+    busy = [o["id"] for o in request["context"]["objects"] if o["id"] != target]
+    if fixed_no_overlap and busy:
+        request["constraints"].append(
+            {"object_id": busy[0], "rule": {"kind": "NO_OVERLAP"}, "evidence": []}
+        )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    spans_strategy,
+    st.integers(1, 1800),
+    st.booleans(),
+    st.integers(1, 4),
+    st.integers(-2, 3),
+)
+def test_check_grid_equals_check_one_at_every_position(
+    spans: list[tuple[int, int]], buffer: int, fixed_rule: bool, stride: int, shift: int
+) -> None:
+    request = busy_request(spans)
+    _with_constraints(request, buffer, fixed_rule)
+    parsed = cerebri.parse_request(request)
+    target = parsed.target_ids[0]
+    grid = PlacementChecker(parsed, 2700, (target,))
+    one = PlacementChecker(parsed, 2700, (target,))
+    step, duration = stride * parsed.granularity * NS, 2700 * NS
+    # ``shift`` grid steps before the scope start (< 0) exercises the fall-back path.
+    first = parsed.scope.time_range.start.ns + shift * parsed.granularity * NS
+    count = (parsed.scope.time_range.end.ns - duration - first) // step + 1
+    walked = list(grid.check_grid(target, first, step, count, duration))
+    assert len(walked) == count
+    for k, reasons in enumerate(walked):
+        s = first + k * step
+        expected = one.check_one(target, s, s + duration)
+        assert [r.to_wire() for r in reasons] == [r.to_wire() for r in expected]
+
+
+def test_search_records_equal_the_constructed_ones() -> None:
+    result = cerebri.plan(busy_request([(0, 30), (100, 200), (240, 250), (400, 530)]))
+    assert result.candidates and result.rejections
+    for candidate in result.candidates:
+        fields = {name: getattr(candidate, name) for name in RankedCandidate.__dataclass_fields__}
+        rebuilt = RankedCandidate(**fields)
+        assert rebuilt == candidate
+        assert rebuilt.to_wire() == candidate.to_wire()
+        plan = candidate.proposed
+        assert plan == ProposedPlan(plan.source_revision, plan.placements, plan._digest)
+        assert plan.id.startswith("p-")
+        assert candidate.start == Instant(candidate.start.ns)
+    for rejection in result.rejections:
+        assert rejection == Rejection(Instant(rejection.start.ns), rejection.reasons)
+        assert hash(rejection.start) == hash(Instant(rejection.start.ns))

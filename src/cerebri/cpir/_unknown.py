@@ -105,6 +105,25 @@ def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str | None]] | None:
     return fields
 
 
+@cache
+def _readers(model: type[BaseModel]) -> tuple[frozenset[str], tuple[tuple[str, Any], ...]] | None:
+    """The member names :func:`_fields` lists, and ``(name, reader)`` for each member whose
+    value the walk must enter (not ``"opaque"``), resolved once: the walk then hashes no
+    annotation and looks only at the members that can hold more models."""
+    fields = _fields(model)
+    if fields is None:
+        return None
+    deep: list[tuple[str, Any]] = []
+    for key, known in fields.items():
+        try:
+            reader = _reader(*known)
+        except TypeError:  # an annotation that cannot be a cache key
+            continue
+        if reader[0] != "opaque":
+            deep.append((key, reader))
+    return frozenset(fields), tuple(deep)
+
+
 def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> bool:
     """Set to ``None``, in place, the value of every member of ``document`` (and of the
     objects nested in it that ``model`` certainly reads with a model) that the reading
@@ -113,6 +132,7 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
     length of its arrays. Returns True when it found (and blanked) such a member.
     """
     blanked = False
+    items: dict[int, tuple[str, Any]] = {}  # id of a list's item annotation -> its reader
     frames: list[Iterator[tuple[tuple[str, Any], Any]]] = [iter([(("model", model), document)])]
     while frames:
         step = next(frames[-1], None)
@@ -121,34 +141,34 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
             continue
         (kind, detail), value = step
         if kind == "items" and isinstance(value, list):
-            try:
-                reader = _reader(detail, None)
-            except TypeError:
-                continue
+            reader = items.get(id(detail))
+            if reader is None:
+                try:
+                    reader = _reader(detail, None)
+                except TypeError:
+                    reader = ("opaque", None)
+                items[id(detail)] = reader
             if reader[0] != "opaque":
                 frames.append(zip(repeat(reader), value))
-        elif kind == "tagged" and isinstance(value, dict):
+            continue
+        if kind == "tagged" and isinstance(value, dict):
+            # The tag picks the model; it reads the same object, so no frame is needed.
             tag, by_value = detail
             chosen = by_value.get(value.get(tag)) if isinstance(value.get(tag), str) else None
-            if chosen is not None:
-                frames.append(iter([(("model", chosen), value)]))
-        elif kind == "model" and isinstance(value, dict):
-            fields = _fields(detail)
-            if fields is None:
+            if chosen is None:
                 continue
-            known_children: list[tuple[tuple[str, Any], Any]] = []
-            for key in value:
-                known = fields.get(key)
-                if known is None:
-                    value[key] = None
-                    blanked = True
-                    continue
-                try:
-                    reader = _reader(*known)
-                except TypeError:  # an annotation that cannot be a cache key
-                    continue
-                if reader[0] != "opaque":
-                    known_children.append((reader, value[key]))
-            # At most one entry per field of the model: the unknown keys hold None now.
-            frames.append(iter(known_children))
+            kind, detail = "model", chosen
+        if kind == "model" and isinstance(value, dict):
+            known = _readers(detail)
+            if known is None:
+                continue
+            names, deep = known
+            if not names.issuperset(value):
+                for key in value:
+                    if key not in names:
+                        value[key] = None  # the model refuses the key whatever its value
+                        blanked = True
+            children = [(reader, value[key]) for key, reader in deep if key in value]
+            if children:
+                frames.append(iter(children))
     return blanked

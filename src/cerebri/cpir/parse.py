@@ -9,12 +9,14 @@ failure is a :class:`~cerebri.errors.ParseError` with a stable code and a JSON p
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cerebri._nesting import expanded_size, too_deep_at
+from cerebri._collector import collector_paused
+from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
 from cerebri.cpir._failfast import MISSING, checker
 from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
@@ -63,12 +65,15 @@ class _DuplicateKeyError(ValueError):
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
+    result = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    for key, _ in pairs:  # name the first key met twice
+        if key in seen:
             raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
+        seen.add(key)
+    raise AssertionError("unreachable: a shorter dict has a repeated key")  # pragma: no cover
 
 
 def _no_constants(name: str) -> Any:
@@ -280,7 +285,30 @@ def load_json(text: str | bytes) -> Any:
 def _load_counted(text: str | bytes) -> tuple[Any, int]:
     """:func:`load_json` and the number of values the document holds."""
     document = _decode(text)
-    return document, _check_structure(document)
+    # An object of plain values is bounded by the level-by-level count (in C); it cannot
+    # hold a lone surrogate unless the text has one, raw or as an escape. Anything else
+    # takes the structure walk, which names what is wrong.
+    count = plain_tree_size(document, MAX_NESTING, MAX_DECODED_VALUES)
+    if count is None or _may_hold_surrogates(text):
+        return document, _check_structure(document)
+    return document, count
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str | bytes) -> bool:
+    """False when decoding ``text`` cannot have produced a lone surrogate: UTF-8 bytes or a
+    ``str`` that encodes as UTF-8, without a ``\\uD800``-``\\uDFFF`` escape (a pair of them,
+    which decodes to one character, also answers True: the walk then looks)."""
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def _syntax_message(text: str, exc: json.JSONDecodeError) -> str:
@@ -348,6 +376,20 @@ def _translate(exc: ValidationError, document: Any) -> ParseError:
     return ParseError(message, code=code, path=path)
 
 
+def _dumped(source: Mapping[str, Any]) -> str:
+    """``source`` as compact JSON text; its JSON errors as :class:`ParseError`."""
+    try:
+        return json.dumps(source, allow_nan=False, ensure_ascii=False)
+    except ValueError as exc:
+        if "integer" in str(exc):
+            raise ParseError(
+                "integer too large to convert", code="json.number_out_of_range"
+            ) from None
+        raise ParseError("non-finite number in input", code="json.non_finite_number") from None
+    except TypeError as exc:
+        raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
+
+
 def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     """Parse ``source`` (JSON text, UTF-8 bytes, or already-decoded JSON values) as ``model``.
 
@@ -362,51 +404,69 @@ def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
             ``cpir.invalid_enum``, ``cpir.invalid_value`` from the model, with ``path``
             pointing at the offending input.
     """
+    with collector_paused():  # the parse makes no reference cycles (decision 0031)
+        return _parse_model(model, source)
+
+
+def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     if isinstance(source, str | bytes):
         # Text is walked even when it is not an object: nesting and lone surrogates are
         # syntax-level (HTTP 400, api.md 4), as in the reference decoder.
         document, count = _load_counted(source)
-        text: str | bytes = source
-    else:
-        if not isinstance(source, Mapping):
-            raise ParseError(
-                f"a CPIR document is a JSON object, not {type(source).__name__}",
-                code="json.not_object",
-                path="",
-            )
-        count = _checked_size(source)
-        try:
-            text = json.dumps(source, allow_nan=False, ensure_ascii=False)
-        except ValueError as exc:
-            if "integer" in str(exc):
-                raise ParseError(
-                    "integer too large to convert", code="json.number_out_of_range"
-                ) from None
-            raise ParseError("non-finite number in input", code="json.non_finite_number") from None
-        except TypeError as exc:
-            raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
-        # Depth and size are known from the walk above; what the text can still hide is a
-        # duplicate key (``{1: …, "1": …}``), a too long integer (both refused by the
-        # decoder) or a lone surrogate, which only the walk below can locate.
-        document = _decode(text)
+        return _validated(model, document, source, count)
+    if not isinstance(source, Mapping):
+        raise ParseError(
+            f"a CPIR document is a JSON object, not {type(source).__name__}",
+            code="json.not_object",
+            path="",
+        )
+    plain = plain_tree_size(source, MAX_NESTING, MAX_DECODED_VALUES)
+    count = _checked_size(source) if plain is None else plain
+    text = _dumped(source)
+    if plain is not None:
+        # A plain tree (str keys, short integers): no key can collide once written, so the
+        # text says exactly what ``source`` holds and is not decoded again. It is validated
+        # as it is; only a document the validators refuse takes the path below, where a
+        # decoded copy has its unknown members blanked before the error is reported (the
+        # caller's ``source`` is never changed).
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            _check_structure(document)
+            _check_structure(source)
+        try:
+            return _run_validators(model, text, count)
+        except ValidationError:
+            pass
+    # Depth and size are known from the walk above; what the text can still hide is a
+    # duplicate key (``{1: …, "1": …}``), a too long integer (both refused by the decoder)
+    # or a lone surrogate, which only the walk below can locate.
+    document = _decode(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _check_structure(document)
+    return _validated(model, document, text, count)
+
+
+def _run_validators(model: type[M], text: str | bytes, count: int) -> M:
+    """The fail-fast shadow (documents of more than :data:`FAIL_FAST_VALUES` values), then
+    the model; raises their :class:`ValidationError`."""
+    shadow = checker(model) if count > FAIL_FAST_VALUES else None
+    if shadow is not None:
+        shadow.validate_json(text)
+    return model.model_validate_json(text)
+
+
+def _validated(model: type[M], document: Any, text: str | bytes, count: int) -> M:
+    """``document`` (decoded from ``text``, a copy this parse may change) as ``model``."""
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
     if blank_unknown_members(model, document):
         text = json.dumps(document, ensure_ascii=False)
     # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
     # duplicates, non-finite numbers and lone surrogates already refused.
-    shadow = checker(model) if count > FAIL_FAST_VALUES else None
-    if shadow is not None:
-        try:
-            shadow.validate_json(text)
-        except ValidationError as exc:
-            raise _translate(exc, document) from None
     try:
-        return model.model_validate_json(text)
+        return _run_validators(model, text, count)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 

@@ -20,13 +20,29 @@ class OverlapIndex:
     __slots__ = ("_ends", "_heap", "_last", "_next", "_order", "_starts")
 
     def __init__(self, intervals: Sequence[tuple[int, int]]) -> None:
-        order = sorted(range(len(intervals)), key=lambda i: intervals[i][0])
+        starts = [interval[0] for interval in intervals]
+        order = sorted(range(len(starts)), key=starts.__getitem__)  # stable: ties keep input order
         self._order = order
-        self._starts = [intervals[i][0] for i in order]
+        self._starts = [starts[i] for i in order]
         self._ends = [intervals[i][1] for i in order]
         self._heap: list[tuple[int, int]] = []
         self._next = 0
         self._last = (-(2**127), -(2**127))
+
+    @property
+    def starts(self) -> list[int]:
+        """Interval starts in ascending order (ties in input order)."""
+        return self._starts
+
+    @property
+    def ends(self) -> list[int]:
+        """Interval ends, aligned with :attr:`starts`."""
+        return self._ends
+
+    @property
+    def order(self) -> list[int]:
+        """Input positions, aligned with :attr:`starts`."""
+        return self._order
 
     def fork(self) -> OverlapIndex:
         """A fresh sweep over the same intervals, sharing the sorted arrays."""

@@ -10,36 +10,29 @@ All instants are integer nanoseconds since the Unix epoch; ranges are half-open.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from cerebri._json import JSONValue, compact
+from cerebri._json import JSONValue
 from cerebri.cpir import (
-    AvailabilityWindow,
     ConstraintViolation,
-    Deadline,
     DependencyOrder,
-    EarliestStart,
-    ExplicitDate,
-    ExplicitTime,
-    ExternalLock,
-    FactDeadline,
-    FactExternalLock,
-    FixedDuration,
-    LatestEnd,
-    MinDuration,
+    EventKind,
+    Known,
     NoOverlap,
-    PlanningObject,
     PlanningRequest,
-    RecurrenceRule,
     RequiredBuffer,
+    Resolved,
     Tagged,
-    TimezoneIntegrity,
+    TaskKind,
+    TimeRange,
     ViolationReason,
 )
+from cerebri.planner._objects import first_by_id
+from cerebri.planner._rules import Constraint, constraint_set, simple_test
 from cerebri.planner._sweep import OverlapIndex
 from cerebri.planner.capability import target_permissions
-from cerebri.temporal import Instant, local_date_of
 
 __all__ = ["BusyOccurrence", "PlacementChecker"]
 
@@ -57,47 +50,6 @@ class BusyOccurrence:
     start: int
     end: int
     evidence: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Constraint:
-    object_id: str
-    rule_wire: JSONValue
-    rule: object
-    facts: tuple[str, ...]
-
-
-def _constraint_set(request: PlanningRequest) -> list[_Constraint]:
-    """Request constraints plus fact-derived ones, sorted by compact JSON (step 6)."""
-    entries: list[tuple[str, _Constraint]] = []
-
-    def add(object_id: str, rule: object, rule_wire: JSONValue, evidence: Sequence[str]) -> None:
-        facts = tuple(sorted(set(evidence)))
-        text = compact({"object_id": object_id, "rule": rule_wire, "evidence": list(facts)})
-        entries.append((text, _Constraint(object_id, rule_wire, rule, facts)))
-
-    for spec in request.constraints:
-        add(spec.object_id, spec.rule, spec.rule.model_dump(mode="json"), spec.evidence)
-    for fact in request.context.facts:
-        if isinstance(fact.value, FactDeadline):
-            rule_wire: JSONValue = {"kind": "DEADLINE", "value": fact.value.value.format()}
-            add(
-                fact.object_id,
-                Deadline(kind="DEADLINE", value=fact.value.value),
-                rule_wire,
-                [fact.id],
-            )
-        elif isinstance(fact.value, FactExternalLock):
-            details: dict[str, JSONValue] = {
-                "provenance": fact.provenance.value,
-                "reason": "source fact",
-            }
-            lock = ExternalLock.model_validate_json(
-                compact({"kind": "EXTERNAL_LOCK", "value": details})
-            )
-            add(fact.object_id, lock, {"kind": "EXTERNAL_LOCK", "value": details}, [fact.id])
-    entries.sort(key=lambda entry: entry[0])
-    return [constraint for _, constraint in entries]
 
 
 class PlacementChecker:
@@ -125,9 +77,7 @@ class PlacementChecker:
         self._placed = tuple(sorted(placed_ids))
         self._targets = tuple(sorted(request.target_ids))
         self._horizon = horizon
-        objects: dict[str, PlanningObject] = {}
-        for obj in request.context.objects:
-            objects.setdefault(obj.id, obj)
+        objects = first_by_id(request.context.objects)
         self._objects = objects
         scope = request.scope
         self._scope_span = (scope.time_range.start.ns, scope.time_range.end.ns)
@@ -144,22 +94,28 @@ class PlacementChecker:
 
         # Unmoved part of the resulting world.
         self._fixed: dict[str, Span] = {}
-        for obj in objects.values():
-            time = obj.known_time
-            if obj.id not in self._placed and time is not None:
-                self._fixed[obj.id] = (time.start.ns, time.end.ns)
-        static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = [
-            (span[0], span[1], oid, None)
-            for oid, span in self._fixed.items()
-            if objects[oid].blocks_time
-        ]
+        static_busy: list[tuple[int, int, str, tuple[str, ...] | None]] = []
+        placed = self._placed
+        for oid, obj in objects.items():
+            state = obj.time.value  # obj.known_time, inlined: this runs once per object
+            if oid in placed or not isinstance(state, Resolved):
+                continue
+            knowledge = state.knowledge
+            if isinstance(knowledge, Known):
+                time: TimeRange = knowledge.data
+                span = (time.start.ns, time.end.ns)
+                self._fixed[oid] = span
+                if isinstance(obj.kind, EventKind | TaskKind):  # obj.blocks_time
+                    static_busy.append((span[0], span[1], oid, None))
         static_busy.extend((o.start, o.end, o.id, o.evidence) for o in occurrences)
         self._busy = static_busy
+        self._busy_ids = [item[2] for item in static_busy]
+        self._plain_busy = not occurrences  # every busy item is an object (no evidence)
         self._base_index = OverlapIndex([(s, e) for s, e, _, _ in static_busy])
         self._index_by_key: dict[tuple[str, int], OverlapIndex] = {}
         self._last_overlap: tuple[tuple[str, tuple[int, ...]], Tagged] | None = None
         self._placement_rules = {oid: self._placement_rule(oid) for oid in self._placed}
-        self._constraints = [self._compile(c) for c in _constraint_set(request)]
+        self._constraints = [self._compile(c) for c in constraint_set(request)]
 
     # --- blockers -------------------------------------------------------------------------
 
@@ -182,6 +138,17 @@ class PlacementChecker:
         blockers: Sequence[int] = (),
         placed_blockers: Sequence[str] = (),
     ) -> Tagged:
+        if self._plain_busy and not placed_blockers and not facts:
+            # Only objects block (their ids never equal a placed object's): no evidence.
+            ids = self._busy_ids
+            names = [ids[position] for position in blockers]
+            if object_id in names:  # a constraint on an unmoved object names itself
+                names = [name for name in names if name != object_id]
+            names.sort()
+            return Tagged(
+                "HardConstraint",
+                ConstraintViolation(constraint_wire, object_id, reason, (), tuple(names), ()),
+            )
         objects: list[str] = list(placed_blockers)
         occurrences: list[str] = []
         evidence = set(facts)
@@ -252,7 +219,7 @@ class PlacementChecker:
 
     # --- constraints (step 7) ------------------------------------------------------------
 
-    def _compile(self, c: _Constraint) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
+    def _compile(self, c: Constraint) -> Callable[[Mapping[str, Span]], tuple[Tagged, ...]]:
         oid, wire, rule, facts = c.object_id, c.rule_wire, c.rule, c.facts
         obj = self._objects.get(oid)
         placed = oid in self._placed
@@ -288,7 +255,7 @@ class PlacementChecker:
 
             return dependency_rule
 
-        test = self._simple_test(rule, obj)
+        test = simple_test(rule, obj)
 
         def simple_rule(spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
             verdict = test(span_of(spans))
@@ -333,53 +300,6 @@ class PlacementChecker:
 
         return window_rule
 
-    def _simple_test(
-        self, rule: object, obj: PlanningObject
-    ) -> Callable[[Span], ViolationReason | None]:
-        bounds = ViolationReason.OUTSIDE_BOUNDS
-        if isinstance(rule, ExplicitTime):
-            want = (rule.value.start.ns, rule.value.end.ns)
-            return lambda span: None if span == want else bounds
-        if isinstance(rule, ExplicitDate):
-            date, zone_name = rule.value, obj.timezone
-
-            def on_date(span: Span) -> ViolationReason | None:
-                local = local_date_of(Instant(span[0]), zone_name)
-                return None if local is not None and local == date else bounds
-
-            return on_date
-        if isinstance(rule, EarliestStart):
-            earliest = rule.value.ns
-            return lambda span: bounds if span[0] < earliest else None
-        if isinstance(rule, LatestEnd | Deadline):
-            latest = rule.value.ns
-            return lambda span: bounds if span[1] > latest else None
-        if isinstance(rule, MinDuration):
-            minimum = rule.value * NS
-            return lambda span: (
-                ViolationReason.WRONG_DURATION if span[1] - span[0] < minimum else None
-            )
-        if isinstance(rule, FixedDuration):
-            exact = rule.value * NS
-            return lambda span: (
-                ViolationReason.WRONG_DURATION if span[1] - span[0] != exact else None
-            )
-        if isinstance(rule, AvailabilityWindow):
-            w0, w1 = rule.value.start.ns, rule.value.end.ns
-            return lambda span: None if w0 <= span[0] and span[1] <= w1 else bounds
-        if isinstance(rule, RecurrenceRule):
-            return lambda span: ViolationReason.UNSUPPORTED_RECURRENCE
-        if isinstance(rule, TimezoneIntegrity):
-            verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
-            return lambda span: verdict
-        if isinstance(rule, ExternalLock):
-            original = obj.known_time
-            kept = None if original is None else (original.start.ns, original.end.ns)
-            return lambda span: (
-                None if kept is not None and span == kept else (ViolationReason.LOCKED)
-            )
-        raise TypeError(f"unhandled constraint {rule!r}")  # pragma: no cover - exhaustive
-
     # --- entry points --------------------------------------------------------------------
 
     def check_one(self, object_id: str, start: int, end: int) -> tuple[Tagged, ...]:
@@ -412,6 +332,84 @@ class PlacementChecker:
             for constraint in self._constraints:
                 reasons.extend(constraint(spans))
         return tuple(reasons)
+
+    def check_grid(
+        self, object_id: str, first: int, step: int, count: int, length: int
+    ) -> Iterator[tuple[Tagged, ...]]:
+        """``check_one(object_id, s, s + length)`` for ``s = first + k * step``, ``k < count``,
+        in that order (``step > 0``, nanoseconds), with one merge walk of the windows over the
+        busy items sorted by start instead of a query per position.
+
+        The placement rule is evaluated once when every window lies in the scope (its
+        verdict then depends on the length only); the overlap record is rebuilt only when
+        the set of blocking items changed since the previous position. Same reasons, same
+        order as :meth:`check_one`.
+        """
+        rule = self._placement_rules.get(object_id)
+        lo, hi = self._scope_span
+        last = first + (count - 1) * step
+        if (
+            count <= 0
+            or step <= 0
+            or rule is None
+            or self._placed != (object_id,)
+            or self._targets != (object_id,)
+            or not (lo <= first and last + length <= hi)
+        ):
+            for k in range(count):
+                s = first + k * step
+                yield self.check_one(object_id, s, s + length)
+            return
+        base = tuple(self._static_reasons + rule((first, first + length)))
+        index = self._base_index
+        starts, ends, order = index.starts, index.ends, index.order
+        constraints = self._constraints
+        heap: list[tuple[int, int]] = []
+        push, pop = heapq.heappush, heapq.heappop
+        i, n = 0, len(starts)
+        changed = True
+        found: Tagged | None = None
+        overlap = ViolationReason.OVERLAP
+        # Only objects block, never the placed one (it is not in the static busy set): the
+        # record is :meth:`_violation`'s without its evidence bookkeeping.
+        plain, ids = self._plain_busy, self._busy_ids
+        for s in range(first, last + 1, step):
+            e = s + length
+            while i < n and starts[i] < e:
+                push(heap, (ends[i], i))
+                i += 1
+                changed = True
+            while heap and heap[0][0] <= s:
+                pop(heap)
+                changed = True
+            if heap:
+                if changed or found is None:
+                    if plain:
+                        names = [ids[order[k]] for _, k in heap]
+                        names.sort()
+                        found = Tagged(
+                            "HardConstraint",
+                            ConstraintViolation(
+                                NO_OVERLAP_WIRE, object_id, overlap, (), tuple(names), ()
+                            ),
+                        )
+                    else:
+                        found = self._violation(
+                            NO_OVERLAP_WIRE,
+                            object_id,
+                            overlap,
+                            (),
+                            blockers=[order[k] for _, k in heap],
+                        )
+                    changed = False
+                reasons = (*base, found)
+            else:
+                reasons = base
+            if constraints:
+                spans = {object_id: (s, e)}
+                extra = [reason for constraint in constraints for reason in constraint(spans)]
+                reasons = (*reasons, *extra)
+            yield reasons
 
     def check(self, spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
         """Every reason the placements ``spans`` (object id → ``(start_ns, end_ns)``) fail,

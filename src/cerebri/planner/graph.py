@@ -191,6 +191,10 @@ def build_dependency_graph(
         return DependencyGraph(nodes=(), edges=(), order=(), issues=(GraphInputLimit(),))
 
     nodes = tuple(sorted(set(id_list)))
+    if not edge_list:
+        # No edges: no missing reference, no cycle, and the smallest topological order is
+        # the ascending order of the ids (what Kahn's algorithm below gives too).
+        return DependencyGraph(nodes=nodes, edges=(), order=nodes, issues=())
     graph_edges = tuple(sorted(set(edge_list)))
     position = {node: i for i, node in enumerate(nodes)}
 

@@ -6,8 +6,6 @@ ascending. Distances and shifts are whole seconds, truncated toward zero.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from cerebri.cpir import (
     PlanningRequest,
     PreferenceSource,
@@ -26,15 +24,9 @@ def whole_seconds(delta_ns: int) -> int:
     return abs(delta_ns) // NS
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
-    """The ranking values of one feasible start."""
-
-    cost: int
-    mutation_count: int
-    shift: int
-    explanation: tuple[ScoreComponent, ...]
-    features: RankingFeatures
+Scored = tuple[int, int, int, tuple[ScoreComponent, ...], RankingFeatures]
+"""The ranking values of one feasible start: ``(cost, mutation_count, shift, explanation,
+features)`` (a plain tuple: a search scores every feasible position)."""
 
 
 class Ranker:
@@ -65,6 +57,7 @@ class Ranker:
             None if self._source is None else Tagged("PreferredStart", self._source.value)
         )
         self._unpreferred = RankingFeatures(None, None, self._mutations, 0)
+        self._unpreferred_explanation = (self._feasible, self._tie_break, *self._tail)
 
     def score(self, start_ns: int) -> Scored:
         """Cost, mutation count, shift, explanation and features of a start (UTC ns)."""
@@ -77,9 +70,8 @@ class Ranker:
                 if shift == 0
                 else RankingFeatures(None, None, self._mutations, shift)
             )
-            explanation = (self._feasible, self._tie_break, *self._tail)
-            return Scored(0, self._mutations, shift, explanation, features)
+            return (0, self._mutations, shift, self._unpreferred_explanation, features)
         distance = abs(start_ns - preferred) // NS
         features = RankingFeatures(distance, self._source, self._mutations, shift)
         explanation = (self._feasible, ScoreComponent(tag, distance), *self._tail)
-        return Scored(distance, self._mutations, shift, explanation, features)
+        return (distance, self._mutations, shift, explanation, features)

@@ -41,6 +41,16 @@ def _time_range(start: Instant, end: Instant) -> TimeRange:
     return made
 
 
+_new_instant = Instant.__new__
+
+
+def _instant(ns: int) -> Instant:
+    """``Instant(ns)`` for a grid instant, in range by construction (no re-check)."""
+    made = _new_instant(Instant)
+    _set(made, "ns", ns)
+    return made
+
+
 class SearchOutcome:
     """Candidates (ranked), rejections (in evaluation order) and the search counters."""
 
@@ -84,7 +94,7 @@ def grid_search(
 
     scored: list[tuple[tuple[int, int, int, int, str], RankedCandidate]] = []
     rejections: list[Rejection] = []
-    check_one, score, plan_id = checker.check_one, ranker.score, identity.plan_id
+    score, plan_id = ranker.score, identity.plan_id
     start_ns = request.scope.time_range.start.ns
     # Positions start_ns + k * step for k < count fit the scope (and the instant range);
     # the budget may stop the walk earlier, leaving the grid unproven.
@@ -92,26 +102,43 @@ def grid_search(
     fitting = 0 if last < start_ns else (last - start_ns) // step + 1
     evaluated = min(fitting, budget)
     exhausted = fitting <= budget
-    for s in range(start_ns, start_ns + evaluated * step, step):
-        e = s + duration
-        reasons = check_one(target, s, e)
-        start = Instant(s)
+    verdicts = checker.check_grid(target, start_ns, step, evaluated, duration)
+    new_rejection, new_candidate = Rejection.__new__, RankedCandidate.__new__
+    new_plan = ProposedPlan.__new__
+    for s, reasons in zip(
+        range(start_ns, start_ns + evaluated * step, step), verdicts, strict=True
+    ):
+        start = _instant(s)
         if reasons:
-            rejections.append(Rejection(start, reasons))
+            rejection = new_rejection(Rejection)
+            _set(rejection, "start", start)
+            _set(rejection, "reasons", reasons)
+            rejections.append(rejection)
             continue
-        sc = score(s)
-        placement = Placement(target, _time_range(start, Instant(e)))
-        candidate = RankedCandidate(
-            proposed=ProposedPlan(revision, (placement,), plan_id),
-            cost=sc.cost,
-            mutation_count=sc.mutation_count,
-            shifted_seconds=sc.shift,
-            start=start,
-            object_id=target,
-            explanation=sc.explanation,
-            ranking_features=sc.features,
+        cost, mutations, shift, explanation, features = score(s)
+        placement = Placement(target, _time_range(start, _instant(s + duration)))
+        proposed = new_plan(ProposedPlan)
+        _set(
+            proposed,
+            "__dict__",
+            {"source_revision": revision, "placements": (placement,), "_digest": plan_id},
         )
-        scored.append(((sc.cost, sc.mutation_count, sc.shift, s, target), candidate))
+        candidate = new_candidate(RankedCandidate)
+        _set(
+            candidate,
+            "__dict__",
+            {
+                "proposed": proposed,
+                "cost": cost,
+                "mutation_count": mutations,
+                "shifted_seconds": shift,
+                "start": start,
+                "object_id": target,
+                "explanation": explanation,
+                "ranking_features": features,
+            },
+        )
+        scored.append(((cost, mutations, shift, s, target), candidate))
     scored.sort(key=lambda pair: pair[0])
     return SearchOutcome(tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted)
 

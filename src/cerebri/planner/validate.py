@@ -11,20 +11,25 @@ from dataclasses import dataclass
 from cerebri.cpir import (
     FACT_SOURCES,
     SUPPORTED_OPERATIONS,
+    AvailabilityKind,
     Coverage,
     DependencyOrder,
     EventKind,
     FactAvailability,
     FactScheduledTime,
+    Known,
     Operation,
     PlanningObject,
     PlanningRequest,
     RequiredFieldError,
+    Resolved,
     Tagged,
+    TaskKind,
     ValidationReport,
     ValidationState,
     require,
 )
+from cerebri.planner._objects import first_by_id
 from cerebri.planner.capability import target_permissions
 from cerebri.planner.compile import CompilationError, CompiledSnapshot, compile_snapshot
 from cerebri.planner.graph import DependencyGraph, Edge, build_dependency_graph
@@ -199,14 +204,14 @@ def validate_request(
     else:
         duration, uncertain = required
 
+    objects = first_by_id(request.context.objects)
     issues.extend(_object_issues(request))
-    issues.extend(_target_issues(request))
-    issues.extend(_fact_issues(request))
-    object_ids = {o.id for o in request.context.objects}
+    issues.extend(_target_issues(request, objects))
+    issues.extend(_fact_issues(request, objects))
     issues.extend(
         Tagged("UnknownObject", c.object_id)
         for c in request.constraints
-        if c.object_id not in object_ids
+        if c.object_id not in objects
     )
     compiled = _compile(request, limits, issues)
     issues.extend(Tagged("Dependency", issue.to_wire()) for issue in graph.issues)
@@ -247,28 +252,30 @@ def _object_issues(request: PlanningRequest) -> list[Tagged]:
     seen: set[str] = set()
     targets = set(request.target_ids)
     for obj in request.context.objects:
-        if obj.id in seen:
-            issues.append(Tagged("DuplicateObject", obj.id))
-        seen.add(obj.id)
-        if obj.is_existing and obj.time.provenance not in FACT_SOURCES:
-            issues.append(Tagged("InvalidTargetState", obj.id))
-        needs_time = obj.blocks_time or obj.kind.kind == "AVAILABILITY"
-        if needs_time and (obj.is_existing or obj.id not in targets):
-            required = require(obj.time, allow_uncertain=False)
+        oid = obj.id
+        if oid in seen:
+            issues.append(Tagged("DuplicateObject", oid))
+        seen.add(oid)
+        existing = obj.revision is not None  # obj.is_existing
+        time = obj.time
+        if existing and time.provenance not in FACT_SOURCES:
+            issues.append(Tagged("InvalidTargetState", oid))
+        kind = obj.kind
+        needs_time = isinstance(kind, EventKind | TaskKind | AvailabilityKind)
+        if needs_time and (existing or oid not in targets):
+            state = time.value
+            if isinstance(state, Resolved) and isinstance(state.knowledge, Known):
+                continue  # what require() accepts without a question
+            required = require(time, allow_uncertain=False)
             if isinstance(required, RequiredFieldError):
-                issues.append(
-                    Tagged("RequiredTime", {"object_id": obj.id, "reason": required.value})
-                )
+                issues.append(Tagged("RequiredTime", {"object_id": oid, "reason": required.value}))
     return issues
 
 
-def _target_issues(request: PlanningRequest) -> list[Tagged]:
+def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject]) -> list[Tagged]:
     issues: list[Tagged] = []
     if not request.target_ids:
         issues.append(Tagged("NoTargets"))
-    objects: dict[str, PlanningObject] = {}
-    for obj in request.context.objects:
-        objects.setdefault(obj.id, obj)
     seen: set[str] = set()
     mutating = not request.analysis_only
     for target_id in request.target_ids:
@@ -301,11 +308,8 @@ def _target_issues(request: PlanningRequest) -> list[Tagged]:
     return issues
 
 
-def _fact_issues(request: PlanningRequest) -> list[Tagged]:
+def _fact_issues(request: PlanningRequest, objects: dict[str, PlanningObject]) -> list[Tagged]:
     issues: list[Tagged] = []
-    objects: dict[str, PlanningObject] = {}
-    for obj in request.context.objects:
-        objects.setdefault(obj.id, obj)
     seen: set[str] = set()
     for fact in request.context.facts:
         if fact.id in seen:
