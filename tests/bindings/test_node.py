@@ -21,8 +21,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from cerebri._json import compact, pretty
+from cerebri.cli import app as cli_app
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.planner import plan, validate
 from cerebri.service import create_app
@@ -103,6 +105,13 @@ def _node(test_file: str, extra_env: dict[str, str] | None = None) -> None:
     assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
 
 
+def _cli(command: str, source: Path) -> bytes:
+    """``cerebri COMMAND SOURCE``'s standard output, run in this process (the CLI's bytes)."""
+    done = CliRunner().invoke(cli_app, [command, str(source)])
+    assert done.exit_code == 0, done.output
+    return done.stdout_bytes
+
+
 def _case(tmp: Path, op: str, name: str, source: Path, body: bytes) -> dict[str, str]:
     expected = tmp / f"{op}-{name}.expected.json"
     expected.write_bytes(body)
@@ -119,9 +128,7 @@ def test_node_answers_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
         for op, api in (("plan", plan), ("validate", validate)):
             http = client.post(f"/v1/{op}", content=text, headers=JSON)
             assert http.status_code == 200, http.text
-            cli = subprocess.run(
-                [str(CEREBRI), op, str(source)], capture_output=True, check=True, timeout=120
-            ).stdout
+            cli = _cli(op, source)
             # the CLI pretty-prints the same document; HTTP and the bridge write it compact
             assert cli == pretty(json.loads(http.content)).encode("utf-8")
             assert http.content == compact(json.loads(cli)).encode("utf-8")
@@ -131,9 +138,7 @@ def test_node_answers_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
     temporal_source = tmp_path / "temporal.json"
     temporal_source.write_text(json.dumps(TEMPORAL, indent=2), "utf-8")
     http = client.post("/v1/temporal", content=temporal_source.read_bytes(), headers=JSON)
-    cli = subprocess.run(
-        [str(CEREBRI), "temporal", str(temporal_source)], capture_output=True, check=True
-    ).stdout
+    cli = _cli("temporal", temporal_source)
     assert http.content == compact(json.loads(cli)).encode("utf-8")
     assert http.content == compact(temporal_report(TEMPORAL).to_wire()).encode("utf-8")
     cases.append(_case(tmp_path, "temporal", "berlin-dst", temporal_source, http.content))

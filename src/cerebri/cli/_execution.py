@@ -35,6 +35,10 @@ from cerebri.cli._store import StoreOption
 if TYPE_CHECKING:
     from cerebri.execution import Claim, Executor, Submitted
 
+UNTIL_IDLE_LOOK_SECONDS = 0.5
+"""With ``--until-idle``: seconds between the main thread's looks for an idle store, so a long
+``--poll`` does not delay the exit."""
+
 __all__ = ["EXIT_INVALID_DRAFT", "MAX_CONCURRENCY", "submit_command", "worker_command"]
 
 EXIT_INVALID_DRAFT: Final = 1
@@ -435,8 +439,8 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             runner = threading.Thread(target=work, name="cerebri-worker-main")
             runner.start()
             try:
-                while runner.is_alive():
-                    runner.join(poll_seconds)
+                while runner.is_alive():  # looks for idleness at least every 0.5 s
+                    runner.join(min(poll_seconds, UNTIL_IDLE_LOOK_SECONDS))
                     if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
                         stop.set()
             except BaseException:  # the store went away under us: let the steps in flight end
