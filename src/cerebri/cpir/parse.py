@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from cerebri._collector import collector_paused
 from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
+from cerebri.cpir._bounded import bounded_validator
 from cerebri.cpir._failfast import MISSING, checker
 from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
@@ -41,10 +42,12 @@ decoded Python document may hold; beyond is ``input.too_large``. It stops values
 sub-values from expanding to astronomical text (``[x, x]`` nested 60 levels deep)."""
 
 FAIL_FAST_VALUES = 2**14
-"""Documents of more JSON values than this are first checked by a fail-fast shadow of the
-model (:mod:`cerebri.cpir._failfast`), which stops each array at its first wrong item, so
-pydantic never lists one error per item (decision 0017). Smaller documents, and every
-document the shadow accepts, go to the model directly."""
+"""Documents of more JSON values than this are validated by the bounded copy of the model
+(:mod:`cerebri.cpir._bounded`, decision 0031), which stops each array at its first wrong
+item and a left-out member at once, so pydantic never lists one error per item or copies
+the document into ``missing`` errors (decision 0017). Only when it refuses the document is
+the fail-fast shadow (:mod:`cerebri.cpir._failfast`) asked for the error, then the model.
+Smaller documents go to the model directly."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -436,7 +439,7 @@ def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         try:
             return _run_validators(model, text, count)
         except ValidationError:
-            pass
+            pass  # the bounded validator, if any, refused it already: not asked again
     # Depth and size are known from the walk above; what the text can still hide is a
     # duplicate key (``{1: …, "1": …}``), a too long integer (both refused by the decoder)
     # or a lone surrogate, which only the walk below can locate.
@@ -445,20 +448,34 @@ def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         text.encode("utf-8")
     except UnicodeEncodeError:
         _check_structure(document)
-    return _validated(model, document, text, count)
+    return _validated(model, document, text, count, bounded=False)
 
 
-def _run_validators(model: type[M], text: str | bytes, count: int) -> M:
-    """The fail-fast shadow (documents of more than :data:`FAIL_FAST_VALUES` values), then
-    the model; raises their :class:`ValidationError`."""
-    shadow = checker(model) if count > FAIL_FAST_VALUES else None
+def _run_validators(model: type[M], text: str | bytes, count: int, *, bounded: bool = True) -> M:
+    """For documents of more than :data:`FAIL_FAST_VALUES` values: the bounded validator
+    (when ``bounded``), and only if it refuses the document the fail-fast shadow; then the
+    model. Raises the shadow's or the model's :class:`ValidationError`."""
+    if count <= FAIL_FAST_VALUES:
+        return model.model_validate_json(text)
+    validator = bounded_validator(model) if bounded else None
+    if validator is not None:
+        try:
+            parsed = validator.validate_json(text)
+        except Exception:  # any refusal (Absent too): the shadow and the model report it
+            parsed = None
+        if type(parsed) is model:
+            return parsed
+    shadow = checker(model)
     if shadow is not None:
         shadow.validate_json(text)
     return model.model_validate_json(text)
 
 
-def _validated(model: type[M], document: Any, text: str | bytes, count: int) -> M:
-    """``document`` (decoded from ``text``, a copy this parse may change) as ``model``."""
+def _validated(
+    model: type[M], document: Any, text: str | bytes, count: int, *, bounded: bool = True
+) -> M:
+    """``document`` (decoded from ``text``, a copy this parse may change) as ``model``;
+    ``bounded`` as for :func:`_run_validators`."""
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
     if blank_unknown_members(model, document):
@@ -466,7 +483,7 @@ def _validated(model: type[M], document: Any, text: str | bytes, count: int) -> 
     # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
     # duplicates, non-finite numbers and lone surrogates already refused.
     try:
-        return _run_validators(model, text, count)
+        return _run_validators(model, text, count, bounded=bounded)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 
