@@ -165,3 +165,34 @@ def test_a_valid_document_it_refuses_is_read_by_the_shadow_and_the_model(
         assert parsed == alone
         assert parsed.model_dump_json() == alone.model_dump_json()
     assert shadowed == [cpir.PlanningRequest, cpir.PlanningRequest]
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_large_text_is_blanked_only_when_the_bounded_validator_refuses_it(
+    valid: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = _example()
+    if not valid:
+        document["context"]["objects"][0]["junk"] = {"big": list(range(100))}
+    text = json.dumps(document)
+    blanked: list[type[Any]] = []
+    real_blank = parse.blank_unknown_members
+
+    def spy(model: type[Any], value: Any) -> bool:
+        blanked.append(model)
+        return real_blank(model, value)
+
+    monkeypatch.setattr(parse, "FAIL_FAST_VALUES", 0)
+    monkeypatch.setattr(parse, "blank_unknown_members", spy)
+    if valid:
+        parsed = cerebri.parse_request(text)
+        assert parsed == cpir.PlanningRequest.model_validate_json(text)
+        assert blanked == []
+    else:
+        with pytest.raises(ParseError) as caught:
+            cerebri.parse_request(text)
+        assert (caught.value.code, caught.value.path) == (
+            "cpir.unknown_field",
+            "/context/objects/0/junk",
+        )
+        assert blanked == [cpir.PlanningRequest]

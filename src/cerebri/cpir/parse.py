@@ -470,20 +470,29 @@ def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     return _validated(model, document, text, count, bounded=False)
 
 
+def _bounded_parse(model: type[M], text: str | bytes) -> M | None:
+    """``text`` as ``model`` by the bounded validator (:mod:`cerebri.cpir._bounded`), or
+    ``None`` when there is none or it refuses the document (errors are then reported by the
+    shadow and the model, never by it)."""
+    validator = bounded_validator(model)
+    if validator is None:
+        return None
+    try:
+        parsed = validator.validate_json(text)
+    except Exception:  # any refusal (Absent too): the shadow and the model report it
+        return None
+    return parsed if type(parsed) is model else None
+
+
 def _run_validators(model: type[M], text: str | bytes, count: int, *, bounded: bool = True) -> M:
     """For documents of more than :data:`FAIL_FAST_VALUES` values: the bounded validator
     (when ``bounded``), and only if it refuses the document the fail-fast shadow; then the
     model. Raises the shadow's or the model's :class:`ValidationError`."""
     if count <= FAIL_FAST_VALUES:
         return model.model_validate_json(text)
-    validator = bounded_validator(model) if bounded else None
-    if validator is not None:
-        try:
-            parsed = validator.validate_json(text)
-        except Exception:  # any refusal (Absent too): the shadow and the model report it
-            parsed = None
-        if type(parsed) is model:
-            return parsed
+    parsed = _bounded_parse(model, text) if bounded else None
+    if parsed is not None:
+        return parsed
     shadow = checker(model)
     if shadow is not None:
         shadow.validate_json(text)
@@ -497,12 +506,18 @@ def _validated(
     ``bounded`` as for :func:`_run_validators`."""
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
+    if bounded and count > FAIL_FAST_VALUES:
+        # A large document the bounded validator accepts needs no blanking: that walk only
+        # keeps the errors of a refused document small (decision 0017).
+        parsed = _bounded_parse(model, text)
+        if parsed is not None:
+            return parsed
     if blank_unknown_members(model, document):
         text = json.dumps(document, ensure_ascii=False)
     # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
     # duplicates, non-finite numbers and lone surrogates already refused.
     try:
-        return _run_validators(model, text, count, bounded=bounded)
+        return _run_validators(model, text, count, bounded=False)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 
