@@ -506,18 +506,15 @@ def _validated(
     ``bounded`` as for :func:`_run_validators`."""
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
-    if bounded and count > FAIL_FAST_VALUES:
-        # A large document the bounded validator accepts needs no blanking: that walk only
-        # keeps the errors of a refused document small (decision 0017).
-        parsed = _bounded_parse(model, text)
-        if parsed is not None:
-            return parsed
+    # Unknown members are blanked before any validator reads the text, also for a valid
+    # document: pydantic-core turns the whole text into its own tree first, and a large
+    # unknown member would double the peak memory of a refused document (decision 0031).
     if blank_unknown_members(model, document):
         text = json.dumps(document, ensure_ascii=False)
     # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
     # duplicates, non-finite numbers and lone surrogates already refused.
     try:
-        return _run_validators(model, text, count, bounded=False)
+        return _run_validators(model, text, count, bounded=bounded)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 
