@@ -282,16 +282,25 @@ def test_a_large_valid_request_parses_to_what_the_model_alone_gives(
 ) -> None:
     extra = [f"t{i}" for i in range(parse.FAIL_FAST_VALUES)]
     text = _mutated(lambda d: d["target_ids"].extend(extra))
-    checked: list[type[Any]] = []
-    real_checker = parse.checker
+    bounded: list[type[Any]] = []
+    shadowed: list[type[Any]] = []
+    real_bounded, real_checker = parse.bounded_validator, parse.checker
 
-    def spy(model: type[Any]) -> Any:
-        checked.append(model)
+    def spy_bounded(model: type[Any]) -> Any:
+        bounded.append(model)
+        return real_bounded(model)
+
+    def spy_checker(model: type[Any]) -> Any:
+        shadowed.append(model)
         return real_checker(model)
 
-    monkeypatch.setattr(parse, "checker", spy)
+    monkeypatch.setattr(parse, "bounded_validator", spy_bounded)
+    monkeypatch.setattr(parse, "checker", spy_checker)
     parsed = cerebri.parse_request(text)
-    assert checked == [cpir.PlanningRequest]  # the shadow did read it
+    # A valid large document is read once, by the bounded copy of the model; the shadow,
+    # which only serves to report an error, is not asked (decision 0031, round 3).
+    assert bounded == [cpir.PlanningRequest]
+    assert shadowed == []
     alone = cpir.PlanningRequest.model_validate_json(text)
     assert parsed == alone
     assert parsed.model_dump_json() == alone.model_dump_json()

@@ -21,6 +21,7 @@ import cerebri
 from cerebri import ParseError
 from cerebri._collector import PROMOTE_AFTER, collector_paused
 from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
+from cerebri.cpir import parse
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
 
@@ -172,3 +173,84 @@ def test_a_surrogate_pair_escape_is_one_character_not_a_syntax_error() -> None:
     # The model, not the JSON layer, refuses it: ids are ASCII.
     assert (from_text.value.code, from_text.value.path) == ("cpir.invalid_value", "/trace_id")
     assert str(from_text.value) == str(from_dict.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=3), json_values))
+def test_plain_json_writes_the_same_json_value_as_json_dumps(value: dict[str, Any]) -> None:
+    data = parse._plain_json(value)
+    if data is None:  # only for a text that spells a non-finite number or a surrogate
+        written = json.dumps(value, ensure_ascii=False)
+        assert "NaN" in written or "Infinity" in written or not _encodes(written)
+        return
+    # Same members, order and values; floats spelled so that they read back identically.
+    assert json.dumps(json.loads(data)) == json.dumps(value)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_plain_json_declines_what_strict_json_cannot_hold() -> None:
+    for value in (
+        {"a": float("nan")},
+        {"a": [float("inf")]},
+        {"a": -float("inf")},
+        {"a": "lone \ud800"},
+        {"lone \udc00": 1},
+        {"a": "the word NaN"},  # declined too: the caller's json.dumps path reads it
+    ):
+        assert parse._plain_json(value) is None, value
+    assert parse._plain_json({"a": '\u2028/\x00"', "b": 1.5e-300}) is not None
+
+
+def _example() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_a_dict_with_a_non_finite_number_is_refused_as_before(value: float) -> None:
+    document = _example()
+    document["granularity"] = value
+    with pytest.raises(ParseError) as caught:
+        cerebri.parse_request(document)
+    assert caught.value.code == "json.non_finite_number"
+
+
+def test_a_dict_with_a_lone_surrogate_is_located() -> None:
+    document = _example()
+    document["scope"]["junk\ud800"] = 1
+    with pytest.raises(ParseError) as caught:
+        cerebri.parse_request(document)
+    assert (caught.value.code, caught.value.path) == ("json.syntax", "/scope/junk\ud800")
+
+
+@pytest.mark.parametrize("title", ["NaN", "-Infinity is far", "plain"])
+def test_a_dict_spelling_nan_in_a_string_parses_like_its_text(title: str) -> None:
+    document = _example()
+    document["request_id"] = title
+    try:
+        expected: object = cerebri.parse_request(json.dumps(document))
+    except ParseError as exc:
+        expected = (exc.code, exc.path, str(exc))
+    try:
+        got: object = cerebri.parse_request(document)
+    except ParseError as exc:
+        got = (exc.code, exc.path, str(exc))
+    assert got == expected
+
+
+def test_a_dict_that_once_held_a_key_not_a_str_takes_the_exact_walks() -> None:
+    document = _example()
+    scope: dict[Any, Any] = document["scope"]
+    scope[1] = "gone"
+    del scope[1]  # the dict keeps its general (not str-only) table
+    assert all(isinstance(key, str) for key in scope)
+    assert plain_tree_size(document, 128, 10**6) is None
+    assert too_deep_at(document, 128) is None
+    assert cerebri.parse_request(document) == cerebri.parse_request(json.dumps(document))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Mapping
-from itertools import chain, compress
+from itertools import compress
 from typing import Any
 
 __all__ = ["expanded_size", "plain_tree_size", "too_deep_at"]
@@ -133,18 +133,29 @@ def expanded_size(value: object, cap: int) -> int:
 
 
 _BIG_INT = 10**64  # ints of at most 64 digits; longer ones take the exact walks
+_INT_BITS = 212  # ints of at most 212 bits are below 2**212 < 10**64
 _PLAIN_KINDS = frozenset({str, int, float, bool, type(None), dict, list})
-_is_str = frozenset({str}).__contains__
 _is_int = frozenset({int}).__contains__
-_is_dict = frozenset({dict}).__contains__
 _is_container = frozenset({dict, list}).__contains__
+
+
+def _has_long_int(values: list[Any]) -> bool:
+    """True when an exact ``int`` among ``values`` has more than 64 digits. One pass of
+    ``int.bit_length``: ints of at most 212 bits are below 2**212 < 10**64; only when a
+    longer one is present are the values compared with 10**64 itself."""
+    ints = compress(values, map(_is_int, map(type, values)))
+    if max(map(int.bit_length, ints), default=0) <= _INT_BITS:
+        return False
+    longest = max(map(abs, compress(values, map(_is_int, map(type, values)))))
+    return bool(longest >= _BIG_INT)
 
 
 def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
     """:func:`expanded_size` of ``value`` when it is plain JSON data: exact ``dict`` (with
-    ``str`` keys) and ``list`` containers nested at most ``limit`` levels, holding ``str``,
-    ``int`` (at most 64 digits), ``float``, ``bool`` or ``None``, and at most ``cap`` values
-    once written out (a value held at two places counts twice, as in :func:`expanded_size`).
+    exact ``str`` keys) and ``list`` containers nested at most ``limit`` levels, holding
+    ``str``, ``int`` (at most 64 digits), ``float``, ``bool`` or
+    ``None``, and at most ``cap`` values once written out (a value held at two places
+    counts twice, as in :func:`expanded_size`).
     ``None`` for anything else, a cycle included (it is deeper than any limit): the caller
     then runs the exact walks (:func:`too_deep_at`, :func:`expanded_size`), which name what
     is wrong.
@@ -162,23 +173,21 @@ def plain_tree_size(value: object, limit: int, cap: int) -> int | None:
     while level:
         if depth > limit:
             return None
-        dicts = list(compress(level, map(_is_dict, map(type, level))))
-        if dicts and not all(map(_is_str, map(type, chain.from_iterable(dicts)))):
-            return None  # a key that is not a str
         width = sum(map(len, level))
         total += width
         if total > cap:
             return None
         values = gc.get_referents(*level)  # the values of str-keyed dicts, the list items
-        if len(values) < width:
-            return None  # not CPython's traversal: let the exact walks decide
+        if len(values) != width:
+            # CPython visits a list's items and, in a dict whose keys are all exact
+            # ``str`` (its compact "unicode" table), only the values; any other dict also
+            # yields its keys. So a different count means a key that is not a ``str``
+            # (or a dict that once held one), or another traversal: the exact walks decide.
+            return None
         kinds = set(map(type, values))
         if not kinds <= _PLAIN_KINDS:
             return None
-        if int in kinds and (
-            min(compress(values, map(_is_int, map(type, values)))) <= -_BIG_INT
-            or max(compress(values, map(_is_int, map(type, values)))) >= _BIG_INT
-        ):
+        if int in kinds and _has_long_int(values):
             return None
         level = list(compress(values, map(_is_container, map(type, values))))
         depth += 1

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from cerebri._collector import collector_paused
 from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
+from cerebri.cpir._bounded import bounded_validator
 from cerebri.cpir._failfast import MISSING, checker
 from cerebri.cpir._unknown import blank_unknown_members
 from cerebri.cpir.request import PlanningRequest
@@ -41,10 +43,12 @@ decoded Python document may hold; beyond is ``input.too_large``. It stops values
 sub-values from expanding to astronomical text (``[x, x]`` nested 60 levels deep)."""
 
 FAIL_FAST_VALUES = 2**14
-"""Documents of more JSON values than this are first checked by a fail-fast shadow of the
-model (:mod:`cerebri.cpir._failfast`), which stops each array at its first wrong item, so
-pydantic never lists one error per item (decision 0017). Smaller documents, and every
-document the shadow accepts, go to the model directly."""
+"""Documents of more JSON values than this are validated by the bounded copy of the model
+(:mod:`cerebri.cpir._bounded`, decision 0031), which stops each array at its first wrong
+item and a left-out member at once, so pydantic never lists one error per item or copies
+the document into ``missing`` errors (decision 0017). Only when it refuses the document is
+the fail-fast shadow (:mod:`cerebri.cpir._failfast`) asked for the error, then the model.
+Smaller documents go to the model directly."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -390,6 +394,26 @@ def _dumped(source: Mapping[str, Any]) -> str:
         raise ParseError(f"not JSON data: {exc}", code="json.syntax") from None
 
 
+def _plain_json(source: Mapping[str, Any]) -> bytes | None:
+    """A plain tree (see :func:`~cerebri._nesting.plain_tree_size`) as UTF-8 JSON text,
+    written by pydantic-core (about three times faster than ``json.dumps``), or ``None``
+    when that text would not be valid strict JSON: a lone surrogate (which pydantic-core
+    refuses to write) or a non-finite number (written as ``NaN``/``Infinity``; any such
+    spelling in the text, even inside a string, answers ``None``). The caller then takes
+    the ``json.dumps`` path, which reports them.
+
+    Both writers give the same JSON value: dict order kept, strings escaped as JSON
+    requires, floats in a shortest spelling that reads back as the same double.
+    """
+    try:
+        data = to_json(source, inf_nan_mode="constants")
+    except PydanticSerializationError:
+        return None
+    if b"NaN" in data or b"Infinity" in data:
+        return None
+    return data
+
+
 def parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
     """Parse ``source`` (JSON text, UTF-8 bytes, or already-decoded JSON values) as ``model``.
 
@@ -422,21 +446,19 @@ def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         )
     plain = plain_tree_size(source, MAX_NESTING, MAX_DECODED_VALUES)
     count = _checked_size(source) if plain is None else plain
-    text = _dumped(source)
     if plain is not None:
         # A plain tree (str keys, short integers): no key can collide once written, so the
         # text says exactly what ``source`` holds and is not decoded again. It is validated
         # as it is; only a document the validators refuse takes the path below, where a
         # decoded copy has its unknown members blanked before the error is reported (the
         # caller's ``source`` is never changed).
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            _check_structure(source)
-        try:
-            return _run_validators(model, text, count)
-        except ValidationError:
-            pass
+        data = _plain_json(source)
+        if data is not None:
+            try:
+                return _run_validators(model, data, count)
+            except ValidationError:
+                pass  # the bounded validator, if any, refused it already: not asked again
+    text = _dumped(source)
     # Depth and size are known from the walk above; what the text can still hide is a
     # duplicate key (``{1: …, "1": …}``), a too long integer (both refused by the decoder)
     # or a lone surrogate, which only the walk below can locate.
@@ -445,28 +467,54 @@ def _parse_model(model: type[M], source: str | bytes | Mapping[str, Any]) -> M:
         text.encode("utf-8")
     except UnicodeEncodeError:
         _check_structure(document)
-    return _validated(model, document, text, count)
+    return _validated(model, document, text, count, bounded=False)
 
 
-def _run_validators(model: type[M], text: str | bytes, count: int) -> M:
-    """The fail-fast shadow (documents of more than :data:`FAIL_FAST_VALUES` values), then
-    the model; raises their :class:`ValidationError`."""
-    shadow = checker(model) if count > FAIL_FAST_VALUES else None
+def _bounded_parse(model: type[M], text: str | bytes) -> M | None:
+    """``text`` as ``model`` by the bounded validator (:mod:`cerebri.cpir._bounded`), or
+    ``None`` when there is none or it refuses the document (errors are then reported by the
+    shadow and the model, never by it)."""
+    validator = bounded_validator(model)
+    if validator is None:
+        return None
+    try:
+        parsed = validator.validate_json(text)
+    except Exception:  # any refusal (Absent too): the shadow and the model report it
+        return None
+    return parsed if type(parsed) is model else None
+
+
+def _run_validators(model: type[M], text: str | bytes, count: int, *, bounded: bool = True) -> M:
+    """For documents of more than :data:`FAIL_FAST_VALUES` values: the bounded validator
+    (when ``bounded``), and only if it refuses the document the fail-fast shadow; then the
+    model. Raises the shadow's or the model's :class:`ValidationError`."""
+    if count <= FAIL_FAST_VALUES:
+        return model.model_validate_json(text)
+    parsed = _bounded_parse(model, text) if bounded else None
+    if parsed is not None:
+        return parsed
+    shadow = checker(model)
     if shadow is not None:
         shadow.validate_json(text)
     return model.model_validate_json(text)
 
 
-def _validated(model: type[M], document: Any, text: str | bytes, count: int) -> M:
-    """``document`` (decoded from ``text``, a copy this parse may change) as ``model``."""
+def _validated(
+    model: type[M], document: Any, text: str | bytes, count: int, *, bounded: bool = True
+) -> M:
+    """``document`` (decoded from ``text``, a copy this parse may change) as ``model``;
+    ``bounded`` as for :func:`_run_validators`."""
     if not isinstance(document, dict):
         raise ParseError("a CPIR document is a JSON object", code="json.not_object", path="")
+    # Unknown members are blanked before any validator reads the text, also for a valid
+    # document: pydantic-core turns the whole text into its own tree first, and a large
+    # unknown member would double the peak memory of a refused document (decision 0031).
     if blank_unknown_members(model, document):
         text = json.dumps(document, ensure_ascii=False)
     # Otherwise ``text`` says exactly what ``document`` holds: same members and values,
     # duplicates, non-finite numbers and lone surrogates already refused.
     try:
-        return _run_validators(model, text, count)
+        return _run_validators(model, text, count, bounded=bounded)
     except ValidationError as exc:
         raise _translate(exc, document) from None
 
