@@ -155,6 +155,6 @@ def test_node_answers_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
     _node("identity.test.mjs", {"CEREBRI_NODE_EXPECTED": str(manifest)})
 
 
-@pytest.mark.parametrize("test_file", ["failures.test.mjs", "concurrency.test.mjs"])
+@pytest.mark.parametrize("test_file", ["failures.test.mjs", "concurrency.test.mjs", "lifecycle.test.mjs"])
 def test_node_limits_failures_and_concurrency(test_file: str) -> None:
     _node(test_file)
