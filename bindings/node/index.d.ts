@@ -38,17 +38,28 @@ export class CerebriError extends Error {
   constructor(code: string, message: string, path?: string | null);
 }
 
-/** Largest request, in UTF-8 bytes of its JSON text: 256 KiB. */
+/** Default largest plan/validate/temporal request, in UTF-8 bytes of its JSON text: 256 KiB. */
 export const MAX_INPUT_BYTES: number;
+/** Default largest findSlot request (it carries calendars), as POST /v1/find-slot: 4 MiB. */
+export const MAX_FIND_SLOT_BYTES: number;
 /** Largest answer, in bytes: 16 MiB. */
 export const MAX_OUTPUT_BYTES: number;
 /** Default per-call timeout, in milliseconds: 60 000. */
 export const DEFAULT_TIMEOUT_MS: number;
 
 export interface CallOptions {
-  /** Milliseconds from the call to its answer, queueing included (default 60 000). */
+  /**
+   * Milliseconds from the call to its answer, queueing included (default 60 000); an
+   * integer from 1 to 2**31-1, else `bridge.invalid_argument`.
+   */
   timeoutMs?: number;
-  /** Largest request in bytes (default MAX_INPUT_BYTES). */
+  /**
+   * Largest request in bytes. On a client: the limit its `cerebri bridge` processes are
+   * started with (default MAX_INPUT_BYTES); it may be raised. On a client's call: it may
+   * only lower the client's limit (MAX_FIND_SLOT_BYTES by default for findSlot); a larger
+   * value is `bridge.invalid_argument`. On the module functions a larger value gets a
+   * client of its own for the call.
+   */
   maxInputBytes?: number;
 }
 
@@ -61,6 +72,8 @@ export interface ClientOptions extends CallOptions {
   cwd?: string;
   /** Environment of the child (and where CEREBRI_BIN and PATH are read). */
   env?: Record<string, string | undefined>;
+  /** Largest findSlot request in bytes (default MAX_FIND_SLOT_BYTES); may be raised. */
+  maxFindSlotBytes?: number;
   /** Largest answer in bytes (default MAX_OUTPUT_BYTES). */
   maxOutputBytes?: number;
   /** "spawn" mode: most processes at once (default os.availableParallelism()). */
@@ -102,7 +115,10 @@ export interface Client {
   validate(request: Request, options?: CallOptions): Promise<ValidationReport>;
   temporal(request: Request, options?: CallOptions): Promise<TemporalResult>;
   findSlot(request: Request, options?: CallOptions): Promise<FindSlotAnswer>;
-  /** Wait for the calls in flight, then end the process(es); later calls fail. */
+  /**
+   * Wait for the calls in flight, then end the process(es) and wait until they are gone;
+   * later calls fail with `bridge.closed`, and so do queued calls if the bridge dies first.
+   */
   close(): Promise<void>;
 }
 

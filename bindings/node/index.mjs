@@ -14,10 +14,13 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const MAX_INPUT_BYTES = 256 * 1024;
+export const MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024;
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_HEADER_BYTES = 64 * 1024;
 const STDERR_KEPT = 4096;
+const MAX_TIMER_MS = 2 ** 31 - 1; // Node's setTimeout clamps longer delays to 1 ms
+const EXIT_GRACE_MS = 500; // after the child exits, how long its stdout may stay open
 const OPERATIONS = new Set(["plan", "validate", "temporal", "find_slot"]);
 
 /** A failure with a stable `code` (the CLI's own, or `bridge.*`) and a JSON `path`. */
@@ -87,8 +90,14 @@ function requestBytes(request, maxInputBytes) {
   let text;
   if (typeof request === "string") text = request;
   else if (request instanceof Uint8Array) return checkSize(Buffer.from(request), maxInputBytes);
-  else if (request !== null && typeof request === "object") text = JSON.stringify(request);
-  else {
+  else if (request !== null && typeof request === "object") {
+    try {
+      text = JSON.stringify(request);
+    } catch (error) {
+      // a BigInt, a cycle, or a throwing toJSON: not a JSON document
+      throw new CerebriError("bridge.invalid_argument", `the request is not JSON: ${error.message}`);
+    }
+  } else {
     throw new CerebriError(
       "bridge.invalid_argument",
       "the request must be an object, JSON text or UTF-8 bytes",
@@ -107,9 +116,9 @@ function checkSize(bytes, maxInputBytes) {
   return bytes;
 }
 
-function positive(value, name) {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new CerebriError("bridge.invalid_argument", `${name} must be a positive integer`);
+function positive(value, name, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isSafeInteger(value) || value <= 0 || value > max) {
+    throw new CerebriError("bridge.invalid_argument", `${name} must be an integer from 1 to ${max}`);
   }
   return value;
 }
@@ -127,13 +136,20 @@ function exitError(code, signal, stderr) {
   return new CerebriError("bridge.crashed", `cerebri bridge ${how} before answering${tail}`);
 }
 
-/** Kill a child and its whole process group (it leads its own group: `detached`). */
+/**
+ * Kill a child and its whole process group (it leads its own group: `detached`). The group
+ * is killed even when the child has exited: its own children may outlive it.
+ */
 function killTree(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    if (isWindows) child.kill("SIGKILL");
-    else process.kill(-child.pid, "SIGKILL");
-  } catch {
+  if (child.pid === undefined) return;
+  if (!isWindows) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      /* the group is empty */
+    }
+  }
+  if (child.exitCode === null && child.signalCode === null) {
     try {
       child.kill("SIGKILL");
     } catch {
@@ -164,7 +180,20 @@ class Worker {
     this.stderr = "";
     this.failure = null;
     this.closed = false;
-    this.child = spawn(bin, ["bridge", "--max-output-bytes", String(maxOutputBytes)], {
+    this.grace = null;
+    this.done = new Promise((resolveDone) => {
+      this.resolveDone = resolveDone;
+    });
+    const args = [
+      "bridge",
+      "--max-input-bytes",
+      String(settings.maxInputBytes),
+      "--max-find-slot-bytes",
+      String(settings.maxFindSlotBytes),
+      "--max-output-bytes",
+      String(maxOutputBytes),
+    ];
+    this.child = spawn(bin, args, {
       stdio: ["pipe", "pipe", "pipe"],
       env: settings.env ?? process.env,
       cwd: settings.cwd,
@@ -183,14 +212,26 @@ class Worker {
     this.child.stderr.on("data", (chunk) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEPT);
     });
+    // Settle on "close" (stdout and stderr drained), or a short grace after "exit": a
+    // descendant that left the group could hold stdout open for ever.
+    this.child.on("exit", () => {
+      killTree(this.child);
+      this.grace = setTimeout(() => {
+        this.child.stdout.destroy();
+        this.child.stderr.destroy();
+        this.finish(exitError(this.child.exitCode, this.child.signalCode, this.stderr));
+      }, EXIT_GRACE_MS);
+    });
     this.child.on("close", (code, signal) => this.finish(exitError(code, signal, this.stderr)));
   }
 
   finish(error) {
     if (this.closed) return;
+    clearTimeout(this.grace);
     live.delete(this.child);
     this.closed = true;
     this.onFailure(this.failure ?? error);
+    this.resolveDone();
   }
 
   send(id, op, body) {
@@ -305,8 +346,9 @@ export function createClient(options = {}) {
     bin: options.bin,
     cwd: options.cwd,
     env: options.env,
-    timeoutMs: positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs"),
+    timeoutMs: positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs", MAX_TIMER_MS),
     maxInputBytes: positive(options.maxInputBytes ?? MAX_INPUT_BYTES, "maxInputBytes"),
+    maxFindSlotBytes: positive(options.maxFindSlotBytes ?? MAX_FIND_SLOT_BYTES, "maxFindSlotBytes"),
     maxOutputBytes: positive(options.maxOutputBytes ?? MAX_OUTPUT_BYTES, "maxOutputBytes"),
     maxProcesses: positive(options.maxProcesses ?? availableParallelism(), "maxProcesses"),
   };
@@ -328,9 +370,15 @@ class BaseClient {
         throw new CerebriError("bridge.invalid_argument", `unknown operation ${op}`);
       }
       if (this.closed) throw new CerebriError("bridge.closed", "the client is closed");
-      const body = requestBytes(request, callOptions.maxInputBytes ?? this.settings.maxInputBytes);
-      const timeoutMs = positive(callOptions.timeoutMs ?? this.settings.timeoutMs, "timeoutMs");
+      // the process was started with the client's limits: a call may lower them, not raise
+      const limit = op === "find_slot" ? this.settings.maxFindSlotBytes : this.settings.maxInputBytes;
+      const maxInputBytes = positive(callOptions.maxInputBytes ?? limit, "maxInputBytes", limit);
+      const body = requestBytes(request, maxInputBytes);
+      const timeoutMs = positive(callOptions.timeoutMs ?? this.settings.timeoutMs, "timeoutMs", MAX_TIMER_MS);
       const job = { id: this.nextId++, op, body, resolve: resolvePromise, reject, done: false };
+      job.finished = new Promise((markFinished) => {
+        job.markFinished = markFinished;
+      });
       job.timer = setTimeout(() => this.expire(job), timeoutMs);
       this.queue.push(job);
       this.pump();
@@ -343,6 +391,12 @@ class BaseClient {
     clearTimeout(job.timer);
     if (error) job.reject(error);
     else job.resolve({ text: answer.text, value: answer.value });
+    job.markFinished();
+  }
+
+  /** Settled when every call not yet settled is. */
+  pending() {
+    return Promise.all(this.unsettled().map((job) => job.finished));
   }
 
   plan(request, callOptions) {
@@ -364,6 +418,11 @@ class BridgeClient extends BaseClient {
     super(settings);
     this.worker = null;
     this.current = null;
+    this.stopping = new Set(); // workers stopped after a timeout, until they are gone
+  }
+
+  unsettled() {
+    return [this.current, ...this.queue].filter((job) => job !== null && !job.done);
   }
 
   pump() {
@@ -396,6 +455,7 @@ class BridgeClient extends BaseClient {
   }
 
   answered(worker, answer) {
+    if (worker !== this.worker) return; // a stopped process's late answer
     const job = this.current;
     if (job === null || answer.id !== job.id) {
       return worker.fail(new CerebriError("bridge.invalid_output", `an answer to request ${answer.id}, which was not asked`));
@@ -406,41 +466,48 @@ class BridgeClient extends BaseClient {
   }
 
   died(worker, error) {
-    if (this.worker === worker) this.worker = null;
+    this.stopping.delete(worker);
+    if (this.worker !== worker) return;
+    this.worker = null;
     const job = this.current;
     this.current = null;
     if (job !== null) this.settle(job, error);
-    if (!this.closed) this.pump();
+    if (!this.closed) return this.pump();
+    // closing: the calls not yet sent fail now rather than start another process
+    const closed = new CerebriError("bridge.closed", "the client was closed and its bridge ended before this call was sent");
+    for (const queued of this.queue) this.settle(queued, closed);
+    this.queue = [];
   }
 
   expire(job) {
     const error = new CerebriError("bridge.timeout", "cerebri did not answer within the timeout");
+    this.settle(job, error);
     if (this.current === job && this.worker !== null) {
-      this.worker.fail(error); // the answer is settled when the process is gone
-    } else {
-      this.settle(job, error);
+      // stop the process (the rest of the queue goes to a fresh one); the call is settled now
+      const worker = this.worker;
+      this.worker = null;
+      this.current = null;
+      this.stopping.add(worker);
+      worker.fail(error);
+      this.pump();
     }
   }
 
-  /** End the bridge process once the calls in flight are answered; later calls fail. */
-  close() {
+  /**
+   * End the bridge process once the calls in flight are answered; later calls fail. If the
+   * process dies meanwhile, the calls not yet sent fail with `bridge.closed`. Resolves when
+   * every process of this client is gone.
+   */
+  async close() {
     this.closed = true;
+    await this.pending();
     const worker = this.worker;
-    return new Promise((resolveClose) => {
-      const finish = () => {
-        if (worker === null || worker.closed) return resolveClose();
-        worker.child.once("close", () => resolveClose());
-        worker.setRef(true);
-        worker.end();
-      };
-      if (this.current === null && this.queue.every((job) => job.done)) return finish();
-      const waiting = [this.current, ...this.queue].filter((job) => job && !job.done);
-      Promise.allSettled(waiting.map((job) => new Promise((r) => {
-        const { resolve: ok, reject: no } = job;
-        job.resolve = (v) => { ok(v); r(); };
-        job.reject = (e) => { no(e); r(); };
-      }))).then(finish);
-    });
+    if (worker !== null && !worker.closed) {
+      worker.setRef(true);
+      worker.end();
+      await worker.done;
+    }
+    await Promise.all([...this.stopping].map((stopped) => stopped.done));
   }
 }
 
@@ -448,6 +515,10 @@ class SpawnClient extends BaseClient {
   constructor(settings) {
     super(settings);
     this.running = new Map();
+  }
+
+  unsettled() {
+    return [...this.running.keys(), ...this.queue].filter((job) => !job.done);
   }
 
   pump() {
@@ -489,19 +560,15 @@ class SpawnClient extends BaseClient {
 
   expire(job) {
     const error = new CerebriError("bridge.timeout", "cerebri did not answer within the timeout");
-    const worker = this.running.get(job);
-    if (worker !== undefined) worker.fail(error);
-    else this.settle(job, error);
+    this.settle(job, error); // now; the process still counts against maxProcesses until gone
+    this.running.get(job)?.fail(error);
   }
 
-  close() {
+  /** Wait for the calls in flight and their processes; later calls fail. */
+  async close() {
     this.closed = true;
-    const waiting = [...this.running.keys(), ...this.queue].filter((job) => !job.done);
-    return Promise.allSettled(waiting.map((job) => new Promise((r) => {
-      const { resolve: ok, reject: no } = job;
-      job.resolve = (v) => { ok(v); r(); };
-      job.reject = (e) => { no(e); r(); };
-    }))).then(() => undefined);
+    await this.pending();
+    await Promise.all([...this.running.values()].map((worker) => worker.done));
   }
 }
 
@@ -514,12 +581,23 @@ function defaultClient() {
 function through(op, request, options) {
   if (options === undefined) return defaultClient().call(op, request);
   const { timeoutMs, maxInputBytes, ...clientOptions } = options;
-  if (Object.keys(clientOptions).length === 0) {
+  const limit = op === "find_slot" ? MAX_FIND_SLOT_BYTES : MAX_INPUT_BYTES;
+  if (Object.keys(clientOptions).length === 0 && !(maxInputBytes > limit)) {
     return defaultClient().call(op, request, { timeoutMs, maxInputBytes });
   }
-  // other options (bin, mode, maxOutputBytes...) get a client of their own for this call
-  const client = createClient(options);
-  return client.call(op, request).finally(() => client.close());
+  // other options (bin, mode, maxOutputBytes...) or a raised input limit get a client of
+  // their own for this call, whose process is started with that limit
+  const own = { ...options };
+  if (op === "find_slot" && maxInputBytes > (options.maxFindSlotBytes ?? limit)) {
+    own.maxFindSlotBytes = maxInputBytes;
+  }
+  let client;
+  try {
+    client = createClient(own);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return client.call(op, request, { maxInputBytes }).finally(() => client.close());
 }
 
 /** The PlanningResult of a CPIR request (`cerebri plan`, `POST /v1/plan`). */

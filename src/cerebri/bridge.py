@@ -40,8 +40,10 @@ from cerebri.planner import plan, validate
 from cerebri.service.find_slot_api import answer_wire, plan_slots
 from cerebri.service.find_slot_body import read_find_slot_body
 from cerebri.service.problems import ServiceError
+from cerebri.service.settings import MAX_FIND_SLOT_BYTES
 
 __all__ = [
+    "DEFAULT_MAX_FIND_SLOT_BYTES",
     "DEFAULT_MAX_INPUT_BYTES",
     "DEFAULT_MAX_OUTPUT_BYTES",
     "MAX_HEADER_BYTES",
@@ -53,6 +55,8 @@ __all__ = [
 
 DEFAULT_MAX_INPUT_BYTES: Final = 256 * 1024
 """Largest request body, in bytes (the HTTP service's ``max_request_bytes``)."""
+DEFAULT_MAX_FIND_SLOT_BYTES: Final = MAX_FIND_SLOT_BYTES
+"""Largest ``find_slot`` body, in bytes: 4 MiB, as ``POST /v1/find-slot`` (it carries calendars)."""
 DEFAULT_MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
 """Largest answer body, in bytes; longer answers are refused (``bridge.output_too_large``)."""
 MAX_HEADER_BYTES: Final = 4096
@@ -182,13 +186,14 @@ def serve(
     *,
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    max_find_slot_bytes: int = DEFAULT_MAX_FIND_SLOT_BYTES,
 ) -> int:
     """Answer framed requests from ``stdin`` on ``stdout`` until end of input.
 
-    A body over ``max_input_bytes`` is read past and refused with ``input.too_large``
-    without being parsed. Returns the exit status: 0 at end of input, 2 after a malformed
-    header or a body cut short by end of input (the ``bridge.invalid_request`` refusal
-    is written first).
+    A body over ``max_input_bytes`` (``max_find_slot_bytes`` for ``find_slot``, as the HTTP
+    routes) is read past and refused with ``input.too_large`` without being parsed.
+    Returns the exit status: 0 at end of input, 2 after a malformed header or a body cut
+    short by end of input (the ``bridge.invalid_request`` refusal is written first).
     """
     while True:
         line = stdin.readline(MAX_HEADER_BYTES)
@@ -204,9 +209,10 @@ def serve(
         except BridgeError as refusal:
             _write(stdout, _refusal(None, refusal))
             return 2
-        if length > max_input_bytes:
+        limit = max_find_slot_bytes if op == "find_slot" else max_input_bytes
+        if length > limit:
             complete = _skip(stdin, length) == length
-            too_large = InputTooLargeError(f"input is larger than {max_input_bytes} bytes")
+            too_large = InputTooLargeError(f"input is larger than {limit} bytes")
             _write(stdout, _refusal(ident, BridgeError(too_large.code, too_large.message)))
             if not complete:
                 return 2

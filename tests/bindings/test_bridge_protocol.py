@@ -15,9 +15,10 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from cerebri._json import compact
-from cerebri.bridge import MAX_HEADER_BYTES, serve
+from cerebri.bridge import DEFAULT_MAX_FIND_SLOT_BYTES, MAX_HEADER_BYTES, serve
 from cerebri.planner import plan, validate
 from cerebri.service import create_app
+from cerebri.service.settings import ServiceSettings
 
 EXAMPLE = (
     Path(__file__).resolve().parents[2] / "src" / "cerebri" / "service" / "examples"
@@ -75,6 +76,24 @@ def test_find_slot_refusals_carry_the_route_code_and_path() -> None:
             "/v1/find-slot", content=body, headers={"Content-Type": "application/json"}
         ).json()
         assert (error["code"], error["path"]) == (problem["code"], problem["path"])
+
+
+def test_find_slot_has_its_own_limit_as_the_http_route() -> None:
+    # a body between the two limits: refused for plan, read (and judged) for find_slot
+    body = b'{"calendars": []}' + b" " * 600
+    status, lines = run(
+        frame(1, "plan", body) + frame(2, "find_slot", body),
+        max_input_bytes=500,
+        max_find_slot_bytes=len(body),
+    )
+    assert status == 0
+    errors = [json.loads(line)["error"] for line in lines]
+    assert errors[0]["code"] == "input.too_large"
+    assert errors[1]["code"] != "input.too_large"
+    status, lines = run(frame(3, "find_slot", body + b" "), max_find_slot_bytes=len(body))
+    assert json.loads(lines[0])["error"]["code"] == "input.too_large"
+    # the default is the HTTP route's (ServiceSettings.max_find_slot_bytes)
+    assert ServiceSettings().max_find_slot_bytes == DEFAULT_MAX_FIND_SLOT_BYTES
 
 
 def test_broken_framing_ends_the_session() -> None:

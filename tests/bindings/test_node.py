@@ -155,6 +155,41 @@ def test_node_answers_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
     _node("identity.test.mjs", {"CEREBRI_NODE_EXPECTED": str(manifest)})
 
 
-@pytest.mark.parametrize("test_file", ["failures.test.mjs", "concurrency.test.mjs"])
+@pytest.mark.parametrize(
+    "test_file", ["failures.test.mjs", "concurrency.test.mjs", "lifecycle.test.mjs"]
+)
 def test_node_limits_failures_and_concurrency(test_file: str) -> None:
     _node(test_file)
+
+
+@pytest.mark.parametrize("name", ["design-review", "infeasible-workshop"])
+def test_the_readme_example_plans_a_shipped_example(name: str, tmp_path: Path) -> None:
+    """``bindings/node/examples/plan.mjs`` prints the PlanningResult of the Python API."""
+    node = shutil.which("node")
+    assert node is not None, "Node 20 is needed for the bindings/node tests (node on PATH)"
+    source = EXAMPLES / f"{name}.json"
+    env = {**os.environ, "CEREBRI_BIN": str(CEREBRI)}
+    done = subprocess.run(
+        [node, "examples/plan.mjs", str(source)],
+        cwd=PACKAGE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == plan(source.read_bytes()).to_wire()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", "utf-8")
+    failed = subprocess.run(
+        [node, "examples/plan.mjs", str(broken)],
+        cwd=PACKAGE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("error json.syntax")

@@ -8,7 +8,12 @@ from typing import Annotated
 
 import typer
 
-from cerebri.bridge import DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, serve
+from cerebri.bridge import (
+    DEFAULT_MAX_FIND_SLOT_BYTES,
+    DEFAULT_MAX_INPUT_BYTES,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    serve,
+)
 from cerebri.cli._app import app
 
 __all__ = ["bridge"]
@@ -24,6 +29,12 @@ def bridge(
         int,
         typer.Option("--max-output-bytes", min=0, help="Largest answer body, in bytes."),
     ] = DEFAULT_MAX_OUTPUT_BYTES,
+    max_find_slot_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-find-slot-bytes", min=0, help="Largest find_slot request body, in bytes."
+        ),
+    ] = DEFAULT_MAX_FIND_SLOT_BYTES,
 ) -> None:
     """Answer framed requests from stdin until it ends: a JSON header line
     {"id", "op", "length"} then LENGTH bytes of request JSON; each answer is a header line
@@ -35,6 +46,7 @@ def bridge(
         sys.stdout.buffer,
         max_input_bytes=max_input_bytes,
         max_output_bytes=max_output_bytes,
+        max_find_slot_bytes=max_find_slot_bytes,
     )
     if status:
         raise typer.Exit(status)
