@@ -29,6 +29,10 @@ class McpSettings:
 
     Attributes:
         summary_bytes: largest answer (bytes of JSON text) returned whole.
+        ics: .ics calendars by name (``name -> file``) a tool may read
+            (``cerebri mcp --ics NAME=PATH``).
+        ics_root: a folder inside which tools may read .ics files by path (symbolic links
+            resolved); ``None``: tool-given paths are refused (``mcp.path_not_allowed``).
         caldav: CalDAV sources by name (``name -> URL``); ``caldav_user``/``caldav_password``
             are the credentials for all of them.
         key, keyid, registry: the Ed25519 signing key (PKCS#8 PEM), its id and the key
@@ -42,6 +46,8 @@ class McpSettings:
     """
 
     summary_bytes: int = DEFAULT_SUMMARY_BYTES
+    ics: Mapping[str, Path] = field(default_factory=dict)
+    ics_root: Path | None = None
     caldav: Mapping[str, str] = field(default_factory=dict)
     caldav_user: str | None = None
     caldav_password: str | None = None
