@@ -9,6 +9,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
@@ -145,3 +146,34 @@ def test_a_non_loopback_host_needs_allow_remote_and_a_token() -> None:
     for allow in (False, True):
         with pytest.raises(cerebri.CerebriError):
             check_host("192.0.2.1", allow_remote=allow)
+
+
+def _example_lasting(seconds: int) -> dict[str, object]:
+    request: dict[str, Any] = json.loads(EXAMPLE.read_text())
+    request["duration"]["value"]["knowledge"]["data"] = seconds
+    return request
+
+
+def test_kept_answers_are_capped_by_bytes_oldest_forgotten_first() -> None:
+    first, second = _example_lasting(2700), _example_lasting(1800)
+    sizes = [len(pretty(cerebri.plan(json.dumps(r)).to_wire()).encode()) for r in (first, second)]
+    cap = max(sizes) + 1  # room for either answer, never for both
+    with live_server("--summary-bytes", "200", "--kept-bytes", str(cap)) as live:
+        one = live.ok("plan", {"request": first})
+        assert live.read(one["resource"]) == pretty(cerebri.plan(json.dumps(first)).to_wire())
+        two = live.ok("plan", {"request": second})
+        assert two["resource"] != one["resource"]
+        assert live.read(two["resource"]) == pretty(cerebri.plan(json.dumps(second)).to_wire())
+        with pytest.raises(Exception, match="no answer is kept"):
+            live.read(one["resource"])
+
+
+def test_an_answer_beyond_the_result_limit_is_refused_with_a_hint() -> None:
+    size = len(pretty(cerebri.plan(EXAMPLE.read_bytes()).to_wire()).encode())
+    with live_server("--max-result-bytes", str(size - 1)) as live:
+        wire = live.error("plan", {"request": json.loads(EXAMPLE.read_text())})
+        assert wire["code"] == "mcp.result_too_large"
+        assert str(size) in wire["message"]
+        assert "granularity" in wire["message"]
+    with live_server("--max-result-bytes", str(size)) as live:
+        assert live.ok("plan", {"request": EXAMPLE.read_text()})["outcome"]

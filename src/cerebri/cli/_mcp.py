@@ -126,6 +126,23 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "a resource.",
         ),
     ] = 64 * 1024,
+    max_result_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-result-bytes",
+            min=1,
+            help="Refuse an answer longer than this (JSON bytes; default 16 MiB).",
+        ),
+    ] = 16 * 1024 * 1024,
+    kept_bytes: Annotated[
+        int,
+        typer.Option(
+            "--kept-bytes",
+            min=1,
+            help="Keep at most this many bytes of full answers as resources, oldest "
+            "forgotten first (default 64 MiB; also at most 64 answers).",
+        ),
+    ] = 64 * 1024 * 1024,
     at: Annotated[
         str | None,
         typer.Option("--at", help="RFC 3339 instant to use as now instead of the clock."),
@@ -153,6 +170,8 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 raise CerebriError(f"--at: {exc}", code="input.invalid_option") from None
         settings = McpSettings(
             summary_bytes=summary_bytes,
+            max_result_bytes=max_result_bytes,
+            kept_bytes=kept_bytes,
             ics={name: Path(path) for name, path in _named("--ics", ics).items()},
             ics_root=_ics_root(ics_root),
             caldav=_named("--caldav", caldav),

@@ -120,7 +120,11 @@ def _call(
 
 def build_server(settings: McpSettings) -> Server[Any]:
     """The low-level MCP server for ``settings`` (one :class:`ResultStore` per server)."""
-    results = ResultStore(settings.summary_bytes)
+    results = ResultStore(
+        settings.summary_bytes,
+        max_kept_bytes=settings.kept_bytes,
+        max_result_bytes=settings.max_result_bytes,
+    )
     tools = tool_list(with_store=settings.store is not None)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
