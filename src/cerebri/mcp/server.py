@@ -29,7 +29,7 @@ from cerebri import __version__
 from cerebri._json import JSONValue, compact
 from cerebri.errors import CerebriError
 from cerebri.mcp.calendar_tools import find_slot_tool, freebusy_tool
-from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, error_result
+from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, check_values, error_result
 from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
 from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
 from cerebri.mcp.settings import McpSettings
@@ -103,6 +103,7 @@ def _call(
             )
         )
     try:
+        check_values(arguments or {})
         try:
             args: BaseModel = spec.arguments.model_validate(arguments or {})
         except ValidationError as exc:
