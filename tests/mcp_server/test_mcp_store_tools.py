@@ -55,6 +55,7 @@ class World:
     keys: Path
     objects: Path
     executor: Executor
+    calendar: Path
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +82,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     add_principal(executor, BOT, roles=["requester"])
     register_key(executor, BOT, keyid="bot", public_key=key.public_key, valid_from=key.valid_from)
     grant(executor, BOT, "calendar.event.create", calendar="work")
-    return World(url, keys, root / "objects", executor)
+    calendar = root / "cal.ics"
+    calendar.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nEND:VCALENDAR\r\n")
+    return World(url, keys, root / "objects", executor, calendar)
 
 
 @pytest.fixture(scope="module")
 def live(world: World) -> Iterator[Live]:
     options = ["--at", AT, "--store", world.url, "--objects", str(world.objects)]
     options += ["--key", str(world.keys / "bot.pem"), "--keyid", "bot", "--author", BOT]
+    options += ["--ics", f"team={world.calendar}"]
     with live_server(*options) as connected:
         yield connected
 
@@ -208,10 +212,10 @@ def test_store_tool_errors_are_typed(live: Live, world: World) -> None:
     assert _state(world) == before
 
 
-def _every_tool_call(plan_id: str, calendar: Path) -> list[tuple[str, dict[str, Any]]]:
+def _every_tool_call(plan_id: str) -> list[tuple[str, dict[str, Any]]]:
     meeting = _meeting()
     claiming = {**meeting, "approvals": [{"approval_id": "x", "status": "approved"}]}
-    window = {"ics": [str(calendar)], "between": "2026-10-05T08:00/2026-10-05T18:00"}
+    window = {"ics": ["team"], "between": "2026-10-05T08:00/2026-10-05T18:00"}
     example = json.loads(EXAMPLE.read_text())
     return [
         ("validate_request", {"request": example}),
@@ -228,13 +232,11 @@ def _every_tool_call(plan_id: str, calendar: Path) -> list[tuple[str, dict[str, 
 
 
 def test_no_tool_can_approve_the_agents_plan(
-    live: Live, world: World, submitted: dict[str, Any], tmp_path: Path
+    live: Live, world: World, submitted: dict[str, Any]
 ) -> None:
     plan_id = submitted["submitted"]["plan_id"]
-    calendar = tmp_path / "cal.ics"
-    calendar.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nEND:VCALENDAR\r\n")
     [opened] = list_approvals(world.executor)
-    calls = _every_tool_call(plan_id, calendar)
+    calls = _every_tool_call(plan_id)
     assert {name for name, _ in calls} == {tool.name for tool in live.tools()}
     answers = [live.call(name, arguments) for name, arguments in calls]
     refused = [(name, a.structured_content) for (name, _), a in zip(calls, answers, strict=True)

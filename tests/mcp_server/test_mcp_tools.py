@@ -49,8 +49,8 @@ def calendars(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def live() -> Iterator[Live]:
-    with live_server("--at", AT) as connected:
+def live(calendars: dict[str, Path]) -> Iterator[Live]:
+    with live_server("--at", AT, "--ics-root", str(calendars["alice"].parent)) as connected:
         yield connected
 
 
@@ -175,8 +175,8 @@ def test_find_slot_refuses_bad_options_with_their_path(
     assert live.error("find_slot", {**base, "tz": "Mars/Base"})["path"] == "/tz"
     unknown = live.error("find_slot", {**base, "caldav": ["work"]})
     assert (unknown["code"], unknown["path"]) == ("mcp.not_configured", "/caldav/0")
-    missing = live.error("find_slot", {**base, "ics": ["/nonexistent/x.ics"]})
-    assert missing["code"] == "input.unreadable"
+    missing = live.error("find_slot", {**base, "ics": ["nonexistent.ics"]})
+    assert (missing["code"], missing["path"]) == ("input.unreadable", "/ics/0")
 
 
 def test_freebusy_answers_as_the_python_api(live: Live, calendars: dict[str, Path]) -> None:

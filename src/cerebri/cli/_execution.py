@@ -200,6 +200,23 @@ def _is_envelope(source: bytes) -> bool:
     return isinstance(document, dict) and "schema/v" in document
 
 
+def _refuse_unsigned(source: bytes) -> None:
+    """An envelope without any signature (``cerebri mcp`` without ``--key`` hands such
+    envelopes out) is ``proposal.schema`` at ``/signature``, said plainly, before anything
+    else is read."""
+    from cerebri.proposals import ProposalError, load_json  # noqa: PLC0415
+
+    document = load_json(source)
+    if isinstance(document, dict) and "signature" not in document:
+        raise ProposalError(
+            "the envelope is unsigned (no signature member): only a signed envelope can be "
+            "submitted; sign it with `cerebri propose --key ... --keyid ...` (or start "
+            "`cerebri mcp` with --key and --keyid)",
+            code="proposal.schema",
+            path="/signature",
+        )
+
+
 def _submit_envelope(
     executor: Executor,
     source: bytes,
@@ -211,9 +228,11 @@ def _submit_envelope(
 ) -> Submitted:
     from cerebri.execution import ExecutionError, submit_envelope  # noqa: PLC0415
     from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
-    from cerebri.proposals import Envelope, ObjectStore  # noqa: PLC0415
+    from cerebri.proposals import ObjectStore  # noqa: PLC0415
+    from cerebri.proposals.checks import check_schema  # noqa: PLC0415
 
     data = source
+    _refuse_unsigned(data)
     if (artifact is None) == (objects is None):
         raise ExecutionError(
             "an envelope comes with its artifact: give --objects DIR (the object store "
@@ -224,7 +243,7 @@ def _submit_envelope(
         artifact_bytes = read_input(str(artifact))
     else:
         assert objects is not None
-        ref = Envelope.model_validate_json(data).candidate.artifact_ref
+        ref = check_schema(data).envelope.candidate.artifact_ref  # typed shape errors
         artifact_bytes = ObjectStore(objects).get(ref)
     return submit_envelope(
         executor,

@@ -14,17 +14,30 @@ from cerebri.errors import CerebriError
 __all__ = ["mcp_command"]
 
 
-def _caldav_sources(values: list[str] | None) -> dict[str, str]:
-    """``NAME=URL`` pairs; a malformed or repeated name is ``input.invalid_option``."""
-    sources: dict[str, str] = {}
+def _named(option: str, values: list[str] | None) -> dict[str, str]:
+    """``NAME=VALUE`` pairs of a repeatable ``option``; a malformed or repeated name is
+    ``input.invalid_option``."""
+    pairs: dict[str, str] = {}
     for value in values or []:
-        name, sep, url = value.partition("=")
-        if not sep or not name or not url:
-            raise CerebriError(f"--caldav {value!r}: write NAME=URL", code="input.invalid_option")
-        if name in sources:
-            raise CerebriError(f"--caldav: {name!r} is given twice", code="input.invalid_option")
-        sources[name] = url
-    return sources
+        name, sep, target = value.partition("=")
+        if not sep or not name or not target:
+            raise CerebriError(
+                f"{option} {value!r}: write NAME={'URL' if option == '--caldav' else 'PATH'}",
+                code="input.invalid_option",
+            )
+        if name in pairs:
+            raise CerebriError(f"{option}: {name!r} is given twice", code="input.invalid_option")
+        pairs[name] = target
+    return pairs
+
+
+def _ics_root(root: Path | None) -> Path | None:
+    """``--ics-root`` resolved; it must be an existing folder."""
+    if root is None:
+        return None
+    if not root.is_dir():
+        raise CerebriError(f"--ics-root {str(root)!r}: not a folder", code="input.invalid_option")
+    return root.resolve()
 
 
 @app.command("mcp", short_help="Serve the planning tools to MCP clients (agents).")
@@ -34,11 +47,38 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = False,
     host: Annotated[str, typer.Option("--host", help="With --http: address.")] = "127.0.0.1",
     port: Annotated[
-        int, typer.Option("--port", min=1, max=65535, help="With --http: TCP port.")
+        int,
+        typer.Option("--port", min=0, max=65535, help="With --http: TCP port (0 = any free port)."),
     ] = 8765,
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="Permit a non-loopback --host.")
     ] = False,
+    ics: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ics",
+            metavar="NAME=PATH",
+            help="An .ics calendar the tools may read by NAME (repeatable).",
+        ),
+    ] = None,
+    ics_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--ics-root",
+            metavar="DIR",
+            help="Let the tools read .ics files by path inside DIR (symbolic links resolved). "
+            "Without it and --ics, tools read no files.",
+        ),
+    ] = None,
+    token_env: Annotated[
+        str,
+        typer.Option(
+            "--token-env",
+            metavar="NAME",
+            help="With --http: environment variable holding the bearer token every request "
+            "must carry (required with a non-loopback --host).",
+        ),
+    ] = "CEREBRI_MCP_TOKEN",  # noqa: S107 - a variable name, not a secret
     caldav: Annotated[
         list[str] | None,
         typer.Option(
@@ -86,6 +126,23 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "a resource.",
         ),
     ] = 64 * 1024,
+    max_result_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-result-bytes",
+            min=1,
+            help="Refuse an answer longer than this (JSON bytes; default 16 MiB).",
+        ),
+    ] = 16 * 1024 * 1024,
+    kept_bytes: Annotated[
+        int,
+        typer.Option(
+            "--kept-bytes",
+            min=1,
+            help="Keep at most this many bytes of full answers as resources, oldest "
+            "forgotten first (default 64 MiB; also at most 64 answers).",
+        ),
+    ] = 64 * 1024 * 1024,
     at: Annotated[
         str | None,
         typer.Option("--at", help="RFC 3339 instant to use as now instead of the clock."),
@@ -102,8 +159,9 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     try:
         if (key is None) != (keyid is None):
             raise CerebriError("--key and --keyid go together", code="input.invalid_option")
+        token = os.environ.get(token_env) or None
         if http:
-            check_host(host, allow_remote=allow_remote)
+            check_host(host, allow_remote=allow_remote, token=token)
         now = None
         if at is not None:
             try:
@@ -112,7 +170,11 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 raise CerebriError(f"--at: {exc}", code="input.invalid_option") from None
         settings = McpSettings(
             summary_bytes=summary_bytes,
-            caldav=_caldav_sources(caldav),
+            max_result_bytes=max_result_bytes,
+            kept_bytes=kept_bytes,
+            ics={name: Path(path) for name, path in _named("--ics", ics).items()},
+            ics_root=_ics_root(ics_root),
+            caldav=_named("--caldav", caldav),
             caldav_user=os.environ.get("CEREBRI_CALDAV_USER"),
             caldav_password=os.environ.get("CEREBRI_CALDAV_PASSWORD"),
             key=key,
@@ -126,6 +188,9 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     except CerebriError as error:
         raise fail(error) from None
     if http:
-        run_http(settings, host=host, port=port)
+        try:
+            run_http(settings, host=host, port=port, allow_remote=allow_remote, token=token)
+        except CerebriError as error:
+            raise fail(error) from None
     else:
         run_stdio(settings)

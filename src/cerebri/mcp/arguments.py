@@ -53,7 +53,13 @@ class RequestArgs(_Args):
 
 
 class _Window(_Args):
-    ics: Annotated[_Paths, _d(".ics file paths, one calendar (attendee) each.")] = []
+    ics: Annotated[
+        _Paths,
+        _d(
+            ".ics calendars, one attendee each: names configured on the server (cerebri mcp "
+            "--ics NAME=PATH), or paths inside its --ics-root folder."
+        ),
+    ] = []
     caldav: Annotated[
         _Names, _d("Names of CalDAV sources configured on the server (cerebri mcp --caldav).")
     ] = []
@@ -84,7 +90,9 @@ class FindSlotArgs(_Window):
     ] = None
     prefer_earliest: Annotated[StrictBool, _d("Rank early local times of day first.")] = False
     prefer_latest: Annotated[StrictBool, _d("Rank late local times of day first.")] = False
-    optional_ics: Annotated[_Paths, _d("Optional attendees' .ics files: never block.")] = []
+    optional_ics: Annotated[
+        _Paths, _d("Optional attendees' .ics calendars (names or paths, as ics): never block.")
+    ] = []
     optional_caldav: Annotated[_Names, _d("Optional attendees' configured CalDAV sources.")] = []
     min_attendance: Annotated[
         StrictStr | None,

@@ -11,7 +11,6 @@ an unknown source name is ``mcp.not_configured`` at ``/caldav/<i>``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TypeVar
 
 from icalendar import Component
@@ -32,8 +31,9 @@ from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.sources import calendar_id_for, load_sources
 from cerebri.cli.render_calendars import freebusy_wire, slots_wire
 from cerebri.errors import CerebriError
-from cerebri.ics import DEFAULT_MAX_OCCURRENCES
+from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarError
 from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
+from cerebri.mcp.calendar_files import read_calendars
 from cerebri.mcp.settings import McpSettings
 from cerebri.temporal import Instant
 from cerebri.temporal.zones import check_zone_name
@@ -85,17 +85,37 @@ def _load(
     *,
     skip: bool,
     members: tuple[str, str] = ("ics", "caldav"),
+    taken: set[str] | None = None,
 ) -> list[tuple[str, Component]]:
+    """The calendars of the ``ics`` (:mod:`cerebri.mcp.calendar_files`) and ``caldav``
+    arguments, in that order, with ids unique among ``taken``."""
     urls = _urls(caldav, settings, members[1])
-    return load_sources(
-        [Path(p) for p in ics],
-        urls,
-        window,
-        caldav_username=settings.caldav_user,
-        caldav_password=settings.caldav_password,
-        skip_invalid_events=skip,
-        caldav_cache=settings.use_cache,
-    )
+    taken = set() if taken is None else taken
+    loaded = read_calendars(ics, members[0], settings.ics, settings.ics_root, taken, skip=skip)
+    for index, url in enumerate(urls):
+        try:
+            fetched = load_sources(
+                [],
+                [url],
+                window,
+                caldav_username=settings.caldav_user,
+                caldav_password=settings.caldav_password,
+                skip_invalid_events=skip,
+                caldav_cache=settings.use_cache,
+            )
+        except CerebriError as error:
+            error.path = f"/{members[1]}/{index}"
+            if isinstance(error, CalendarError):  # quote nothing of the fetched objects
+                raise CerebriError(
+                    f"CalDAV source {caldav[index]!r} holds an object cerebri cannot read: "
+                    f"{error.code}",
+                    code=error.code,
+                    path=error.path,
+                ) from None
+            raise
+        name = calendar_id_for(caldav[index], taken)
+        loaded.extend((name, calendar) for _, calendar in fetched)
+    return loaded
 
 
 def _query(args: FindSlotArgs, window: tuple[Instant, Instant]) -> SlotQuery:
@@ -180,9 +200,9 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
             settings,
             skip=args.skip_invalid_events,
             members=("optional_ics", "optional_caldav"),
+            taken={name for name, _ in sources},
         )
-        taken = {name for name, _ in sources}
-        optional = [(calendar_id_for(name, taken), calendar) for name, calendar in loaded]
+        optional = loaded
     calendars = ImportedCalendars(
         sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
     )

@@ -19,6 +19,7 @@ Codes of the server itself (besides those of the planner, calendars, proposals..
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import mcp_types as types
@@ -27,7 +28,17 @@ from pydantic import ValidationError
 from cerebri._json import JSONValue, compact
 from cerebri.errors import CerebriError
 
-__all__ = ["INTERNAL_ERROR", "argument_error", "error_result", "pointer"]
+__all__ = [
+    "INTERNAL_ERROR",
+    "MAX_DEPTH",
+    "argument_error",
+    "check_values",
+    "error_result",
+    "pointer",
+]
+
+MAX_DEPTH = 128
+"""Deepest nesting of arrays and objects accepted in tool arguments (as the CPIR parser)."""
 
 INTERNAL_ERROR = "internal.error"
 
@@ -50,6 +61,36 @@ def argument_error(exc: ValidationError, *, prefix: str = "") -> CerebriError:
     return CerebriError(
         f"{path or 'arguments'}: {first['msg']}", code="input.invalid_option", path=path
     )
+
+
+def check_values(arguments: object) -> None:
+    """Refuse what JSON cannot carry: a ``NaN``/``Infinity`` number (the SDK's parser reads
+    ``NaN`` and ``1e999`` as floats) is ``json.non_finite_number``, nesting deeper than
+    :data:`MAX_DEPTH` is ``json.too_deep``, each at its pointer in the arguments. Iterative,
+    so any depth is examined without recursion.
+
+    Raises:
+        CerebriError: as above.
+    """
+    stack: list[tuple[object, str, int]] = [(arguments, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise CerebriError(
+                f"{path or 'arguments'}: {value!r} is not a JSON number (NaN and infinities "
+                "are not allowed)",
+                code="json.non_finite_number",
+                path=path,
+            )
+        if isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                raise CerebriError(
+                    f"arguments nest deeper than {MAX_DEPTH} levels",
+                    code="json.too_deep",
+                    path=path,
+                )
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((item, path + pointer([key]), depth + 1) for key, item in items)
 
 
 def _is_member_tag(part: str) -> bool:

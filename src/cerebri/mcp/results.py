@@ -12,8 +12,10 @@ The summary keeps every top-level scalar member, the first :data:`SUMMARY_ITEMS`
 every top-level array (``counts`` gives each array's full length) and drops the large
 diagnostic objects listed in :data:`DROPPED` (their sizes are in ``counts`` too where they
 are arrays inside). ``resources/read`` of the URI returns the full text, byte-identical to
-the CLI's ``--json`` output. At most :data:`MAX_KEPT` answers are held; the oldest is
-forgotten first (a read of a forgotten URI is ``mcp.unknown_resource``).
+the CLI's ``--json`` output. At most :data:`MAX_KEPT` answers and :data:`MAX_KEPT_BYTES` of
+their text are held; the oldest is forgotten first (a read of a forgotten URI is
+``mcp.unknown_resource``). One answer longer than :data:`MAX_RESULT_BYTES` is refused
+(``mcp.result_too_large``) rather than kept.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from cerebri.errors import CerebriError
 __all__ = [
     "DROPPED",
     "MAX_KEPT",
+    "MAX_KEPT_BYTES",
+    "MAX_RESULT_BYTES",
     "RESULT_URI_PREFIX",
     "SUMMARY_ITEMS",
     "SUMMARY_SCHEMA",
@@ -40,6 +44,10 @@ SUMMARY_ITEMS = 5
 """How many items of each top-level array a summary keeps."""
 MAX_KEPT = 64
 """How many full answers the server holds for ``resources/read``."""
+MAX_KEPT_BYTES = 64 * 1024 * 1024
+"""How many bytes (UTF-8 JSON text) of full answers the server holds, 64 MiB."""
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+"""The longest answer (UTF-8 JSON text) a tool returns or keeps, 16 MiB."""
 DROPPED = ("validation", "compilation", "dependency_graph", "conflicts")
 """Top-level members a summary leaves out (read them from the resource)."""
 
@@ -88,27 +96,50 @@ def summarise(document: dict[str, JSONValue], uri: str, size: int) -> dict[str, 
 
 @dataclass
 class ResultStore:
-    """Full answers by URI, at most :data:`MAX_KEPT`, oldest forgotten first.
+    """Full answers by URI, at most :data:`MAX_KEPT` of them and ``max_kept_bytes`` of text
+    together, oldest forgotten first.
 
-    ``limit`` is the largest answer (bytes of its JSON text) returned whole.
+    ``limit`` is the largest answer (bytes of its JSON text) returned whole;
+    ``max_result_bytes`` the largest answer at all.
     """
 
     limit: int
+    max_kept_bytes: int = MAX_KEPT_BYTES
+    max_result_bytes: int = MAX_RESULT_BYTES
     _kept: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    _sizes: dict[str, int] = field(default_factory=dict)
 
     def answer(self, document: dict[str, JSONValue]) -> dict[str, JSONValue]:
         """``document`` itself when its text fits :attr:`limit`, else its summary (the text
-        is then kept for :meth:`read`)."""
+        is then kept for :meth:`read`).
+
+        Raises:
+            CerebriError: ``mcp.result_too_large``, the text is longer than
+                :attr:`max_result_bytes` (nothing is kept).
+        """
         text = pretty(document)
         size = len(text.encode("utf-8"))
+        if size > self.max_result_bytes:
+            raise CerebriError(
+                f"the answer is {size} bytes of JSON, more than this server returns or keeps "
+                f"({self.max_result_bytes}); narrow the window (between), coarsen the "
+                "granularity, or ask for fewer candidates (max_candidates)",
+                code="mcp.result_too_large",
+            )
         if size <= self.limit:
             return document
         uri = RESULT_URI_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
         self._kept[uri] = text
+        self._sizes[uri] = size
         self._kept.move_to_end(uri)
-        while len(self._kept) > MAX_KEPT:
-            self._kept.popitem(last=False)
+        while len(self._kept) > MAX_KEPT or sum(self._sizes.values()) > self.max_kept_bytes:
+            forgotten, _ = self._kept.popitem(last=False)
+            del self._sizes[forgotten]
         return summarise(document, uri, size)
+
+    def kept_bytes(self) -> int:
+        """Bytes of text held (UTF-8)."""
+        return sum(self._sizes.values())
 
     def read(self, uri: str) -> str:
         """The full text kept under ``uri``.
@@ -121,7 +152,7 @@ class ResultStore:
         except KeyError:
             raise CerebriError(
                 f"no answer is kept under {uri!r} (unknown, or forgotten after {MAX_KEPT} "
-                "newer ones)",
+                f"newer ones or {self.max_kept_bytes} bytes of newer answers)",
                 code="mcp.unknown_resource",
             ) from None
 

@@ -13,8 +13,9 @@ Tools run in a worker thread (planning is CPU work; the event loop keeps answeri
 from __future__ import annotations
 
 import ipaddress
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
@@ -28,7 +29,7 @@ from cerebri import __version__
 from cerebri._json import JSONValue, compact
 from cerebri.errors import CerebriError
 from cerebri.mcp.calendar_tools import find_slot_tool, freebusy_tool
-from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, error_result
+from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, check_values, error_result
 from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
 from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
 from cerebri.mcp.settings import McpSettings
@@ -59,22 +60,31 @@ _HANDLERS: dict[str, Handler] = {
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 
-def check_host(host: str, *, allow_remote: bool) -> None:
-    """Refuse a non-loopback ``host`` unless ``allow_remote`` (the tools read local files).
+def check_host(host: str, *, allow_remote: bool, token: str | None = None) -> None:
+    """Refuse a non-loopback ``host`` unless ``allow_remote`` and a bearer ``token`` (the
+    tools read local calendars; every remote request must then carry the token).
 
     Raises:
         CerebriError: ``input.invalid_option``.
     """
-    if allow_remote or host == "localhost":
+    if host == "localhost":
         return
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
-    if not loopback:
+    if loopback:
+        return
+    if not allow_remote:
         raise CerebriError(
             f"--host {host!r} is not a loopback address; the tools read local calendars and "
-            "keys, so pass --allow-remote to serve other hosts on purpose",
+            "keys, so pass --allow-remote (and a token) to serve other hosts on purpose",
+            code="input.invalid_option",
+        )
+    if not token:
+        raise CerebriError(
+            f"--host {host!r} is not a loopback address: --allow-remote needs a bearer token "
+            "in the --token-env variable (CEREBRI_MCP_TOKEN by default)",
             code="input.invalid_option",
         )
 
@@ -93,6 +103,7 @@ def _call(
             )
         )
     try:
+        check_values(arguments or {})
         try:
             args: BaseModel = spec.arguments.model_validate(arguments or {})
         except ValidationError as exc:
@@ -110,7 +121,11 @@ def _call(
 
 def build_server(settings: McpSettings) -> Server[Any]:
     """The low-level MCP server for ``settings`` (one :class:`ResultStore` per server)."""
-    results = ResultStore(settings.summary_bytes)
+    results = ResultStore(
+        settings.summary_bytes,
+        max_kept_bytes=settings.kept_bytes,
+        max_result_bytes=settings.max_result_bytes,
+    )
     tools = tool_list(with_store=settings.store is not None)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -171,9 +186,42 @@ def run_stdio(settings: McpSettings) -> None:
     anyio.run(main)
 
 
-def run_http(settings: McpSettings, *, host: str, port: int) -> None:
-    """Serve streamable HTTP at ``http://host:port/mcp`` (uvicorn) until interrupted."""
+def run_http(
+    settings: McpSettings,
+    *,
+    host: str,
+    port: int,
+    allow_remote: bool = False,
+    token: str | None = None,
+    out: TextIO | None = None,
+) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` (uvicorn) until interrupted.
+
+    The socket is bound first (port 0: any free port) and ``CEREBRI_LISTEN_ADDR=<ip>:<port>``
+    printed to ``out`` (standard output), as ``cerebri serve`` does. With a ``token`` every
+    request needs ``Authorization: Bearer <token>`` (:mod:`cerebri.service.auth`; 401
+    otherwise); a non-loopback host needs ``allow_remote`` and a token.
+
+    Raises:
+        CerebriError: ``input.invalid_option`` (:func:`check_host`); ``serve.bind_failed``.
+    """
     import uvicorn  # noqa: PLC0415 - HTTP only
 
-    app = build_server(settings).streamable_http_app(host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from cerebri.service.auth import BearerTokenMiddleware  # noqa: PLC0415 - HTTP only
+    from cerebri.service.server import bind  # noqa: PLC0415 - HTTP only
+
+    check_host(host, allow_remote=allow_remote, token=token)
+    sock = bind(host, port, allow_remote=allow_remote, token=token)
+    try:
+        ip, real_port = sock.getsockname()[:2]
+        shown = f"[{ip}]" if ":" in ip else ip
+        stream = out or sys.stdout
+        stream.write(f"CEREBRI_LISTEN_ADDR={shown}:{real_port}\n")
+        stream.flush()
+        app: Any = build_server(settings).streamable_http_app(host=host)
+        if token:
+            app = BearerTokenMiddleware(app, token)
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()

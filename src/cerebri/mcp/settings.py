@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cerebri.clock import Clock, FakeClock, SystemClock
+from cerebri.mcp.results import MAX_KEPT_BYTES, MAX_RESULT_BYTES
 from cerebri.temporal import Instant
 
 __all__ = ["DEFAULT_AUTHOR", "DEFAULT_SUMMARY_BYTES", "McpSettings"]
@@ -29,6 +30,12 @@ class McpSettings:
 
     Attributes:
         summary_bytes: largest answer (bytes of JSON text) returned whole.
+        max_result_bytes: largest answer at all (``mcp.result_too_large`` beyond).
+        kept_bytes: bytes of summarised answers' full text held for ``resources/read``.
+        ics: .ics calendars by name (``name -> file``) a tool may read
+            (``cerebri mcp --ics NAME=PATH``).
+        ics_root: a folder inside which tools may read .ics files by path (symbolic links
+            resolved); ``None``: tool-given paths are refused (``mcp.path_not_allowed``).
         caldav: CalDAV sources by name (``name -> URL``); ``caldav_user``/``caldav_password``
             are the credentials for all of them.
         key, keyid, registry: the Ed25519 signing key (PKCS#8 PEM), its id and the key
@@ -42,6 +49,10 @@ class McpSettings:
     """
 
     summary_bytes: int = DEFAULT_SUMMARY_BYTES
+    max_result_bytes: int = MAX_RESULT_BYTES
+    kept_bytes: int = MAX_KEPT_BYTES
+    ics: Mapping[str, Path] = field(default_factory=dict)
+    ics_root: Path | None = None
     caldav: Mapping[str, str] = field(default_factory=dict)
     caldav_user: str | None = None
     caldav_password: str | None = None
