@@ -209,6 +209,10 @@ def test_store_tool_errors_are_typed(live: Live, world: World) -> None:
     both = live.error("preview", {"draft": _meeting(), "plan_id": "x"})
     assert (both["code"], both["path"]) == ("input.invalid_option", "")
     assert live.error("plan_status", {})["path"] == "/plan_id"
+    unknown = live.error("plan_status", {"plan_id": "p" * 100_000})
+    assert (unknown["code"], unknown["path"]) == ("execution.not_found", "/plan_id")
+    assert len(unknown["message"]) < 400  # the id is cut, not echoed whole
+    assert live.error("preview", {"plan_id": "no-such-plan"})["path"] == "/plan_id"
     assert _state(world) == before
 
 

@@ -177,6 +177,13 @@ def test_find_slot_refuses_bad_options_with_their_path(
     assert (unknown["code"], unknown["path"]) == ("mcp.not_configured", "/caldav/0")
     missing = live.error("find_slot", {**base, "ics": ["nonexistent.ics"]})
     assert (missing["code"], missing["path"]) == ("input.unreadable", "/ics/0")
+    negative = live.error("find_slot", {**base, "duration": -5})
+    assert (negative["path"], negative["code"]) == ("/duration", "input.invalid_option")
+    assert "greater than 0" in negative["message"]
+    share = live.error("find_slot", {**base, "min_attendance": 2})
+    assert share["path"] == "/min_attendance"
+    assert "not a fraction from 0 to 1" in share["message"]
+    assert live.ok("find_slot", {**base, "min_attendance": 0.5})["candidates"]
 
 
 def test_freebusy_answers_as_the_python_api(live: Live, calendars: dict[str, Path]) -> None:

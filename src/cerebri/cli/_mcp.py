@@ -11,6 +11,11 @@ import typer
 from cerebri.cli._app import app, fail
 from cerebri.errors import CerebriError
 
+DEFAULT_HOST = "127.0.0.1"
+"""``cerebri mcp --http``'s default address (loopback)."""
+DEFAULT_PORT = 8765
+"""``cerebri mcp --http``'s default TCP port."""
+
 __all__ = ["mcp_command"]
 
 
@@ -45,11 +50,11 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     http: Annotated[
         bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
     ] = False,
-    host: Annotated[str, typer.Option("--host", help="With --http: address.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option("--host", help="With --http: address.")] = DEFAULT_HOST,
     port: Annotated[
         int,
         typer.Option("--port", min=0, max=65535, help="With --http: TCP port (0 = any free port)."),
-    ] = 8765,
+    ] = DEFAULT_PORT,
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="Permit a non-loopback --host.")
     ] = False,
@@ -153,7 +158,14 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     loopback address with --http. No tool approves: an agent proposes, a human approves.
     Keys, authors, stores and CalDAV sources come from these options, never from a tool
     call."""
-    from cerebri.mcp import McpSettings, check_host, run_http, run_stdio  # noqa: PLC0415
+    from cerebri.clock import SystemClock  # noqa: PLC0415
+    from cerebri.mcp import (  # noqa: PLC0415
+        McpSettings,
+        check_configuration,
+        check_host,
+        run_http,
+        run_stdio,
+    )
     from cerebri.temporal import Instant  # noqa: PLC0415
 
     try:
@@ -162,6 +174,11 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
         token = os.environ.get(token_env) or None
         if http:
             check_host(host, allow_remote=allow_remote, token=token)
+        elif host != DEFAULT_HOST or port != DEFAULT_PORT or allow_remote:
+            raise CerebriError(
+                "--host, --port and --allow-remote apply to --http only (stdio is the default)",
+                code="input.invalid_option",
+            )
         now = None
         if at is not None:
             try:
@@ -185,6 +202,7 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
             store=store,
             at=now,
         )
+        check_configuration(settings, now or SystemClock().now())
     except CerebriError as error:
         raise fail(error) from None
     if http:

@@ -21,6 +21,7 @@ from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
 from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
 from cerebri.mcp.server import LOOPBACK_HOSTS, build_server, check_host, run_http, run_stdio
 from cerebri.mcp.settings import DEFAULT_SUMMARY_BYTES, McpSettings
+from cerebri.mcp.tools import check_configuration
 
 __all__ = [
     "DEFAULT_SUMMARY_BYTES",
@@ -31,6 +32,7 @@ __all__ = [
     "McpSettings",
     "ResultStore",
     "build_server",
+    "check_configuration",
     "check_host",
     "run_http",
     "run_stdio",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from cerebri.proposals import MAX_VALIDITY_SECONDS
 
@@ -95,9 +95,9 @@ class FindSlotArgs(_Window):
     ] = []
     optional_caldav: Annotated[_Names, _d("Optional attendees' configured CalDAV sources.")] = []
     min_attendance: Annotated[
-        StrictStr | None,
+        StrictStr | StrictFloat | StrictInt | None,
         _d(
-            "Offer only slots where at least this fraction (0-1, e.g. '0.8') of all "
+            "Offer only slots where at least this fraction (0-1, e.g. 0.8) of all "
             "attendees is free."
         ),
     ] = None

@@ -166,7 +166,7 @@ def _query(args: FindSlotArgs, window: tuple[Instant, Instant]) -> SlotQuery:
             prefer_latest=args.prefer_latest,
             min_attendance=None
             if args.min_attendance is None
-            else _value("/min_attendance", parse_attendance, args.min_attendance),
+            else _value("/min_attendance", parse_attendance, str(args.min_attendance)),
             max_candidates=args.max_candidates,
         )
     except ValueError as exc:  # calendars.invalid_argument: a combination the query refuses

@@ -55,8 +55,17 @@ def argument_error(exc: ValidationError, *, prefix: str = "") -> CerebriError:
     Union member names that pydantic appends to a location (``str``, ``int``, ...) are left
     out, so the path names the argument as the agent wrote it; ``prefix`` is prepended.
     """
-    first = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    first = errors[0]
     location = [p for p in first["loc"] if not (isinstance(p, str) and _is_member_tag(p))]
+    # A union argument gets one error per member; the member of the value's own type says
+    # the real reason ("greater than 0"), not "should be a valid string".
+    same_place = [
+        e
+        for e in errors
+        if [p for p in e["loc"] if not (isinstance(p, str) and _is_member_tag(p))] == location
+    ]
+    first = next((e for e in same_place if not str(e["type"]).endswith("_type")), first)
     path = prefix + pointer(location)
     return CerebriError(
         f"{path or 'arguments'}: {first['msg']}", code="input.invalid_option", path=path

@@ -68,6 +68,7 @@ from cerebri.proposals import (
 from cerebri.temporal import Instant
 
 __all__ = [
+    "check_configuration",
     "draft_plan_tool",
     "plan_status_tool",
     "plan_tool",
@@ -75,6 +76,27 @@ __all__ = [
     "propose_tool",
     "validate_tool",
 ]
+
+
+def check_configuration(settings: McpSettings, now: Instant) -> None:
+    """Refuse at start-up what the first tool call would refuse: the signing key (readable,
+    registered for ``keyid`` and valid at ``now``), the author, and the execution store
+    (reachable, initialised, up to date). Reads; writes nothing.
+
+    Raises:
+        CerebriError: the typed error of the first problem (``proposal.*``, ``store.*``,
+            ``keys.*``), as the tool would have raised it.
+    """
+    if settings.key is not None and settings.keyid is not None:
+        signing_key = load_private_key(settings.key)
+        registered = registered_signer(
+            settings.key, settings.keyid, signing_key, now, settings.registry
+        )
+        signing_author(settings.author, registered, settings.keyid)
+    else:
+        author_subject(settings.author or DEFAULT_AUTHOR)
+    if settings.store is not None:
+        _executor(settings)
 
 
 def relocated(error: CerebriError, prefix: str) -> CerebriError:
@@ -294,11 +316,30 @@ def preview_tool(args: PreviewArgs, settings: McpSettings) -> dict[str, JSONValu
         except CerebriError as error:
             raise relocated(error, "/draft") from None
     assert args.plan_id is not None
-    return preview_plan(_executor(settings), args.plan_id)
+    try:
+        return preview_plan(_executor(settings), args.plan_id)
+    except CerebriError as error:
+        error.message = _cut_ids(error.message, args.plan_id)
+        raise relocated(error, "/plan_id") from None
+
+
+MAX_ECHOED_ID = 64
+"""Characters of an agent's plan id repeated in an error message."""
+
+
+def _cut_ids(message: str, plan_id: str) -> str:
+    """``message`` with ``plan_id`` cut to :data:`MAX_ECHOED_ID` characters."""
+    if len(plan_id) <= MAX_ECHOED_ID:
+        return message
+    return message.replace(plan_id, plan_id[: MAX_ECHOED_ID - 1] + "…")
 
 
 def plan_status_tool(args: PlanStatusArgs, settings: McpSettings) -> dict[str, JSONValue]:
     """The stored plan: status, revision chain, steps, attempts, approvals (read only)."""
     from cerebri.execution import show_plan  # noqa: PLC0415 - shell
 
-    return show_plan(_executor(settings), args.plan_id)
+    try:
+        return show_plan(_executor(settings), args.plan_id)
+    except CerebriError as error:
+        error.message = _cut_ids(error.message, args.plan_id)
+        raise relocated(error, "/plan_id") from None
