@@ -105,3 +105,10 @@ def test_two_daily_preferences_are_refused_at_the_second() -> None:
         slot_query(options, name=option_name)
     assert cli.value.message == "--prefer and --prefer-latest are alternatives; pass one of them"
     assert cli.value.path is None
+
+
+def test_options_of_a_mapping_take_known_fields_and_defaults() -> None:
+    values = {"duration": 600, "between": "2026-10-05T08:00/2026-10-05T18:00", "top": 3}
+    assert SlotOptions.of(values) == SlotOptions(
+        duration=600, between="2026-10-05T08:00/2026-10-05T18:00"
+    )

@@ -21,9 +21,9 @@ error (a ``ValueError``); callers decide how to report it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 from cerebri.calendars.options import (
     parse_attendance,
@@ -77,6 +77,12 @@ class SlotOptions:
     prefer_latest: bool = False
     min_attendance: str | float | None = None
     max_candidates: int = 100_000
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> SlotOptions:
+        """The options among ``values`` by field name (a request body's or tool arguments'
+        fields); other keys are ignored, missing ones take the defaults."""
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
 def option_name(field: str) -> str:

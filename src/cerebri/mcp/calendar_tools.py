@@ -94,21 +94,7 @@ def _load(
 
 
 def _query(args: FindSlotArgs) -> SlotQuery:
-    options = SlotOptions(
-        duration=args.duration,
-        between=args.between,
-        tz=args.tz,
-        granularity=args.granularity,
-        working_hours=args.working_hours,
-        working_days=args.working_days,
-        buffer=args.buffer,
-        prefer=args.prefer,
-        prefer_between=args.prefer_between,
-        prefer_earliest=args.prefer_earliest,
-        prefer_latest=args.prefer_latest,
-        min_attendance=args.min_attendance,
-        max_candidates=args.max_candidates,
-    )
+    options = SlotOptions.of(args.model_dump())
     try:
         return slot_query(options, name=pointer_name)
     except ValueError as exc:  # calendars.invalid_argument: a combination the query refuses

@@ -224,20 +224,7 @@ def _model(model: type[T], body: bytes) -> T:
 
 
 def _query(body: FindSlotBody) -> SlotQuery:
-    options = SlotOptions(
-        duration=body.duration,
-        between=body.between,
-        tz=body.tz,
-        granularity=body.granularity,
-        working_hours=body.working_hours,
-        working_days=body.working_days,
-        buffer=body.buffer,
-        prefer=body.prefer,
-        prefer_between=body.prefer_between,
-        prefer_earliest=body.prefer_earliest,
-        prefer_latest=body.prefer_latest,
-        min_attendance=body.min_attendance,
-    )
+    options = SlotOptions.of(body.model_dump())
     try:
         return slot_query(options, name=pointer_name)
     except CerebriError as error:  # input.invalid_option at its pointer; calendars.* at none
