@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -16,17 +15,14 @@ from rich.progress import Progress
 from cerebri._json import pretty
 from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, NewEvent, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.options import (
-    parse_attendance,
-    parse_buffer,
-    parse_duration,
-    parse_time_of_day,
-    parse_time_range,
-    parse_window,
-    parse_working_days,
-    parse_working_hours,
-)
 from cerebri.calendars.ranking import has_daily_preference
+from cerebri.calendars.slot_options import (
+    SlotOptions,
+    option_name,
+    read_window,
+    refuse_two_preferences,
+    slot_query,
+)
 from cerebri.calendars.sources import calendar_id_for, load_sources
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._event_out import (
@@ -62,7 +58,6 @@ from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
 from cerebri.temporal import Instant
-from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["EXIT_INCOMPLETE", "find_slot", "freebusy"]
 
@@ -208,35 +203,6 @@ def _print_warnings(
         sys.stderr.write(note + "\n")
 
 
-def _value(reader: Callable[..., T], *args: str) -> T:
-    try:
-        return reader(*args)
-    except ValueError as exc:
-        raise CerebriError(_reason(exc), code="input.invalid_option") from None
-
-
-def _buffer(text: str | None, window: tuple[Instant, Instant]) -> int:
-    """``--buffer`` in seconds (0 when absent); refused when the window widened by it on
-    both sides leaves the supported instant range."""
-    if text is None:
-        return 0
-    seconds = _named("--buffer", parse_buffer, text)
-    if window[0].plus_seconds(-seconds) is None or window[1].plus_seconds(seconds) is None:
-        raise CerebriError(
-            f"--buffer: {text!r} widens the window beyond the supported time range",
-            code="input.invalid_option",
-        )
-    return seconds
-
-
-def _seconds(option: str, text: str) -> int:
-    """``text`` read by :func:`parse_duration`; a failure names ``option``."""
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise CerebriError(f"{option}: {_reason(exc)}", code="input.invalid_option") from None
-
-
 def _reason(exc: ValueError) -> str:
     """The message of a refused value, without the code a CerebriError prints first."""
     return exc.message if isinstance(exc, CerebriError) else str(exc)
@@ -270,33 +236,6 @@ def _new_event(
         return NewEvent(title, chosen, integration)
     except InvalidArgumentError as exc:
         raise CerebriError(f"--create: {exc.message}", code="input.invalid_option") from None
-
-
-def _named(option: str, reader: Callable[[str], T], text: str) -> T:
-    """``reader(text)``; a ``ValueError`` becomes ``input.invalid_option`` naming ``option``."""
-    try:
-        return reader(text)
-    except ValueError as exc:
-        raise CerebriError(f"{option}: {_reason(exc)}", code="input.invalid_option") from None
-
-
-def _one_preference(prefer: str | None, between: str | None, earliest: bool, latest: bool) -> None:
-    """``input.invalid_option`` when more than one daily preference option is given."""
-    given = [
-        name
-        for name, value in (
-            ("--prefer", prefer is not None),
-            ("--prefer-between", between is not None),
-            ("--prefer-earliest", earliest),
-            ("--prefer-latest", latest),
-        )
-        if value
-    ]
-    if len(given) > 1:
-        raise CerebriError(
-            f"{' and '.join(given)} are alternatives; pass one of them",
-            code="input.invalid_option",
-        )
 
 
 def _check_inputs(
@@ -475,7 +414,9 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 "--calendar names the calendar --create writes to; pass --create TITLE too",
                 code="input.invalid_option",
             )
-        _one_preference(prefer, prefer_between, prefer_earliest, prefer_latest)
+        refuse_two_preferences(
+            prefer, prefer_between, prefer_earliest, prefer_latest, name=option_name
+        )
         extras = {"--title": title, "--attendee": attendee, "--organizer": organizer}
         stamp = check_event_options(ics_out, pick=pick, extras={**extras, "--uid": uid, "--at": at})
         _check_inputs(ics, optional_ics, caldav, optional_caldav, ics_out)
@@ -485,33 +426,25 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 "write the event to a file",
                 code="input.invalid_option",
             )
-        _value(check_zone_name, tz)
-        window = _value(parse_window, between, tz)
-        share = (
-            None
-            if min_attendance is None
-            else _named("--min-attendance", parse_attendance, min_attendance)
+        query = slot_query(
+            SlotOptions(
+                duration=duration,
+                between=between,
+                tz=tz,
+                granularity=granularity,
+                working_hours=working_hours,
+                working_days=working_days,
+                buffer=buffer,
+                prefer=prefer,
+                prefer_between=prefer_between,
+                prefer_earliest=prefer_earliest,
+                prefer_latest=prefer_latest,
+                min_attendance=min_attendance,
+                max_candidates=max_candidates,
+            ),
+            name=option_name,
         )
-        query = SlotQuery(
-            window_start=window[0],
-            window_end=window[1],
-            duration_seconds=_seconds("--duration", duration),
-            granularity_seconds=_seconds("--granularity", granularity),
-            zone=tz,
-            working_hours=None
-            if working_hours is None
-            else _value(parse_working_hours, working_hours),
-            buffer_seconds=_buffer(buffer, window),
-            prefer=None if prefer is None else _value(parse_time_of_day, prefer),
-            prefer_between=None
-            if prefer_between is None
-            else _named("--prefer-between", parse_time_range, prefer_between),
-            prefer_earliest=prefer_earliest,
-            prefer_latest=prefer_latest,
-            min_attendance=share,
-            max_candidates=max_candidates,
-            working_days=None if working_days is None else _value(parse_working_days, working_days),
-        )
+        window = (query.window_start, query.window_end)
         sources = _sources(
             ics,
             caldav,
@@ -558,7 +491,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         sys.stdout.write(pretty(request))
         note = replay_note(
             optional=bool(optional),
-            min_attendance=share is not None,
+            min_attendance=query.min_attendance is not None,
             left_out=len(answer.below_min_attendance),
             first_choice=bool(result.candidates),
         )
@@ -620,8 +553,7 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
 ) -> None:
     """Print busy (with UID and RECURRENCE-ID), free and unknown time, in UTC and in --tz."""
     try:
-        _value(check_zone_name, tz)
-        window = _value(parse_window, between, tz)
+        window = read_window(tz, between, name=option_name)
         calendars = _sources(
             ics,
             caldav,

@@ -8,6 +8,7 @@ with ``--busy`` intervals instead of calendars; it passes ``cerebri validate`` a
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -15,20 +16,14 @@ import typer
 
 from cerebri._files import check_output_path, write_output
 from cerebri._json import pretty
-from cerebri.calendars import SlotQuery
-from cerebri.calendars.options import (
-    parse_time_of_day,
-    parse_window,
-    parse_working_days,
-    parse_working_hours,
-)
+from cerebri.calendars.options import parse_window
 from cerebri.calendars.request_new import new_request
+from cerebri.calendars.slot_options import SlotOptions, option_name, slot_query
 from cerebri.cli._app import app, fail
-from cerebri.cli._calendars import BetweenOption, ZoneOption, _buffer, _seconds, _value
+from cerebri.cli._calendars import BetweenOption, ZoneOption
 from cerebri.errors import CerebriError
 from cerebri.planner import DEFAULT_LIMITS
 from cerebri.temporal import Instant
-from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["REFERENCE_MAX_CANDIDATES", "new", "request_app"]
 
@@ -103,23 +98,23 @@ def new(  # noqa: PLR0917 - typer maps every option to a parameter
     try:
         if out is not None:
             check_output_path(out, what="--out file")
-        _value(check_zone_name, tz)
-        window = _value(parse_window, between, tz)
-        step = _seconds("--granularity", granularity)
-        positions = (window[1] - window[0]) // (step * 1_000_000_000) + 1
-        query = SlotQuery(
-            window_start=window[0],
-            window_end=window[1],
-            duration_seconds=_seconds("--duration", duration),
-            granularity_seconds=step,
-            zone=tz,
-            working_hours=None
-            if working_hours is None
-            else _value(parse_working_hours, working_hours),
-            working_days=None if working_days is None else _value(parse_working_days, working_days),
-            buffer_seconds=_buffer(buffer, window),
-            prefer=None if prefer is None else _value(parse_time_of_day, prefer),
-            max_candidates=max_candidates or min(positions, REFERENCE_MAX_CANDIDATES),
+        query = slot_query(
+            SlotOptions(
+                duration=duration,
+                between=between,
+                tz=tz,
+                granularity=granularity,
+                working_hours=working_hours,
+                working_days=working_days,
+                buffer=buffer,
+                prefer=prefer,
+            ),
+            name=option_name,
+        )
+        span = query.window_end - query.window_start
+        positions = span // (query.granularity_seconds * 1_000_000_000) + 1
+        query = replace(
+            query, max_candidates=max_candidates or min(positions, REFERENCE_MAX_CANDIDATES)
         )
         text = pretty(new_request(query, _busy(busy or [], tz)))
         if out is not None:

@@ -10,7 +10,7 @@ an unknown source name is ``mcp.not_configured`` at ``/caldav/<i>``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 from icalendar import Component
@@ -18,16 +18,8 @@ from icalendar import Component
 from cerebri._json import JSONValue
 from cerebri.calendars import ImportedCalendars, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.options import (
-    parse_attendance,
-    parse_duration,
-    parse_time_of_day,
-    parse_time_range,
-    parse_window,
-    parse_working_days,
-    parse_working_hours,
-)
 from cerebri.calendars.ranking import has_daily_preference
+from cerebri.calendars.slot_options import SlotOptions, pointer_name, read_window, slot_query
 from cerebri.calendars.sources import calendar_id_for, load_sources
 from cerebri.cli.render_calendars import freebusy_wire, slots_wire
 from cerebri.errors import CerebriError
@@ -36,31 +28,14 @@ from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
 from cerebri.mcp.calendar_files import read_calendars
 from cerebri.mcp.settings import McpSettings
 from cerebri.temporal import Instant
-from cerebri.temporal.zones import check_zone_name
 
 __all__ = ["find_slot_tool", "freebusy_tool"]
 
 T = TypeVar("T")
 
 
-def _value(path: str, reader: Callable[..., T], *values: str) -> T:
-    """``reader(*values)``; a ``ValueError`` becomes ``input.invalid_option`` at ``path``."""
-    try:
-        return reader(*values)
-    except ValueError as exc:
-        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
-        raise CerebriError(
-            f"{path[1:]}: {reason}", code="input.invalid_option", path=path
-        ) from None
-
-
-def _seconds(path: str, value: str | int) -> int:
-    return value if isinstance(value, int) else _value(path, parse_duration, value)
-
-
 def _window(args: FreeBusyArgs | FindSlotArgs) -> tuple[Instant, Instant]:
-    _value("/tz", check_zone_name, args.tz)
-    return _value("/between", parse_window, args.between, args.tz)
+    return read_window(args.tz, args.between, name=pointer_name)
 
 
 def _urls(names: Sequence[str], settings: McpSettings, member: str) -> list[str]:
@@ -118,57 +93,10 @@ def _load(
     return loaded
 
 
-def _query(args: FindSlotArgs, window: tuple[Instant, Instant]) -> SlotQuery:
-    preferences = [
-        name
-        for name, given in (
-            ("prefer", args.prefer is not None),
-            ("prefer_between", args.prefer_between is not None),
-            ("prefer_earliest", args.prefer_earliest),
-            ("prefer_latest", args.prefer_latest),
-        )
-        if given
-    ]
-    if len(preferences) > 1:
-        raise CerebriError(
-            f"{' and '.join(preferences)} are alternatives; pass one of them",
-            code="input.invalid_option",
-            path="/" + preferences[1],
-        )
-    buffer = 0 if args.buffer is None else _seconds("/buffer", args.buffer)
-    if window[0].plus_seconds(-buffer) is None or window[1].plus_seconds(buffer) is None:
-        raise CerebriError(
-            "buffer: widens the window beyond the supported time range",
-            code="input.invalid_option",
-            path="/buffer",
-        )
+def _query(args: FindSlotArgs) -> SlotQuery:
+    options = SlotOptions.of(args.model_dump())
     try:
-        return SlotQuery(
-            window_start=window[0],
-            window_end=window[1],
-            duration_seconds=_seconds("/duration", args.duration),
-            granularity_seconds=_seconds("/granularity", args.granularity),
-            zone=args.tz,
-            working_hours=None
-            if args.working_hours is None
-            else _value("/working_hours", parse_working_hours, args.working_hours),
-            working_days=None
-            if args.working_days is None
-            else _value("/working_days", parse_working_days, args.working_days),
-            buffer_seconds=buffer,
-            prefer=None
-            if args.prefer is None
-            else _value("/prefer", parse_time_of_day, args.prefer),
-            prefer_between=None
-            if args.prefer_between is None
-            else _value("/prefer_between", parse_time_range, args.prefer_between),
-            prefer_earliest=args.prefer_earliest,
-            prefer_latest=args.prefer_latest,
-            min_attendance=None
-            if args.min_attendance is None
-            else _value("/min_attendance", parse_attendance, str(args.min_attendance)),
-            max_candidates=args.max_candidates,
-        )
+        return slot_query(options, name=pointer_name)
     except ValueError as exc:  # calendars.invalid_argument: a combination the query refuses
         reason = exc.message if isinstance(exc, CerebriError) else str(exc)
         raise CerebriError(reason, code="input.invalid_option", path="") from None
@@ -189,7 +117,7 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
     """
     _no_calendar(args)
     window = _window(args)
-    query = _query(args, window)
+    query = _query(args)
     sources = _load(args.ics, args.caldav, window, settings, skip=args.skip_invalid_events)
     optional: list[tuple[str, Component]] = []
     if args.optional_ics or args.optional_caldav:

@@ -32,7 +32,6 @@ the field; a calendar that cannot be read keeps its ``ics.*`` code with ``path``
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Annotated, Any, TypeVar
@@ -42,23 +41,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 from pydantic import ValidationError as PydanticValidationError
 
 from cerebri.calendars import SlotQuery
-from cerebri.calendars.options import (
-    parse_attendance,
-    parse_buffer,
-    parse_duration,
-    parse_time_of_day,
-    parse_time_range,
-    parse_window,
-    parse_working_days,
-    parse_working_hours,
-)
 from cerebri.calendars.query import MAX_TITLE_LENGTH
+from cerebri.calendars.slot_options import SlotOptions, pointer_name, slot_query
 from cerebri.cpir.parse import load_json
 from cerebri.errors import CerebriError, ParseError
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.service.body import parse_error_status
 from cerebri.service.problems import ServiceError
-from cerebri.temporal.zones import check_zone_name
 
 __all__ = [
     "MAX_CALENDARS",
@@ -234,71 +223,14 @@ def _model(model: type[T], body: bytes) -> T:
         raise _invalid(f"{path or 'body'}: {message}", path) from None
 
 
-def _value(path: str, reader: Callable[..., T], *args: str) -> T:
-    try:
-        return reader(*args)
-    except ValueError as exc:
-        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
-        raise _invalid(f"{path[1:]}: {reason}", path) from None
-
-
-def _seconds(path: str, value: str | int, reader: Callable[[str], int] = parse_duration) -> int:
-    if isinstance(value, int):
-        return value
-    return _value(path, reader, value)
-
-
-_PREFERENCES = ("prefer", "prefer_between", "prefer_earliest", "prefer_latest")
-
-
-def _one_preference(body: FindSlotBody) -> None:
-    """``input.invalid_option`` at the second daily preference given (false counts as absent)."""
-    given = [name for name in _PREFERENCES if getattr(body, name) not in {None, False}]
-    if len(given) > 1:
-        raise _invalid(f"{' and '.join(given)} are alternatives; pass one of them", "/" + given[1])
-
-
-def _attendance(value: float | str | None) -> float | None:
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else repr(value)
-    return _value("/min_attendance", parse_attendance, text)
-
-
 def _query(body: FindSlotBody) -> SlotQuery:
-    _one_preference(body)
-    _value("/tz", check_zone_name, body.tz)
-    start, end = _value("/between", parse_window, body.between, body.tz)
-    buffer = 0 if body.buffer is None else _seconds("/buffer", body.buffer, parse_buffer)
-    if start.plus_seconds(-buffer) is None or end.plus_seconds(buffer) is None:
-        raise _invalid("buffer: widens the window beyond the supported time range", "/buffer")
+    options = SlotOptions.of(body.model_dump())
     try:
-        return SlotQuery(
-            window_start=start,
-            window_end=end,
-            duration_seconds=_seconds("/duration", body.duration),
-            granularity_seconds=_seconds("/granularity", body.granularity),
-            zone=body.tz,
-            working_hours=None
-            if body.working_hours is None
-            else _value("/working_hours", parse_working_hours, body.working_hours),
-            working_days=None
-            if body.working_days is None
-            else _value("/working_days", parse_working_days, body.working_days),
-            buffer_seconds=buffer,
-            prefer=None
-            if body.prefer is None
-            else _value("/prefer", parse_time_of_day, body.prefer),
-            prefer_between=None
-            if body.prefer_between is None
-            else _value("/prefer_between", parse_time_range, body.prefer_between),
-            prefer_earliest=body.prefer_earliest,
-            prefer_latest=body.prefer_latest,
-            min_attendance=_attendance(body.min_attendance),
-        )
-    except ValueError as exc:  # calendars.invalid_argument, or a window outside years 1-9999
-        reason = exc.message if isinstance(exc, CerebriError) else str(exc)
-        raise _invalid(reason, None) from None
+        return slot_query(options, name=pointer_name)
+    except CerebriError as error:  # input.invalid_option at its pointer; calendars.* at none
+        raise _invalid(error.message, error.path) from None
+    except ValueError as exc:  # a window outside years 1-9999
+        raise _invalid(str(exc), None) from None
 
 
 def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component, bool], ...]:
