@@ -71,6 +71,7 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--ics-root",
             metavar="DIR",
+            readable=False,
             help="Let the tools read .ics files by path inside DIR (symbolic links resolved). "
             "Without it and --ics, tools read no files.",
         ),
