@@ -101,6 +101,26 @@ BetweenOption = Annotated[
         help="Window START/END, e.g. 2026-10-05T08:00/2026-10-09T18:00 (local in --tz).",
     ),
 ]
+DurationOption = Annotated[
+    str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M, P1D.")
+]
+GranularityOption = Annotated[str, typer.Option("--granularity", help="Grid step.")]
+WorkingHoursOption = Annotated[
+    str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
+]
+WorkingDaysOption = Annotated[
+    str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
+]
+BufferOption = Annotated[
+    str | None,
+    typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
+]
+PreferOption = Annotated[
+    str | None,
+    typer.Option(
+        "--prefer", help="Preferred local start time on every day of the window, e.g. 10:30."
+    ),
+]
 UserOption = Annotated[
     str | None, typer.Option("--caldav-user", envvar="CEREBRI_CALDAV_USER", help="CalDAV user.")
 ]
@@ -293,31 +313,16 @@ def _optional_sources(  # noqa: PLR0917 - the CLI's source options, passed throu
 
 @app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
-    duration: Annotated[
-        str,
-        typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M, P1D."),
-    ],
+    duration: DurationOption,
     between: BetweenOption,
     ics: IcsOption = None,
     caldav: CalDAVOption = None,
-    granularity: Annotated[str, typer.Option("--granularity", help="Grid step.")] = "15m",
+    granularity: GranularityOption = "15m",
     tz: ZoneOption = "UTC",
-    working_hours: Annotated[
-        str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
-    ] = None,
-    working_days: Annotated[
-        str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
-    ] = None,
-    buffer: Annotated[
-        str | None,
-        typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
-    ] = None,
-    prefer: Annotated[
-        str | None,
-        typer.Option(
-            "--prefer", help="Preferred local start time on every day of the window, e.g. 10:30."
-        ),
-    ] = None,
+    working_hours: WorkingHoursOption = None,
+    working_days: WorkingDaysOption = None,
+    buffer: BufferOption = None,
+    prefer: PreferOption = None,
     prefer_between: Annotated[
         str | None,
         typer.Option(

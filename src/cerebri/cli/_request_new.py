@@ -20,7 +20,16 @@ from cerebri.calendars.options import parse_window
 from cerebri.calendars.request_new import new_request
 from cerebri.calendars.slot_options import SlotOptions, option_name, slot_query
 from cerebri.cli._app import app, fail
-from cerebri.cli._calendars import BetweenOption, ZoneOption
+from cerebri.cli._calendars import (
+    BetweenOption,
+    BufferOption,
+    DurationOption,
+    GranularityOption,
+    PreferOption,
+    WorkingDaysOption,
+    WorkingHoursOption,
+    ZoneOption,
+)
 from cerebri.errors import CerebriError
 from cerebri.planner import DEFAULT_LIMITS
 from cerebri.temporal import Instant
@@ -51,9 +60,7 @@ def _busy(texts: list[str], tz: str) -> list[tuple[Instant, Instant]]:
 
 @request_app.command("new")
 def new(  # noqa: PLR0917 - typer maps every option to a parameter
-    duration: Annotated[
-        str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M.")
-    ],
+    duration: DurationOption,
     between: BetweenOption,
     busy: Annotated[
         list[str] | None,
@@ -63,20 +70,11 @@ def new(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = None,
     tz: ZoneOption = "UTC",
-    granularity: Annotated[str, typer.Option("--granularity", help="Grid step.")] = "15m",
-    working_hours: Annotated[
-        str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
-    ] = None,
-    working_days: Annotated[
-        str | None, typer.Option("--working-days", help="Open weekdays, e.g. Mon-Fri.")
-    ] = None,
-    buffer: Annotated[
-        str | None,
-        typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
-    ] = None,
-    prefer: Annotated[
-        str | None, typer.Option("--prefer", help="Preferred local start time, e.g. 10:30.")
-    ] = None,
+    granularity: GranularityOption = "15m",
+    working_hours: WorkingHoursOption = None,
+    working_days: WorkingDaysOption = None,
+    buffer: BufferOption = None,
+    prefer: PreferOption = None,
     max_candidates: Annotated[
         int | None,
         typer.Option(
