@@ -44,14 +44,8 @@ class Live:
         return result.structured_content
 
     def error(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The ``{"code", "path", "message"}`` of a refused call."""
-        result = self.call(name, arguments)
-        assert result.is_error, result.structured_content
-        wire = result.structured_content
-        assert isinstance(wire, dict)
-        assert set(wire) == {"code", "path", "message"}
-        assert "Traceback" not in wire["message"]
-        return wire
+        """The ``{"code", "path", "message"}`` of a refused call (:func:`error_of`)."""
+        return error_of(self.call(name, arguments))
 
     def tools(self) -> list[types.Tool]:
         listed: types.ListToolsResult = self.portal.call(self.client.list_tools)
@@ -62,6 +56,20 @@ class Live:
         [content] = result.contents
         assert isinstance(content, types.TextResourceContents)
         return content.text
+
+
+def error_of(result: types.CallToolResult) -> dict[str, Any]:
+    """The typed error of an ``isError`` result: the JSON text of its one content block; an
+    error result carries no structured content (docs/decisions/0038-mcp-error-results.md)."""
+    assert result.is_error, result.structured_content
+    assert result.structured_content is None
+    [text] = result.content
+    assert isinstance(text, types.TextContent)
+    wire = json.loads(text.text)
+    assert isinstance(wire, dict)
+    assert set(wire) == {"code", "path", "message"}
+    assert "Traceback" not in wire["message"]
+    return wire
 
 
 def server_parameters(*options: str, cwd: Path | None = None) -> StdioServerParameters:

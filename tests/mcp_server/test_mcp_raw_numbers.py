@@ -47,6 +47,17 @@ def _exchange(arguments_text: str) -> dict[str, Any]:
     return result
 
 
+def _error(result: dict[str, Any]) -> dict[str, Any]:
+    """The typed error of a raw ``isError`` result (its one text block; no
+    ``structuredContent``, docs/decisions/0038-mcp-error-results.md)."""
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    [block] = result["content"]
+    assert block["type"] == "text"
+    wire: dict[str, Any] = json.loads(block["text"])
+    return wire
+
+
 @pytest.mark.parametrize(
     ("text", "path"),
     [
@@ -56,15 +67,12 @@ def _exchange(arguments_text: str) -> dict[str, Any]:
     ],
 )
 def test_non_finite_numbers_are_typed_errors_with_their_path(text: str, path: str) -> None:
-    result = _exchange(text)
-    assert result["isError"] is True
-    wire = result["structuredContent"]
+    wire = _error(_exchange(text))
     assert (wire["code"], wire["path"]) == ("json.non_finite_number", path)
 
 
 def test_arguments_nested_too_deep_are_a_typed_error() -> None:
     depth = 150  # deeper than the 128 levels cerebri reads, within what the SDK parses
-    result = _exchange('{"request": ' + "[" * depth + "]" * depth + "}")
-    wire = result["structuredContent"]
-    assert (result["isError"], wire["code"]) == (True, "json.too_deep")
+    wire = _error(_exchange('{"request": ' + "[" * depth + "]" * depth + "}"))
+    assert wire["code"] == "json.too_deep"
     assert wire["path"] == "/request" + "/0" * 127

@@ -42,7 +42,7 @@ from cerebri.proposals import (
     verify,
 )
 from cerebri.temporal import Instant
-from tests.mcp_server.support import EXAMPLE, MEETING_DRAFT, Live, live_server
+from tests.mcp_server.support import EXAMPLE, MEETING_DRAFT, Live, error_of, live_server
 
 AT = "2026-10-01T00:00:00Z"
 BOT, ALICE = "agent:bot", "principal:alice"
@@ -243,7 +243,7 @@ def test_no_tool_can_approve_the_agents_plan(
     calls = _every_tool_call(plan_id)
     assert {name for name, _ in calls} == {tool.name for tool in live.tools()}
     answers = [live.call(name, arguments) for name, arguments in calls]
-    refused = [(name, a.structured_content) for (name, _), a in zip(calls, answers, strict=True)
+    refused = [(name, error_of(a)) for (name, _), a in zip(calls, answers, strict=True)
                if a.is_error]  # fmt: skip
     # only the draft claiming an approval is refused (a stored plan's draft is strict)
     assert [(name, wire["code"], wire["path"]) for name, wire in refused] == [

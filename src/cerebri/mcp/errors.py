@@ -1,11 +1,16 @@
 """Tool errors as MCP answers: ``isError`` results carrying the stable cerebri code.
 
 A refused tool call is an MCP *tool* result (``isError: true``), not a protocol error, so the
-agent sees the reason and can repair its arguments. Its ``structuredContent`` is
-``{"code": …, "path": …, "message": …}`` (:meth:`cerebri.errors.CerebriError.to_wire`):
-``path`` is an RFC 6901 JSON pointer into the tool's *arguments* (``/request/duration``,
-``/between``) or ``null``. The text content is the same object as JSON. Nothing else reaches
-the agent: an unexpected Python exception becomes ``internal.error`` without its traceback.
+agent sees the reason and can repair its arguments. Its one content block is a text block
+holding ``{"code": …, "path": …, "message": …}`` as compact JSON
+(:meth:`cerebri.errors.CerebriError.to_wire`): ``path`` is an RFC 6901 JSON pointer into the
+tool's *arguments* (``/request/duration``, ``/between``) or ``null``. An error result carries
+no ``structuredContent``: the MCP spec (2025-06-18 on, "Output Schema") binds a tool's
+``structuredContent`` to its declared ``outputSchema``, and TypeScript SDK clients (the MCP
+Inspector among them) validate it even on ``isError`` results, so an error object there would
+be refused as a bad answer before the agent saw it (docs/decisions/0038-mcp-error-results.md).
+The same holds for every tool, with an output schema or not. Nothing else reaches the agent:
+an unexpected Python exception becomes ``internal.error`` without its traceback.
 
 Codes of the server itself (besides those of the planner, calendars, proposals...):
 
@@ -109,10 +114,7 @@ def _is_member_tag(part: str) -> bool:
 
 
 def error_result(error: CerebriError) -> types.CallToolResult:
-    """The ``isError`` tool result for ``error`` (shape: the module docstring)."""
+    """The ``isError`` tool result for ``error``: the typed error as JSON text, no
+    ``structuredContent`` (the module docstring)."""
     wire: dict[str, JSONValue] = dict(error.to_wire())
-    return types.CallToolResult(
-        content=[types.TextContent(text=compact(wire))],
-        structured_content=wire,
-        is_error=True,
-    )
+    return types.CallToolResult(content=[types.TextContent(text=compact(wire))], is_error=True)
