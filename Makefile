@@ -5,7 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps node-deps
+.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps node-deps \
+	mcp-inspector-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +45,13 @@ postgres-deps:
 node-deps:
 	command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs)
 
-unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps
+# tests/mcp_server/test_mcp_inspector.py drives the official MCP Inspector's CLI (npm, pinned
+# in tests/mcp_server/mcp_inspector.py), installed once into $(VENV)/mcp-inspector-<version>.
+mcp-inspector-deps: $(VENV)/.test-deps node-deps
+	command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
+	$(BIN)/python -m tests.mcp_server.mcp_inspector
+
+unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps mcp-inspector-deps
 	$(BIN)/python -m pytest -n auto
 
 test: lint typecheck unit
