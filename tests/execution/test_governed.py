@@ -495,3 +495,134 @@ def test_concurrent_intakes_of_one_envelope_store_one_plan(env: RulesEnv) -> Non
         answers = list(pool.map(lambda _: take_in(), range(8)))
     assert len(set(answers)) == 1
     assert (_count(env, plans), _count(env, intentions), _count(env, envelopes)) == (1, 1, 1)
+
+
+# -- the proposal's own authority, checked when the step acts (issue #21, decision 0034) ---
+
+
+def _revoke(env: RulesEnv, what: str) -> None:
+    if what == "author_key":
+        revoke_key(env.ex, "alice")
+    elif what == "author":
+        disable_principal(env.ex, ALICE)
+    else:
+        disable_principal(env.ex, CAROL)
+
+
+_CODES = {
+    "author_key": "proposal.key_revoked",
+    "author": "proposal.author_disabled",
+    "requester": "proposal.requester_disabled",
+}
+
+
+@pytest.mark.parametrize("what", sorted(_CODES))
+@pytest.mark.parametrize("moment", ["before_ask", "while_asking", "after_approval"])
+def test_the_proposals_authority_is_checked_when_the_step_acts(
+    env: RulesEnv, what: str, moment: str
+) -> None:
+    """Alice signs, carol submits: revoking alice's signing key, disabling alice or
+    disabling carol at any moment after intake stops the step before it acts."""
+    envelope, body = _envelope(_one_step(), key=f"{what}-{moment}")
+    submitted = submit_envelope(env.ex, envelope, artifact=body, submitted_by=CAROL)
+    if moment == "before_ask":
+        _revoke(env, what)
+    env.run()
+    asked = env.approvals(submitted.plan_id)
+    if moment == "before_ask":
+        assert asked == []  # nobody is asked to approve what cannot act
+    else:
+        [approval] = asked
+        if moment == "while_asking":
+            _revoke(env, what)
+        signature = _signed(env, approval["id"], BOB, "bob")
+        decide(env.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature=signature)
+        if moment == "after_approval":
+            _revoke(env, what)
+    env.drain()
+    assert env.journal("test.approve") == []
+    plan = env.plan(submitted.plan_id)
+    assert plan["status"] == PlanStatus.FAILED.value
+    assert plan["status_reason"].startswith(_CODES[what] + ":"), plan["status_reason"]
+    assert plan["superseded_by"] is None
+
+
+def test_only_the_key_that_signed_counts(env: RulesEnv) -> None:
+    """Alice holds a second key, but the one that signed the envelope is revoked: refused.
+    An envelope signed by the second key still acts."""
+    second = Ed25519PrivateKey.generate()
+    register_key(env.ex, ALICE, keyid="alice-2", public_key=second.public_key())
+    plan_id, approval_id = _ask(env)
+    signature = _signed(env, approval_id, BOB, "bob")
+    decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    revoke_key(env.ex, "alice")
+    env.drain()
+    assert env.journal("test.approve") == []
+    assert env.plan(plan_id)["status_reason"].startswith("proposal.key_revoked: ")
+    assert "(alice)" in env.plan(plan_id)["status_reason"]
+
+    KEYS["alice-2"] = second
+    try:
+        envelope, body = _envelope(_one_step(), keyname="alice-2", key="by-the-second-key")
+    finally:
+        del KEYS["alice-2"]
+    submitted = submit_envelope(env.ex, envelope, artifact=body)
+    env.run()
+    [approval] = env.approvals(submitted.plan_id)
+    signature = _signed(env, approval["id"], BOB, "bob")
+    decide(env.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature=signature)
+    env.drain()
+    assert len(env.journal("test.approve")) == 1
+    assert env.plan(submitted.plan_id)["status"] == PlanStatus.COMPLETED.value
+
+
+def test_the_record_says_who_signed_and_who_submitted(env: RulesEnv) -> None:
+    from cerebri.execution import show_plan
+
+    envelope, body = _envelope(_one_step(), key="recorded")
+    submitted = submit_envelope(env.ex, envelope, artifact=body, submitted_by=CAROL)
+    shown = show_plan(env.ex, submitted.plan_id)
+    assert shown["requester"] == CAROL
+    assert shown["proposal"] == {
+        "author": ALICE,
+        "envelope_digest": submitted.envelope_digest,
+        "expires_at": "2026-12-02T10:00:00Z",
+        "submitted_by": CAROL,
+        "keyids": ["alice"],
+    }
+    bare = env.submit(_one_step(), requester=ALICE)
+    assert show_plan(env.ex, bare.plan_id)["proposal"] is None
+
+
+def test_an_envelope_taken_in_before_0004_needs_an_active_key_of_its_author(
+    env: RulesEnv,
+) -> None:
+    """Ledger rows written before store revision 0004 name no signing key: any active key
+    of the author will do, and none is a refusal."""
+    from sqlalchemy import update
+
+    plan_id, approval_id = _ask(env)
+    with env.engine.begin() as connection:
+        connection.execute(update(envelopes).values(keyids=None, submitted_by=None))
+    signature = _signed(env, approval_id, BOB, "bob")
+    decide(env.ex, approval_id, approve=True, by=BOB, keyid="bob", signature=signature)
+    revoke_key(env.ex, "alice")
+    env.drain()
+    assert env.journal("test.approve") == []
+    assert env.plan(plan_id)["status_reason"].startswith("proposal.key_revoked: ")
+
+
+@pytest.mark.parametrize(
+    ("what", "code"),
+    [("author", "proposal.author_disabled"), ("author_key", "proposal.revoked_key")],
+)
+def test_intake_refuses_what_the_author_could_no_longer_sign(
+    env: RulesEnv, what: str, code: str
+) -> None:
+    envelope, body = _envelope(_one_step(), key=f"late-{what}")
+    _revoke(env, what)
+    counts = (_count(env, plans), _count(env, intentions), _count(env, envelopes))
+    with pytest.raises(CerebriError) as caught:
+        submit_envelope(env.ex, envelope, artifact=body, submitted_by=CAROL)
+    assert caught.value.code == code, caught.value
+    assert (_count(env, plans), _count(env, intentions), _count(env, envelopes)) == counts

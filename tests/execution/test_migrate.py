@@ -43,23 +43,23 @@ def _tables(url: str) -> set[str]:
 def test_init_creates_every_table_and_is_idempotent(store_url: str) -> None:
     assert store.current_revision(store_url) is None
     first = store.init(store_url)
-    assert (first.current, first.head, first.up_to_date) == ("0003", "0003", True)
+    assert (first.current, first.head, first.up_to_date) == ("0004", "0004", True)
     assert _tables(store_url) == EXPECTED_TABLES
     again = store.init(store_url)
     assert again == first
     assert _tables(store_url) == EXPECTED_TABLES
-    assert store.current_revision(store_url) == "0003"
+    assert store.current_revision(store_url) == "0004"
 
 
 def test_status_reports_head_and_not_initialised(store_url: str) -> None:
     before = store.status(store_url)
-    assert (before.current, before.head, before.up_to_date) == (None, "0003", False)
+    assert (before.current, before.head, before.up_to_date) == (None, "0004", False)
     store.upgrade(store_url)
     after = store.status(store_url)
     assert after.to_wire() == {
         "url": after.url,
-        "current_revision": "0003",
-        "head_revision": "0003",
+        "current_revision": "0004",
+        "head_revision": "0004",
         "up_to_date": True,
     }
 
@@ -177,5 +177,5 @@ def test_concurrent_inits_all_succeed(store_url: str) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(store.init, [store_url] * 4))
-    assert {(r.current, r.head) for r in results} == {("0003", "0003")}
+    assert {(r.current, r.head) for r in results} == {("0004", "0004")}
     assert _tables(store_url) == EXPECTED_TABLES

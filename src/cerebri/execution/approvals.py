@@ -321,8 +321,12 @@ def decide(
                     signature=signature if signed else None,
                 )
             )
-            if done.rowcount != 1:
-                raise ApprovalError(f"approval {approval_id} is no longer open")
+            if done.rowcount != 1:  # a withdrawal, decision or expiry committed first: it won
+                raise ApprovalError(
+                    f"approval {approval_id} was withdrawn, decided or expired first; it is "
+                    "no longer open",
+                    code="approval.not_open",
+                )
             fulfilled = IntentionStatus.FULFILLED.value
             _close_intention(connection, row.step_id, fulfilled, now)
             if approve:
@@ -372,7 +376,7 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
         if row.status != ApprovalStatus.OPEN.value:
             raise ApprovalError(f"approval {approval_id} is {row.status}, not open")
         now = executor.now_ns()
-        connection.execute(
+        done = connection.execute(
             update(approvals)
             .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
             .values(
@@ -381,6 +385,11 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
                 decided_at=now,
             )
         )
+        if done.rowcount != 1:  # a decision (or expiry) committed first: it won
+            raise ApprovalError(
+                f"approval {approval_id} was decided or expired first; it is no longer open",
+                code="approval.not_open",
+            )
         _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
         _fail_waiting_step(
             connection,

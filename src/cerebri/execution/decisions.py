@@ -9,10 +9,11 @@ decision, the payload types differ). ``subject/digest`` is fixed when the approv
 for: ``sha256:<hex>`` of the canonical JSON of the approval id, plan id and revision, step id
 and key, the request (the step's spec) and the digest of the envelope the plan came from.
 
-When the step acts (:func:`authority_refusal`), everything is checked again at that instant:
-the signature, the key (not revoked since), the approver (enabled, still ``approver``), that
-the plan came from a signed envelope, the envelope's validity window, and the capability grant
-of its author. A refusal is a reason
+When the step acts (:func:`authority_refusal`), everything is checked again at that instant
+(decision 0034): that the plan came from a signed envelope, the envelope's validity window,
+its author (enabled, the signing key still active), its requester (enabled), the capability
+grant of its author, and the approval (the approver enabled and still ``approver``, the
+signature, the approver's key not revoked since). A refusal is a reason
 text starting with its code (``grant.missing: ...``); the step does not act.
 """
 
@@ -30,7 +31,7 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import governed, has_grant, key_owner, public_key_of
-from cerebri.execution.store.schema import approvals, plans, principals
+from cerebri.execution.store.schema import approvals, envelopes, plans, principal_keys, principals
 from cerebri.execution.views import instant_text
 from cerebri.proposals import (
     APPROVAL_PAYLOAD_TYPE,
@@ -166,6 +167,60 @@ def check_signed_decision(
         raise ApprovalError(problem[1], code=problem[0])
 
 
+def _disabled_at(connection: Connection, principal: str) -> int | None:
+    """When ``principal`` was disabled (ns), or ``None``; an unknown principal counts as
+    disabled since the beginning (``0``): it can hold no authority. A principal once disabled
+    stays so (there is no enabling again), whatever the clocks say."""
+    row = connection.execute(
+        select(principals.c.disabled_at).where(principals.c.id == principal)
+    ).first()
+    if row is None:
+        return 0
+    return None if row.disabled_at is None else int(row.disabled_at)
+
+
+def _signing_keys(connection: Connection, plan: Any) -> list[Any]:
+    """The author's keys that signed the plan's envelope (the ledger's ``keyids``); for an
+    envelope taken in before store revision 0004 (no ``keyids``), every key of the author."""
+    keyids = connection.execute(
+        select(envelopes.c.keyids)
+        .where(envelopes.c.digest == plan.envelope_digest)
+        .order_by(envelopes.c.idempotency_key)
+    ).scalar()
+    query = select(principal_keys).where(principal_keys.c.principal_id == plan.author)
+    if keyids is not None:
+        query = query.where(principal_keys.c.keyid.in_([str(k) for k in loads(keyids)]))
+    return list(connection.execute(query.order_by(principal_keys.c.keyid)).all())
+
+
+def _proposal_refusal(connection: Connection, plan: Any, now: int) -> str | None:
+    """Steps 3-5 of :func:`authority_refusal`: the author enabled, one of the author's
+    signing keys still active, the requester enabled."""
+    disabled = _disabled_at(connection, plan.author)
+    if disabled is not None:
+        return (
+            f"proposal.author_disabled: {plan.author}, who signed the envelope this plan came "
+            f"from, is disabled since {instant_text(disabled)}"
+        )
+    keys = _signing_keys(connection, plan)
+    # fail closed: a revocation counts from the moment it is recorded, whatever the clocks
+    active = [k for k in keys if k.revoked_at is None and k.valid_from <= now]
+    if not active:
+        named = ", ".join(str(k.keyid) for k in keys) or "none registered"
+        return (
+            f"proposal.key_revoked: the key that signed the envelope this plan came from "
+            f"({named}) is no longer active for {plan.author}"
+        )
+    if plan.requester is not None:
+        disabled = _disabled_at(connection, plan.requester)
+        if disabled is not None:
+            return (
+                f"proposal.requester_disabled: {plan.requester}, who submitted this plan, is "
+                f"disabled since {instant_text(disabled)}"
+            )
+    return None
+
+
 def authority_refusal(
     connection: Connection,
     executor: Executor,
@@ -178,19 +233,33 @@ def authority_refusal(
 ) -> str | None:
     """Why the step may not act now (a reason starting with its code), or ``None``.
 
-    Ungoverned stores: always ``None``. Governed: the plan came from a signed envelope
-    (``proposal.unsigned``: a bare draft names its requester without proof, so it never acts
-    there); the envelope is inside its validity window (``proposal.expired``); the envelope's
-    author, whose key signed it, holds a grant of ``capability`` on the step's calendar
-    (``params.calendar_id``, else its target; ``grant.missing``); and, when
-    ``approval_id`` is given, its signed decision still holds (``approval.*`` codes, as
-    :func:`check_signed_decision`).
+    Ungoverned stores: always ``None``. Governed: every piece of authority behind the effect
+    is checked at the executor's clock, in this order (decision 0034), and the first that
+    fails is the answer:
+
+    1. the plan came from a signed envelope (``proposal.unsigned``: a bare draft names its
+       requester without proof, so it never acts there);
+    2. the envelope is inside its validity window (``proposal.expired``);
+    3. the envelope's author is enabled (``proposal.author_disabled``);
+    4. the author's key that signed the envelope is still active: not revoked and already
+       valid (``proposal.key_revoked``);
+    5. the requester who submitted it is enabled (``proposal.requester_disabled``);
+    6. the author holds a grant of ``capability`` on the step's calendar
+       (``params.calendar_id``, else its target; ``grant.missing``);
+    7. when ``approval_id`` is given, its signed decision still holds: the approver enabled
+       and an ``approver``, the signature valid, the approver's key not revoked
+       (``approval.*`` codes, as :func:`check_signed_decision`).
     """
     if not governed(connection):
         return None
     now = executor.now_ns()
     plan = connection.execute(
-        select(plans.c.author, plans.c.envelope_expires_at).where(plans.c.id == plan_id)
+        select(
+            plans.c.author,
+            plans.c.envelope_digest,
+            plans.c.envelope_expires_at,
+            plans.c.requester,
+        ).where(plans.c.id == plan_id)
     ).one()
     if plan.author is None:
         return (
@@ -203,6 +272,9 @@ def authority_refusal(
             "proposal.expired: the envelope this plan came from expired at "
             f"{instant_text(plan.envelope_expires_at)}"
         )
+    refused = _proposal_refusal(connection, plan, now)
+    if refused is not None:
+        return refused
     calendar = params.get("calendar_id")
     where = str(calendar) if isinstance(calendar, str) else (target or "")
     if not has_grant(connection, plan.author, capability, where):

@@ -8,6 +8,8 @@ the artifact describes, in one transaction with its replay record:
    validity window at the executor's clock, executor mode allowed for the artifact type;
 2. the author is the principal that owns a signing key (``proposal.author_mismatch``): an
    envelope cannot name someone else as its author, which would let its signer approve it;
+   and the author is not disabled (``proposal.author_disabled``; a revoked signing key is
+   already refused by verification as ``proposal.revoked_key``);
 3. the executor mode is ``plan-executor`` (``intake.executor_mode``: a ``manual`` envelope
    is for a person, a ``deterministic-host-compiler`` one for another executor);
 4. the artifact type selects how the plan is made: ``cerebri.plan-graph.v1`` is the draft
@@ -19,7 +21,10 @@ the artifact describes, in one transaction with its replay record:
    ``proposal.replayed``. The key is the table's primary key, so two concurrent intakes of
    one key store one plan.
 
-The stored plan records the envelope's author, payload digest and expiry; the envelope grants
+The stored plan records the envelope's author, payload digest and expiry; the envelope's
+ledger row records who submitted it (``submitted_by``) and which of the author's keys signed
+it (``keyids``), so that the act-time checks (decision 0034) can ask whether those keys still
+hold. The envelope grants
 nothing: its approval (by a human other than the author and the requester), the requester's
 capability grants and the envelope's window are checked again when each step acts
 (:mod:`cerebri.execution.decisions`).
@@ -35,13 +40,14 @@ from sqlalchemy.exc import IntegrityError
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import loads
+from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import key_owner, registry_of, require_role
-from cerebri.execution.store.schema import envelopes, plans
+from cerebri.execution.store.schema import envelopes, plans, principals
 from cerebri.execution.submit import Submitted, insert_new_intention
+from cerebri.execution.views import instant_text
 from cerebri.plans import DEFAULT_MAX_REPLANS, PlanDraft, PlanStatus, parse_draft
 from cerebri.plans.action_plan_wire import parse_action_plan
 from cerebri.plans.from_action_plan import draft_from_action_plan
@@ -70,12 +76,18 @@ def _draft(verified: VerifiedEnvelope, artifact: bytes) -> PlanDraft:
     )
 
 
-def _check_author(connection: Connection, verified: VerifiedEnvelope, author: str) -> None:
+def _check_author(connection: Connection, verified: VerifiedEnvelope, author: str) -> list[str]:
+    """The author's keys among the envelope's verified signers, sorted; refuses an envelope
+    its named author did not sign (``proposal.author_mismatch``) or whose author is disabled
+    (``proposal.author_disabled``: a disabled principal signs nothing new)."""
     owners = set()
+    authored: list[str] = []
     for keyid in verified.signers:
         row = key_owner(connection, keyid)
         if row is not None:
             owners.add(row.principal_id)
+            if row.principal_id == author:
+                authored.append(keyid)
     if author not in owners:
         signed = ", ".join(sorted(owners)) or "nobody registered"
         raise ProposalError(
@@ -83,6 +95,17 @@ def _check_author(connection: Connection, verified: VerifiedEnvelope, author: st
             code="proposal.author_mismatch",
             path="/author",
         )
+    disabled = connection.execute(
+        select(principals.c.disabled_at).where(principals.c.id == author)
+    ).scalar_one_or_none()
+    if disabled is not None:
+        raise ProposalError(
+            f"{author} is disabled since {instant_text(disabled)}: an envelope it signed is "
+            "no longer taken in",
+            code="proposal.author_disabled",
+            path="/author",
+        )
+    return sorted(authored)
 
 
 def _replayed(connection: Connection, key: str, digest: str) -> Submitted | None:
@@ -131,8 +154,8 @@ def submit_envelope(
     Returns the :class:`~cerebri.execution.submit.Submitted` plan (``replayed`` when this
     envelope was taken in before). Raises, with nothing stored:
     :class:`~cerebri.proposals.ProposalError` (``proposal.*`` codes of verification,
-    ``proposal.author_mismatch``, ``proposal.replayed``); :class:`ExecutionError`
-    ``intake.executor_mode``, ``intake.unsupported_artifact``,
+    ``proposal.author_mismatch``, ``proposal.author_disabled``, ``proposal.replayed``);
+    :class:`ExecutionError` ``intake.executor_mode``, ``intake.unsupported_artifact``,
     ``execution.invalid_principal``; :class:`~cerebri.plans.DraftError` (an artifact that is
     not a draft / action plan); :class:`~cerebri.execution.errors.AuthError`
     ``auth.forbidden``.
@@ -154,7 +177,7 @@ def submit_envelope(
     found = verified.envelope
     author = principal_of(found.author)
     with executor.engine.connect() as connection:
-        _check_author(connection, verified, author)
+        keyids = _check_author(connection, verified, author)
     if found.executor.mode is not ExecutorMode.PLAN_EXECUTOR:
         raise ExecutionError(
             f"executor mode {found.executor.mode.value} is not the plan executor's "
@@ -203,6 +226,8 @@ def submit_envelope(
                     author=author,
                     expires_at=found.expires_at.ns,
                     created_at=executor.now_ns(),
+                    submitted_by=requester,
+                    keyids=dumps(list(keyids)),
                 )
             )
             return submitted

@@ -32,6 +32,7 @@ from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
     attempts,
+    envelopes,
     plans,
     predictions,
     steps,
@@ -191,16 +192,38 @@ def _prediction_wire(row: Any) -> dict[str, JSONValue]:
     }
 
 
+def _proposal(connection: Connection, plan: Any) -> dict[str, JSONValue] | None:
+    """The envelope ``plan`` came from, as :func:`show_plan` reports it; ``submitted_by``
+    and ``keyids`` are ``None`` for envelopes taken in before store revision 0004."""
+    if plan.author is None:
+        return None
+    ledger = connection.execute(
+        select(envelopes.c.submitted_by, envelopes.c.keyids)
+        .where(envelopes.c.digest == plan.envelope_digest)
+        .order_by(envelopes.c.idempotency_key)
+    ).first()
+    keyids = None if ledger is None else loads(ledger.keyids)
+    return {
+        "author": plan.author,
+        "envelope_digest": plan.envelope_digest,
+        "expires_at": instant_text(plan.envelope_expires_at),
+        "submitted_by": None if ledger is None else ledger.submitted_by,
+        "keyids": keyids,
+    }
+
+
 @arguments(execution_argument_error, executor=Executor, plan_id=str)
 def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     """One plan in full: the :func:`list_plans` fields plus ``objective``, ``requester``,
-    ``sandbox``, ``max_replans``, ``supersedes``, ``superseded_by``, ``started_at``,
-    ``closed_at``, ``validation``; ``revisions``: every revision of its intention ordered by
-    revision (``{"id", "revision", "status", "supersedes", "superseded_by"}``); ``steps`` in
-    position order, each with its ``spec`` (the draft's step: ``kind``, ``depends_on``,
-    ``capability``, ``params``, ...) and its ``attempt_history`` (finished attempts by number,
-    then the open ones, ``"open": true``); ``predictions`` and ``approvals`` by
-    (created_at, id).
+    ``proposal`` (``None`` for a bare draft, else the envelope it came from: ``author``,
+    ``envelope_digest``, ``expires_at``, ``submitted_by``, ``keyids``: who signed and who
+    submitted what, decision 0034), ``sandbox``, ``max_replans``, ``supersedes``,
+    ``superseded_by``, ``started_at``, ``closed_at``, ``validation``; ``revisions``: every
+    revision of its intention ordered by revision (``{"id", "revision", "status",
+    "supersedes", "superseded_by"}``); ``steps`` in position order, each with its ``spec``
+    (the draft's step: ``kind``, ``depends_on``, ``capability``, ``params``, ...) and its
+    ``attempt_history`` (finished attempts by number, then the open ones, ``"open": true``);
+    ``predictions`` and ``approvals`` by (created_at, id).
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
     from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
@@ -235,6 +258,7 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
             .where(approvals.c.plan_id == plan_id)
             .order_by(approvals.c.created_at, approvals.c.id)
         ).all()
+        proposal = _proposal(connection, row)
     done = sum(1 for s in step_rows if s.status in _DONE)
     wire = _summary(row, done, len(step_rows))
     draft = loads(row.draft) or {}
@@ -242,6 +266,7 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
         {
             "objective": draft.get("objective"),
             "requester": row.requester,
+            "proposal": proposal,
             "sandbox": row.sandbox,
             "max_replans": row.max_replans,
             "supersedes": row.supersedes,

@@ -253,6 +253,17 @@ def _responses() -> dict[str, Schema]:
                 **_summary_properties(),
                 "objective": _nullable(_TEXT),
                 "requester": _nullable(_PRINCIPAL),
+                "proposal": _nullable(
+                    _object(
+                        {
+                            "author": _PRINCIPAL,
+                            "envelope_digest": _DIGEST,
+                            "expires_at": _nullable(_INSTANT),
+                            "submitted_by": _nullable(_PRINCIPAL),
+                            "keyids": _nullable({"type": "array", "items": _ID}),
+                        }
+                    )
+                ),
                 "sandbox": _nullable(_TEXT),
                 "max_replans": _COUNT,
                 "supersedes": _nullable(_ID),

@@ -386,8 +386,12 @@ envelopes = Table(
     Column("author", Text, nullable=False),
     _instant("expires_at", nullable=False),
     _instant("created_at", nullable=False),
+    # 0004: who submitted it (the requester) and the author's keys that signed it (JSON array)
+    Column("submitted_by", Text),
+    Column("keyids", Text),
 )
-"""Envelopes taken in, by idempotency key: the replay ledger of intake (proposals.md 4)."""
+"""Envelopes taken in, by idempotency key: the replay ledger of intake (proposals.md 4), with
+who submitted each and which of its author's keys signed it (decision 0034)."""
 
 TABLE_NAMES: tuple[str, ...] = tuple(sorted(METADATA.tables))
 """The names of every table of the store, sorted."""
