@@ -17,7 +17,7 @@ string, :func:`first_unstorable` finds the first such string in a JSON value.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 from cerebri.errors import InvalidArgumentError
@@ -66,10 +66,15 @@ def first_unstorable(value: object, at: str = "") -> tuple[str, str] | None:
                 fault = text_fault(str(name))
                 if fault is not None:
                     return f"{where}/{_escape(str(name))}", f"{fault} in a member name"
-            stack.append((f"{where}/{_escape(k)}", v) for k, v in item.items())
+            stack.append(_members(where, item.items()))
         elif isinstance(item, list | tuple):
-            stack.append((f"{where}/{i}", v) for i, v in enumerate(item))
+            stack.append(_members(where, enumerate(item)))
     return None
+
+
+def _members(where: str, pairs: Iterable[tuple[str | int, object]]) -> Iterator[tuple[str, object]]:
+    """``(pointer, value)`` of each member or item below the container at ``where``."""
+    return ((f"{where}/{_escape(key)}", value) for key, value in pairs)
 
 
 def invalid_text(what: str, fault: str, path: str | None = None) -> InvalidArgumentError:
