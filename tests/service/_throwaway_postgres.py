@@ -42,9 +42,7 @@ class ThrowawayPostgres:
         self.data, self.port = folder / "data", _free_port()
 
     def _run(self, *command: str) -> None:
-        subprocess.run(
-            [*self.as_user, *command], check=True, capture_output=True, timeout=120
-        )
+        subprocess.run([*self.as_user, *command], check=True, capture_output=True, timeout=120)
 
     def initdb(self) -> None:
         self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust",

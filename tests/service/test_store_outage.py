@@ -49,9 +49,7 @@ def _store_operations(client: TestClient) -> list[tuple[str, str, bool]]:
     ]
 
 
-def _assert_every_route_unavailable(
-    client: TestClient, caplog: pytest.LogCaptureFixture
-) -> None:
+def _assert_every_route_unavailable(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     operations = _store_operations(client)
     assert len(operations) == 9
     for method, path, has_body in operations:
