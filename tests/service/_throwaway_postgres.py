@@ -79,7 +79,7 @@ def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
     """A started :class:`ThrowawayPostgres`, stopped (if running) and deleted afterwards."""
     if not _PG_CTLS:
         _unavailable("no /usr/lib/postgresql/*/bin/pg_ctl")
-    folder = Path(tempfile.mkdtemp(prefix="cerebri-pg-outage-"))
+    folder = Path(tempfile.mkdtemp(prefix="cerebri-pg-http-outage-"))
     as_user: list[str] = []
     if os.geteuid() == 0:
         runuser = shutil.which("runuser")
