@@ -11,7 +11,9 @@
      ├── InputTooLargeError (ValueError)
      │     codes: input.too_large    (raw text or a file over its byte limit, before parsing)
      ├── InvalidArgumentError (TypeError, ValueError) a wrong-typed or unusable argument
-     │     codes: input.invalid_argument (packages use their own: proposal.invalid_argument,
+     │     codes: input.invalid_text     (text with a NUL character or a lone surrogate,
+     │                                   which a store cannot hold: cerebri._text)
+     │            input.invalid_argument (packages use their own: proposal.invalid_argument,
      │                                   draft.invalid_argument, ics.invalid_argument,
      │                                   temporal.invalid_argument, cpir.invalid_argument,
      │                                   calendars.invalid_argument, caldav.invalid_argument;

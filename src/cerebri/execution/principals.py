@@ -12,6 +12,7 @@ approve (``approval.agent_cannot_approve``, :mod:`cerebri.execution.approvals`).
 
 from __future__ import annotations
 
+from cerebri._text import invalid_text, text_fault
 from cerebri.execution.errors import ExecutionError
 from cerebri.proposals import PRINCIPAL_PATTERN, ProposalError, canonical_principal
 
@@ -20,7 +21,12 @@ __all__ = ["PRINCIPAL_PATTERN", "is_agent", "principal_id"]
 
 def principal_id(text: object) -> str:
     """The canonical form of a principal's name (see the module doc); raises
-    :class:`ExecutionError` ``execution.invalid_principal`` for anything else."""
+    :class:`ExecutionError` ``execution.invalid_principal`` for anything else, and
+    :class:`~cerebri.errors.InvalidArgumentError` ``input.invalid_text`` for a name with a
+    NUL character or a lone surrogate, which no store can hold (:mod:`cerebri._text`)."""
+    fault = text_fault(text) if isinstance(text, str) else None
+    if fault is not None:
+        raise invalid_text("a principal", fault)
     try:
         return canonical_principal(text, code="execution.invalid_principal")
     except ProposalError as error:

@@ -28,6 +28,10 @@ Routes and status codes:
   :mod:`cerebri.service.store_errors`). Without one there is no execution route.
 * Anything else → 404 problem (``http.not_found``); a wrong method → 405
   (``http.method_not_allowed``).
+* A path or query parameter holding a NUL character or a lone surrogate → 422
+  ``input.invalid_text`` on every route (:mod:`cerebri.service.text_guard`); with a store,
+  the same for any string in a store route's body, and 503 ``store.unavailable`` with
+  ``Retry-After`` while the store cannot be reached (:mod:`cerebri.service.store_outage`).
 * With a token configured (or ``require_token``), any request without an accepted bearer
   token → 401 ``auth.unauthorized`` (:mod:`cerebri.service.auth`; the Lab's files need none).
 
@@ -41,7 +45,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -72,6 +76,7 @@ from cerebri.service.openapi import (
 )
 from cerebri.service.problems import ServiceError, json_response, problem_response
 from cerebri.service.settings import ServiceSettings
+from cerebri.service.text_guard import params_text
 
 if TYPE_CHECKING:
     from cerebri.execution import Executor
@@ -285,6 +290,16 @@ def _add_lab(app: FastAPI, settings: ServiceSettings) -> None:
         return problem_response(404, "http.not_found", "the Lab is not installed")
 
 
+async def _service_error(request: Request, exc: Exception) -> Response:
+    """A :class:`ServiceError` raised by a dependency or a store route: its problem (a 401
+    also carries ``WWW-Authenticate: Bearer``)."""
+    assert isinstance(exc, ServiceError)
+    response = _problem(exc)
+    if exc.status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
 async def _http_problem(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     code = {404: "http.not_found", 405: "http.method_not_allowed"}.get(status, "http.error")
@@ -326,9 +341,11 @@ def create_app(
         + (_STORE_DESCRIPTION if executor is not None else " No execution endpoint."),
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(params_text)],  # unstorable text in a parameter: 422
     )
     add_docs(app)  # Swagger UI and ReDoc from the installed fastapi-offline package
     app.add_exception_handler(HTTPException, _http_problem)
+    app.add_exception_handler(ServiceError, _service_error)
 
     @app.get(
         "/health",

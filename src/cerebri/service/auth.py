@@ -5,7 +5,8 @@ service token (compared with ``hmac.compare_digest``) or, when the app serves an
 store, a principal's token the store accepts (:func:`cerebri.execution.authenticate`). The
 Lab's static files (``GET``/``HEAD`` of ``/lab`` and ``/lab/...``) pass without a token: they
 hold no data, and the page asks for the token and sends it with every API call. Anything else
-gets a 401 problem (code ``auth.unauthorized``).
+gets a 401 problem (code ``auth.unauthorized``). When the store cannot be reached to check a
+principal's token the answer is 503 ``store.unavailable`` (:mod:`cerebri.service.store_outage`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cerebri.service.problems import problem_response
+from cerebri.service.store_outage import is_store_outage, outage_response
 
 __all__ = ["BearerTokenMiddleware"]
 
@@ -66,7 +68,14 @@ class BearerTokenMiddleware:
             if name.lower() == b"authorization":
                 given = value
                 break
-        if await self._accepted(given):
+        try:
+            accepted = await self._accepted(given)
+        except Exception as error:  # the store behind ``accepts`` may be down
+            if not is_store_outage(error):
+                raise
+            await outage_response(error)(scope, receive, send)
+            return
+        if accepted:
             await self.app(scope, receive, send)
             return
         response = problem_response(

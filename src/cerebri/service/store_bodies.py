@@ -2,9 +2,10 @@
 
 A body goes through the same transport checks as every other route
 (:func:`cerebri.service.body.read_json_body`: 415, 413, 408), then the strict JSON parser
-(:func:`cerebri.cpir.load_json`: 400 for ``json.*`` syntax codes), then a pydantic model
-with no extra members and no type coercion: a mismatch is 422 ``http.invalid_body`` with
-``path`` the RFC 6901 pointer of the first offending member.
+(:func:`cerebri.cpir.load_json`: 400 for ``json.*`` syntax codes), then the text check
+(422 ``input.invalid_text`` for a NUL character anywhere, :mod:`cerebri.service.text_guard`),
+then a pydantic model with no extra members and no type coercion: a mismatch is 422
+``http.invalid_body`` with ``path`` the RFC 6901 pointer of the first offending member.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cerebri.plans.parse import pointer
 from cerebri.service.body import read_json_body
 from cerebri.service.problems import ServiceError
 from cerebri.service.settings import ServiceSettings
+from cerebri.service.text_guard import body_text
 
 __all__ = ["has_body", "read_model", "read_object"]
 
@@ -41,6 +43,8 @@ async def read_object(request: Request, settings: ServiceSettings) -> dict[str, 
         ServiceError: 415, 413, 408 (:func:`~cerebri.service.body.read_json_body`).
         ClientGone: the client hung up mid-body.
         ParseError: ``json.*`` (400, or 422 for ``json.not_object``).
+        ServiceError: 422 ``input.invalid_text``: a string (or member name) anywhere in the
+            body holds a NUL character (:func:`~cerebri.service.text_guard.body_text`).
         InputTooLargeError: ``input.too_large``.
     """
     raw = await read_json_body(
@@ -49,6 +53,7 @@ async def read_object(request: Request, settings: ServiceSettings) -> dict[str, 
     document = load_json(raw)
     if not isinstance(document, dict):
         raise ParseError("the request body must be a JSON object", code="json.not_object", path="")
+    body_text(document)
     return document
 
 

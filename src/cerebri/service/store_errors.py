@@ -19,7 +19,13 @@ whose ``code`` is the core error's code; the status follows from the code:
   ``approval.key_revoked``;
 * 400: JSON that is not syntactically valid (``json.*`` syntax codes); 413
   ``input.too_large`` (a body holding more values than a document may);
-* 503: ``store.*`` (the store cannot be reached or is not initialised).
+* 503: ``store.*`` (the store cannot be reached or is not initialised), with
+  ``Retry-After`` (:data:`~cerebri.service.store_outage.RETRY_AFTER_SECONDS`); a driver's
+  error that means the store is down is 503 ``store.unavailable``
+  (:mod:`cerebri.service.store_outage`).
+
+``input.invalid_text`` (a NUL character or a lone surrogate, :mod:`cerebri._text`) is 422 as
+every ``input.*`` code.
 
 A code not listed here is 422 if its error points into the input (``path`` set), else 409.
 """
@@ -33,6 +39,7 @@ from starlette.responses import Response
 from cerebri.errors import CerebriError, ParseError
 from cerebri.service.body import parse_error_status
 from cerebri.service.problems import problem_response
+from cerebri.service.store_outage import RETRY_AFTER_SECONDS
 
 __all__ = ["STATUS_BY_CODE", "error_response", "status_of"]
 
@@ -80,7 +87,12 @@ def status_of(error: CerebriError) -> int:
 
 def error_response(error: CerebriError) -> Response:
     """The problem response of ``error``: its code, message and path, the status of
-    :func:`status_of`; a 401 also carries ``WWW-Authenticate: Bearer``."""
+    :func:`status_of`; a 401 also carries ``WWW-Authenticate: Bearer``, a 503
+    ``Retry-After``."""
     status = status_of(error)
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = None
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    elif status == 503:
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
     return problem_response(status, error.code, error.message, error.path, headers)

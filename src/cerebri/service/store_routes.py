@@ -18,9 +18,10 @@ from cerebri.execution import Executor
 from cerebri.service.approvals_api import add_approval_routes
 from cerebri.service.body import ClientGone
 from cerebri.service.plans_api import add_plan_routes
-from cerebri.service.problems import ServiceError, problem_response
+from cerebri.service.problems import problem_response
 from cerebri.service.settings import ServiceSettings
 from cerebri.service.store_errors import error_response
+from cerebri.service.store_outage import OUTAGE_TYPES, store_outage_handler
 
 __all__ = ["add_store_api"]
 
@@ -28,14 +29,6 @@ __all__ = ["add_store_api"]
 async def _refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, CerebriError)
     return error_response(exc)
-
-
-async def _transport(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ServiceError)
-    headers = {"Connection": "close"} if exc.status == 408 else None
-    if exc.status == 401:
-        headers = {"WWW-Authenticate": "Bearer"}
-    return problem_response(exc.status, exc.code, exc.detail, exc.path, headers)
 
 
 async def _gone(request: Request, exc: Exception) -> Response:
@@ -59,10 +52,12 @@ def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -
     :mod:`~cerebri.service.plans_api` and :mod:`~cerebri.service.approvals_api` and their
     error handlers (a :class:`CerebriError` becomes a problem with the status of
     :func:`~cerebri.service.store_errors.status_of`; a bad query parameter 422
-    ``http.invalid_parameter`` whose ``path`` is ``/query/NAME``)."""
+    ``http.invalid_parameter`` whose ``path`` is ``/query/NAME``; a store that cannot be
+    reached 503 ``store.unavailable``, :mod:`~cerebri.service.store_outage`)."""
     app.state.executor = executor
     app.add_exception_handler(CerebriError, _refused)
-    app.add_exception_handler(ServiceError, _transport)
+    for kind in OUTAGE_TYPES:
+        app.add_exception_handler(kind, store_outage_handler)
     app.add_exception_handler(ClientGone, _gone)
     app.add_exception_handler(RequestValidationError, _bad_parameter)
     add_plan_routes(app, settings)

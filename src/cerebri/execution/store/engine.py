@@ -24,6 +24,7 @@ from sqlalchemy.engine import URL
 
 from cerebri._guard import arguments
 from cerebri.execution.store.errors import StoreError, store_argument_error
+from cerebri.execution.store.text import refuse_unstorable_text
 
 __all__ = ["POSTGRES_CONNECT_ARGS", "SQLITE_BUSY_TIMEOUT_MS", "open_engine"]
 
@@ -68,7 +69,9 @@ def open_engine(url: URL) -> Engine:
     """An engine for a URL checked by :func:`~cerebri.execution.store.url.parse_store_url`.
 
     For SQLite the file's parent folders are created (the file itself on first connection).
-    Nothing connects here; connection errors surface on first use. Raises
+    Nothing connects here; connection errors surface on first use. Every statement's text
+    parameters are checked first (:func:`~cerebri.execution.store.text.refuse_unstorable_text`:
+    ``input.invalid_text`` for a NUL character or a lone surrogate, on both back ends). Raises
     :class:`StoreError` ``store.unreachable`` when the folder cannot be created.
     """
     if url.get_backend_name() == "sqlite":
@@ -85,7 +88,9 @@ def open_engine(url: URL) -> Engine:
         engine = create_engine(url)
         event.listen(engine, "connect", _on_sqlite_connect)
         event.listen(engine, "begin", _begin_immediate)
-        return engine
-    given = set(url.query)
-    defaults = {k: v for k, v in POSTGRES_CONNECT_ARGS.items() if k not in given}
-    return create_engine(url, connect_args=defaults)
+    else:
+        given = set(url.query)
+        defaults = {k: v for k, v in POSTGRES_CONNECT_ARGS.items() if k not in given}
+        engine = create_engine(url, connect_args=defaults)
+    event.listen(engine, "before_cursor_execute", refuse_unstorable_text, retval=True)
+    return engine

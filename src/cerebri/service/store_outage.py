@@ -1,0 +1,99 @@
+"""A store that cannot be reached is 503 ``store.unavailable``, never a 500 with a traceback.
+
+While PostgreSQL is stopped or unreachable, or the SQLite file cannot be opened or read (its
+folder removed, a file that is not a database, a full disk), every store-backed route answers
+``503 Service Unavailable``, an RFC 9457 problem with code ``store.unavailable``, ``path``
+``null``, and ``Retry-After: RETRY_AFTER_SECONDS`` (RFC 9110 section 10.2.3). The server log
+gets one warning line (logger ``cerebri.service``) naming the driver's error, not a traceback;
+the client's detail names no host or file. Once the store is back the next request succeeds:
+SQLAlchemy discards the broken connections.
+
+:func:`is_store_outage` is the classification (docs/decisions/0036): SQLAlchemy's
+``OperationalError`` and ``InterfaceError``, any ``DBAPIError`` whose connection was
+invalidated (a disconnect), psycopg's and sqlite3's own ``OperationalError`` /
+``InterfaceError`` raised outside SQLAlchemy, and SQLite's ``SQLITE_NOTADB`` /
+``SQLITE_CORRUPT`` (the file is not a readable store). Anything else (a constraint
+violation, a programming error) stays a 500: it is a bug, not an outage.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Final
+
+import psycopg
+from sqlalchemy import exc as sa_exc
+from starlette.requests import Request
+from starlette.responses import Response
+
+from cerebri.service.problems import problem_response
+
+__all__ = [
+    "OUTAGE_TYPES",
+    "RETRY_AFTER_SECONDS",
+    "is_store_outage",
+    "outage_response",
+    "store_outage_handler",
+]
+
+RETRY_AFTER_SECONDS: Final = 5
+"""The ``Retry-After`` of a 503, in seconds: long enough for a restarting database, short
+enough that a client does not wait long after it is back."""
+
+OUTAGE_TYPES: Final = (sa_exc.DBAPIError, psycopg.Error, sqlite3.Error)
+"""The exception types :func:`store_outage_handler` is registered for (it re-raises those
+that :func:`is_store_outage` does not call an outage)."""
+
+_UNREADABLE_SQLITE: Final = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
+_DRIVER_OUTAGES: Final = (
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    sqlite3.OperationalError,
+    sqlite3.InterfaceError,
+)
+_LOG = logging.getLogger("cerebri.service")
+
+
+def _unreadable_sqlite(error: BaseException | None) -> bool:
+    return (
+        isinstance(error, sqlite3.DatabaseError)
+        and getattr(error, "sqlite_errorname", None) in _UNREADABLE_SQLITE
+    )
+
+
+def is_store_outage(error: BaseException) -> bool:
+    """Whether ``error`` means the store cannot be reached or read (module docstring)."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError):
+        return True
+    if isinstance(error, sa_exc.DBAPIError):
+        return error.connection_invalidated or _unreadable_sqlite(error.orig)
+    return isinstance(error, _DRIVER_OUTAGES) or _unreadable_sqlite(error)
+
+
+def _summary(error: BaseException) -> str:
+    """``"OperationalError: connection failed: ..."``: the driver's error, first line only."""
+    cause = error.orig if isinstance(error, sa_exc.DBAPIError) and error.orig else error
+    lines = str(cause).strip().splitlines()
+    first = lines[0] if lines else ""
+    return f"{type(cause).__name__}: {first[:300]}"
+
+
+def outage_response(error: BaseException) -> Response:
+    """The 503 ``store.unavailable`` problem with ``Retry-After``; logs one warning line."""
+    _LOG.warning("store unavailable: %s", _summary(error))
+    return problem_response(
+        503,
+        "store.unavailable",
+        "the execution store cannot be reached or read; retry later",
+        None,
+        {"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+async def store_outage_handler(request: Request, error: Exception) -> Response:
+    """Exception handler for :data:`OUTAGE_TYPES`: an outage becomes
+    :func:`outage_response`; any other database error is raised again (a 500)."""
+    if not is_store_outage(error):
+        raise error
+    return outage_response(error)
