@@ -28,6 +28,8 @@
      ├── PlanError                    (cerebri.planner)  plan.* codes
      ├── CalendarError                (cerebri.ics)      ics.* codes
      ├── CalDAVError                  (cerebri.integrations) caldav.* codes
+ ├── CredentialsError             (cerebri.integrations.credentials) credentials.invalid,
+ │                                credentials.insecure (a CalDAV credentials or netrc file)
      ├── DraftError (ValueError)      (cerebri.plans)     draft.* codes (not a draft at all;
      │                                                    broken rules go in a DraftReport)
      ├── CapabilityError (ValueError) (cerebri.plans)     capability.* codes

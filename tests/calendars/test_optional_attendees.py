@@ -233,13 +233,14 @@ def test_optional_ids_must_differ_from_required_ones(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentError) as caught:
         imported.find_slot(query, optional=[("alice", Calendar())])
     assert caught.value.code == "calendars.invalid_argument"
-    # Another file with the same name gets a distinct id on the command line.
+    # Another file with the same name gets a distinct id on the command line: the
+    # shortest path suffix the two do not share (docs/decisions/0037).
     path = write(tmp_path / "alice.ics", [])
     (tmp_path / "other").mkdir()
     other = write(tmp_path / "other" / "alice.ics", [])
     code, out, err = run("--ics", path, "--optional-ics", other, *WEEK, *HOURS, "--json")
     assert code == 0, err
-    assert json.loads(out)["slots"][0]["optional_free"] == ["alice-2"]
+    assert json.loads(out)["slots"][0]["optional_free"] == ["other.alice"]
     # The same file twice is one person: refused, naming both options.
     code, out, err = run("--ics", path, "--optional-ics", path, *WEEK, *HOURS, "--json")
     assert (code, out) == (2, "")

@@ -41,16 +41,16 @@ def named_calendar_items(calendars: Iterable[object], where: str) -> tuple[Any, 
 def optional_items(
     required: Iterable[str], optional: Iterable[object], where: str
 ) -> tuple[Any, ...]:
-    """Optional attendees' ``(str, Component)`` pairs, their ids distinct and none of them a
-    required calendar's id (each slot reports attendees by id); else
-    ``calendars.invalid_argument``."""
+    """Optional attendees' ``(str, Component)`` pairs, none of them under a required
+    calendar's id (each slot reports attendees by id); else ``calendars.invalid_argument``.
+    Pairs sharing an id are one attendee's calendars (a CalDAV collection's objects)."""
     pairs = named_calendar_items(optional, where)
-    names = [name for name, _ in pairs]
     taken = set(required)
-    for name in names:
-        if name in taken or names.count(name) > 1:
+    for name, _ in pairs:
+        if name in taken:
             raise invalid_argument(
-                f"{where}: calendar id {name!r} is given twice (optional attendees are "
-                "reported by id, so every id must be distinct)"
+                f"{where}: calendar id {name!r} is also a required calendar's id (optional "
+                "attendees are reported by id, so an optional id must differ from every "
+                "required one)"
             )
     return pairs

@@ -31,7 +31,7 @@ from cerebri.calendars.query import SlotQuery, expansion_window
 from cerebri.ics import busy_periods
 from cerebri.temporal import Interval, merge
 
-__all__ = ["FREE", "OptionalTime", "read_optional"]
+__all__ = ["FREE", "OptionalTime", "attendee_calendars", "read_optional"]
 
 FREE, BUSY, UNKNOWN = "free", "busy", "unknown"
 NS = 1_000_000_000
@@ -78,6 +78,20 @@ class OptionalTime:
         return FREE
 
 
+def attendee_calendars(
+    calendars: Sequence[tuple[str, Component]],
+) -> list[tuple[str, list[Component]]]:
+    """``(id, calendars)`` pairs grouped by id, in the order each id first appears.
+
+    One calendar id is one attendee: a CalDAV collection arrives as one parsed calendar per
+    stored object, all under the collection's id, and is still one person (issue 21).
+    """
+    grouped: dict[str, list[Component]] = {}
+    for name, calendar in calendars:
+        grouped.setdefault(name, []).append(calendar)
+    return list(grouped.items())
+
+
 def read_optional(
     calendars: Sequence[tuple[str, Component]],
     query: SlotQuery,
@@ -85,22 +99,24 @@ def read_optional(
     floating_zone: str,
     max_occurrences: int,
 ) -> tuple[OptionalTime, ...]:
-    """Each optional attendee's busy, unavailable and unknown time for ``query``.
+    """Each optional attendee's busy, unavailable and unknown time for ``query``: one
+    :class:`OptionalTime` per distinct calendar id (pairs sharing an id, such as the
+    objects of one CalDAV collection, are one attendee), in the order ids first appear.
 
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
-            ``max_occurrences`` (per calendar and window).
+            ``max_occurrences`` (per attendee and window).
     """
     start, end = expansion_window(query)
     window = Interval(query.window_start.ns, query.window_end.ns)
     out: list[OptionalTime] = []
-    for name, calendar in calendars:
+    for name, parts in attendee_calendars(calendars):
         periods = busy_periods(
-            calendar, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
+            parts, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
         )
         busy = merge(Interval(p.start.ns, p.end.ns) for p in periods if p.start < p.end)
         closed = unavailable_ranges(
-            [calendar], start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
+            parts, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
         )
-        out.append(OptionalTime(name, busy, closed, unobserved_ranges([calendar], window)))
+        out.append(OptionalTime(name, busy, closed, unobserved_ranges(parts, window)))
     return tuple(out)

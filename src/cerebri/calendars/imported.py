@@ -290,7 +290,7 @@ class ImportedCalendars:
                 )
 
             request, result, slots, dropped = plan_ranked(
-                build, query, attendees, len(self._names), limits
+                build, query, attendees, len(set(self._names)), limits
             )
             return answer_for(
                 request,

@@ -73,8 +73,10 @@ def find_slot(
     per query, see :func:`cerebri.ics.busy_periods`).
     ``create`` (a :class:`~cerebri.calendars.NewEvent`) makes the request a ``CREATE`` of
     that event, whose candidates yield action plans (:func:`cerebri.calendars.build_request`).
-    ``optional`` pairs optional attendees' ids (distinct, and distinct from the required
-    ids) with their calendars: they never block a slot; each slot reports who of them is
+    One calendar id is one attendee, required or optional: pairs that share an id (the
+    objects of one CalDAV collection) are one person's calendar.
+    ``optional`` pairs optional attendees' ids (distinct from the required ids) with their
+    calendars: they never block a slot; each slot reports who of them is
     free, busy or unknown (``answer.slots``), slots with more of them free rank first, and
     ``query.min_attendance`` leaves out slots with too few attendees free. The query's daily
     preference ranks next; the order and what the request then carries are in
@@ -120,7 +122,9 @@ def find_slot(
             events, unknown, query, unavailable=closed, create=create, preferred_start=preferred
         )
 
-    request, result, slots, dropped = plan_ranked(build, query, attendees, len(calendars), limits)
+    request, result, slots, dropped = plan_ranked(
+        build, query, attendees, len({name for name, _ in calendars}), limits
+    )
     return answer_for(
         request,
         result,

@@ -102,8 +102,8 @@ def plan_ranked(
 ) -> RankedSlots:
     """Build (``build(preferred_start)``), plan and rank as the module doc says.
 
-    ``required`` is the number of required attendees (calendars), ``optional`` the optional
-    attendees' time (:func:`cerebri.calendars.attendance.read_optional`).
+    ``required`` is the number of required attendees (distinct calendar ids), ``optional`` the
+    optional attendees' time (:func:`cerebri.calendars.attendance.read_optional`).
     """
     request = build(None)
     result = plan(request, limits=limits)

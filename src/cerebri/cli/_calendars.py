@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from icalendar import Component
@@ -23,7 +25,7 @@ from cerebri.calendars.slot_options import (
     refuse_two_preferences,
     slot_query,
 )
-from cerebri.calendars.sources import calendar_id_for, load_sources
+from cerebri.calendars.sources import load_sources, source_ids
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._event_out import (
     DEFAULT_TITLE,
@@ -58,6 +60,9 @@ from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
 from cerebri.temporal import Instant
+
+if TYPE_CHECKING:
+    from cerebri.integrations.credentials import CalDAVLogins
 
 __all__ = ["EXIT_INCOMPLETE", "find_slot", "freebusy"]
 
@@ -141,6 +146,18 @@ PasswordOption = Annotated[
     ),
 ]
 
+CredentialsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--caldav-credentials",
+        metavar="FILE",
+        readable=False,  # cerebri judges the file: credentials.*, not a usage box
+        help="A JSON file (chmod 600) mapping CalDAV URL prefixes to logins, e.g. "
+        '{"https://dav.example.org/bob/": {"user": "bob", "password_env": "BOB_DAV"}}; '
+        "before netrc ($NETRC, ~/.netrc) and --caldav-user/--caldav-password.",
+    ),
+]
+
 
 NoCacheOption = Annotated[
     bool,
@@ -162,13 +179,34 @@ MaxOccurrencesOption = Annotated[
 ]
 
 
+def _logins(
+    credentials: Path | None, user: str | None, password: str | None, *urls: list[str] | None
+) -> CalDAVLogins | None:
+    """Each CalDAV URL's login (credentials file, netrc, default), when a URL is given."""
+    if not any(urls):
+        return None
+    from cerebri.integrations.credentials import CalDAVLogins  # noqa: PLC0415 - network edge
+
+    try:
+        home: Path | None = Path.home()
+    except RuntimeError:  # no home folder known: no ~/.netrc
+        home = None
+    return CalDAVLogins.load(
+        credentials_file=credentials,
+        username=user,
+        password=password,
+        environ=os.environ,
+        home=home,
+    )
+
+
 def _sources(
     ics: list[Path] | None,
     caldav: list[str] | None,
     window: tuple[Instant, Instant],
-    user: str | None,
-    password: str | None,
+    logins: CalDAVLogins | None,
     *,
+    ids: list[str] | None = None,
     skip_invalid_events: bool = False,
     use_cache: bool = True,
 ) -> list[tuple[str, Component]]:
@@ -179,6 +217,19 @@ def _sources(
         )
     total = len(ics_paths) + len(urls)
     err = Console(stderr=True)
+
+    def load(step: Callable[[str], None] | None) -> list[tuple[str, Component]]:
+        return load_sources(
+            ics_paths,
+            urls,
+            window,
+            caldav_logins=logins,
+            ids=ids,
+            step=step,
+            skip_invalid_events=skip_invalid_events,
+            caldav_cache=use_cache,
+        )
+
     if err.is_terminal and total > 1:
         with Progress(transient=True, console=err) as progress:
             task = progress.add_task("reading calendars", total=total)
@@ -186,25 +237,8 @@ def _sources(
             def step(label: str) -> None:
                 progress.update(task, advance=1, description=f"reading {escape(label)}")
 
-            return load_sources(
-                ics_paths,
-                urls,
-                window,
-                caldav_username=user,
-                caldav_password=password,
-                step=step,
-                skip_invalid_events=skip_invalid_events,
-                caldav_cache=use_cache,
-            )
-    return load_sources(
-        ics_paths,
-        urls,
-        window,
-        caldav_username=user,
-        caldav_password=password,
-        skip_invalid_events=skip_invalid_events,
-        caldav_cache=use_cache,
-    )
+            return load(step)
+    return load(None)
 
 
 def _print_warnings(
@@ -283,32 +317,18 @@ def _ranks(query: SlotQuery) -> bool:
     return has_daily_preference(query) or query.min_attendance is not None
 
 
-def _optional_sources(  # noqa: PLR0917 - the CLI's source options, passed through
+def _calendar_ids(
     ics: list[Path] | None,
     caldav: list[str] | None,
-    required: list[tuple[str, Component]],
-    window: tuple[Instant, Instant],
-    user: str | None,
-    password: str | None,
-    *,
-    skip_invalid_events: bool,
-    use_cache: bool,
-) -> list[tuple[str, Component]]:
-    """The optional attendees' calendars, their ids made distinct from the required ones
-    (a ``-2`` suffix, as two files with one name get)."""
-    if not ics and not caldav:
-        return []
-    loaded = _sources(
-        ics,
-        caldav,
-        window,
-        user,
-        password,
-        skip_invalid_events=skip_invalid_events,
-        use_cache=use_cache,
-    )
-    taken = {name for name, _ in required}
-    return [(calendar_id_for(name, taken), calendar) for name, calendar in loaded]
+    optional_ics: list[Path] | None,
+    optional_caldav: list[str] | None,
+) -> tuple[list[str], list[str]]:
+    """The ids of the required sources and of the optional ones, made together so they are
+    all distinct (:func:`cerebri.calendars.sources.source_ids`, docs/decisions/0037)."""
+    required: list[Path | str] = [*(ics or ()), *(caldav or ())]
+    optional: list[Path | str] = [*(optional_ics or ()), *(optional_caldav or ())]
+    ids = source_ids([*required, *optional])
+    return ids[: len(required)], ids[len(required) :]
 
 
 @app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
@@ -377,6 +397,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    caldav_credentials: CredentialsOption = None,
     skip: SkipOption = False,
     no_cache: NoCacheOption = False,
     create: Annotated[
@@ -450,27 +471,32 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             name=option_name,
         )
         window = (query.window_start, query.window_end)
+        logins = _logins(caldav_credentials, caldav_user, caldav_password, caldav, optional_caldav)
+        required_ids, optional_ids = _calendar_ids(ics, caldav, optional_ics, optional_caldav)
         sources = _sources(
             ics,
             caldav,
             window,
-            caldav_user,
-            caldav_password,
+            logins,
+            ids=required_ids,
             skip_invalid_events=skip,
             use_cache=not no_cache,
         )
         new_event = (
             None if create is None else _new_event(create, calendar, sources, len(ics or ()))
         )
-        optional = _optional_sources(
-            optional_ics,
-            optional_caldav,
-            sources,
-            window,
-            caldav_user,
-            caldav_password,
-            skip_invalid_events=skip,
-            use_cache=not no_cache,
+        optional = (
+            _sources(
+                optional_ics,
+                optional_caldav,
+                window,
+                logins,
+                ids=optional_ids,
+                skip_invalid_events=skip,
+                use_cache=not no_cache,
+            )
+            if optional_ids
+            else []
         )
         calendars = ImportedCalendars(sources, floating_zone=tz, max_occurrences=max_occurrences)
         answer = calendars.find_slot(query, create=new_event, optional=optional)
@@ -553,6 +579,7 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
     max_occurrences: MaxOccurrencesOption = DEFAULT_MAX_OCCURRENCES,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    caldav_credentials: CredentialsOption = None,
     skip: SkipOption = False,
     no_cache: NoCacheOption = False,
 ) -> None:
@@ -563,8 +590,7 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
             ics,
             caldav,
             window,
-            caldav_user,
-            caldav_password,
+            _logins(caldav_credentials, caldav_user, caldav_password, caldav),
             skip_invalid_events=skip,
             use_cache=not no_cache,
         )

@@ -227,13 +227,36 @@ def _local(instant: Instant, zone: ZoneInfo | None, pattern: str) -> str:
     return (moment.astimezone(zone) if zone is not None else moment).strftime(pattern)
 
 
-def fold_spans(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None) -> list[str]:
-    """Starts as spans of consecutive grid positions, alike spans folded together.
+def _day_number(instant: Instant, zone: ZoneInfo | None) -> int:
+    """The proleptic Gregorian ordinal of ``instant``'s local date (UTC beyond datetime)."""
+    moment = instant.to_datetime()
+    if moment is None:
+        return instant.ns // (86_400 * 1_000_000_000)
+    return (moment.astimezone(zone) if zone is not None else moment).date().toordinal()
 
-    A span is its first and last local start (``16:45–08:45``); spans with the same two
-    times are one item, ``16:45–08:45 on 4 nights`` (``days`` when the span stays within a
-    day), a lone span shows its date (``10-05 08:00–08:45``). Items with most starts come
-    first, then by their first start; ``starts`` must be ascending.
+
+def _run_text(run: Sequence[Instant], zone: ZoneInfo | None) -> str:
+    """One run with its date: ``10-05 08:00`` (one start), ``10-05 08:00–08:45`` (within a
+    local day), or ``10-05 16:45–10-06 08:45 (65)`` (across days: both dates and the count
+    of starts, since the times alone no longer say how long the run is)."""
+    first = _local(run[0], zone, "%m-%d %H:%M")
+    if len(run) == 1:
+        return first
+    if _day_number(run[0], zone) == _day_number(run[-1], zone):
+        return f"{first}–{_local(run[-1], zone, '%H:%M')}"
+    return f"{first}–{_local(run[-1], zone, '%m-%d %H:%M')} ({len(run)})"
+
+
+def fold_spans(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None) -> list[str]:
+    """Starts as runs of consecutive grid positions, alike runs folded together.
+
+    Runs with the same first and last local time that stay within one day, or that all
+    cross exactly one midnight, are one item: ``09:00–09:45 on 3 days``,
+    ``16:45–08:45 on 4 nights``. Any other run is shown alone with its date
+    (:func:`_run_text`): ``10-05 08:00–08:45``, and for a run across days both dates and
+    its count, ``10-05 16:45–10-07 08:45 (161)`` (Monday evening to Wednesday morning when
+    Tuesday is closed). Items with most starts come first, then by their first start;
+    ``starts`` must be ascending.
     """
     runs: list[list[Instant]] = []
     for start in starts:
@@ -241,20 +264,20 @@ def fold_spans(starts: Sequence[Instant], step_ns: int, zone: ZoneInfo | None) -
             runs[-1].append(start)
         else:
             runs.append([start])
-    alike: dict[tuple[str, str], list[list[Instant]]] = defaultdict(list)
+    alike: dict[tuple[str, str, int], list[list[Instant]]] = defaultdict(list)
     for run in runs:
-        alike[_local(run[0], zone, "%H:%M"), _local(run[-1], zone, "%H:%M")].append(run)
+        crossed = _day_number(run[-1], zone) - _day_number(run[0], zone)
+        # Runs across two or more midnights are never folded: each keeps its dates.
+        fold = crossed if crossed <= 1 else -run[0].ns - 1
+        alike[_local(run[0], zone, "%H:%M"), _local(run[-1], zone, "%H:%M"), fold].append(run)
     ordered = sorted(alike.items(), key=lambda kv: (-sum(map(len, kv[1])), kv[1][0][0].ns))
     items: list[str] = []
-    for (first, last), same in ordered:
-        times = first if len(same[0]) == 1 and len(same) == 1 else f"{first}–{last}"
+    for (first, last, crossed), same in ordered:
         if len(same) == 1:
-            items.append(f"{_local(same[0][0], zone, '%m-%d')} {times}")
+            items.append(_run_text(same[0], zone))
             continue
-        overnight = any(
-            _local(run[0], zone, "%Y%m%d") != _local(run[-1], zone, "%Y%m%d") for run in same
-        )
-        items.append(f"{times} on {len(same)} {'nights' if overnight else 'days'}")
+        times = f"{first}–{last}" if len(same[0]) > 1 else first
+        items.append(f"{times} on {len(same)} {'nights' if crossed == 1 else 'days'}")
     return items
 
 

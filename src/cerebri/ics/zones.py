@@ -4,17 +4,23 @@
 
 1. an exact IANA name known to the ``tzdata`` package (``Europe/Berlin``), also with
    surrounding ``/`` or blanks removed;
-2. a Windows zone name (``W. Europe Standard Time``) through the CLDR ``windowsZones``
-   table that ``icalendar`` ships (``icalendar.timezone.windows_to_olson``), then tzdata;
-3. a ``VTIMEZONE`` with exactly this ``TZID`` in the same calendar, read by ``icalendar``
-   (custom zones such as ``MyTimezone``);
+2. a ``VTIMEZONE`` with exactly this ``TZID`` in the same calendar, read by ``icalendar``
+   (custom zones such as ``MyTimezone``, and Windows names such as
+   ``New Zealand Standard Time`` that the file defines itself: RFC 5545 section 3.6.5 makes
+   the file's ``VTIMEZONE`` the definition of its ``TZID``);
+3. a Windows zone name (``W. Europe Standard Time``) that the file does not define, through
+   the CLDR ``windowsZones`` table that ``icalendar`` ships
+   (``icalendar.timezone.windows_to_olson``), then tzdata; also after a
+   ``tzone://Microsoft/`` prefix (Exchange and Outlook.com feeds);
 4. for a "globally unique" ``TZID`` (starting with ``/``, e.g.
    ``/freeassociation.sourceforge.net/Europe/Berlin``) its longest IANA suffix.
 
-Anything else is :class:`~cerebri.ics.errors.CalendarError` ``ics.unknown_timezone``. A
-named zone uses tzdata even when the file embeds a ``VTIMEZONE`` of the same name: files
+Anything else is :class:`~cerebri.ics.errors.CalendarError` ``ics.unknown_timezone``. An
+IANA name uses tzdata even when the file embeds a ``VTIMEZONE`` of the same name: files
 usually carry a truncated copy (``issue_113`` defines ``America/Vancouver`` for 2022-2024
-only), and tzdata is complete and maintained.
+only), and tzdata is complete and maintained. A Windows name is no IANA name, so the
+file's own definition wins over the table (docs/decisions/0037); a ``VTIMEZONE`` that
+cannot be read falls back to the table.
 
 Why our own resolution: ``icalendar`` silently reads a value with an unknown ``TZID`` as a
 floating time, and caches custom ``VTIMEZONE`` definitions process-wide by name, so a second
@@ -91,11 +97,12 @@ class ZoneResolver:
         found = _iana(tzid) or _iana(cleaned)
         if found is not None:
             return found
-        windows = WINDOWS_TO_OLSON.get(cleaned)
-        if windows is not None and (found := _iana(windows)) is not None:
-            return found
+        # The file's own definition before any table of known names (RFC 5545 3.6.5).
         embedded = self._embedded.get(tzid) or self._embedded.get(cleaned)
         if embedded is not None and (found := _build(embedded)) is not None:
+            return found
+        windows = WINDOWS_TO_OLSON.get(cleaned)
+        if windows is not None and (found := _iana(windows)) is not None:
             return found
         if tzid.startswith("tzone://Microsoft/"):  # Exchange/Outlook.com feeds
             name = tzid.removeprefix("tzone://Microsoft/")
