@@ -13,7 +13,7 @@ import typer
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app
-from cerebri.cli._durations import parse_duration
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
     PrincipalOption,
@@ -331,7 +331,11 @@ def approvals_withdraw(
 def stuck_command(
     grace: Annotated[
         str,
-        typer.Option("--grace", metavar="DURATION", help="How long overdue counts as stuck: 60s."),
+        typer.Option(
+            "--grace",
+            metavar="DURATION",
+            help=f"How long overdue counts as stuck ({DURATION_FORMS}; whole seconds).",
+        ),
     ] = "60s",
     store: StoreOption = None,
     as_json: JsonOption = False,
@@ -340,7 +344,7 @@ def stuck_command(
     from cerebri.execution import stuck  # noqa: PLC0415 - fast CLI start
 
     with errors_to_exit(as_json):
-        seconds = parse_duration(grace, option="--grace")
+        seconds = parse_duration(grace, option="--grace", whole=True)
         rows = stuck(open_executor(store), grace_seconds=int(seconds))
     if as_json:
         emit(list(rows))
