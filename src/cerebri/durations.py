@@ -13,7 +13,7 @@ case-insensitive, surrounding blanks ignored:
   ``P1DT2H``, ``PT0.5S``), read by pydantic's ``timedelta`` parser. Years and months
   (``P1Y``, ``P1M``) have no fixed length and are refused.
 
-A number has at most 15 digits before and 9 after its decimal point; no sign, no exponent.
+A number has at most 30 digits before and 9 after its decimal point; no sign, no exponent.
 The value is at most :data:`cerebri.cpir.MAX_DURATION_SECONDS` (the CPIR limit). Whether
 zero, fractions of a second or long values make sense is the caller's rule, not the
 grammar's. No maintained library reads the ``1h30m`` form (ISO 8601 parsers need ``PT``),
@@ -33,7 +33,7 @@ __all__ = ["DURATION_EXAMPLES", "read_seconds"]
 DURATION_EXAMPLES: Final = "write e.g. 90 (seconds), 30s, 10m, 1h30m, 2d or PT1H30M"
 """The hint every unreadable duration's message ends with."""
 
-_NUMBER: Final = r"(\d{1,15}(?:\.\d{1,9})?)"
+_NUMBER: Final = r"(\d{1,30}(?:\.\d{1,9})?)"
 _UNITS: Final = (
     ("d", Decimal(86_400)),
     ("h", Decimal(3_600)),
