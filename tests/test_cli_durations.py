@@ -38,9 +38,9 @@ its durations, else naming nothing that exists, so an accepted duration ends in 
 error and never in a server, a worker or a written file."""
 
 
-def _walk(command: typer.core.TyperCommand | TyperGroup, path: tuple[str, ...]) -> Iterator[
-    tuple[tuple[str, ...], typer.core.TyperCommand]
-]:
+def _walk(
+    command: typer.core.TyperCommand | TyperGroup, path: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], typer.core.TyperCommand]]:
     if isinstance(command, TyperGroup):
         for name, sub in sorted(command.commands.items()):
             assert isinstance(sub, (typer.core.TyperCommand, TyperGroup))
