@@ -21,7 +21,7 @@ from rich.console import Console
 from cerebri._json import JSONValue
 from cerebri.cli._app import app, printable, read_input
 from cerebri.cli._calendars import PasswordOption, UserOption
-from cerebri.cli._durations import parse_duration
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
     emit,
@@ -68,7 +68,8 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--alternative",
             metavar="PATH",
-            help="A draft of another strategy, tried when the plan fails (repeatable).",
+            help="A draft of another strategy, tried when the plan fails (repeatable; not "
+            "with an envelope).",
         ),
     ] = None,
     goal: Annotated[
@@ -132,6 +133,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         if plan is not None:
             source: Any = read_input(plan)
             if _is_envelope(source):
+                _refuse_draft_options(alternatives=alternatives, goal=goal, sandbox=sandbox)
                 done = _submit_envelope(
                     executor,
                     source,
@@ -142,7 +144,9 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 )
                 _report(done, as_json)
                 return
+            _refuse_envelope_options(artifact=artifact, objects=objects)
         elif goal is not None:
+            _refuse_envelope_options(artifact=artifact, objects=objects)
             source = recall(executor, goal)
             if source is None:
                 raise ExecutionError(
@@ -198,6 +202,46 @@ def _is_envelope(source: bytes) -> bool:
     except CerebriError:
         return False  # not JSON: the draft parser reports it
     return isinstance(document, dict) and "schema/v" in document
+
+
+def _refuse_draft_options(
+    *, alternatives: list[str] | None, goal: str | None, sandbox: str | None
+) -> None:
+    """``input.invalid_option`` for an option that only shapes a plain draft, given with an
+    envelope: the signed envelope fixes what is proposed, so an alternative strategy, a goal
+    to remember it under or a sandbox would be silently ignored (docs/decisions/0039). The
+    first one given, in the order ``--alternative``, ``--goal``, ``--sandbox``, is named."""
+    from cerebri.errors import CerebriError  # noqa: PLC0415 - fast CLI start
+
+    given = [
+        name
+        for name, value in (
+            ("--alternative", alternatives or None),
+            ("--goal", goal),
+            ("--sandbox", sandbox),
+        )
+        if value is not None
+    ]
+    if given:
+        raise CerebriError(
+            f"{given[0]} does not apply to a signed envelope: the envelope fixes what is "
+            "proposed (only --as, --max-replans and --artifact/--objects go with it); submit "
+            "a plan draft to use it",
+            code="input.invalid_option",
+        )
+
+
+def _refuse_envelope_options(*, artifact: Path | None, objects: Path | None) -> None:
+    """``input.invalid_option`` for ``--artifact``/``--objects`` with a plain draft: they
+    only bring a signed envelope's artifact, and a draft has none."""
+    from cerebri.errors import CerebriError  # noqa: PLC0415 - fast CLI start
+
+    name = "--artifact" if artifact is not None else "--objects" if objects is not None else None
+    if name is not None:
+        raise CerebriError(
+            f"{name} goes with a signed envelope (its artifact); this input is a plan draft",
+            code="input.invalid_option",
+        )
 
 
 def _refuse_unsigned(source: bytes) -> None:
@@ -373,7 +417,12 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = 1,
     lease: Annotated[
-        str, typer.Option("--lease", metavar="DURATION", help="Lease of a claim: 30, 30s, 2m.")
+        str,
+        typer.Option(
+            "--lease",
+            metavar="DURATION",
+            help=f"Lease of a claim ({DURATION_FORMS}): 1s to 1d.",
+        ),
     ] = "30s",
     until_idle: Annotated[
         bool,
@@ -384,7 +433,12 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = False,
     poll: Annotated[
-        str, typer.Option("--poll", metavar="DURATION", help="Idle wait between looks: 0.5s.")
+        str,
+        typer.Option(
+            "--poll",
+            metavar="DURATION",
+            help=f"Idle wait between looks ({DURATION_FORMS}): more than 0, at most 1m.",
+        ),
     ] = "0.5s",
     ics_calendars: Annotated[
         list[str] | None,
@@ -421,14 +475,14 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
 
     with errors_to_exit(as_json):
+        lease_seconds = float(parse_duration(lease, option="--lease", minimum=1, maximum=86_400))
+        poll_seconds = float(parse_duration(poll, option="--poll", above_minimum=True, maximum=60))
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise ExecutionError(
                 f"--concurrency is 1 to {MAX_CONCURRENCY} threads per worker process, not "
                 f"{concurrency} (start more workers on the same store to run more)",
                 code="execution.invalid_argument",
             )
-        lease_seconds = parse_duration(lease, option="--lease")
-        poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
         adapters = default_adapters(
             clock,

@@ -27,6 +27,7 @@ Sub-packages: :mod:`cerebri.execution.store` (schema, migrations, URLs) and
 :class:`~cerebri.execution.adapters.AdapterError` (``adapter.*``, ``calendar.*``).
 """
 
+from cerebri.execution.approval_detail import describe_approval
 from cerebri.execution.approvals import decide, expire_due, list_approvals, withdraw
 from cerebri.execution.cancel import cancel_plan
 from cerebri.execution.claims import Claim, claim, heartbeat
@@ -92,6 +93,7 @@ __all__ = [
     "claim",
     "decide",
     "decision_payload",
+    "describe_approval",
     "disable_principal",
     "expire_due",
     "grant",
