@@ -76,13 +76,12 @@ class OutageEvent:
     seconds: float
 
     def to_text(self) -> str:
-        """``store outage (CODE): MESSAGE; retrying for up to N s`` or ``store back after N
-        s (CODE)``: one line, no newline."""
+        """``store outage: MESSAGE; retrying for up to N s`` or ``store back after N s``:
+        one line, no newline (the message says what failed: ``the store is unavailable:
+        ...``, ``the store is full: ...``)."""
         if self.kind == "started":
-            return (
-                f"store outage ({self.code}): {self.message}; retrying for up to {self.seconds:g} s"
-            )
-        return f"store back after {self.seconds:.1f} s ({self.code})"
+            return f"store outage: {self.message}; retrying for up to {self.seconds:g} s"
+        return f"store back after {self.seconds:.1f} s"
 
     def to_wire(self) -> dict[str, JSONValue]:
         """``{"event": "store.outage_started" | "store.outage_ended", "code", "message",
