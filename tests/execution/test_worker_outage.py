@@ -315,3 +315,34 @@ def test_the_outage_limit_default_is_the_library_s_and_help_names_its_unit() -> 
     assert "--store-outage-limit" in shown.stdout
     assert "DURATION" in shown.stdout
     assert "Default 60s." in shown.stdout
+
+
+def test_a_step_error_makes_the_worker_exit_2_after_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cerebri.execution import worker as worker_module
+
+    store = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    _ok(dict(os.environ), "store", "init", "--store", store)
+    _ok(dict(os.environ), "submit", str(EXAMPLES / "status-check.json"), "--store", store)
+    real = worker_module.run_claim
+    calls: list[str] = []
+
+    def broken_once(*args: object) -> None:  # a bug in the first step's run, then none
+        calls.append("run")
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(worker_module, "run_claim", broken_once)
+    done = runner.invoke(
+        app, ["worker", "--store", store, "--until-idle", "--poll", "0.1s", "--lease", "1s"]
+    )
+    assert done.exit_code == 2
+    assert ", 1 errors\nlast error: RuntimeError: boom\n" in done.stdout
+    assert done.stderr == (
+        "error execution.step_errors: 1 unexpected errors while running steps (each step is "
+        "left to its lease's expiry and a takeover); last: RuntimeError: boom\n"
+    )
+    [plan] = json.loads(_ok(dict(os.environ), "plans", "list", "--json", "--store", store))
+    assert plan["status"] == "completed"  # the takeover ran the step again
