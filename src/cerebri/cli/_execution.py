@@ -393,6 +393,22 @@ def _unexpected(error: BaseException) -> CerebriError:
     )
 
 
+def _outage_limit(text: str) -> float:
+    """``--store-outage-limit`` in seconds: more than 0, at most one day, else
+    ``execution.invalid_argument``."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution.outages import MAX_OUTAGE_LIMIT_SECONDS  # noqa: PLC0415
+
+    seconds = float(parse_duration(text, option="--store-outage-limit"))
+    if not 0 < seconds <= MAX_OUTAGE_LIMIT_SECONDS:
+        raise ExecutionError(
+            f"--store-outage-limit is more than 0 and at most {MAX_OUTAGE_LIMIT_SECONDS} "
+            f"seconds (1 day), not {text!r}",
+            code="execution.invalid_argument",
+        )
+    return seconds
+
+
 def _progress() -> Callable[[Claim], None] | None:
     """On a terminal: a line on stderr per claimed step. Elsewhere: nothing."""
     console = Console(stderr=True, highlight=False, markup=False, emoji=False)
@@ -483,10 +499,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         scheduled_steps,
     )
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
-    from cerebri.execution.outages import (  # noqa: PLC0415
-        MAX_OUTAGE_LIMIT_SECONDS,
-        OutageGuard,
-    )
+    from cerebri.execution.outages import OutageGuard  # noqa: PLC0415
 
     with errors_to_exit(as_json):
         if not 1 <= concurrency <= MAX_CONCURRENCY:
@@ -497,13 +510,6 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             )
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
-        limit_seconds = parse_duration(outage_limit, option="--store-outage-limit")
-        if not 0 < limit_seconds <= MAX_OUTAGE_LIMIT_SECONDS:
-            raise ExecutionError(
-                f"--store-outage-limit is more than 0 and at most {MAX_OUTAGE_LIMIT_SECONDS} "
-                f"seconds (1 day), not {outage_limit!r}",
-                code="execution.invalid_argument",
-            )
         clock = SystemClock()
         adapters = default_adapters(
             clock,
@@ -512,6 +518,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             caldav_username=caldav_user,
             caldav_password=caldav_password,
         )
+        limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
         outages = OutageGuard(
