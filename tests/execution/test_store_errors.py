@@ -148,3 +148,10 @@ def test_store_errors_keep_their_code_only_when_it_is_an_outage() -> None:
     assert store_error_from(full) is full
     assert store_error_code(StoreError("old", code="store.too_new")) is None
     assert store_error_code(ValueError("database or disk is full")) is None  # not the driver's
+
+
+def test_a_file_that_is_not_a_database_is_unavailable(tmp_path: Path) -> None:
+    database = tmp_path / "store.sqlite3"
+    database.write_bytes(b"this is not a SQLite file, " * 100)
+    error = _raised(f"sqlite:///{database}", "SELECT * FROM plans")
+    assert store_error_code(error) == "store.unavailable"

@@ -67,8 +67,10 @@ _SQLITE_OUTAGES: Final = frozenset(
         6,  # SQLITE_LOCKED: "database table is locked"
         8,  # SQLITE_READONLY: the file or its folder became read-only
         10,  # SQLITE_IOERR: "disk I/O error"
+        11,  # SQLITE_CORRUPT: "database disk image is malformed"
         14,  # SQLITE_CANTOPEN: "unable to open database file"
         15,  # SQLITE_PROTOCOL: the WAL locking protocol failed
+        26,  # SQLITE_NOTADB: "file is not a database" (replaced or overwritten under us)
     }
 )
 # The same by message, for an sqlite3 error without ``sqlite_errorcode``.
@@ -125,7 +127,8 @@ def store_error_code(error: BaseException) -> str | None:
     SQLSTATE (the link failed) or of SQLSTATE class 08, 53, 57P or 58 (``53100``, disk full,
     is ``store.full``); ``sqlite3`` errors ``SQLITE_FULL`` (``store.full``), ``SQLITE_BUSY``
     and ``SQLITE_LOCKED`` (still locked after the busy timeout), ``SQLITE_READONLY``,
-    ``SQLITE_IOERR``, ``SQLITE_CANTOPEN`` and ``SQLITE_PROTOCOL``. SQLite's other
+    ``SQLITE_IOERR``, ``SQLITE_CANTOPEN``, ``SQLITE_PROTOCOL``, and ``SQLITE_CORRUPT`` /
+    ``SQLITE_NOTADB`` (the file cannot be read as a store, as the service says). SQLite's other
     ``OperationalError`` s ("no such table", a syntax error) are programming errors: ``None``.
     SQLAlchemy errors are judged by the driver error they wrap (``orig``).
     """
