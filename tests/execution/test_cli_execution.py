@@ -53,7 +53,8 @@ STUCK_FIELDS = {
     "kind", "id", "plan_id", "step_key", "status", "owner", "timeout", "stuck", "reason"
 }  # fmt: skip
 REPORT_FIELDS = {
-    "worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "errors", "last_error"
+    "worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "outages", "errors",
+    "last_error",
 }  # fmt: skip
 
 

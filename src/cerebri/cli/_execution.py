@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, Final
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 import typer
 from rich.console import Console
 
-from cerebri._json import JSONValue
-from cerebri.cli._app import app, printable, read_input
+from cerebri._json import JSONValue, compact
+from cerebri.cli._app import EXIT_INPUT, app, printable, read_input
 from cerebri.cli._calendars import PasswordOption, UserOption
 from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
@@ -29,17 +30,27 @@ from cerebri.cli._execution_common import (
     open_executor,
     print_problems,
     safe_text,
+    typed_error,
 )
 from cerebri.cli._store import StoreOption
+from cerebri.errors import CerebriError
 
 if TYPE_CHECKING:
-    from cerebri.execution import Claim, Executor, Submitted
+    from cerebri.execution import Claim, Executor, Submitted, WorkerReport
+    from cerebri.execution.outages import OutageEvent
 
 UNTIL_IDLE_LOOK_SECONDS = 0.5
 """With ``--until-idle``: seconds between the main thread's looks for an idle store, so a long
 ``--poll`` does not delay the exit."""
 
-__all__ = ["EXIT_INVALID_DRAFT", "MAX_CONCURRENCY", "submit_command", "worker_command"]
+__all__ = [
+    "EXIT_INVALID_DRAFT",
+    "EXIT_WORKER_ERROR",
+    "MAX_CONCURRENCY",
+    "STORE_OUTAGE_LIMIT",
+    "submit_command",
+    "worker_command",
+]
 
 EXIT_INVALID_DRAFT: Final = 1
 """Exit status of ``submit`` and ``preview`` when the draft breaks a plan graph rule (it is
@@ -48,6 +59,17 @@ stored, or previewed, as a ``draft`` that never runs), as ``plan-graph validate`
 MAX_CONCURRENCY: Final = 64
 """Most threads (steps run at once) one ``cerebri worker`` process runs; to go further, run
 more worker processes on the same store."""
+
+STORE_OUTAGE_LIMIT: Final = "60s"
+"""Default of ``worker --store-outage-limit``: the library's
+:data:`~cerebri.execution.outages.DEFAULT_OUTAGE_LIMIT_SECONDS` (written out here so the
+CLI starts without importing the store)."""
+
+EXIT_WORKER_ERROR: Final = EXIT_INPUT
+"""Exit status of ``worker`` after any error: the store out of service past
+``--store-outage-limit`` (``store.unavailable``, ``store.full``), an unexpected error that
+stopped it, or steps that hit unexpected errors (``execution.step_errors``, after the
+report). One ``error <code>: <message>`` line on stderr; never 0 after an error."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -389,6 +411,48 @@ def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def _say_outage(as_json: bool) -> Callable[[OutageEvent], None]:
+    """One line on stderr when a store outage starts and when it ends (``--json``: the
+    event as a JSON object)."""
+
+    def say(event: OutageEvent) -> None:
+        line = compact(event.to_wire()) if as_json else printable(event.to_text())
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def _unexpected(error: BaseException) -> CerebriError:
+    """An error that stopped the worker, typed: a store outage as ``store.*``, anything
+    else (a bug) as ``execution.internal_error`` naming its type."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+
+    typed = typed_error(error)
+    if typed is not None:
+        return typed
+    return ExecutionError(
+        f"the worker stopped on an unexpected error: {type(error).__name__}: {error}",
+        code="execution.internal_error",
+    )
+
+
+def _outage_limit(text: str) -> float:
+    """``--store-outage-limit`` in seconds: more than 0, at most one day, else
+    ``execution.invalid_argument``."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution.outages import MAX_OUTAGE_LIMIT_SECONDS  # noqa: PLC0415
+
+    seconds = float(parse_duration(text, option="--store-outage-limit"))
+    if not 0 < seconds <= MAX_OUTAGE_LIMIT_SECONDS:
+        raise ExecutionError(
+            f"--store-outage-limit is more than 0 and at most {MAX_OUTAGE_LIMIT_SECONDS} "
+            f"seconds (1 day), not {text!r}",
+            code="execution.invalid_argument",
+        )
+    return seconds
+
+
 def _progress() -> Callable[[Claim], None] | None:
     """On a terminal: a line on stderr per claimed step. Elsewhere: nothing."""
     console = Console(stderr=True, highlight=False, markup=False, emoji=False)
@@ -440,6 +504,16 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             help=f"Idle wait between looks ({DURATION_FORMS}): more than 0, at most 1m.",
         ),
     ] = "0.5s",
+    outage_limit: Annotated[
+        str,
+        typer.Option(
+            "--store-outage-limit",
+            metavar="DURATION",
+            help="How long to wait for a store that went away (reconnecting with backoff) "
+            "before exiting 2 with error store.unavailable or store.full: more than 0, at "
+            "most 1 day. Default 60s.",
+        ),
+    ] = STORE_OUTAGE_LIMIT,
     ics_calendars: Annotated[
         list[str] | None,
         typer.Option(
@@ -464,7 +538,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     as_json: JsonOption = False,
 ) -> None:
     """Claim and run steps until stopped (SIGTERM or Ctrl-C: steps in flight finish first),
-    then print what this worker did."""
+    then print what this worker did.
+
+    A store that goes away (server restart, full disk) is waited for: one line on stderr
+    when the outage starts and one when the store is back; past --store-outage-limit the
+    worker exits 2 with one `error store.*` line. It exits 0 only when nothing went wrong;
+    steps that hit unexpected errors make it exit 2 (`error execution.step_errors`) after
+    the report."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import (  # noqa: PLC0415
         ExecutionError,
@@ -473,6 +553,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         scheduled_steps,
     )
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
+    from cerebri.execution.outages import OutageGuard  # noqa: PLC0415
 
     with errors_to_exit(as_json):
         lease_seconds = float(parse_duration(lease, option="--lease", minimum=1, maximum=86_400))
@@ -491,9 +572,17 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             caldav_username=caldav_user,
             caldav_password=caldav_password,
         )
+        limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
+        outages = OutageGuard(
+            executor.now_ns, limit_seconds=limit_seconds, stop=stop, on_event=_say_outage(as_json)
+        )
         outcome: dict[str, WorkerReport | Exception] = {}
+
+        def idle() -> bool:  # an outage is never idleness (decision 0035)
+            count = outages.attempt(partial(scheduled_steps, executor), wrote=_no, default=None)
+            return count == 0 and not outages.ongoing
 
         def work() -> None:
             try:
@@ -504,6 +593,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                     poll_seconds=poll_seconds,
                     stop=stop,
                     on_claim=_progress(),
+                    outages=outages,
                 )
             except Exception as error:  # re-raised below, in the main thread
                 outcome["error"] = error
@@ -514,25 +604,43 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             try:
                 while runner.is_alive():  # looks for idleness at least every 0.5 s
                     runner.join(min(poll_seconds, UNTIL_IDLE_LOOK_SECONDS))
-                    if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
+                    if until_idle and not stop.is_set() and idle():
                         stop.set()
-            except BaseException:  # the store went away under us: let the steps in flight end
+            except BaseException as error:  # a bug, or Ctrl-C twice: let steps in flight end
                 stop.set()
                 runner.join()
+                if isinstance(error, Exception):
+                    raise _unexpected(error) from None
                 raise
         failed = outcome.get("error")
         if isinstance(failed, Exception):
-            raise failed
+            raise _unexpected(failed) from None
     report = outcome["report"]
     assert isinstance(report, WorkerReport)
+    _print_report(report, as_json)
+    if report.errors:
+        with errors_to_exit(as_json):
+            raise ExecutionError(
+                f"{report.errors} unexpected errors while running steps (each step is left "
+                f"to its lease's expiry and a takeover); last: {report.last_error}",
+                code="execution.step_errors",
+            )
+
+
+def _print_report(report: WorkerReport, as_json: bool) -> None:
     wire: dict[str, JSONValue] = {**report.to_wire(), "last_error": report.last_error}
     if as_json:
         emit(wire)
         return
+    outages = f", {report.outages} store outages ridden out" if report.outages else ""
     sys.stdout.write(
         f"worker {report.worker_id}: {report.claims} claims, {report.takeovers} takeovers, "
         f"{report.leases_lost} leases lost, {report.timers_fired} timers fired, "
-        f"{report.errors} errors\n"
+        f"{report.errors} errors{outages}\n"
     )
     if report.last_error:
         sys.stdout.write(safe_text(f"last error: {report.last_error}") + "\n")
+
+
+def _no(_result: object) -> bool:
+    return False

@@ -36,6 +36,7 @@ from cerebri.execution.decisions import DECISIONS, decision_payload
 from cerebri.execution.errors import ApprovalError, AuthError, ExecutionError
 from cerebri.execution.intake import submit_envelope
 from cerebri.execution.memories import recall
+from cerebri.execution.outages import OutageEvent, OutageGuard
 from cerebri.execution.preview import preview_draft, preview_plan
 from cerebri.execution.registry import (
     ROLES,
@@ -83,6 +84,8 @@ __all__ = [
     "ExecutionError",
     "Executor",
     "Hook",
+    "OutageEvent",
+    "OutageGuard",
     "Replanner",
     "Submitted",
     "WorkerReport",
