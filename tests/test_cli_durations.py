@@ -90,9 +90,12 @@ def test_the_duration_options_are_found() -> None:
         "stuck --grace",
         "worker --lease",
         "worker --poll",
+        "worker --store-outage-limit",
     }
     # an option named like a duration that is not declared one would escape this test
-    named = re.compile(r"--(.*-)?(duration|granularity|buffer|lease|poll|grace|timeout|expires.*)")
+    named = re.compile(
+        r"--(.*-)?(duration|granularity|buffer|lease|poll|grace|timeout|expires.*|limit)"
+    )
     assert isinstance(ROOT, TyperGroup)
     for path, command in _walk(ROOT, ()):
         for param in command.params:
@@ -131,7 +134,12 @@ def test_every_option_refuses_a_bad_form_the_same_way(bad: str) -> None:
         )
 
 
-RANGES = {"--lease": "at most 1d", "--poll": "at most 1m", "--body-timeout": "at most 1h"}
+RANGES = {
+    "--lease": "at most 1d",
+    "--poll": "at most 1m",
+    "--body-timeout": "at most 1h",
+    "--store-outage-limit": "at most 1d",
+}
 """Options whose own range is shorter than two days."""
 
 

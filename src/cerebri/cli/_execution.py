@@ -438,19 +438,19 @@ def _unexpected(error: BaseException) -> CerebriError:
 
 
 def _outage_limit(text: str) -> float:
-    """``--store-outage-limit`` in seconds: more than 0, at most one day, else
-    ``execution.invalid_argument``."""
-    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+    """``--store-outage-limit`` in seconds: more than 0, at most one day
+    (:data:`~cerebri.execution.outages.MAX_OUTAGE_LIMIT_SECONDS`), else
+    ``input.invalid_option`` as every duration option (decision 0039)."""
     from cerebri.execution.outages import MAX_OUTAGE_LIMIT_SECONDS  # noqa: PLC0415
 
-    seconds = float(parse_duration(text, option="--store-outage-limit"))
-    if not 0 < seconds <= MAX_OUTAGE_LIMIT_SECONDS:
-        raise ExecutionError(
-            f"--store-outage-limit is more than 0 and at most {MAX_OUTAGE_LIMIT_SECONDS} "
-            f"seconds (1 day), not {text!r}",
-            code="execution.invalid_argument",
+    return float(
+        parse_duration(
+            text,
+            option="--store-outage-limit",
+            above_minimum=True,
+            maximum=MAX_OUTAGE_LIMIT_SECONDS,
         )
-    return seconds
+    )
 
 
 def _progress() -> Callable[[Claim], None] | None:
@@ -510,8 +510,8 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "--store-outage-limit",
             metavar="DURATION",
             help="How long to wait for a store that went away (reconnecting with backoff) "
-            "before exiting 2 with error store.unavailable or store.full: more than 0, at "
-            "most 1 day. Default 60s.",
+            f"before exiting 2 with error store.unavailable or store.full ({DURATION_FORMS}): "
+            "more than 0, at most 1 day. Default 60s.",
         ),
     ] = STORE_OUTAGE_LIMIT,
     ics_calendars: Annotated[

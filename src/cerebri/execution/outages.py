@@ -25,13 +25,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import NoneType
 from typing import Final, Literal, TypeVar
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, wait_exponential
 
+from cerebri._guard import CALLABLE, arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import NS
-from cerebri.execution.errors import ExecutionError
+from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.errors import StoreError, store_error_code, store_error_from
 
 __all__ = [
@@ -114,6 +116,14 @@ class OutageGuard:
     between tries (default ``stop.wait``).
     """
 
+    @arguments(
+        execution_argument_error,
+        now_ns=CALLABLE,
+        limit_seconds=(int, float),
+        stop=(threading.Event, NoneType),
+        on_event=(CALLABLE, NoneType),
+        sleep=(CALLABLE, NoneType),
+    )
     def __init__(
         self,
         now_ns: Callable[[], int],

@@ -77,6 +77,7 @@ def created_titles(actions: ActionPlan, title: str | None) -> dict[str, str]:
     return {a.target: title for a in actions.actions if a.kind is MutationKind.CREATE_EVENT}
 
 
+@arguments(proposal_argument_error, request=PlanningRequest, actions=ActionPlan)
 def target_zones(request: PlanningRequest, actions: ActionPlan) -> dict[str, str]:
     """The IANA zone (the CPIR object's ``timezone``) of every object the action plan
     creates or moves, by object id; objects the request does not hold are left out."""
