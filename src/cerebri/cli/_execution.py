@@ -20,6 +20,7 @@ from rich.console import Console
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app, printable, read_input
+from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._calendars import PasswordOption, UserOption
 from cerebri.cli._durations import parse_duration
 from cerebri.cli._execution_common import (
@@ -401,11 +402,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "--caldav-calendar",
             metavar="ID=URL",
             help="Carry out the calendar capabilities for calendar ID on this CalDAV "
-            "collection (repeatable; credentials from --caldav-user/--caldav-password).",
+            "collection (repeatable; each URL's login as for find-slot: "
+            "--caldav-credentials, netrc, then --caldav-user/--caldav-password).",
         ),
     ] = None,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    caldav_credentials: CredentialsOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -430,12 +433,18 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         lease_seconds = parse_duration(lease, option="--lease")
         poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
+        dav_calendars = caldav_calendars_option_value(caldav_calendars, ics_calendars)
         adapters = default_adapters(
             clock,
             ics_calendars=calendars_option_value(ics_calendars),
-            caldav_calendars=caldav_calendars_option_value(caldav_calendars, ics_calendars),
-            caldav_username=caldav_user,
-            caldav_password=caldav_password,
+            caldav_calendars=dav_calendars,
+            caldav_logins=caldav_logins(
+                caldav_credentials,
+                caldav_user,
+                caldav_password,
+                list(dav_calendars.values()),
+                url_options="--caldav-calendar",
+            ),
         )
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()

@@ -81,6 +81,11 @@ class Login:
     password: str | None = field(repr=False)
     origin: str
 
+    def shown(self) -> str:
+        """The login for a message, never its password: ``user 'bob' from <origin>``."""
+        who = f"user {self.username!r}" if self.username is not None else "no user name"
+        return f"{who} from {self.origin}"
+
 
 _Key = tuple[str, str, int, tuple[str, ...]]
 
