@@ -20,11 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import caldav
 import pytest
+from caldav.davclient import DAVClient
 from typer.testing import CliRunner
 
 from cerebri.cli import app
+from cerebri.clock import FakeClock
+from cerebri.execution.adapters import AdapterError, CalDavCalendar
+from cerebri.integrations.credentials import CalDAVLogins
+from cerebri.temporal import Instant
 from tests.integrations.test_calendar_identity import (
     PASSWORDS,
     Server,
@@ -145,11 +149,15 @@ def _steps(store: str, plan_id: str) -> dict[str, dict[str, Any]]:
     return {s["key"]: s for s in _cli("plans", "show", plan_id, "--store", store)["steps"]}
 
 
+def _as(server: Server, user: str) -> DAVClient:
+    return DAVClient(server.url, username=user, password=PASSWORDS[user], timeout=10)
+
+
 def _events_as(server: Server, user: str, url: str) -> dict[str, tuple[str, str]]:
     """UID -> (start, end) of the events in ``url``, read as ``user``."""
     found = {}
-    with caldav.DAVClient(server.url, username=user, password=PASSWORDS[user], timeout=10) as c:
-        for event in c.calendar(url=url).events():
+    with _as(server, user) as client:
+        for event in client.calendar(url=url).events():
             component = event.icalendar_component
             start, end = (component.decoded(n) for n in ("DTSTART", "DTEND"))
             found[str(component["UID"])] = (
@@ -180,14 +188,9 @@ def test_one_worker_writes_each_calendar_with_its_own_login(
     bob = _events_as(server, "bob", server.bob_work)
     assert alice == {"alice-work": alice["alice-work"], "review-alice-work": SPANS["alice.work"]}
     assert bob == {"bob-work": bob["bob-work"], "review-bob-work": SPANS["bob.work"]}
-    for event in (*alice, *bob):  # clean for the other store's run
-        owner = "alice" if event.startswith("alice") or event.endswith("alice-work") else "bob"
-        url = server.alice_work if owner == "alice" else server.bob_work
-        if event.startswith("review-"):
-            with caldav.DAVClient(
-                server.url, username=owner, password=PASSWORDS[owner], timeout=10
-            ) as c:
-                c.calendar(url=url).event_by_uid(event).delete()
+    for user, url in (("alice", server.alice_work), ("bob", server.bob_work)):
+        with _as(server, user) as client:  # the other store's run starts from the seed again
+            client.calendar(url=url).event_by_uid(f"review-{user}-work").delete()
 
 
 def test_one_default_login_cannot_write_bobs_calendar(
@@ -207,3 +210,34 @@ def test_one_default_login_cannot_write_bobs_calendar(
     shown = done.stdout + done.stderr + json.dumps(step)
     assert PASSWORDS["alice"] not in shown and PASSWORDS["bob"] not in shown
     assert "review-bob-work" not in _events_as(server, "bob", server.bob_work)
+
+
+def test_a_credentials_file_without_a_caldav_calendar_is_refused(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    logins = tmp_path / "logins.json"
+    logins.write_text("{}", encoding="utf-8")
+    logins.chmod(0o600)
+    store = f"sqlite:///{tmp_path / 'store.sqlite3'}"  # refused before the store is opened
+    result = runner.invoke(
+        app, ["worker", "--until-idle", "--caldav-credentials", str(logins), "--store", store]
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error input.invalid_option: --caldav-credentials gives logins for CalDAV calendars, "
+        "and no --caldav-calendar is given\n"
+    )
+
+
+def test_logins_and_a_username_together_are_refused(tmp_path: Path) -> None:
+    logins = CalDAVLogins.load(
+        credentials_file=None, username="alice", password=None, environ={}, home=tmp_path
+    )
+    with pytest.raises(AdapterError) as raised:
+        CalDavCalendar(
+            {"work": "http://127.0.0.1:1/alice/work/"},
+            FakeClock(Instant.parse("2026-10-05T00:00:00Z")),
+            username="alice",
+            logins=logins,
+        )
+    assert raised.value.code == "adapter.invalid_argument"
