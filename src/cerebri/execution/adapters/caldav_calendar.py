@@ -274,11 +274,10 @@ class CalDavCalendar:
         try:
             yield client
         except AdapterError as exc:
-            if exc.code != "calendar.unauthorized":
-                raise
-            raise AdapterError(
-                f"{exc.message}; login: {login.shown()}", code=exc.code, retryable=exc.retryable
-            ) from None
+            if exc.code == "calendar.unauthorized":  # the same error (and its marks), told more
+                exc.message = f"{exc.message}; login: {login.shown()}"
+                exc.args = (exc.message,)
+            raise
         finally:
             client.close()
 
