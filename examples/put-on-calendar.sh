@@ -61,7 +61,7 @@ say "find a 30-minute slot both are free, as a request to create the event"
 
 say "alice proposes it: the plan graph, signed with her key (the envelope grants nothing)"
 "$CEREBRI" propose request.json --as plan-graph --title "Design review" --limits local \
-    --key keys/alice.pem --keyid alice --objects objects --expires-in 604800 --out envelope.json
+    --key keys/alice.pem --keyid alice --objects objects --expires-in 7d --out envelope.json
 
 say "the store takes the envelope in (verified first); a worker runs until it must ask"
 "$CEREBRI" submit envelope.json --objects objects
@@ -71,6 +71,7 @@ plan=$("$CEREBRI" plans list --json | field '[0]["id"]')
 
 say "alice may not approve her own proposal; bob approves, signing with his key"
 approval=$("$CEREBRI" approvals list --json | field '[0]["id"]')
+"$CEREBRI" approvals show "$approval"   # what bob is asked to approve
 if "$CEREBRI" approvals approve "$approval" --as principal:alice --key keys/alice.pem; then
     echo "alice's approval went through: this must never happen" >&2
     exit 1

@@ -35,7 +35,8 @@ from cerebri.proposals.keyfile import (
 from cerebri.temporal import Instant
 
 CLI = [sys.executable, "-c", "from cerebri.cli import main; main()"]
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "design-review.json"
 KEY_AT = "2026-10-01T00:00:00Z"
 AT = "2026-10-04T19:00:00Z"
 TIMEOUT = 60
@@ -378,11 +379,12 @@ def test_no_path_parameter_is_checked_by_click() -> None:
 
 
 @pytest.fixture
-def nobody_dir() -> Iterator[Path]:
-    """A directory ``nobody`` may enter, holding files only root may read."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.fail("this test needs root and setpriv to act as nobody")
-    root = Path(tempfile.mkdtemp(prefix="cerebri-nobody-"))
+def bound_dir() -> Iterator[Path]:
+    """A directory for the files of :func:`_bound_by_permissions` (mode 755, outside the
+    clone); the tests make the unreadable file there with mode 000."""
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.fail("as root, this test needs setpriv to drop the capabilities that bypass reads")
+    root = Path(tempfile.mkdtemp(prefix="cerebri-unreadable-"))
     root.chmod(0o755)
     try:
         yield root
@@ -390,10 +392,25 @@ def nobody_dir() -> Iterator[Path]:
         shutil.rmtree(root)
 
 
-def _as_nobody(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+def _bound_by_permissions(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """Run ``cerebri`` as a process that file permissions bind, wherever the clone lives.
+
+    Not as another user (``nobody`` cannot read a clone under a folder of mode 700 or a home
+    of mode 750, issue 26): as the user who owns the clone, so the interpreter, its venv and
+    the editable source stay readable, and with no capability at all, so even as root
+    (``CAP_DAC_OVERRIDE``, ``CAP_DAC_READ_SEARCH`` dropped from the bounding set, which is all
+    root keeps across ``execve``) a file of mode 000 cannot be opened. A user other than root
+    has no such capability: the command runs as it is.
+    """
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        owner = REPO.stat()
+        prefix = [
+            "setpriv", f"--reuid={owner.st_uid}", f"--regid={owner.st_gid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all",
+        ]  # fmt: skip
     return subprocess.run(
-        [*setpriv, *CLI, *(str(a) for a in args)],
+        [*prefix, *CLI, *(str(a) for a in args)],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -404,28 +421,28 @@ def _as_nobody(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_unreadable_option_files_get_one_error_line(
-    signed: dict[str, Path], nobody_dir: Path
+    signed: dict[str, Path], bound_dir: Path
 ) -> None:
-    envelope = nobody_dir / "env.json"
+    envelope = bound_dir / "env.json"
     shutil.copy(signed["envelope"], envelope)
     envelope.chmod(0o644)
-    secret = nobody_dir / "secret.json"
+    secret = bound_dir / "secret.json"
     secret.write_text("{}", encoding="utf-8")
-    secret.chmod(0o600)
-    shutil.copytree(signed["keys"], nobody_dir / "keys")
-    shutil.copytree(signed["store"], nobody_dir / "store")
-    for path in (nobody_dir / "keys", nobody_dir / "store"):
+    secret.chmod(0o000)  # nobody may read it: its owner neither, root only by a capability
+    shutil.copytree(signed["keys"], bound_dir / "keys")
+    shutil.copytree(signed["store"], bound_dir / "store")
+    for path in (bound_dir / "keys", bound_dir / "store"):
         subprocess.run(["chmod", "-R", "a+rX", str(path)], check=True)
-    registry = nobody_dir / "keys" / "registry.json"
+    registry = bound_dir / "keys" / "registry.json"
     cases = {
         "proposal.ledger": [
-            "verify", envelope, "--registry", registry, "--store", nobody_dir / "store",
+            "verify", envelope, "--registry", registry, "--store", bound_dir / "store",
             "--ledger", secret, "--at", AT,
         ],
         "proposal.key_registry": ["verify", envelope, "--registry", secret, "--at", AT],
         "proposal.private_key": [
             "propose", EXAMPLE, "--key", secret, "--keyid", "alice",
-            "--store", nobody_dir / "new-store", "--at", AT,
+            "--store", bound_dir / "new-store", "--at", AT,
         ],
         "input.unreadable": [
             "find-slot", "--ics", secret, "--duration", "30m",
@@ -433,7 +450,7 @@ def test_unreadable_option_files_get_one_error_line(
         ],
     }  # fmt: skip
     for code, args in cases.items():
-        done = _as_nobody(*args)
+        done = _bound_by_permissions(*args)
         assert error_code(done) == code, done.stderr
         assert "Permission denied" in done.stderr
         assert "Usage:" not in done.stderr

@@ -28,7 +28,13 @@ def _draft_file(tmp_path: Path) -> Path:
 def test_from_request_prints_the_direct_strategy_draft(tmp_path: Path) -> None:
     printed = json.loads(_draft_file(tmp_path).read_text(encoding="utf-8"))
     request = cerebri.parse_request(EXAMPLE.read_bytes())
-    assert printed == draft_from_action_plan(action_plan_for(request)).to_wire()
+    raw = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    zones = {
+        o["id"]: o["timezone"] for o in raw["context"]["objects"] if o["id"] in raw["target_ids"]
+    }
+    assert zones  # the created event's zone rides along, for approvers (decision 0039)
+    assert printed == draft_from_action_plan(action_plan_for(request), zones=zones).to_wire()
+    assert printed["steps"][0]["params"]["timezone"] == next(iter(zones.values()))
     again = runner.invoke(
         app, ["plan-graph", "from-request", str(EXAMPLE), "--failed", "direct_action_verified"]
     )

@@ -268,7 +268,11 @@ def test_request_as_plan_graph(setup: dict[str, Path]) -> None:
     envelope = load_json((setup["tmp"] / "env.json").read_bytes())
     request = cerebri.parse_request(EXAMPLE.read_bytes())
     actions = action_plan_for(request)
-    expected = canonical_json(draft_from_action_plan(actions).to_wire())
+    raw = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    zones = {
+        o["id"]: o["timezone"] for o in raw["context"]["objects"] if o["id"] in raw["target_ids"]
+    }
+    expected = canonical_json(draft_from_action_plan(actions, zones=zones).to_wire())
     assert envelope["candidate"]["artifact/type"] == "cerebri.plan-graph.v1"
     assert envelope["candidate"]["artifact/digest"] == sha256_digest(expected)
     assert envelope["idempotency/key"] == actions.plan_id
@@ -340,7 +344,7 @@ def test_refused_propose_leaves_nothing_behind(setup: dict[str, Path]) -> None:
 def test_propose_instant_options(setup: dict[str, Path]) -> None:
     far = propose(setup, EXAMPLE, "--expires-in", "999999999999")
     assert far.exit_code == 2
-    assert "31536000" in far.output
+    assert "at most 365d" in far.output  # 31 536 000 s
     assert not (setup["tmp"] / "env.json").exists()
     year = propose(setup, EXAMPLE, "--expires-in", "31536000")
     assert year.exit_code == 0, year.output

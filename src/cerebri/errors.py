@@ -35,8 +35,9 @@
      ├── CapabilityError (ValueError) (cerebri.plans)     capability.* codes
      ├── ClockError (ValueError)      (cerebri.clock)     clock.backwards, clock.invalid_argument
      ├── StoreError                   (cerebri.execution.store) store.invalid_url,
-     │                                store.unreachable, store.too_new,
-     │                                store.not_initialised, store.invalid_argument
+     │                                store.unreachable, store.unavailable, store.full,
+     │                                store.too_new, store.not_initialised,
+     │                                store.invalid_argument
      ├── AdapterError                 (cerebri.execution.adapters) adapter.failed,
      │                                adapter.unavailable, adapter.invalid_params,
      │                                adapter.unsupported_capability, adapter.output_too_large,

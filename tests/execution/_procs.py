@@ -25,6 +25,7 @@ def worker_command(
     lease_seconds: float = 30,
     concurrency: int = 1,
     lose_answers: bool = False,
+    lock_timeout: float | None = None,
 ) -> list[str]:
     """The command line of one worker process (run by path: it imports only ``cerebri``)."""
     command = [
@@ -43,6 +44,8 @@ def worker_command(
     ]
     if lose_answers:
         command.append("--lose-answers")
+    if lock_timeout is not None:
+        command += ["--lock-timeout", str(lock_timeout)]
     if kill_at is not None:
         command += ["--kill-at", kill_at, "--kill-step", str(kill_step)]
     return command

@@ -15,6 +15,7 @@ journal; :data:`NOOP` by a :class:`NoopAdapter`.
 or ``during``: inside the adapter, after the journal line and the effect were written and
 before the invocation returns. ``--lose-answers`` makes every calendar write act and then
 raise a retryable ``adapter.unavailable`` (the answer was lost: it may have acted).
+``--lock-timeout`` is the ``.ics`` adapter's longest wait for the file's lock, in seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from cerebri.clock import Clock, IdGenerator, SystemClock, UuidIds
 from cerebri.execution import Claim, Executor, Hook, run_worker
 from cerebri.execution.adapters import Adapter, AdapterError, Adapters, Invocation
 from cerebri.execution.adapters.fakes import NoopAdapter, RecordingAdapter
-from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
+from cerebri.execution.adapters.ics_file import (
+    CALENDAR_CAPABILITIES,
+    LOCK_TIMEOUT_SECONDS,
+    IcsFileCalendar,
+)
 from cerebri.execution.store import open_engine, parse_store_url
 from cerebri.plans import Capability, CapabilityRegistry, Risk, builtin_registry
 
@@ -101,11 +106,13 @@ def build(
     ids: IdGenerator,
     *,
     lose_answers: bool = False,
+    lock_timeout: float = LOCK_TIMEOUT_SECONDS,
 ) -> tuple[Executor, list[Journaled]]:
     """The executor the worker runs, and its journaling adapters (to arm for ``during``);
-    ``lose_answers`` for the calendar (see :class:`Journaled`)."""
+    ``lose_answers`` for the calendar (see :class:`Journaled`); ``lock_timeout`` (seconds)
+    for the ``.ics`` file's lock."""
     recorder = RecordingAdapter(journal)
-    files = IcsFileCalendar({CALENDAR_ID: ics}, clock)
+    files = IcsFileCalendar({CALENDAR_ID: ics}, clock, lock_timeout_seconds=lock_timeout)
     calendar = Journaled(files, recorder, lose_answers=lose_answers)
     effect = Journaled(NoopAdapter(), recorder)
     adapters = Adapters().with_adapter(EFFECT, effect).with_adapter(NOOP, NoopAdapter())
@@ -142,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--poll", type=float, default=0.01)
     parser.add_argument("--lose-answers", action="store_true")
+    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT_SECONDS)
     args = parser.parse_args(argv)
     executor, armed = build(
         args.store,
@@ -150,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         SystemClock(),
         UuidIds(),
         lose_answers=args.lose_answers,
+        lock_timeout=args.lock_timeout,
     )
     report = run_worker(
         executor,

@@ -8,10 +8,12 @@ never through the adapter under test.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import icalendar
 import pytest
@@ -380,6 +382,7 @@ def test_an_unreachable_server_is_unavailable_and_retryable() -> None:
             adapter.invoke(Invocation(capability, "e1", params, "plan_step:s1", "p1:1:s1:0"))
         assert caught.value.code == "adapter.unavailable"
         assert caught.value.retryable is True
+        assert caught.value.before_effect is True  # no connection: nothing was sent
 
 
 def test_a_collection_the_server_lacks_is_an_unknown_calendar(radicale: RadicaleServer) -> None:
@@ -512,3 +515,73 @@ def test_worker_never_echoes_a_password_in_a_caldav_url(tmp_path: Path) -> None:
 
     assert done.exit_code != 0 and "also given to --ics-calendar" in done.output
     assert "pass-Word-5" not in done.output
+
+
+class _LastPutServer(BaseHTTPRequestHandler):
+    """Answers a create's reads as an empty collection (``GET`` 404, ``REPORT`` an empty
+    multistatus), one connection per request (HTTP/1.0); a ``PUT`` is read whole and its
+    connection closed without an answer (the request was sent, its outcome is unknown)."""
+
+    puts: ClassVar[list[int]] = []
+    reports: ClassVar[list[int]] = []
+    refuse_the_put = False
+
+    def do_GET(self) -> None:
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_REPORT(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'<?xml version="1.0" encoding="utf-8"?><multistatus xmlns="DAV:"/>'
+        type(self).reports.append(1)
+        if len(type(self).reports) == 2 and type(self).refuse_the_put:
+            self.server.socket.close()  # before the last read is answered: no race
+        self.send_response(207)
+        self.send_header("Content-Type", "application/xml; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_PUT(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).puts.append(1)
+        self.close_connection = True  # no status line: the answer is lost
+
+    def log_message(self, *_args: Any) -> None:
+        return None
+
+
+@pytest.mark.parametrize("put_reaches_the_server", [False, True])
+def test_a_create_s_put_is_before_effect_only_when_it_never_connected(
+    put_reaches_the_server: bool,
+) -> None:
+    """Decision 0040: the server goes away after the reads (its listening socket closed, so
+    the ``PUT`` cannot connect: nothing was sent, ``before_effect``), or takes the ``PUT`` and
+    drops the connection (it may have acted: not ``before_effect``, read as "may have
+    happened"). Both are ``adapter.unavailable``, retryable."""
+    _LastPutServer.puts, _LastPutServer.reports = [], []
+    _LastPutServer.refuse_the_put = not put_reaches_the_server
+    server = HTTPServer(("127.0.0.1", 0), _LastPutServer)
+    reads = 3  # GET of the resource, REPORT by UID, REPORT of the range
+
+    def serve_then_go() -> None:
+        for _ in range(reads + (1 if put_reaches_the_server else 0)):
+            server.handle_request()
+        server.server_close()
+
+    worker = threading.Thread(target=serve_then_go, daemon=True)
+    worker.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/bob/work/"
+    adapter = CalDavCalendar({"work": url}, FakeClock(NOW), timeout_seconds=10)
+    try:
+        with pytest.raises(AdapterError) as caught:
+            adapter.invoke(Invocation("calendar.event.create", "e1", _event(), "plan_step:s", "k"))
+    finally:
+        worker.join(timeout=30)
+        server.server_close()
+    error = caught.value
+    assert (error.code, error.retryable) == ("adapter.unavailable", True)
+    assert error.message.startswith("PUT ")
+    assert len(_LastPutServer.puts) == (1 if put_reaches_the_server else 0)
+    assert error.before_effect is (not put_reaches_the_server)

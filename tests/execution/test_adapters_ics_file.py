@@ -305,6 +305,7 @@ def test_a_failed_folder_sync_after_the_replace_may_have_written(
     monkeypatch.undo()
     # the new file is already in place: the write may have happened, so retryable
     assert (caught.value.code, caught.value.retryable) == ("calendar.write_failed", True)
+    assert caught.value.before_effect is False  # decision 0040: never retried as "not done"
     assert "Input/output error" in caught.value.message
     assert sorted(str(e["UID"]) for e in events(path)) == ["e1", "e2"]
 

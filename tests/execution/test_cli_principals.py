@@ -152,6 +152,25 @@ def test_envelope_submit_and_signed_approval(store: str, tmp_path: Path) -> None
     assert proposed.exit_code == 0, proposed.output
 
     assert _error("submit", "env.json")["code"] == "intake.artifact_required"
+    # options that shape a plain draft would be silently ignored with an envelope: refused,
+    # one line, exit 2, nothing stored (issue 21 item 15)
+    for extra in (["--alternative", "draft.json"], ["--goal", "g"], ["--sandbox", "s"]):
+        refused = runner.invoke(app, ["submit", "env.json", "--objects", "objects", *extra])
+        assert refused.exit_code == 2, refused.output
+        assert refused.stderr == (
+            f"error input.invalid_option: {extra[0]} does not apply to a signed envelope: the "
+            "envelope fixes what is proposed (only --as, --max-replans and --artifact/--objects "
+            "go with it); submit a plan draft to use it\n"
+        )
+    assert _ok("plans", "list") == []
+    # and the envelope's options with a plain draft
+    assert _error("submit", "draft.json", "--objects", "objects") == {
+        "code": "input.invalid_option",
+        "path": None,
+        "message": "--objects goes with a signed envelope (its artifact); this input is a plan "
+        "draft",
+    }
+    assert _ok("plans", "list") == []
     first = _ok("submit", "env.json", "--objects", "objects")
     assert (first["author"], first["replayed"]) == ("principal:alice", False)
     again = _ok("submit", "env.json", "--objects", "objects")

@@ -63,12 +63,42 @@ def _check_store(url: str) -> None:
     assert (approval["author"], approval["requester"]) == ("principal:alice", "principal:alice")
 
 
+COMMAND_TIMEOUT_SECONDS = 300
+"""Hang guard of *one* ``cerebri`` command of the script. Each command is a new Python
+process importing the package (about 2.5 s of CPU, several times that in wall time on a
+loaded machine) and the script runs about twenty of them, so a bound on the whole script
+(it was 300 s) measured the machine's load, not a hang."""
+
+
+def _guarded_cerebri(folder: Path) -> Path:
+    """An executable that runs ``cerebri`` under ``timeout`` (coreutils): a command still
+    running after :data:`COMMAND_TIMEOUT_SECONDS` is stopped and the script fails there
+    (``set -e``), naming the step in its output."""
+    folder.mkdir()
+    guarded = folder / "cerebri"
+    real = BIN / "cerebri"
+    guarded.write_text(
+        f'#!/bin/sh\nexec timeout -k 10 {COMMAND_TIMEOUT_SECONDS} "{real}" "$@"\n',
+        encoding="utf-8",
+    )
+    guarded.chmod(0o755)
+    return guarded
+
+
 def test_make_run_puts_the_meeting_on_the_calendar_once(tmp_path: Path) -> None:
-    env = {**os.environ, "TMPDIR": str(tmp_path), "CEREBRI": str(BIN / "cerebri")}
+    guarded = _guarded_cerebri(tmp_path / "bin")
+    env = {**os.environ, "TMPDIR": str(tmp_path), "CEREBRI": str(guarded)}
     env.update(PYTHON=sys.executable)
     env.pop("CEREBRI_STORE", None)
+    commands = SCRIPT.read_text(encoding="utf-8").count('"$CEREBRI"')
+    assert commands > 10  # the bound below follows the script's length
     done = subprocess.run(
-        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=300, check=False
+        ["bash", str(SCRIPT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=commands * COMMAND_TIMEOUT_SECONDS,  # a backstop: each command is guarded
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "approval.self_approval" in done.stderr  # alice was refused before bob approved

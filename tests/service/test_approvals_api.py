@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from cerebri.execution import decision_payload, list_approvals, show_approval, show_plan
+from cerebri.execution import (
+    decision_payload,
+    describe_approval,
+    list_approvals,
+    show_approval,
+    show_plan,
+)
 from cerebri.proposals import APPROVAL_PAYLOAD_TYPE
 from tests.execution._one_event import ONE_EVENT_DRAFT
 from tests.service._store_world import World, auth, b64, build_world
@@ -99,7 +105,20 @@ def test_one_approval_carries_the_callers_signing_payloads(world: World) -> None
     assert response.status_code == 200
     body = response.json()
     signing = body.pop("signing")
-    assert body == json.loads(json.dumps(show_approval(world.executor, approval["id"])))
+    assert body == json.loads(json.dumps(describe_approval(world.executor, approval["id"])))
+    assert {
+        k: v for k, v in body.items() if k in show_approval(world.executor, approval["id"])
+    } == (json.loads(json.dumps(show_approval(world.executor, approval["id"]))))
+    proposed = body["proposed"]  # what bob approves: the draft's create step, as proposed
+    params = ONE_EVENT_DRAFT["steps"][0]["params"]
+    assert (proposed["capability"], proposed["title"], proposed["calendar_id"]) == (
+        "calendar.event.create",
+        params.get("title"),
+        params["calendar_id"],
+    )
+    assert (proposed["start"], proposed["end"]) == (params["start"], params["end"])
+    assert proposed["timezone"] is proposed["local_start"] is None  # the draft names no zone
+    assert body["envelope_digest"].startswith("sha256:")
     assert signing == {
         "payload_type": APPROVAL_PAYLOAD_TYPE,
         "approve": b64(

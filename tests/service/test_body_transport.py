@@ -60,7 +60,7 @@ def test_cli_refuses_the_timeout_before_listening(text: str) -> None:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("error serve.invalid_option"), done.stderr
+    assert done.stderr.startswith("error input.invalid_option: --body-timeout: "), done.stderr
     assert "CEREBRI_LISTEN_ADDR" not in done.stdout
 
 

@@ -68,3 +68,11 @@ export async function allGone(pids, patienceMs = 10_000) {
 export function example(name) {
   return readFileSync(join(EXAMPLES, `${name}.json`), "utf8");
 }
+
+/**
+ * Timeouts (ms) for a call to a fake that hangs, shortest first. The timeout must fire on a
+ * fake that has already hung (its pid and its grandchild's written); on a loaded machine
+ * starting the fake can take longer than a short timeout, so a test tries the next one
+ * until the fake was hung when its timeout fired.
+ */
+export const HANG_TIMEOUTS_MS = [200, 1_000, 5_000, 30_000];

@@ -1,28 +1,21 @@
 """Reading the everyday command-line values: durations, windows and local times.
 
-* durations: ``90`` (seconds), ``45s``, ``30m``, ``1h``, ``1h30m``, ``2d``; or an ISO 8601
-  duration with weeks, days, hours, minutes and seconds (``PT1H30M``, ``P1W``, ``P1DT2H``),
-  read by pydantic's ``timedelta`` parser; a day is 86 400 seconds, a week 7 days; years
-  and months (``P1Y``, ``P1M``: no fixed length) and fractions of a second are refused;
-  at most :data:`cerebri.cpir.MAX_DURATION_SECONDS`, the CPIR limit;
+* durations: the one grammar of :mod:`cerebri.durations` (``90``, ``45s``, ``30m``,
+  ``1h30m``, ``2d``, ``PT1H30M``, ``P1W``...), in whole seconds: fractions of a second are
+  refused; at most :data:`cerebri.cpir.MAX_DURATION_SECONDS`, the CPIR limit;
 * windows: ``START/END`` with ISO 8601 date-times (``datetime.fromisoformat``); a bound
   without an offset is local time in the given zone;
 * times of day: ``HH:MM`` or ``HH:MM:SS`` (``time.fromisoformat``).
 
 Every failure is a ``ValueError`` whose message names the value and shows an example.
-The short duration grammar is four unit letters; no library covers the ``1h30m`` form users
-type, see docs/decisions/0008-find-slot-mapping.md.
+Every command-line duration option shares the duration grammar (docs/decisions/0039).
 """
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, time, timedelta
-from typing import Final
+from datetime import datetime, time
 
-from pydantic import TypeAdapter, ValidationError
-
-from cerebri.cpir.scalars import MAX_DURATION_SECONDS
+from cerebri.durations import read_seconds
 from cerebri.errors import CerebriError
 from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, zone
@@ -39,11 +32,6 @@ __all__ = [
 ]
 
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-_UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
-_HUMAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-_ISO_DURATION: Final = TypeAdapter(timedelta)
-_EXAMPLES = "write e.g. 30m, 1h30m, 90 (s), PT1H30M or P1DT2H"
 
 
 def parse_duration(text: str) -> int:
@@ -70,46 +58,13 @@ def parse_buffer(text: str) -> int:
 
 
 def _duration_seconds(text: str) -> int:
-    """Whole seconds, at least 0 and at most ``MAX_DURATION_SECONDS``; ``ValueError``
-    for text that cannot be read or is too long."""
-    value = text.strip()
-    if value.isdigit():
-        seconds = int(value)
-    elif value[:1] in ("P", "p"):
-        seconds = _iso_seconds(text, value.upper())
-    else:
-        match = _HUMAN.fullmatch(value.lower())
-        if match is None or not any(match.groups()):
-            raise ValueError(f"cannot read duration {text!r}; {_EXAMPLES}")
-        seconds = sum(
-            int(part) * unit
-            for part, unit in zip(match.groups(), _UNITS.values(), strict=True)
-            if part
-        )
-    if seconds < 0:
-        raise ValueError(f"duration {text!r} must not be negative")
-    if seconds > MAX_DURATION_SECONDS:
-        raise ValueError(
-            f"duration {text!r} is longer than the maximum, {MAX_DURATION_SECONDS} s "
-            f"({MAX_DURATION_SECONDS // 86_400} days, the CPIR limit)"
-        )
-    return seconds
-
-
-def _iso_seconds(text: str, value: str) -> int:
-    date_part = value.partition("T")[0]
-    if "Y" in date_part or "M" in date_part:
-        raise ValueError(
-            f"duration {text!r} uses years or months, which have no fixed length; "
-            "write weeks or days (P1W, P30D)"
-        )
-    try:
-        delta = _ISO_DURATION.validate_python(value)
-    except ValidationError:
-        raise ValueError(f"cannot read duration {text!r}; {_EXAMPLES}") from None
-    if delta.microseconds:
+    """Whole seconds, at least 0 and at most ``MAX_DURATION_SECONDS``, in the one grammar
+    of :mod:`cerebri.durations`; ``ValueError`` for text that cannot be read, is too long
+    or is not whole seconds."""
+    seconds = read_seconds(text)
+    if seconds != seconds.to_integral_value():
         raise ValueError(f"duration {text!r} must be whole seconds")
-    return delta.days * 86_400 + delta.seconds
+    return int(seconds)
 
 
 def _instant(text: str, zone_name: str) -> Instant:

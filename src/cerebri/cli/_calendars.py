@@ -27,6 +27,7 @@ from cerebri.calendars.slot_options import (
 from cerebri.calendars.sources import load_sources, source_ids
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
+from cerebri.cli._durations import DURATION_FORMS
 from cerebri.cli._event_out import (
     DEFAULT_TITLE,
     AtOption,
@@ -107,9 +108,13 @@ BetweenOption = Annotated[
     ),
 ]
 DurationOption = Annotated[
-    str, typer.Option("--duration", help="Meeting length: 30m, 1h30m, 90 (s), PT1H30M, P1D.")
+    str,
+    typer.Option("--duration", help=f"Meeting length ({DURATION_FORMS}, PT1H30M; whole seconds)."),
 ]
-GranularityOption = Annotated[str, typer.Option("--granularity", help="Grid step.")]
+GranularityOption = Annotated[
+    str,
+    typer.Option("--granularity", help=f"Grid step ({DURATION_FORMS}; whole seconds)."),
+]
 WorkingHoursOption = Annotated[
     str | None, typer.Option("--working-hours", help="Local working hours, e.g. 09:00-17:00.")
 ]
@@ -118,7 +123,10 @@ WorkingDaysOption = Annotated[
 ]
 BufferOption = Annotated[
     str | None,
-    typer.Option("--buffer", help="Minimum gap to other events, e.g. 10m (0: none)."),
+    typer.Option(
+        "--buffer",
+        help=f"Minimum gap to other events ({DURATION_FORMS}; whole seconds; 0: none).",
+    ),
 ]
 PreferOption = Annotated[
     str | None,

@@ -1,36 +1,64 @@
-"""Durations on the command line: ``30`` or ``30s`` (seconds), ``500ms``, ``2m``, ``1h``.
+"""Duration options on the command line, one rule for all (docs/decisions/0039).
 
-A number (whole or decimal, no sign, no exponent) followed by an optional unit: ``ms``
-milliseconds, ``s`` seconds (the default), ``m`` minutes, ``h`` hours. Anything else is
-:class:`~cerebri.execution.ExecutionError` ``execution.invalid_argument``.
+Every option whose value is a duration (metavar ``DURATION``) reads its text with the one
+grammar of :mod:`cerebri.durations` (``90`` seconds, ``30s``, ``10m``, ``1h30m``, ``2d``,
+``PT1H``...) and then checks its own range here, before the command does anything else.
+Both refusals are :class:`~cerebri.errors.CerebriError` ``input.invalid_option`` with the
+message ``"<option>: <reason>"``, the form find-slot's options have always used
+(:mod:`cerebri.calendars.slot_options`), so a bad form reads the same on every command.
 """
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Final
 
-from cerebri.execution.errors import ExecutionError
+from cerebri.durations import read_seconds
+from cerebri.errors import CerebriError
 
-__all__ = ["parse_duration"]
+__all__ = ["DURATION_FORMS", "parse_duration"]
 
-_PATTERN: Final = re.compile(r"(\d{1,9}(?:\.\d{1,9})?)(ms|s|m|h)?")
-_SECONDS_PER_UNIT: Final = {
-    "ms": Decimal("0.001"),
-    "s": Decimal(1),
-    "m": Decimal(60),
-    "h": Decimal(3600),
-}
+DURATION_FORMS: Final = "seconds, or e.g. 30s, 10m, 1h30m, 2d"
+"""What every duration option's help says it takes (the unit: seconds)."""
 
 
-def parse_duration(text: str, *, option: str) -> float:
-    """``text`` in seconds. ``option`` names the option in the error (``--lease``)."""
-    found = _PATTERN.fullmatch(text.strip())
-    if found is None:
-        raise ExecutionError(
-            f"{option} takes a duration such as 30, 30s, 500ms, 2m or 1h, not {text!r}",
-            code="execution.invalid_argument",
+def _shown(seconds: Decimal) -> str:
+    """``seconds`` in the largest unit it fills exactly: ``86400`` → ``1d``."""
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds.normalize():f}s"
+
+
+def parse_duration(
+    text: str,
+    *,
+    option: str,
+    minimum: Decimal | int = 0,
+    above_minimum: bool = False,
+    maximum: Decimal | int | None = None,
+    whole: bool = False,
+) -> Decimal:
+    """The seconds of option ``option``'s ``text`` (:mod:`cerebri.durations`), exactly.
+
+    The option's own range: at least ``minimum`` (more than it with ``above_minimum``), at
+    most ``maximum`` when given, a whole number of seconds with ``whole``. Raises
+    :class:`~cerebri.errors.CerebriError` ``input.invalid_option``, message
+    ``"<option>: <reason>"``, for text the grammar cannot read and for a value out of range.
+    """
+    try:
+        seconds = read_seconds(text)
+    except ValueError as error:
+        raise CerebriError(f"{option}: {error}", code="input.invalid_option") from None
+    low = Decimal(minimum)
+    too_low = seconds <= low if above_minimum else seconds < low
+    too_high = maximum is not None and seconds > maximum
+    if too_low or too_high or (whole and seconds != seconds.to_integral_value()):
+        lower = f"more than {_shown(low)}" if above_minimum else f"at least {_shown(low)}"
+        upper = "" if maximum is None else f" and at most {_shown(Decimal(maximum))}"
+        kind = " whole seconds," if whole else ""
+        raise CerebriError(
+            f"{option}: duration {text!r} is out of range; it takes{kind} {lower}{upper}",
+            code="input.invalid_option",
         )
-    number, unit = found.groups()
-    return float(Decimal(number) * _SECONDS_PER_UNIT[unit or "s"])
+    return seconds

@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, Final
@@ -18,11 +19,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 import typer
 from rich.console import Console
 
-from cerebri._json import JSONValue
-from cerebri.cli._app import app, printable, read_input
+from cerebri._json import JSONValue, compact
+from cerebri.cli._app import EXIT_INPUT, app, printable, read_input
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._calendars import PasswordOption, UserOption
-from cerebri.cli._durations import parse_duration
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
     emit,
@@ -30,17 +31,27 @@ from cerebri.cli._execution_common import (
     open_executor,
     print_problems,
     safe_text,
+    typed_error,
 )
 from cerebri.cli._store import StoreOption
+from cerebri.errors import CerebriError
 
 if TYPE_CHECKING:
-    from cerebri.execution import Claim, Executor, Submitted
+    from cerebri.execution import Claim, Executor, Submitted, WorkerReport
+    from cerebri.execution.outages import OutageEvent
 
 UNTIL_IDLE_LOOK_SECONDS = 0.5
 """With ``--until-idle``: seconds between the main thread's looks for an idle store, so a long
 ``--poll`` does not delay the exit."""
 
-__all__ = ["EXIT_INVALID_DRAFT", "MAX_CONCURRENCY", "submit_command", "worker_command"]
+__all__ = [
+    "EXIT_INVALID_DRAFT",
+    "EXIT_WORKER_ERROR",
+    "MAX_CONCURRENCY",
+    "STORE_OUTAGE_LIMIT",
+    "submit_command",
+    "worker_command",
+]
 
 EXIT_INVALID_DRAFT: Final = 1
 """Exit status of ``submit`` and ``preview`` when the draft breaks a plan graph rule (it is
@@ -49,6 +60,17 @@ stored, or previewed, as a ``draft`` that never runs), as ``plan-graph validate`
 MAX_CONCURRENCY: Final = 64
 """Most threads (steps run at once) one ``cerebri worker`` process runs; to go further, run
 more worker processes on the same store."""
+
+STORE_OUTAGE_LIMIT: Final = "60s"
+"""Default of ``worker --store-outage-limit``: the library's
+:data:`~cerebri.execution.outages.DEFAULT_OUTAGE_LIMIT_SECONDS` (written out here so the
+CLI starts without importing the store)."""
+
+EXIT_WORKER_ERROR: Final = EXIT_INPUT
+"""Exit status of ``worker`` after any error: the store out of service past
+``--store-outage-limit`` (``store.unavailable``, ``store.full``), an unexpected error that
+stopped it, or steps that hit unexpected errors (``execution.step_errors``, after the
+report). One ``error <code>: <message>`` line on stderr; never 0 after an error."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -69,7 +91,8 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--alternative",
             metavar="PATH",
-            help="A draft of another strategy, tried when the plan fails (repeatable).",
+            help="A draft of another strategy, tried when the plan fails (repeatable; not "
+            "with an envelope).",
         ),
     ] = None,
     goal: Annotated[
@@ -133,6 +156,7 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         if plan is not None:
             source: Any = read_input(plan)
             if _is_envelope(source):
+                _refuse_draft_options(alternatives=alternatives, goal=goal, sandbox=sandbox)
                 done = _submit_envelope(
                     executor,
                     source,
@@ -143,7 +167,9 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 )
                 _report(done, as_json)
                 return
+            _refuse_envelope_options(artifact=artifact, objects=objects)
         elif goal is not None:
+            _refuse_envelope_options(artifact=artifact, objects=objects)
             source = recall(executor, goal)
             if source is None:
                 raise ExecutionError(
@@ -199,6 +225,46 @@ def _is_envelope(source: bytes) -> bool:
     except CerebriError:
         return False  # not JSON: the draft parser reports it
     return isinstance(document, dict) and "schema/v" in document
+
+
+def _refuse_draft_options(
+    *, alternatives: list[str] | None, goal: str | None, sandbox: str | None
+) -> None:
+    """``input.invalid_option`` for an option that only shapes a plain draft, given with an
+    envelope: the signed envelope fixes what is proposed, so an alternative strategy, a goal
+    to remember it under or a sandbox would be silently ignored (docs/decisions/0039). The
+    first one given, in the order ``--alternative``, ``--goal``, ``--sandbox``, is named."""
+    from cerebri.errors import CerebriError  # noqa: PLC0415 - fast CLI start
+
+    given = [
+        name
+        for name, value in (
+            ("--alternative", alternatives or None),
+            ("--goal", goal),
+            ("--sandbox", sandbox),
+        )
+        if value is not None
+    ]
+    if given:
+        raise CerebriError(
+            f"{given[0]} does not apply to a signed envelope: the envelope fixes what is "
+            "proposed (only --as, --max-replans and --artifact/--objects go with it); submit "
+            "a plan draft to use it",
+            code="input.invalid_option",
+        )
+
+
+def _refuse_envelope_options(*, artifact: Path | None, objects: Path | None) -> None:
+    """``input.invalid_option`` for ``--artifact``/``--objects`` with a plain draft: they
+    only bring a signed envelope's artifact, and a draft has none."""
+    from cerebri.errors import CerebriError  # noqa: PLC0415 - fast CLI start
+
+    name = "--artifact" if artifact is not None else "--objects" if objects is not None else None
+    if name is not None:
+        raise CerebriError(
+            f"{name} goes with a signed envelope (its artifact); this input is a plan draft",
+            code="input.invalid_option",
+        )
 
 
 def _refuse_unsigned(source: bytes) -> None:
@@ -346,6 +412,48 @@ def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def _say_outage(as_json: bool) -> Callable[[OutageEvent], None]:
+    """One line on stderr when a store outage starts and when it ends (``--json``: the
+    event as a JSON object)."""
+
+    def say(event: OutageEvent) -> None:
+        line = compact(event.to_wire()) if as_json else printable(event.to_text())
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def _unexpected(error: BaseException) -> CerebriError:
+    """An error that stopped the worker, typed: a store outage as ``store.*``, anything
+    else (a bug) as ``execution.internal_error`` naming its type."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+
+    typed = typed_error(error)
+    if typed is not None:
+        return typed
+    return ExecutionError(
+        f"the worker stopped on an unexpected error: {type(error).__name__}: {error}",
+        code="execution.internal_error",
+    )
+
+
+def _outage_limit(text: str) -> float:
+    """``--store-outage-limit`` in seconds: more than 0, at most one day, else
+    ``execution.invalid_argument``."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution.outages import MAX_OUTAGE_LIMIT_SECONDS  # noqa: PLC0415
+
+    seconds = float(parse_duration(text, option="--store-outage-limit"))
+    if not 0 < seconds <= MAX_OUTAGE_LIMIT_SECONDS:
+        raise ExecutionError(
+            f"--store-outage-limit is more than 0 and at most {MAX_OUTAGE_LIMIT_SECONDS} "
+            f"seconds (1 day), not {text!r}",
+            code="execution.invalid_argument",
+        )
+    return seconds
+
+
 def _progress() -> Callable[[Claim], None] | None:
     """On a terminal: a line on stderr per claimed step. Elsewhere: nothing."""
     console = Console(stderr=True, highlight=False, markup=False, emoji=False)
@@ -374,7 +482,12 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = 1,
     lease: Annotated[
-        str, typer.Option("--lease", metavar="DURATION", help="Lease of a claim: 30, 30s, 2m.")
+        str,
+        typer.Option(
+            "--lease",
+            metavar="DURATION",
+            help=f"Lease of a claim ({DURATION_FORMS}): 1s to 1d.",
+        ),
     ] = "30s",
     until_idle: Annotated[
         bool,
@@ -385,8 +498,23 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = False,
     poll: Annotated[
-        str, typer.Option("--poll", metavar="DURATION", help="Idle wait between looks: 0.5s.")
+        str,
+        typer.Option(
+            "--poll",
+            metavar="DURATION",
+            help=f"Idle wait between looks ({DURATION_FORMS}): more than 0, at most 1m.",
+        ),
     ] = "0.5s",
+    outage_limit: Annotated[
+        str,
+        typer.Option(
+            "--store-outage-limit",
+            metavar="DURATION",
+            help="How long to wait for a store that went away (reconnecting with backoff) "
+            "before exiting 2 with error store.unavailable or store.full: more than 0, at "
+            "most 1 day. Default 60s.",
+        ),
+    ] = STORE_OUTAGE_LIMIT,
     ics_calendars: Annotated[
         list[str] | None,
         typer.Option(
@@ -413,7 +541,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     as_json: JsonOption = False,
 ) -> None:
     """Claim and run steps until stopped (SIGTERM or Ctrl-C: steps in flight finish first),
-    then print what this worker did."""
+    then print what this worker did.
+
+    A store that goes away (server restart, full disk) is waited for: one line on stderr
+    when the outage starts and one when the store is back; past --store-outage-limit the
+    worker exits 2 with one `error store.*` line. It exits 0 only when nothing went wrong;
+    steps that hit unexpected errors make it exit 2 (`error execution.step_errors`) after
+    the report."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import (  # noqa: PLC0415
         ExecutionError,
@@ -422,16 +556,17 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         scheduled_steps,
     )
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
+    from cerebri.execution.outages import OutageGuard  # noqa: PLC0415
 
     with errors_to_exit(as_json):
+        lease_seconds = float(parse_duration(lease, option="--lease", minimum=1, maximum=86_400))
+        poll_seconds = float(parse_duration(poll, option="--poll", above_minimum=True, maximum=60))
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise ExecutionError(
                 f"--concurrency is 1 to {MAX_CONCURRENCY} threads per worker process, not "
                 f"{concurrency} (start more workers on the same store to run more)",
                 code="execution.invalid_argument",
             )
-        lease_seconds = parse_duration(lease, option="--lease")
-        poll_seconds = parse_duration(poll, option="--poll")
         clock = SystemClock()
         dav_calendars = caldav_calendars_option_value(caldav_calendars, ics_calendars)
         adapters = default_adapters(
@@ -446,9 +581,17 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 url_options="--caldav-calendar",
             ),
         )
+        limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)
         stop = threading.Event()
+        outages = OutageGuard(
+            executor.now_ns, limit_seconds=limit_seconds, stop=stop, on_event=_say_outage(as_json)
+        )
         outcome: dict[str, WorkerReport | Exception] = {}
+
+        def idle() -> bool:  # an outage is never idleness (decision 0035)
+            count = outages.attempt(partial(scheduled_steps, executor), wrote=_no, default=None)
+            return count == 0 and not outages.ongoing
 
         def work() -> None:
             try:
@@ -459,6 +602,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                     poll_seconds=poll_seconds,
                     stop=stop,
                     on_claim=_progress(),
+                    outages=outages,
                 )
             except Exception as error:  # re-raised below, in the main thread
                 outcome["error"] = error
@@ -469,25 +613,43 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             try:
                 while runner.is_alive():  # looks for idleness at least every 0.5 s
                     runner.join(min(poll_seconds, UNTIL_IDLE_LOOK_SECONDS))
-                    if until_idle and not stop.is_set() and scheduled_steps(executor) == 0:
+                    if until_idle and not stop.is_set() and idle():
                         stop.set()
-            except BaseException:  # the store went away under us: let the steps in flight end
+            except BaseException as error:  # a bug, or Ctrl-C twice: let steps in flight end
                 stop.set()
                 runner.join()
+                if isinstance(error, Exception):
+                    raise _unexpected(error) from None
                 raise
         failed = outcome.get("error")
         if isinstance(failed, Exception):
-            raise failed
+            raise _unexpected(failed) from None
     report = outcome["report"]
     assert isinstance(report, WorkerReport)
+    _print_report(report, as_json)
+    if report.errors:
+        with errors_to_exit(as_json):
+            raise ExecutionError(
+                f"{report.errors} unexpected errors while running steps (each step is left "
+                f"to its lease's expiry and a takeover); last: {report.last_error}",
+                code="execution.step_errors",
+            )
+
+
+def _print_report(report: WorkerReport, as_json: bool) -> None:
     wire: dict[str, JSONValue] = {**report.to_wire(), "last_error": report.last_error}
     if as_json:
         emit(wire)
         return
+    outages = f", {report.outages} store outages ridden out" if report.outages else ""
     sys.stdout.write(
         f"worker {report.worker_id}: {report.claims} claims, {report.takeovers} takeovers, "
         f"{report.leases_lost} leases lost, {report.timers_fired} timers fired, "
-        f"{report.errors} errors\n"
+        f"{report.errors} errors{outages}\n"
     )
     if report.last_error:
         sys.stdout.write(safe_text(f"last error: {report.last_error}") + "\n")
+
+
+def _no(_result: object) -> bool:
+    return False

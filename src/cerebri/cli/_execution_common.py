@@ -4,7 +4,9 @@ and output (:mod:`cerebri.cli._execution`, :mod:`cerebri.cli._operations`).
 The store URL is ``--store URL``, else ``CEREBRI_STORE``, else the embedded SQLite file (as
 ``cerebri store``); it must be initialised (``store.not_initialised`` otherwise). Errors exit
 2 with ``error <code> at <path>: <message>`` on stderr, or with ``--json`` the object
-``{"code", "path", "message"}``.
+``{"code", "path", "message"}``; a driver error that means the store is out of service
+(:func:`~cerebri.execution.store.errors.store_error_code`: the server went away, the disk is
+full) is the typed ``store.unavailable`` or ``store.full``, never a traceback.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "print_table",
     "safe_text",
     "to_second",
+    "typed_error",
 ]
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
@@ -46,12 +49,27 @@ PrincipalOption = Annotated[
 ]
 
 
+def typed_error(error: BaseException) -> CerebriError | None:
+    """``error`` when it is a :class:`CerebriError`; a store outage of the database driver as
+    :class:`~cerebri.execution.store.StoreError` (``store.unavailable``, ``store.full``:
+    :func:`~cerebri.execution.store.errors.store_error_from`); else ``None``."""
+    if isinstance(error, CerebriError):
+        return error
+    from cerebri.execution.store.errors import store_error_from  # noqa: PLC0415 - fast start
+
+    return store_error_from(error)
+
+
 @contextmanager
 def errors_to_exit(as_json: bool) -> Iterator[None]:
-    """Turn a :class:`CerebriError` into exit 2 and its description on stderr."""
+    """Turn a :class:`CerebriError`, or a store outage (:func:`typed_error`), into exit 2
+    and its description on stderr (one line)."""
     try:
         yield
-    except CerebriError as error:
+    except Exception as raised:
+        error = typed_error(raised)
+        if error is None:
+            raise
         if not as_json:
             raise fail(error) from None
         sys.stderr.write(compact(dict(error.to_wire())) + "\n")

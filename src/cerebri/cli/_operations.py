@@ -13,7 +13,7 @@ import typer
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app
-from cerebri.cli._durations import parse_duration
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
     PrincipalOption,
@@ -31,7 +31,7 @@ __all__ = ["approvals_app", "plans_app", "sandbox_app", "steps_app"]
 
 plans_app = typer.Typer(no_args_is_help=True, help="Plans in the store: list, show, cancel.")
 approvals_app = typer.Typer(
-    no_args_is_help=True, help="Approval requests: list, approve, reject, withdraw."
+    no_args_is_help=True, help="Approval requests: list, show, approve, reject, withdraw."
 )
 sandbox_app = typer.Typer(no_args_is_help=True, help="Sandboxes: enable, disable, list.")
 steps_app = typer.Typer(no_args_is_help=True, help="Steps that need a person: resolve.")
@@ -174,32 +174,119 @@ def approvals_list(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Approval requests, oldest first: the open ones unless --all."""
+    """Approval requests, oldest first: the open ones unless --all. An event's time is
+    local in the zone its plan names (else UTC); `approvals show ID` tells the rest."""
     from cerebri.execution import list_approvals  # noqa: PLC0415 - fast CLI start
+    from cerebri.execution.approval_detail import proposed_by_step  # noqa: PLC0415
 
     with errors_to_exit(as_json):
-        rows = list_approvals(open_executor(store), status=None if show_all else "open")
+        executor = open_executor(store)
+        rows = list_approvals(executor, status=None if show_all else "open")
     if as_json:
         emit(list(rows))
         return
-    table = new_table("approval", "status", "plan", "requester", "expires", "asks for")
+    table = new_table(
+        "approval", "status", "plan", "requester", "title", "when", "calendar", "asks for"
+    )
     for a in rows:
-        request = a["request"] if isinstance(a["request"], dict) else {}
-        step = request.get("step")
-        if isinstance(step, dict):
-            what = step.get("capability") or step.get("kind")
-            asks = f"{step.get('key')}: {what} {step.get('target') or ''}"
-        else:
-            asks = f"{request.get('kind')}: {request.get('capability')}"
+        proposed = proposed_by_step(executor, a["request"]) or {}
         table.add_row(
             safe_text(a["id"]),
             safe_text(a["status"]),
             safe_text(a["plan_id"]),
             safe_text(a["requester"]),
-            to_second(a["expires_at"]),
-            safe_text(asks.strip()),
+            safe_text(proposed.get("title")),
+            safe_text(when_text(proposed)),
+            safe_text(proposed.get("calendar_id")),
+            safe_text(_asks(a["request"])),
         )
     print_table(table)
+
+
+def _asks(request: JSONValue) -> str:
+    """``create-0: calendar.event.create ev-1`` for a step, ``grant: <capability>``."""
+    found = request if isinstance(request, dict) else {}
+    step = found.get("step")
+    if isinstance(step, dict):
+        what = step.get("capability") or step.get("kind")
+        return f"{step.get('key')}: {what} {step.get('target') or ''}".strip()
+    return f"{found.get('kind')}: {found.get('capability')}"
+
+
+@approvals_app.command("show")
+def approvals_show(
+    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One approval and what it asks for: the step's capability, the event's title,
+    calendar and times (UTC and local), who proposed it (envelope author and digest), and
+    when the request expires. Read this before `approvals approve`."""
+    from cerebri.execution import describe_approval  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        shown = describe_approval(open_executor(store), approval_id)
+    if as_json:
+        emit(shown)
+        return
+    sys.stdout.write("".join(safe_text(line) + "\n" for line in approval_lines(shown)))
+
+
+def when_text(proposed: dict[str, JSONValue]) -> str:
+    """``2026-10-05 09:00-09:30 Europe/Berlin``: the event's range, local in its zone (UTC
+    when the step names none); the end's date is repeated when it is another day."""
+    start, end = proposed.get("local_start"), proposed.get("local_end")
+    where = proposed.get("timezone")
+    if not (isinstance(start, str) and isinstance(end, str)):
+        start, end, where = proposed.get("start"), proposed.get("end"), "UTC"
+    if not (isinstance(start, str) and isinstance(end, str)):
+        return ""
+    begin, finish = start[:16].replace("T", " "), end[:16].replace("T", " ")
+    if finish[:10] == begin[:10]:
+        finish = finish[11:]
+    return f"{begin}-{finish} {where}"
+
+
+def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
+    """The lines of ``approvals show`` for :func:`cerebri.execution.describe_approval`'s
+    ``shown``."""
+    lines = [
+        f"approval {shown['id']}: {shown['status']}"
+        + (f" by {shown['decided_by']}" if shown["decided_by"] else "")
+        + (f" ({shown['status_reason']})" if shown["status_reason"] else ""),
+        f"requester: {shown['requester']}",
+        f"plan: {shown['plan_id']} (revision {shown['plan_revision']})",
+    ]
+    proposed = shown.get("proposed")
+    if isinstance(proposed, dict):
+        tz = proposed.get("timezone")
+        lines += [
+            f"step: {proposed['step_key']}",
+            f"does: {proposed['capability']}"
+            + (f": {proposed['does']}" if proposed.get("does") else ""),
+            f"title: {proposed['title'] or '-'}",
+        ]
+        for edge in ("start", "end"):
+            utc, local = proposed.get(edge), proposed.get(f"local_{edge}")
+            also = f", {local} {tz}" if local else ", no local zone named"
+            lines.append(f"{edge}: {utc} UTC{also}" if utc else f"{edge}: -")
+        calendar = proposed.get("calendar_id")
+        lines += [
+            f"calendar: {calendar or '-'}",
+            "attendees: none invited (the step writes the event into calendar "
+            f"{calendar or '-'} only)",
+        ]
+    else:
+        lines.append(f"asks for: {_asks(shown['request'])}")
+    if shown.get("envelope_digest"):
+        lines.append(
+            f"proposed by: {shown['author']} (envelope {shown['envelope_digest']}, valid "
+            f"until {to_second(shown['envelope_expires_at'])})"
+        )
+    else:
+        lines.append("proposed by: - (submitted as a plain draft, not a signed envelope)")
+    lines.append(f"expires: {to_second(shown['expires_at'])}")
+    return lines
 
 
 KeyOption = Annotated[
@@ -331,7 +418,11 @@ def approvals_withdraw(
 def stuck_command(
     grace: Annotated[
         str,
-        typer.Option("--grace", metavar="DURATION", help="How long overdue counts as stuck: 60s."),
+        typer.Option(
+            "--grace",
+            metavar="DURATION",
+            help=f"How long overdue counts as stuck ({DURATION_FORMS}; whole seconds).",
+        ),
     ] = "60s",
     store: StoreOption = None,
     as_json: JsonOption = False,
@@ -340,7 +431,7 @@ def stuck_command(
     from cerebri.execution import stuck  # noqa: PLC0415 - fast CLI start
 
     with errors_to_exit(as_json):
-        seconds = parse_duration(grace, option="--grace")
+        seconds = parse_duration(grace, option="--grace", whole=True)
         rows = stuck(open_executor(store), grace_seconds=int(seconds))
     if as_json:
         emit(list(rows))

@@ -38,7 +38,7 @@ from cerebri.plans import (
     parse_model_draft,
     validate_draft,
 )
-from cerebri.proposals import created_titles
+from cerebri.proposals import created_titles, target_zones
 
 __all__ = [
     "actions_for",
@@ -181,7 +181,10 @@ def from_request(
         request = parse_request(read_input(file))
         actions = actions_for(request, candidate, limits)
         draft = draft_from_action_plan(
-            actions, failed=failed or (), titles=created_titles(actions, title)
+            actions,
+            failed=failed or (),
+            titles=created_titles(actions, title),
+            zones=target_zones(request, actions),
         )
     except CerebriError as error:
         raise fail(error) from None

@@ -43,6 +43,7 @@ from cerebri.cli._app import (
     printable,
     read_input,
 )
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._plan_graph import limits_hint
 from cerebri.errors import CerebriError
 from cerebri.planner import PlanError
@@ -236,14 +237,13 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ExecutorMode, typer.Option("--mode", help="executor.mode.")
     ] = ExecutorMode.PLAN_EXECUTOR,
     expires_in: Annotated[
-        int,
+        str,
         typer.Option(
             "--expires-in",
-            min=1,
-            max=MAX_EXPIRES_IN_SECONDS,
-            help=f"Validity in seconds from --at, at most {MAX_EXPIRES_IN_SECONDS} (one year).",
+            metavar="DURATION",
+            help=f"Validity from --at ({DURATION_FORMS}; whole seconds): 1s to 365d.",
         ),
-    ] = 86400,
+    ] = "1d",
     at: AtOption = None,
     candidate: Annotated[
         int, typer.Option("--candidate", min=1, help="Which ranked candidate (1 = best).")
@@ -283,10 +283,17 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     signed.
     """
     try:
+        seconds = parse_duration(
+            expires_in,
+            option="--expires-in",
+            minimum=1,
+            maximum=MAX_EXPIRES_IN_SECONDS,
+            whole=True,
+        )
         if out is not None:  # before anything is stored: a refused propose leaves nothing
             check_output_path(out, what="--out")
         now = _now(at)
-        expires = now.plus_seconds(expires_in)
+        expires = now.plus_seconds(int(seconds))
         if expires is None:
             raise CerebriError(
                 "--at plus --expires-in is out of range", code="input.invalid_option"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cerebri.cli._app import app, fail
+from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.errors import CerebriError
 
 if TYPE_CHECKING:
@@ -37,14 +38,14 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option("--token-env", help="Environment variable holding the bearer token (if set)."),
     ] = "CEREBRI_API_TOKEN",  # noqa: S107 - a variable name, not a secret
     body_timeout: Annotated[
-        float,
+        str,
         typer.Option(
             "--body-timeout",
-            metavar="SECONDS",
-            help="Seconds a client has to send a whole request body (408 after); "
-            "0 < SECONDS <= 3600.",
+            metavar="DURATION",
+            help=f"How long a client has to send a whole request body, 408 after "
+            f"({DURATION_FORMS}): more than 0, at most 1h.",
         ),
-    ] = BODY_TIMEOUT_SECONDS,
+    ] = f"{BODY_TIMEOUT_SECONDS:g}s",
     store: Annotated[
         str | None,
         typer.Option(
@@ -66,13 +67,16 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
 
     token = os.environ.get(token_env) or None
     try:
+        timeout = parse_duration(
+            body_timeout, option="--body-timeout", above_minimum=True, maximum=3600
+        )
         executor = _store_executor(store)
         run_server(
             host,
             port,
             allow_remote=allow_remote,
             token=token,
-            body_timeout=body_timeout,
+            body_timeout=float(timeout),
             executor=executor,
         )
     except CerebriError as error:

@@ -2,7 +2,9 @@
 
 The store URL is ``--store URL``, else ``CEREBRI_STORE``, else the embedded SQLite file
 ``platformdirs.user_data_dir("cerebri")/store.sqlite3``. Errors (``store.invalid_url``,
-``store.unreachable``, ``store.too_new``) print one ``error <code>: <message>`` line and exit 2.
+``store.unreachable``, ``store.unavailable``, ``store.full``, ``store.too_new``) print one
+``error <code>: <message>`` line and exit 2
+(:func:`~cerebri.cli._execution_common.errors_to_exit`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cerebri._json import pretty
-from cerebri.cli._app import app, fail
-from cerebri.errors import CerebriError
+from cerebri.cli._app import app
+from cerebri.cli._execution_common import errors_to_exit
 
 if TYPE_CHECKING:
     from cerebri.execution.store import StoreStatus
@@ -59,10 +61,8 @@ def _run(action: str, store: str | None, as_json: bool) -> None:
         "upgrade": execution_store.upgrade,
         "status": execution_store.status,
     }
-    try:
+    with errors_to_exit(as_json=False):  # errors are one text line, even with --json
         result = operations[action](execution_store.resolve_store_url(store))
-    except CerebriError as error:
-        raise fail(error) from None
     _write(result, as_json)
 
 

@@ -27,6 +27,7 @@ Sub-packages: :mod:`cerebri.execution.store` (schema, migrations, URLs) and
 :class:`~cerebri.execution.adapters.AdapterError` (``adapter.*``, ``calendar.*``).
 """
 
+from cerebri.execution.approval_detail import describe_approval
 from cerebri.execution.approvals import decide, expire_due, list_approvals, withdraw
 from cerebri.execution.cancel import cancel_plan
 from cerebri.execution.claims import Claim, claim, heartbeat
@@ -35,6 +36,7 @@ from cerebri.execution.decisions import DECISIONS, decision_payload
 from cerebri.execution.errors import ApprovalError, AuthError, ExecutionError
 from cerebri.execution.intake import submit_envelope
 from cerebri.execution.memories import recall
+from cerebri.execution.outages import OutageEvent, OutageGuard
 from cerebri.execution.preview import preview_draft, preview_plan
 from cerebri.execution.registry import (
     ROLES,
@@ -82,6 +84,8 @@ __all__ = [
     "ExecutionError",
     "Executor",
     "Hook",
+    "OutageEvent",
+    "OutageGuard",
     "Replanner",
     "Submitted",
     "WorkerReport",
@@ -92,6 +96,7 @@ __all__ = [
     "claim",
     "decide",
     "decision_payload",
+    "describe_approval",
     "disable_principal",
     "expire_due",
     "grant",

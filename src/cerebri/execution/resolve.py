@@ -1,7 +1,8 @@
 """An operator settles a step that needs verification (plans.md section 6, crash rules).
 
 A non-idempotent step whose worker stopped after the invocation may have begun, or whose
-invocation ended in a retryable error, is ``blocked`` with a ``status_reason`` starting
+invocation ended in a retryable error that may have acted (not ``before_effect``, decision
+0040), is ``blocked`` with a ``status_reason`` starting
 ``needs_verification`` and is never repeated on its own. A person looks at the world and
 tells :func:`resolve_step` what happened:
 

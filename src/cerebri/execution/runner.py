@@ -5,7 +5,8 @@ outcome by conditional updates on the claim's lease token. In order:
 
 1. **Takeover** of an expired lease: an interrupted attempt with a saved outcome is adopted
    (a saved retryable failure, ``"retryable": true`` in its error, blocks the step for
-   verification as its worker would have); a non-idempotent one that may have begun
+   verification as its worker would have, or, also ``"before_effect": true``, is retried as
+   in 6); a non-idempotent one that may have begun
    (``invoked_at``) makes the step ``blocked`` with reason ``needs_verification`` and it is
    never re-run on its own; anything else runs again
    (an idempotent step, or an invocation that provably never began), at most
@@ -23,6 +24,9 @@ outcome by conditional updates on the claim's lease token. In order:
 6. **Outcome**: completed (an expectation becomes an open prediction due within its
    ``within_seconds``); a retryable failure of an idempotent step runs again after a backoff
    (``retry_base_seconds`` doubling, at most ``retry_max_seconds``) until ``max_attempts``;
+   a retryable failure of a non-idempotent step is blocked for verification (it may have
+   acted), unless the adapter proves it changed nothing (``before_effect``, decision 0040):
+   then it runs again after the same backoff, until :data:`PRE_EFFECT_ATTEMPTS`;
    otherwise the step fails and the plan replans.
 
 The other kinds (``verify``, ``wait``, ``monitor``, ``internal``, ``request_capability``) are
@@ -86,6 +90,7 @@ __all__ = [
     "MAX_INTERRUPTIONS",
     "NOT_SERVED_HERE",
     "PASS_ON_SECONDS",
+    "PRE_EFFECT_ATTEMPTS",
     "Hook",
     "StepRun",
     "run_claim",
@@ -94,6 +99,13 @@ __all__ = [
 MAX_INTERRUPTIONS: Final = 5
 """Takeovers after which a step that keeps interrupting its workers fails
 (``interrupted_too_often``) instead of running again."""
+
+PRE_EFFECT_ATTEMPTS: Final = 5
+"""Invocations (the first included) of a non-idempotent step whose every failure was
+retryable and refused before any effect (``AdapterError.before_effect``, e.g. a calendar
+lock held by another writer) after which the step fails like any failure (decision 0040).
+Its ``max_attempts`` is 1 by validation (a repeat of the effect could act twice); a refusal
+before the effect did not act, so it is tried again, with the executor's backoff."""
 
 PASS_ON_SECONDS: Final = 60
 """A step this worker cannot carry out (no adapter for its capability, or the adapter does
@@ -257,7 +269,13 @@ class StepRun:
         if completed:
             self._completed(saved.result, reason=note)
         elif isinstance(saved.error, dict) and saved.error.get("retryable"):
-            self._needs_verification(saved.error)  # what the stopped worker would have done
+            # what the stopped worker would have done; its failure is in history already
+            self._after_failure(
+                saved.error,
+                retryable=True,
+                before_effect=saved.error.get("before_effect") is True,
+                failures=self._failures(),
+            )
         else:
             self.finish(StepStatus.FAILED, reason=note or "failed", error=saved.error)
 
@@ -583,21 +601,45 @@ class StepRun:
             self._pass_on(str(wire["message"]), outcome=AttemptOutcome.FAILED, error=wire)
             return
         if not self.held.idempotent:
-            wire["retryable"] = error.retryable  # a takeover adopting it decides the same way
+            # a takeover adopting the saved outcome decides the same way
+            wire["retryable"] = error.retryable
+            if error.before_effect:
+                wire["before_effect"] = True
             if not save_outcome(self.ex, self.held, AttemptOutcome.FAILED, None, wire):
                 raise LeaseLostError(self.held.step_id)
             self.hook("outcome_saved", self.held)
-            if error.retryable:
-                self._needs_verification(wire)
-                return
-        failures = self._failures() + 1
-        if error.retryable and self.held.idempotent and failures < self.held.max_attempts:
+        self._after_failure(
+            wire,
+            retryable=error.retryable,
+            before_effect=error.before_effect,
+            failures=self._failures() + 1,
+        )
+
+    def _after_failure(
+        self,
+        wire: dict[str, JSONValue],
+        *,
+        retryable: bool,
+        before_effect: bool,
+        failures: int,
+    ) -> None:
+        """Move the step on after its ``failures``-th failed invocation (``wire``, the error):
+        again after a backoff while the retry budget lasts (``max_attempts`` for an idempotent
+        step; :data:`PRE_EFFECT_ATTEMPTS` for a non-idempotent one refused before any
+        effect), ``blocked`` for verification when a non-idempotent one may have acted,
+        else ``failed``."""
+        if retryable and not self.held.idempotent and not before_effect:
+            self._needs_verification(wire)
+            return
+        most = self.held.max_attempts if self.held.idempotent else PRE_EFFECT_ATTEMPTS
+        if retryable and failures < most:
             delay = min(self.ex.retry_base_seconds * 2 ** (failures - 1), self.ex.retry_max_seconds)
+            nothing_done = "" if self.held.idempotent else " (refused before any effect)"
             self.park(
                 StepStatus.READY,
                 next_run_at=self.ex.now_ns() + delay * NS,
-                reason=f"retry {failures + 1} of {self.held.max_attempts} in {delay} s "
-                f"after {wire['code']}",
+                reason=f"retry {failures + 1} of {most} in {delay} s after {wire['code']}"
+                f"{nothing_done}",
                 outcome=AttemptOutcome.FAILED,
                 error=wire,
             )

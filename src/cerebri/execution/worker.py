@@ -8,6 +8,15 @@ finds nothing to claim, and at most every :data:`TIMER_SWEEP_SECONDS` while busy
 threads poll every ``poll_seconds``. ``until_idle`` returns once no step is due and none is
 in flight; otherwise the loop runs until ``stop`` is set.
 
+A store outage (decision 0035) is ridden out through one
+:class:`~cerebri.execution.outages.OutageGuard`: claims and timer sweeps are retried with
+backoff, heartbeats skipped, a step whose run the outage broke is abandoned to its lease (a
+takeover settles it by the crash rules of decision 0021, so an effect that may have happened
+is never repeated), and an outage is never idleness. Past the outage limit the worker stops
+and :func:`run_worker` raises :class:`~cerebri.execution.store.StoreError`
+(``store.unavailable`` or ``store.full``); an error that is not an outage while claiming or
+sweeping stops it too and is raised as it is.
+
 The worker's id is fresh per call (the id generator's), so two processes never share one.
 Waiting (polls, heartbeats) uses ``threading.Event.wait`` on real time: it paces the loop and
 decides nothing; every decision reads the injected clock.
@@ -18,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from types import NoneType
 
 from cerebri._guard import CALLABLE, arguments
@@ -25,6 +35,7 @@ from cerebri.execution.approvals import expire_due
 from cerebri.execution.claims import Claim, claim, heartbeat, taken_over
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.outages import OutageGuard, StoppedDuringOutageError
 from cerebri.execution.runner import Hook, run_claim
 
 __all__ = ["TIMER_SWEEP_SECONDS", "WorkerReport", "run_worker"]
@@ -38,14 +49,16 @@ it finds nothing to claim."""
 class WorkerReport:
     """What one :func:`run_worker` call did: its ``worker_id``, steps claimed (``claims``),
     takeovers of expired leases among them, leases lost (taken over by another worker while
-    this one still ran the step), timers fired, and
-    unexpected errors (the step is left to its lease's expiry; ``last_error`` says what)."""
+    this one still ran the step), timers fired, store outages ridden out (the store came
+    back), and unexpected errors (the step is left to its lease's expiry; ``last_error`` says
+    what)."""
 
     worker_id: str
     claims: int = 0
     takeovers: int = 0
     leases_lost: int = 0
     timers_fired: int = 0
+    outages: int = 0
     errors: int = 0
     last_error: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -56,15 +69,23 @@ class WorkerReport:
             setattr(self, name, getattr(self, name) + amount)
 
     def to_wire(self) -> dict[str, int | str]:
-        """``{"worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "errors"}``."""
+        """``{"worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "outages",
+        "errors"}``."""
         return {
             "worker_id": self.worker_id,
             "claims": self.claims,
             "takeovers": self.takeovers,
             "leases_lost": self.leases_lost,
             "timers_fired": self.timers_fired,
+            "outages": self.outages,
             "errors": self.errors,
         }
+
+    def failed(self, error: BaseException) -> None:
+        """Count an unexpected error and remember it as ``last_error``."""
+        with self._lock:
+            self.errors += 1
+            self.last_error = f"{type(error).__name__}: {error}"
 
 
 class _InFlight:
@@ -124,6 +145,7 @@ def _check(concurrency: int, lease_seconds: float, poll_seconds: float) -> None:
     stop=(threading.Event, NoneType),
     hook=(CALLABLE, NoneType),
     on_claim=(CALLABLE, NoneType),
+    outages=(OutageGuard, NoneType),
 )
 def run_worker(
     executor: Executor,
@@ -136,6 +158,7 @@ def run_worker(
     stop: threading.Event | None = None,
     hook: Hook | None = None,
     on_claim: Callable[[Claim], None] | None = None,
+    outages: OutageGuard | None = None,
 ) -> WorkerReport:
     """Claim and run steps until ``stop`` is set, ``max_claims`` steps were claimed, or (with
     ``until_idle``) nothing is due and nothing in flight.
@@ -143,11 +166,20 @@ def run_worker(
     ``lease_seconds`` (1 to 86 400) is how long a claim lasts without a heartbeat;
     ``poll_seconds`` (more than 0, at most 60) how long an idle thread waits before looking
     again. ``hook`` is called at each step boundary (:data:`~cerebri.execution.runner.Hook`);
-    ``on_claim`` after each claim (progress display). Raises :class:`ExecutionError`
-    ``execution.invalid_argument`` for values outside those ranges.
+    ``on_claim`` after each claim (progress display). ``outages`` rides out store outages
+    (module docstring; default: an :class:`OutageGuard` on the executor's clock with the
+    default limit and no report of events); its ``stop`` must be ``stop``.
+
+    Raises :class:`ExecutionError` ``execution.invalid_argument`` for values outside those
+    ranges; :class:`~cerebri.execution.store.StoreError` ``store.unavailable`` or
+    ``store.full`` when an outage outlasts the limit, or is still on when the worker stops;
+    and any error that is not an outage raised while claiming or firing timers.
     """
     _check(concurrency, lease_seconds, poll_seconds)
-    stop = stop or threading.Event()
+    if outages is not None and stop is not None and outages.stop is not stop:
+        raise execution_argument_error("run_worker(outages=...) must share the worker's stop")
+    stop = stop or (outages.stop if outages is not None else threading.Event())
+    guard = outages or OutageGuard(executor.now_ns, stop=stop)
     report = WorkerReport(worker_id=f"worker:{executor.ids.new_id()}")
     in_flight = _InFlight()
     claimed = threading.Semaphore(max_claims) if max_claims is not None else None
@@ -155,14 +187,23 @@ def run_worker(
     idle_lock = threading.Lock()
     beats_done = threading.Event()
 
+    def beat_once(held: Claim) -> None:
+        extend = partial(heartbeat, executor, held, lease_seconds)
+        kept = guard.attempt(extend, wrote=bool, default=None)
+        if kept is None or kept or not in_flight.holds(held):
+            return  # an outage: try again at the next beat (the lease may run out meanwhile)
+        in_flight.remove(held)
+        lost = guard.attempt(partial(taken_over, executor, held), wrote=_no, default=False)
+        if lost:  # not merely finished or cancelled meanwhile
+            report.count("leases_lost")
+
     def beat() -> None:
         while not beats_done.wait(lease_seconds / 3):
             for held in in_flight.snapshot():
-                if heartbeat(executor, held, lease_seconds) or not in_flight.holds(held):
-                    continue
-                in_flight.remove(held)
-                if taken_over(executor, held):  # not merely finished or cancelled meanwhile
-                    report.count("leases_lost")
+                try:
+                    beat_once(held)
+                except Exception as error:  # not an outage: counted, the heartbeat goes on
+                    report.failed(error)
 
     def all_idle(index: int, idle: bool) -> bool:
         with idle_lock:
@@ -177,21 +218,34 @@ def run_worker(
             if not force and now < timers_due[0]:
                 return
             timers_due[0] = now + TIMER_SWEEP_SECONDS * NS
-        fired = expire_due(executor)
+        fired = guard.retry(partial(expire_due, executor), wrote=bool)
         if fired:
             report.count("timers_fired", fired)
 
+    fatal: list[Exception] = []
+
     def loop(index: int) -> None:
+        try:
+            work(index)
+        except StoppedDuringOutageError:
+            return  # stopped while the store was away: raised below as the outage's error
+        except Exception as error:  # past the outage limit, or not an outage: stop them all
+            with idle_lock:
+                fatal.append(error)
+            stop.set()
+
+    def work(index: int) -> None:
+        take = partial(claim, executor, report.worker_id, lease_seconds)
         while not stop.is_set():
             fire_timers(force=False)
             if claimed is not None and not claimed.acquire(blocking=False):
                 return
-            held = claim(executor, report.worker_id, lease_seconds)
+            held = guard.retry(take, wrote=_taken)
             if held is None:
                 if claimed is not None:
                     claimed.release()
                 fire_timers(force=True)
-                if until_idle and all_idle(index, True):
+                if until_idle and not guard.ongoing and all_idle(index, True):
                     return
                 stop.wait(poll_seconds)
                 continue
@@ -207,9 +261,10 @@ def run_worker(
                     run_claim(executor, held)
                 else:
                     run_claim(executor, held, hook)
+                guard.succeeded(wrote=True)
             except Exception as error:  # the store or an adapter broke: the lease expires and
-                report.count("errors")  # a takeover settles the step by the crash rules
-                report.last_error = f"{type(error).__name__}: {error}"
+                if not guard.failed(error):  # a takeover settles the step by the crash rules
+                    report.failed(error)
             finally:
                 in_flight.remove(held)
 
@@ -227,4 +282,17 @@ def run_worker(
     finally:
         beats_done.set()
         heart.join()
+    report.outages = guard.outages
+    if fatal:
+        raise fatal[0]
+    if guard.ongoing:
+        raise guard.error()
     return report
+
+
+def _taken(held: Claim | None) -> bool:
+    return held is not None
+
+
+def _no(_result: object) -> bool:
+    return False

@@ -243,6 +243,13 @@ _INSTANT: Final = {
     "description": "RFC 3339 UTC instant",
 }
 _ID: Final = {"type": "string", "minLength": 1, "maxLength": 256}
+_ZONE: Final = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 64,
+    "description": "IANA zone the event's times are meant in (shown to approvers; the "
+    "calendar still stores UTC instants)",
+}
 
 
 _EVENT_WRITE: Final = {
@@ -298,7 +305,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         "repeat may create a second event where the calendar ignores the idempotency key.",
         params_schema=_object(
             _EVENT_WRITE,
-            {"title": {"type": "string", "maxLength": 1024}},
+            {"title": {"type": "string", "maxLength": 1024}, "timezone": _ZONE},
         ),
         read_only=False,
         idempotent=False,
@@ -316,7 +323,8 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
             {
                 **_EVENT_WRITE,
                 "expected_revision": {"type": ["integer", "null"], "minimum": 0},
-            }
+            },
+            {"timezone": _ZONE},
         ),
         read_only=False,
         idempotent=True,

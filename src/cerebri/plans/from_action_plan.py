@@ -300,17 +300,43 @@ def _titled(steps: list[StepSpec], titles: Mapping[str, str]) -> list[StepSpec]:
     return titled
 
 
+def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
+    """``steps`` with ``params.timezone`` on every create or move step whose target has an
+    IANA zone in ``zones`` (the zone its times are meant in, for the people who approve)."""
+    for target, name in zones.items():
+        if not (isinstance(target, str) and isinstance(name, str)):
+            raise draft_argument_error("zones maps object ids (str) to IANA zone names (str)")
+    writers = {capability for _, capability in _EFFECTS.values()}
+    return [
+        step.model_copy(update={"params": {**(step.params or {}), "timezone": zones[target]}})
+        if step.capability in writers and (target := step.target or "") in zones
+        else step
+        for step in steps
+    ]
+
+
 @arguments(
-    draft_argument_error, action_plan=ActionPlan, failed=Iterable, titles=(Mapping, type(None))
+    draft_argument_error,
+    action_plan=ActionPlan,
+    failed=Iterable,
+    titles=(Mapping, type(None)),
+    zones=(Mapping, type(None)),
 )
 def draft_from_action_plan(
-    action_plan: ActionPlan, *, failed: Iterable[str] = (), titles: Mapping[str, str] | None = None
+    action_plan: ActionPlan,
+    *,
+    failed: Iterable[str] = (),
+    titles: Mapping[str, str] | None = None,
+    zones: Mapping[str, str] | None = None,
 ) -> PlanDraft:
     """The plan graph carrying out ``action_plan`` with the preferred strategy.
 
     ``failed`` holds the wire names of strategies that already failed for this intention.
     ``titles`` maps a created object's id to its event title (1-1024 characters), written
-    as ``title`` into the params of its ``calendar.event.create`` step.
+    as ``title`` into the params of its ``calendar.event.create`` step. ``zones`` maps a
+    created or moved object's id to the IANA zone its times are meant in (the CPIR object's
+    ``timezone``), written as ``timezone`` into its create or move step's params so that
+    ``cerebri approvals show`` can give local times (docs/decisions/0039).
     The draft is deterministic: the same action plan, ``failed`` and ``titles`` give the
     same draft.
 
@@ -319,7 +345,8 @@ def draft_from_action_plan(
             ``draft.unsupported_action`` (an action that is not CREATE_EVENT or MOVE_EVENT),
             ``draft.strategies_exhausted`` (every strategy already failed),
             ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable,
-            ``titles`` not a mapping of text to 1-1024 characters of text).
+            ``titles`` not a mapping of text to 1-1024 characters of text, ``zones``
+            not a mapping of text to text).
     """
     actions = action_plan.actions
     if not actions:
@@ -340,7 +367,7 @@ def draft_from_action_plan(
             "every deterministic strategy already failed for this intention",
             code="draft.strategies_exhausted",
         )
-    steps = _titled(_WRITERS[strategy](actions), titles or {})
+    steps = _zoned(_titled(_WRITERS[strategy](actions), titles or {}), zones or {})
     effects = ", ".join(f"{a.kind.value} {a.target}" for a in actions)
     return PlanDraft(
         objective=f"carry out plan {action_plan.plan_id}: {effects}",

@@ -47,6 +47,7 @@ from cerebri.proposals.artifacts import (
     ProposalArtifact,
     created_titles,
     proposal_artifact,
+    target_zones,
 )
 from cerebri.proposals.authors import (
     PRINCIPAL_PATTERN,
@@ -220,6 +221,7 @@ __all__ = [
     "sign",
     "signing_author",
     "slot_starts",
+    "target_zones",
     "unsigned_envelope",
     "verify",
     "verify_signature",

@@ -27,7 +27,7 @@ from types import NoneType
 from typing import Any
 
 from cerebri._guard import arguments
-from cerebri.cpir import MutationKind, parse_request
+from cerebri.cpir import MutationKind, PlanningRequest, parse_request
 from cerebri.planner import DEFAULT_LIMITS, ActionPlan, PlannerLimits, action_plan_for
 from cerebri.plans import (
     DraftError,
@@ -41,7 +41,13 @@ from cerebri.proposals.digest import canonical_json, load_json, sha256_digest
 from cerebri.proposals.envelope import ArtifactType
 from cerebri.proposals.errors import proposal_argument_error
 
-__all__ = ["ArtifactChoice", "ProposalArtifact", "created_titles", "proposal_artifact"]
+__all__ = [
+    "ArtifactChoice",
+    "ProposalArtifact",
+    "created_titles",
+    "proposal_artifact",
+    "target_zones",
+]
 
 
 class ArtifactChoice(StrEnum):
@@ -69,6 +75,13 @@ def created_titles(actions: ActionPlan, title: str | None) -> dict[str, str]:
     if title is None:
         return {}
     return {a.target: title for a in actions.actions if a.kind is MutationKind.CREATE_EVENT}
+
+
+def target_zones(request: PlanningRequest, actions: ActionPlan) -> dict[str, str]:
+    """The IANA zone (the CPIR object's ``timezone``) of every object the action plan
+    creates or moves, by object id; objects the request does not hold are left out."""
+    zones = {obj.id: obj.timezone for obj in request.context.objects}
+    return {a.target: zones[a.target] for a in actions.actions if a.target in zones}
 
 
 def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
@@ -124,7 +137,11 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
     request = parse_request(data)
     actions = action_plan_for(request, rank=candidate, limits=limits)
     if wrap is ArtifactChoice.PLAN_GRAPH:
-        draft = draft_from_action_plan(actions, titles=created_titles(actions, title))
+        draft = draft_from_action_plan(
+            actions,
+            titles=created_titles(actions, title),
+            zones=target_zones(request, actions),
+        )
         graph = canonical_json(_valid_graph(draft))
         return ProposalArtifact(graph, ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id)
     return ProposalArtifact(

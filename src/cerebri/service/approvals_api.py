@@ -5,7 +5,10 @@ errors are problems with the statuses of :mod:`cerebri.service.store_errors`):
 
 * ``GET /v1/approvals?status=open``: approvals ordered by (created_at, id), only those in
   ``status`` (default ``open``; ``all`` lists every one).
-* ``GET /v1/approvals/{approval_id}``: one approval, with ``signing``: what the caller signs
+* ``GET /v1/approvals/{approval_id}``: one approval with what it asks for
+  (:func:`cerebri.execution.describe_approval`: ``plan_revision``, ``envelope_digest``,
+  ``envelope_expires_at`` and ``proposed``, the step's capability, title, calendar and
+  times in UTC and local), and ``signing``: what the caller signs
   to decide it, ``{"payload_type", "approve", "reject"}`` (the two payloads base64-encoded,
   from :func:`cerebri.execution.decision_payload` for the calling principal), or ``null``
   when it is no longer open. The payloads name the caller; whether the caller may decide is
@@ -36,8 +39,8 @@ from cerebri.execution import (
     Executor,
     decide,
     decision_payload,
+    describe_approval,
     list_approvals,
-    show_approval,
     withdraw,
 )
 from cerebri.execution.store import ApprovalStatus
@@ -72,7 +75,7 @@ def _encoded(payload: bytes) -> str:
 
 
 def _detail(executor: Executor, principal: str, approval_id: str) -> dict[str, JSONValue]:
-    wire = show_approval(executor, approval_id)
+    wire = describe_approval(executor, approval_id)
     signing: JSONValue = None
     if wire["status"] == ApprovalStatus.OPEN.value:
         payloads = {
@@ -131,12 +134,17 @@ def add_approval_routes(app: FastAPI, settings: ServiceSettings) -> None:
         "/v1/approvals/{approval_id}",
         response_class=Response,
         responses=documented(
-            {200: ("The approval and what the caller signs to decide it.", "ApprovalDetail")},
+            {
+                200: (
+                    "The approval, what it asks for, and what the caller signs to decide it.",
+                    "ApprovalDetail",
+                )
+            },
             missing="No approval with that id (execution.not_found).",
         ),
     )
     async def get_approval(request: Request, principal: Caller, approval_id: str) -> Response:
-        """One approval with its signing payloads for the caller."""
+        """One approval, what it asks for, and its signing payloads for the caller."""
         executor = store_executor(request)
         return json_response(await run_in_threadpool(_detail, executor, principal, approval_id))
 

@@ -8,11 +8,9 @@ gets one warning line (logger ``cerebri.service``) naming the driver's error, no
 the client's detail names no host or file. Once the store is back the next request succeeds:
 SQLAlchemy discards the broken connections.
 
-:func:`is_store_outage` is the classification (docs/decisions/0036): SQLAlchemy's
-``OperationalError`` and ``InterfaceError``, any ``DBAPIError`` whose connection was
-invalidated (a disconnect), psycopg's and sqlite3's own ``OperationalError`` /
-``InterfaceError`` raised outside SQLAlchemy, and SQLite's ``SQLITE_NOTADB`` /
-``SQLITE_CORRUPT`` (the file is not a readable store). Anything else (a constraint
+:func:`is_store_outage` is the classification shared with the worker and the command line:
+:func:`cerebri.execution.store.store_error_code` (decisions 0035, 0036). A full disk answers
+``store.full``, every other outage ``store.unavailable``; anything else (a constraint
 violation, a programming error) stays a 500: it is a bug, not an outage.
 """
 
@@ -27,6 +25,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.requests import Request
 from starlette.responses import Response
 
+from cerebri.execution.store import store_error_code
 from cerebri.service.problems import problem_response
 
 __all__ = [
@@ -41,34 +40,22 @@ RETRY_AFTER_SECONDS: Final = 5
 """The ``Retry-After`` of a 503, in seconds: long enough for a restarting database, short
 enough that a client does not wait long after it is back."""
 
-OUTAGE_TYPES: Final = (sa_exc.DBAPIError, psycopg.Error, sqlite3.Error)
+OUTAGE_TYPES: Final = (
+    sa_exc.DBAPIError,
+    sa_exc.DisconnectionError,
+    sa_exc.TimeoutError,
+    psycopg.Error,
+    sqlite3.Error,
+)
 """The exception types :func:`store_outage_handler` is registered for (it re-raises those
 that :func:`is_store_outage` does not call an outage)."""
 
-_UNREADABLE_SQLITE: Final = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
-_DRIVER_OUTAGES: Final = (
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
-    sqlite3.OperationalError,
-    sqlite3.InterfaceError,
-)
 _LOG = logging.getLogger("cerebri.service")
 
 
-def _unreadable_sqlite(error: BaseException | None) -> bool:
-    return (
-        isinstance(error, sqlite3.DatabaseError)
-        and getattr(error, "sqlite_errorname", None) in _UNREADABLE_SQLITE
-    )
-
-
 def is_store_outage(error: BaseException) -> bool:
-    """Whether ``error`` means the store cannot be reached or read (module docstring)."""
-    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError):
-        return True
-    if isinstance(error, sa_exc.DBAPIError):
-        return error.connection_invalidated or _unreadable_sqlite(error.orig)
-    return isinstance(error, _DRIVER_OUTAGES) or _unreadable_sqlite(error)
+    """Whether ``error`` means the store cannot be reached, read or written (module doc)."""
+    return store_error_code(error) is not None
 
 
 def _summary(error: BaseException) -> str:
@@ -80,12 +67,19 @@ def _summary(error: BaseException) -> str:
 
 
 def outage_response(error: BaseException) -> Response:
-    """The 503 ``store.unavailable`` problem with ``Retry-After``; logs one warning line."""
+    """The 503 problem (``store.unavailable``, or ``store.full`` when the store's disk is
+    full) with ``Retry-After``; logs one warning line."""
     _LOG.warning("store unavailable: %s", _summary(error))
+    code = store_error_code(error) or "store.unavailable"
+    detail = (
+        "the execution store's disk is full; retry later"
+        if code == "store.full"
+        else "the execution store cannot be reached or read; retry later"
+    )
     return problem_response(
         503,
-        "store.unavailable",
-        "the execution store cannot be reached or read; retry later",
+        code,
+        detail,
         None,
         {"Retry-After": str(RETRY_AFTER_SECONDS)},
     )

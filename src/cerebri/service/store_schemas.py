@@ -218,6 +218,29 @@ def _responses() -> dict[str, Schema]:
         "decided_at": _nullable(_INSTANT),
         "consumed_at": _nullable(_INSTANT),
     }
+    local = {
+        **_nullable(_TEXT),
+        "description": "RFC 3339 local time with offset in `timezone` (null without one).",
+    }
+    proposed = _object(
+        {
+            "step_key": _TEXT,
+            "capability": _nullable(_TEXT),
+            "does": {**_nullable(_TEXT), "description": "The capability's description."},
+            "target": _nullable(_TEXT),
+            "title": _nullable(_TEXT),
+            "calendar_id": _nullable(_TEXT),
+            "start": {**_nullable(_TEXT), "description": "The step's start param (UTC)."},
+            "end": {**_nullable(_TEXT), "description": "The step's end param (UTC)."},
+            "timezone": {
+                **_nullable(_TEXT),
+                "description": "IANA zone the times are meant in (the step's timezone param).",
+            },
+            "local_start": local,
+            "local_end": local,
+        },
+        closed=True,
+    )
     signing = _object(
         {
             "payload_type": {"const": APPROVAL_PAYLOAD_TYPE},
@@ -314,6 +337,16 @@ def _responses() -> dict[str, Schema]:
         "ApprovalDetail": _object(
             {
                 **approval,
+                "plan_revision": {"type": "integer", "minimum": 1},
+                "envelope_digest": {
+                    **_nullable(_DIGEST),
+                    "description": "The envelope the plan was taken in from (null: a draft).",
+                },
+                "envelope_expires_at": _nullable(_INSTANT),
+                "proposed": {
+                    "description": "What the waiting step will do (null for a grant).",
+                    "oneOf": [proposed, {"type": "null"}],
+                },
                 "signing": {
                     "description": "What the caller signs to decide (null once it is no "
                     "longer open); whether the caller may decide is checked on decision.",

@@ -4,13 +4,16 @@ An :class:`Adapter` carries out one invocation of a registered capability
 (:mod:`cerebri.plans.capabilities`) and returns its structured result, the JSON object that
 checks read with a dot path (plans.md section 2). It raises :class:`AdapterError` when the
 capability could not be carried out; ``retryable`` says whether trying again may succeed
-(plans.md section 6: only idempotent steps retry, and only then). :class:`Adapters` is the
-immutable table from capability name to adapter.
+(plans.md section 6: only idempotent steps retry, and only then), and ``before_effect`` says
+whether the adapter proves that the invocation changed nothing (decision 0040: such a refusal
+of a write is retried, never read as "may have happened"). :class:`Adapters` is the immutable
+table from capability name to adapter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, runtime_checkable
@@ -18,7 +21,14 @@ from typing import Protocol, runtime_checkable
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 
-__all__ = ["Adapter", "AdapterError", "Adapters", "Invocation", "adapter_argument_error"]
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "Adapters",
+    "Invocation",
+    "adapter_argument_error",
+    "before_any_effect",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +69,15 @@ class AdapterError(CerebriError):
 
     Attributes:
         retryable: ``True`` when the same invocation may succeed later (a timeout, a busy
-            lock); ``False`` when repeating it would fail the same way, or a write failed
-            certainly before changing anything. The executor reads a retryable failure of a
-            non-idempotent write as "may have happened" (plans.md section 6), so a write
-            that certainly did not happen is not retryable; ``calendar.busy`` (a lock
-            timeout) is retryable and is raised before anything is written.
+            lock, a refused connection); ``False`` when repeating it would fail the same way.
+        before_effect: ``True`` when the adapter proves that this invocation changed nothing:
+            it stopped before any effect could begin (``calendar.busy``: the lock was never
+            taken; a connection refused before the request was sent; a check that refused
+            the write). ``False`` (the default) claims nothing: a write may have happened.
+            The executor (decision 0040) reads a retryable failure of a non-idempotent write
+            as "may have happened" and blocks it for verification (plans.md section 6)
+            unless ``before_effect`` is ``True``; then the step is tried again after a
+            backoff, like an idempotent one.
     """
 
     code = "adapter.failed"
@@ -74,10 +88,24 @@ class AdapterError(CerebriError):
         *,
         code: str | None = None,
         retryable: bool = False,
+        before_effect: bool = False,
         path: str | None = None,
     ) -> None:
         super().__init__(message, code=code, path=path)
         self.retryable = retryable
+        self.before_effect = before_effect
+
+
+@contextmanager
+def before_any_effect() -> Iterator[None]:
+    """Mark every :class:`AdapterError` raised in the block ``before_effect`` (and re-raise
+    it): for the part of a write that runs before its effect can begin (reading, checking,
+    taking a lock), so each error there says that nothing was changed."""
+    try:
+        yield
+    except AdapterError as error:
+        error.before_effect = True
+        raise
 
 
 def adapter_argument_error(message: str) -> AdapterError:

@@ -36,7 +36,8 @@ Errors (:class:`AdapterError` codes; "retryable" as plans.md section 6 reads it)
 * ``adapter.unavailable``, retryable: no connection, a timeout, HTTP 5xx or 429, or an
   answer that is not WebDAV. For a write the request may have reached the server, so the
   executor treats a create as "may have happened" (blocked for verification; resolving it
-  as not happened runs the create again, which the ``If-None-Match`` makes safe);
+  as not happened runs the create again, which the ``If-None-Match`` makes safe), unless
+  the error is ``before_effect`` (below);
 * ``calendar.unauthorized``, not retryable: HTTP 401 or 403 after authentication;
 * ``calendar.unknown_calendar``, not retryable: a calendar id not configured, or a
   collection the server does not have (HTTP 404 or 409 on it);
@@ -53,12 +54,20 @@ Errors (:class:`AdapterError` codes; "retryable" as plans.md section 6 reads it)
   ``ETag``;
 * ``calendar.write_failed``, not retryable: the server refused a write with another 4xx;
 * ``adapter.invalid_params``, ``adapter.unsupported_capability``.
+
+``before_effect`` (decision 0040): every error of a write raised before its ``PUT`` or
+``DELETE`` was sent (the reads and checks that come first), an error of that request whose
+connection could not be made (refused, a host that does not resolve, a connect timeout: the
+HTTP client makes no retries, so the request never left), and a ``412`` (the server did not
+perform the request, RFC 7232 4.2) say that nothing was changed; the executor then tries a
+create again later instead of blocking it for verification.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import socket
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,6 +80,7 @@ from caldav.davclient import DAVClient
 from caldav.elements import cdav, dav
 from caldav.elements.base import BaseElement
 from caldav.lib import error as dav_error
+from caldav.lib.http_sync import requests as http
 from caldav.response import DAVResponse
 from icalendar import Calendar, Component, Event
 from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itself uses
@@ -80,7 +90,12 @@ from cerebri._json import JSONValue
 from cerebri.clock import Clock
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
-from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
+from cerebri.execution.adapters.base import (
+    AdapterError,
+    Invocation,
+    adapter_argument_error,
+    before_any_effect,
+)
 from cerebri.execution.adapters.ics_file import (
     IDEMPOTENCY_PROPERTY,
     MAX_EXCERPT_CHARS,
@@ -133,8 +148,31 @@ class _Found:
     event: Component
 
 
-def _unavailable(what: str, why: str) -> AdapterError:
-    return AdapterError(f"{what}: {why}", code="adapter.unavailable", retryable=True)
+def _unavailable(what: str, why: str, *, before_effect: bool = False) -> AdapterError:
+    return AdapterError(
+        f"{what}: {why}",
+        code="adapter.unavailable",
+        retryable=True,
+        before_effect=before_effect,
+    )
+
+
+_NOT_CONNECTED: Final = (ConnectionRefusedError, socket.gaierror, http.exceptions.ConnectTimeout)
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """Whether ``exc`` (from the HTTP client) shows that no connection was made, so the
+    request never left: a refused connection (``ConnectionRefusedError``), a host name that
+    does not resolve (``socket.gaierror``) or a connect timeout (``ConnectTimeout``, which
+    the client documents as safe to retry), anywhere in its chain of causes. The client
+    makes no retries of its own (niquests' default), so no earlier try could have been
+    sent."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, _NOT_CONNECTED):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _parse_object(text: str, where: str) -> Calendar:
@@ -308,7 +346,7 @@ class CalDavCalendar:
         except DeadlineError as exc:
             raise _unavailable(what, str(exc)) from None
         except OSError as exc:
-            raise _unavailable(what, _cause(exc)) from None
+            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
         except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
             raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
         if response.status >= 500:
@@ -370,7 +408,7 @@ class CalDavCalendar:
         except DeadlineError as exc:
             raise _unavailable(what, str(exc)) from None
         except OSError as exc:
-            raise _unavailable(what, _cause(exc)) from None
+            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
         except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
             raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
         if response.status in (404, 409, 410):
@@ -432,25 +470,27 @@ class CalDavCalendar:
     ) -> DAVResponse:
         headers = {"Content-Type": _CONTENT_TYPE, **condition}
         response = self._send(client, "PUT", url, calendar.to_ical().decode("utf-8"), headers)
-        if response.status in (404, 409, 410):
-            raise self._missing_collection(calendar_id, collection, response.status)
-        if response.status >= 400 and response.status != 412:
-            raise AdapterError(
-                f"PUT {_shown(url)}: the server refused the event with HTTP "
-                f"{response.status}; nothing was written",
-                code="calendar.write_failed",
-            )
+        with before_any_effect():  # a 4xx answer: the server did not perform the PUT
+            if response.status in (404, 409, 410):
+                raise self._missing_collection(calendar_id, collection, response.status)
+            if response.status >= 400 and response.status != 412:
+                raise AdapterError(
+                    f"PUT {_shown(url)}: the server refused the event with HTTP "
+                    f"{response.status}; nothing was written",
+                    code="calendar.write_failed",
+                )
         return response
 
     # ------------------------------------------------------------------ capabilities
 
     def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-        key = _text(params, "idempotency_key")
-        start, end = _range(params)
+        with before_any_effect():
+            calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+            key = _text(params, "idempotency_key")
+            start, end = _range(params)
+            collection = self._collection(calendar_id)
         title = params.get("title")
-        collection = self._collection(calendar_id)
 
         def settle(found: _Found) -> dict[str, JSONValue]:
             """Adopt the event already there when it is this create's, else conflict."""
@@ -466,11 +506,12 @@ class CalDavCalendar:
             )
 
         with self._client(calendar_id, collection) as client:
-            found = self._find(client, calendar_id, collection, uid)
-            if found is not None:
-                return settle(found)
-            busy = self._busy_calendars(client, calendar_id, collection, start, end)
-            ensure_slot_free(busy, calendar_id, uid, start, end)
+            with before_any_effect():  # reads and checks: nothing is sent to be written yet
+                found = self._find(client, calendar_id, collection, uid)
+                if found is not None:
+                    return settle(found)
+                busy = self._busy_calendars(client, calendar_id, collection, start, end)
+                ensure_slot_free(busy, calendar_id, uid, start, end)
             event = Event()
             event.add("uid", uid)
             event.add("dtstamp", _utc(self._clock.now()))
@@ -490,49 +531,52 @@ class CalDavCalendar:
                 condition={"If-None-Match": "*"},
             )
             if response.status == 412:  # written meanwhile, perhaps by an earlier try
-                found = self._find(client, calendar_id, collection, uid)
-                if found is None:
-                    raise AdapterError(
-                        f"PUT {_shown(url)}: the server says the resource exists, yet it "
-                        f"holds no event {uid}; nothing was written",
-                        code="calendar.conflict",
-                    )
-                return settle(found)
+                with before_any_effect():  # this PUT was not performed (RFC 7232 4.2)
+                    found = self._find(client, calendar_id, collection, uid)
+                    if found is None:
+                        raise AdapterError(
+                            f"PUT {_shown(url)}: the server says the resource exists, yet "
+                            f"it holds no event {uid}; nothing was written",
+                            code="calendar.conflict",
+                        )
+                    return settle(found)
         return {**_written(calendar_id, uid, start, end, 0, created=True), "replayed": False}
 
     def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-        key = _text(params, "idempotency_key")
-        start, end = _range(params)
+        with before_any_effect():
+            calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+            key = _text(params, "idempotency_key")
+            start, end = _range(params)
+            collection = self._collection(calendar_id)
         expected = params.get("expected_revision")
-        collection = self._collection(calendar_id)
         with self._client(calendar_id, collection) as client:
-            found = self._find(client, calendar_id, collection, uid)
-            if found is None:
-                raise AdapterError(
-                    f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
-                )
-            event = found.event
-            revision = _sequence(event)
-            if str(event.get(IDEMPOTENCY_PROPERTY, "")) == key and _span(event, uid) == (
-                start,
-                end,
-            ):
-                return {**_written(calendar_id, uid, start, end, revision), "replayed": True}
-            if expected is not None and expected != revision:
-                raise AdapterError(
-                    f"event {uid} is at revision {revision}, not the expected {expected}",
-                    code="calendar.revision_mismatch",
-                )
-            if found.etag is None:
-                raise AdapterError(
-                    f"{_shown(found.url)}: the server gave no ETag, so the move cannot be "
-                    "made conditional; nothing was written",
-                    code="calendar.unsupported",
-                )
-            busy = self._busy_calendars(client, calendar_id, collection, start, end)
-            ensure_slot_free(busy, calendar_id, uid, start, end)
+            with before_any_effect():  # reads and checks: nothing is sent to be written yet
+                found = self._find(client, calendar_id, collection, uid)
+                if found is None:
+                    raise AdapterError(
+                        f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
+                    )
+                event = found.event
+                revision = _sequence(event)
+                if str(event.get(IDEMPOTENCY_PROPERTY, "")) == key and _span(event, uid) == (
+                    start,
+                    end,
+                ):
+                    return {**_written(calendar_id, uid, start, end, revision), "replayed": True}
+                if expected is not None and expected != revision:
+                    raise AdapterError(
+                        f"event {uid} is at revision {revision}, not the expected {expected}",
+                        code="calendar.revision_mismatch",
+                    )
+                if found.etag is None:
+                    raise AdapterError(
+                        f"{_shown(found.url)}: the server gave no ETag, so the move cannot be "
+                        "made conditional; nothing was written",
+                        code="calendar.unsupported",
+                    )
+                busy = self._busy_calendars(client, calendar_id, collection, start, end)
+                ensure_slot_free(busy, calendar_id, uid, start, end)
             for name, value in (("DTSTART", start), ("DTEND", end), ("DTSTAMP", None)):
                 event.pop(name, None)
                 event.add(name, _utc(self._clock.now() if value is None else value))
@@ -553,13 +597,15 @@ class CalDavCalendar:
                     f"event {uid} changed on the server since it was read (ETag "
                     f"{_excerpt(found.etag, 80)} no longer matches); nothing was written",
                     code="calendar.revision_mismatch",
+                    before_effect=True,
                 )
         return {**_written(calendar_id, uid, start, end, revision + 1), "replayed": False}
 
     def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-        collection = self._collection(calendar_id)
+        with before_any_effect():
+            calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+            collection = self._collection(calendar_id)
         result: dict[str, JSONValue] = {
             "object_id": uid,
             "calendar_id": calendar_id,
@@ -567,7 +613,8 @@ class CalDavCalendar:
             "existed": False,
         }
         with self._client(calendar_id, collection) as client:
-            found = self._find(client, calendar_id, collection, uid)
+            with before_any_effect():  # the read: nothing is sent to be removed yet
+                found = self._find(client, calendar_id, collection, uid)
             if found is None:
                 return result
             headers = {} if found.etag is None else {"If-Match": found.etag}
@@ -577,6 +624,7 @@ class CalDavCalendar:
                 f"event {uid} changed on the server since it was read; nothing was removed",
                 code="calendar.revision_mismatch",
                 retryable=True,
+                before_effect=True,
             )
         if response.status in (404, 410):
             return {**result, "existed": True}  # removed by someone else meanwhile
@@ -584,6 +632,7 @@ class CalDavCalendar:
             raise AdapterError(
                 f"DELETE {_shown(found.url)}: refused with HTTP {response.status}",
                 code="calendar.write_failed",
+                before_effect=True,
             )
         return {**result, "cancelled": True, "existed": True}
 

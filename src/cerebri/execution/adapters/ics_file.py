@@ -14,11 +14,10 @@ never rewritten. Reads take no lock: they always see a whole file. A calendar fi
 to :data:`MAX_CALENDAR_BYTES` (16 MiB); a larger one is refused before anything is written.
 
 Every error a write raises before the ``os.replace`` of the calendar file guarantees that
-nothing was written; those are not retryable (the executor reads a retryable failure of a
-non-idempotent write as "may have happened", plans.md section 6) except ``calendar.busy``,
-a lock timeout, which also comes before any write but may pass. Only an error after the
-``os.replace`` (the fsync of the folder) leaves a write that may have happened, and is
-retryable.
+nothing was written and says so (``before_effect``, decision 0040); of those only
+``calendar.busy``, a lock timeout, is retryable: the executor tries the step again later,
+never reading it as "may have happened". Only an error after the ``os.replace`` (the fsync
+of the folder) leaves a write that may have happened: retryable, not ``before_effect``.
 
 Instants are RFC 3339 UTC strings (``2026-10-05T09:00:00Z``); iCalendar DATE-TIMEs hold whole
 seconds (RFC 5545 3.3.5), so a write with a fraction of a second is refused.
@@ -44,7 +43,12 @@ from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
-from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
+from cerebri.execution.adapters.base import (
+    AdapterError,
+    Invocation,
+    adapter_argument_error,
+    before_any_effect,
+)
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.temporal import Instant
 
@@ -105,7 +109,8 @@ def _os_error(exc: OSError) -> str:
 
 
 def _invalid(message: str) -> AdapterError:
-    return AdapterError(message, code="adapter.invalid_params")
+    """Params the adapter cannot take: refused before anything is done."""
+    return AdapterError(message, code="adapter.invalid_params", before_effect=True)
 
 
 def _text(params: Mapping[str, JSONValue], name: str) -> str:
@@ -221,8 +226,8 @@ class IcsFileCalendar:
             :data:`MAX_CALENDAR_BYTES`, or that cerebri's reader refuses: the ``ics.*``
             code, line and UID are named; checked before any write),
             ``calendar.unsupported`` (an event without a zoned or UTC time),
-            ``calendar.busy`` (retryable: another writer held the lock for
-            :data:`LOCK_TIMEOUT_SECONDS`; raised before anything is written),
+            ``calendar.busy`` (retryable and ``before_effect``: another writer held the
+            lock for :data:`LOCK_TIMEOUT_SECONDS`; nothing was written),
             ``calendar.write_failed`` (the OS refused the lock file, the temporary file or
             the rename, or the folder does not exist: not retryable, nothing was written,
             the old file intact; or, retryable, the fsync of the folder failed after the
@@ -230,7 +235,8 @@ class IcsFileCalendar:
             ``adapter.invalid_params``, ``adapter.unsupported_capability``.
 
     Only ``calendar.busy`` and the ``calendar.write_failed`` after ``os.replace`` are
-    retryable; every other error of a write guarantees that nothing was written.
+    retryable; every error of a write but that last one is ``before_effect`` (nothing was
+    written).
     """
 
     __slots__ = ("_calendars", "_clock", "_lock_timeout")
@@ -325,14 +331,16 @@ class IcsFileCalendar:
         """Under the file's lock: load and check, ``edit`` (returns the calendar to write, or
         ``None`` to leave the file alone, and the result), write atomically.
 
-        Every error before ``os.replace`` of the file means nothing was written and is not
-        retryable, except the lock timeout ``calendar.busy``; an error after it (the folder's
-        fsync) is retryable: the write may have happened."""
-        path = self._path(calendar_id)
+        Every error before ``os.replace`` of the file means nothing was written
+        (``before_effect``) and is not retryable, except the lock timeout ``calendar.busy``;
+        an error after it (the folder's fsync) is retryable: the write may have happened."""
+        with before_any_effect():
+            path = self._path(calendar_id)
         if not path.parent.is_dir():  # filelock would create it: a typo would pass unseen
             raise AdapterError(
                 f"cannot write {path}: no folder {path.parent}; nothing was written",
                 code="calendar.write_failed",
+                before_effect=True,
             )
         lock_path = f"{path}.lock"
         try:
@@ -344,11 +352,13 @@ class IcsFileCalendar:
                 f"cannot write {path}: cannot open the lock file {lock_path}: "
                 f"{_os_error(exc)}; nothing was written",
                 code="calendar.write_failed",
+                before_effect=True,
             ) from None
         replaced = False
         try:
             with filelock.FileLock(lock_path, timeout=self._lock_timeout):
-                updated, result = edit(self._load(path, checked_as=calendar_id))
+                with before_any_effect():  # conflict, slot_taken, unreadable...
+                    updated, result = edit(self._load(path, checked_as=calendar_id))
                 if updated is not None:
                     replace_file(path, updated.to_ical())
                     replaced = True  # an error from here on (the unlock) follows the write
@@ -358,6 +368,7 @@ class IcsFileCalendar:
                 "nothing was written",
                 code="calendar.busy",
                 retryable=True,
+                before_effect=True,
             ) from None
         except OSError as exc:
             if replaced or isinstance(exc, ReplacedNotDurableError):  # the new file is in place
@@ -370,6 +381,7 @@ class IcsFileCalendar:
             raise AdapterError(
                 f"cannot write {path}: {_os_error(exc)}; nothing was written",
                 code="calendar.write_failed",
+                before_effect=True,
             ) from None
         return result
 

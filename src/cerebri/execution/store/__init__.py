@@ -3,11 +3,18 @@
 Back ends: the embedded SQLite file (default ``platformdirs.user_data_dir("cerebri")/
 store.sqlite3``) and PostgreSQL through psycopg 3. The URL comes from ``--store``, else
 ``CEREBRI_STORE`` (:func:`resolve_store_url`). Errors: :class:`StoreError` with codes
-``store.invalid_url``, ``store.unreachable``, ``store.too_new``.
+``store.invalid_url``, ``store.unreachable``, ``store.too_new``; a driver error that means
+the store is out of service is ``store.unavailable`` or ``store.full``
+(:func:`store_error_code`, :func:`store_error_from`; decision 0035).
 """
 
 from cerebri.execution.store.engine import open_engine
-from cerebri.execution.store.errors import StoreError
+from cerebri.execution.store.errors import (
+    OUTAGE_CODES,
+    StoreError,
+    store_error_code,
+    store_error_from,
+)
 from cerebri.execution.store.migrate import (
     StoreStatus,
     current_revision,
@@ -34,6 +41,7 @@ from cerebri.execution.store.vocabulary import (
 
 __all__ = [
     "METADATA",
+    "OUTAGE_CODES",
     "STORE_ENV",
     "TABLE_NAMES",
     "ApprovalStatus",
@@ -52,5 +60,7 @@ __all__ = [
     "redacted",
     "resolve_store_url",
     "status",
+    "store_error_code",
+    "store_error_from",
     "upgrade",
 ]

@@ -11,7 +11,8 @@ The migration scripts live in ``cerebri/execution/store/migrations`` and are fou
 Concurrent migrations of one store wait for each other (PostgreSQL advisory lock; SQLite lock
 file ``<file>.migrate.lock``). A store whose revision this code does not know (written by a
 newer cerebri) is refused before anything is changed: :class:`StoreError` ``store.too_new``.
-Connection failures are ``store.unreachable``; bad URLs ``store.invalid_url``.
+Connection failures are ``store.unreachable``, a full disk ``store.full``; bad URLs
+``store.invalid_url``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.store.engine import open_engine
-from cerebri.execution.store.errors import StoreError, store_argument_error
+from cerebri.execution.store.errors import StoreError, store_argument_error, store_error_code
 from cerebri.execution.store.url import parse_store_url, redacted
 
 __all__ = ["StoreStatus", "current_revision", "head_revision", "init", "status", "upgrade"]
@@ -90,6 +91,10 @@ def _connected(url_text: str) -> Iterator[Connection]:
         with engine.connect() as connection:
             yield connection
     except (OperationalError, DBAPIError) as error:
+        if store_error_code(error) == "store.full":
+            raise StoreError(
+                f"the store {redacted(url)} is full: {error.orig}", code="store.full"
+            ) from error
         raise StoreError(
             f"cannot open the store {redacted(url)}: {error.orig}", code="store.unreachable"
         ) from error
