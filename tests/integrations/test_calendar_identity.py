@@ -72,15 +72,20 @@ class Server:
     personal: str
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("radicale-two-users")
+def serve_two_users(folder: Path) -> Iterator[Server]:
+    """The seeded two-user Radicale in ``folder`` while the generator runs (for fixtures
+    here and in the worker and MCP tests)."""
     users = folder / "users"
     users.write_text("".join(f"{u}:{p}\n" for u, p in PASSWORDS.items()), encoding="utf-8")
     options = ["--auth-type", "htpasswd", "--auth-htpasswd-filename", str(users)]
     options += ["--auth-htpasswd-encryption", "plain"]
     for running in serve(folder, *options):
         yield _seed(running)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from serve_two_users(tmp_path_factory.mktemp("radicale-two-users"))
 
 
 def _seed(running: RadicaleServer) -> Server:
@@ -285,3 +290,20 @@ def test_an_unset_password_variable_is_invalid(
     assert result.exit_code == 2
     assert result.stderr.startswith("error credentials.invalid")
     assert "$NOT_SET_DAV" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["find-slot", "freebusy"])
+def test_a_credentials_file_without_a_caldav_calendar_is_refused(
+    command: str, tmp_path: Path
+) -> None:
+    calendar = tmp_path / "me.ics"
+    calendar.write_text(_event("m", MONDAY, MONDAY + HOUR), encoding="utf-8")
+    logins = _private(tmp_path / "logins.json", "{}")
+    args = [command, "--ics", str(calendar), "--caldav-credentials", str(logins), *WINDOW]
+    result = CliRunner().invoke(app, [*args, *(GRID if command == "find-slot" else [])])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error input.invalid_option: --caldav-credentials gives logins for CalDAV calendars, "
+        f"and no {'--caldav or --optional-caldav' if command == 'find-slot' else '--caldav'} "
+        "is given\n"
+    )

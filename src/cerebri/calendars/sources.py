@@ -205,9 +205,8 @@ def _fetch(
     except CalDAVError as exc:
         if exc.code != "caldav.unauthorized":
             raise
-        who = f"user {login.username!r}" if login.username is not None else "no user name"
         raise CalDAVError(
-            "caldav.unauthorized", f"{exc.message}; login: {who} from {login.origin}", url=exc.url
+            "caldav.unauthorized", f"{exc.message}; login: {login.shown()}", url=exc.url
         ) from None
     except CerebriError:
         raise  # CalendarError is a ValueError too, but keeps its own ics.* code

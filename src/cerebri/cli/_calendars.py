@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from cerebri.calendars.slot_options import (
 )
 from cerebri.calendars.sources import load_sources, source_ids
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
+from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._durations import DURATION_FORMS
 from cerebri.cli._event_out import (
     DEFAULT_TITLE,
@@ -154,19 +154,6 @@ PasswordOption = Annotated[
     ),
 ]
 
-CredentialsOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--caldav-credentials",
-        metavar="FILE",
-        readable=False,  # cerebri judges the file: credentials.*, not a usage box
-        help="A JSON file (chmod 600) mapping CalDAV URL prefixes to logins, e.g. "
-        '{"https://dav.example.org/bob/": {"user": "bob", "password_env": "BOB_DAV"}}; '
-        "before netrc ($NETRC, ~/.netrc) and --caldav-user/--caldav-password.",
-    ),
-]
-
-
 NoCacheOption = Annotated[
     bool,
     typer.Option(
@@ -185,27 +172,6 @@ MaxOccurrencesOption = Annotated[
         "more is refused with ics.expansion_limit.",
     ),
 ]
-
-
-def _logins(
-    credentials: Path | None, user: str | None, password: str | None, *urls: list[str] | None
-) -> CalDAVLogins | None:
-    """Each CalDAV URL's login (credentials file, netrc, default), when a URL is given."""
-    if not any(urls):
-        return None
-    from cerebri.integrations.credentials import CalDAVLogins  # noqa: PLC0415 - network edge
-
-    try:
-        home: Path | None = Path.home()
-    except RuntimeError:  # no home folder known: no ~/.netrc
-        home = None
-    return CalDAVLogins.load(
-        credentials_file=credentials,
-        username=user,
-        password=password,
-        environ=os.environ,
-        home=home,
-    )
 
 
 def _sources(
@@ -479,7 +445,13 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             name=option_name,
         )
         window = (query.window_start, query.window_end)
-        logins = _logins(caldav_credentials, caldav_user, caldav_password, caldav, optional_caldav)
+        logins = caldav_logins(
+            caldav_credentials,
+            caldav_user,
+            caldav_password,
+            [*(caldav or ()), *(optional_caldav or ())],
+            url_options="--caldav or --optional-caldav",
+        )
         required_ids, optional_ids = _calendar_ids(ics, caldav, optional_ics, optional_caldav)
         sources = _sources(
             ics,
@@ -598,7 +570,13 @@ def freebusy(  # noqa: PLR0917 - typer maps every option to a parameter
             ics,
             caldav,
             window,
-            _logins(caldav_credentials, caldav_user, caldav_password, caldav),
+            caldav_logins(
+                caldav_credentials,
+                caldav_user,
+                caldav_password,
+                caldav or (),
+                url_options="--caldav",
+            ),
             skip_invalid_events=skip,
             use_cache=not no_cache,
         )

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from cerebri._json import JSONValue, compact
 from cerebri.cli._app import EXIT_INPUT, app, printable, read_input
+from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._calendars import PasswordOption, UserOption
 from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
@@ -529,11 +530,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "--caldav-calendar",
             metavar="ID=URL",
             help="Carry out the calendar capabilities for calendar ID on this CalDAV "
-            "collection (repeatable; credentials from --caldav-user/--caldav-password).",
+            "collection (repeatable; each URL's login as for find-slot: "
+            "--caldav-credentials, netrc, then --caldav-user/--caldav-password).",
         ),
     ] = None,
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
+    caldav_credentials: CredentialsOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -565,12 +568,18 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 code="execution.invalid_argument",
             )
         clock = SystemClock()
+        dav_calendars = caldav_calendars_option_value(caldav_calendars, ics_calendars)
         adapters = default_adapters(
             clock,
             ics_calendars=calendars_option_value(ics_calendars),
-            caldav_calendars=caldav_calendars_option_value(caldav_calendars, ics_calendars),
-            caldav_username=caldav_user,
-            caldav_password=caldav_password,
+            caldav_calendars=dav_calendars,
+            caldav_logins=caldav_logins(
+                caldav_credentials,
+                caldav_user,
+                caldav_password,
+                list(dav_calendars.values()),
+                url_options="--caldav-calendar",
+            ),
         )
         limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)

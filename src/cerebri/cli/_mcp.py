@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from cerebri.cli._app import app, fail
+from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.errors import CerebriError
 
 DEFAULT_HOST = "127.0.0.1"
@@ -90,10 +91,12 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
         typer.Option(
             "--caldav",
             metavar="NAME=URL",
-            help="A CalDAV calendar the tools may read by NAME (repeatable); credentials from "
-            "CEREBRI_CALDAV_USER and CEREBRI_CALDAV_PASSWORD.",
+            help="A CalDAV calendar the tools may read by NAME (repeatable); each URL's login "
+            "from --caldav-credentials, netrc, then CEREBRI_CALDAV_USER and "
+            "CEREBRI_CALDAV_PASSWORD.",
         ),
     ] = None,
+    caldav_credentials: CredentialsOption = None,
     key: Annotated[
         Path | None,
         typer.Option("--key", readable=False, help="Sign proposals with this PKCS#8 PEM key."),
@@ -186,15 +189,25 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 now = Instant.parse(at)
             except ValueError as exc:
                 raise CerebriError(f"--at: {exc}", code="input.invalid_option") from None
+        sources = _named("--caldav", caldav)
+        logins = caldav_logins(
+            caldav_credentials,
+            os.environ.get("CEREBRI_CALDAV_USER"),
+            os.environ.get("CEREBRI_CALDAV_PASSWORD"),
+            list(sources.values()),
+            url_options="--caldav",
+        )
+        if logins is not None:  # netrc read and checked now, not at the first tool call
+            for url in sources.values():
+                logins.login_for(url)
         settings = McpSettings(
             summary_bytes=summary_bytes,
             max_result_bytes=max_result_bytes,
             kept_bytes=kept_bytes,
             ics={name: Path(path) for name, path in _named("--ics", ics).items()},
             ics_root=_ics_root(ics_root),
-            caldav=_named("--caldav", caldav),
-            caldav_user=os.environ.get("CEREBRI_CALDAV_USER"),
-            caldav_password=os.environ.get("CEREBRI_CALDAV_PASSWORD"),
+            caldav=sources,
+            caldav_logins=logins,
             key=key,
             keyid=keyid,
             registry=registry,

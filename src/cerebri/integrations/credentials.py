@@ -4,10 +4,11 @@ Two people's calendars on one server need two logins, and passwords do not belon
 command line. For each URL the first of these that applies gives the login
 (docs/decisions/0037), most specific first:
 
-1. the entry of a **credentials file** (``find-slot --caldav-credentials FILE``) whose URL
-   prefix matches the URL on the most path segments; a JSON object mapping an ``http(s)``
-   URL prefix to ``{"user": NAME}`` with at most one of ``"password": TEXT`` or
-   ``"password_env": VARIABLE`` (the password read from that environment variable)::
+1. the entry of a **credentials file** (``--caldav-credentials FILE`` of find-slot, freebusy,
+   worker and mcp) whose URL prefix matches the URL on the most path segments; a JSON
+   object mapping an ``http(s)`` URL prefix to ``{"user": NAME}`` with at most one of
+   ``"password": TEXT`` or ``"password_env": VARIABLE`` (the password read from that
+   environment variable)::
 
        {"https://dav.example.org/alice/": {"user": "alice", "password_env": "ALICE_DAV"},
         "https://dav.example.org/bob/": {"user": "bob", "password_env": "BOB_DAV"}}
@@ -80,6 +81,11 @@ class Login:
     username: str | None
     password: str | None = field(repr=False)
     origin: str
+
+    def shown(self) -> str:
+        """The login for a message, never its password: ``user 'bob' from <origin>``."""
+        who = f"user {self.username!r}" if self.username is not None else "no user name"
+        return f"{who} from {self.origin}"
 
 
 _Key = tuple[str, str, int, tuple[str, ...]]

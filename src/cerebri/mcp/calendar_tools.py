@@ -75,6 +75,7 @@ def _load(
                 window,
                 caldav_username=settings.caldav_user,
                 caldav_password=settings.caldav_password,
+                caldav_logins=settings.caldav_logins,
                 skip_invalid_events=skip,
                 caldav_cache=settings.use_cache,
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cerebri.clock import Clock, FakeClock, SystemClock
+from cerebri.integrations.credentials import CalDAVLogins
 from cerebri.mcp.results import MAX_KEPT_BYTES, MAX_RESULT_BYTES
 from cerebri.temporal import Instant
 
@@ -36,8 +37,11 @@ class McpSettings:
             (``cerebri mcp --ics NAME=PATH``).
         ics_root: a folder inside which tools may read .ics files by path (symbolic links
             resolved); ``None``: tool-given paths are refused (``mcp.path_not_allowed``).
-        caldav: CalDAV sources by name (``name -> URL``); ``caldav_user``/``caldav_password``
-            are the credentials for all of them.
+        caldav: CalDAV sources by name (``name -> URL``).
+        caldav_logins: picks each source URL's login (``cerebri mcp --caldav-credentials``,
+            netrc, then ``CEREBRI_CALDAV_USER``/``CEREBRI_CALDAV_PASSWORD``;
+            docs/decisions/0037); without it ``caldav_user``/``caldav_password`` are the
+            login for all of them.
         key, keyid, registry: the Ed25519 signing key (PKCS#8 PEM), its id and the key
             registry (default ``registry.json`` beside the key); without ``key``, ``propose``
             returns unsigned envelopes.
@@ -56,6 +60,7 @@ class McpSettings:
     caldav: Mapping[str, str] = field(default_factory=dict)
     caldav_user: str | None = None
     caldav_password: str | None = None
+    caldav_logins: CalDAVLogins | None = None
     use_cache: bool = True
     key: Path | None = None
     keyid: str | None = None

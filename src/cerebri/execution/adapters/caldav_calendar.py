@@ -115,6 +115,7 @@ from cerebri.execution.adapters.ics_file import (
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.integrations._deadline import BoundedClient, DeadlineError
 from cerebri.integrations._target import _cause, _shown
+from cerebri.integrations.credentials import CalDAVLogins, Login
 from cerebri.temporal import Instant
 
 __all__ = ["TIMEOUT_SECONDS", "CalDavCalendar", "resource_name"]
@@ -196,9 +197,12 @@ def _attendees(event: Component) -> list[JSONValue]:
 class CalDavCalendar:
     """Serves the calendar capabilities over CalDAV collections.
 
-    ``calendars`` maps a calendar id to its collection URL (``http(s)://``); ``username``
-    and ``password`` are sent when the server asks (Basic or Digest, negotiated by the
-    library); ``timeout_seconds`` bounds each HTTP request as a whole. ``clock`` gives
+    ``calendars`` maps a calendar id to its collection URL (``http(s)://``). Each URL's
+    login is sent when the server asks (Basic or Digest, negotiated by the library): with
+    ``logins`` the one it picks for that URL (a credentials file entry, the URL's own, netrc,
+    then its default login: :class:`~cerebri.integrations.credentials.CalDAVLogins`,
+    docs/decisions/0037), resolved once here; without it ``username`` and ``password`` for
+    every URL. ``timeout_seconds`` bounds each HTTP request as a whole. ``clock`` gives
     ``DTSTAMP``. Results are those of
     :class:`~cerebri.execution.adapters.ics_file.IcsFileCalendar` (instants as RFC 3339 UTC
     strings), plus ``replayed`` on a create (``true`` when the event was already there,
@@ -215,10 +219,15 @@ class CalDavCalendar:
 
     Raises:
         AdapterError: the codes of the module doc, e.g. ``calendar.slot_taken``,
-            ``calendar.conflict``, ``adapter.unavailable`` (retryable).
+            ``calendar.conflict``, ``adapter.unavailable`` (retryable);
+            ``calendar.unauthorized`` names the URL and where its login came from, never
+            the password; ``adapter.invalid_argument`` at construction for ``logins`` given
+            with ``username`` or ``password``.
+        CredentialsError: at construction, ``credentials.*`` for a netrc file ``logins``
+            cannot use.
     """
 
-    __slots__ = ("_calendars", "_clock", "_password", "_timeout", "_username")
+    __slots__ = ("_calendars", "_clock", "_logins", "_timeout")
 
     @arguments(
         adapter_argument_error,
@@ -226,6 +235,7 @@ class CalDavCalendar:
         clock=Clock,
         username=(str, type(None)),
         password=(str, type(None)),
+        logins=(CalDAVLogins, type(None)),
         timeout_seconds=(int, float),
     )
     def __init__(
@@ -235,8 +245,13 @@ class CalDavCalendar:
         *,
         username: str | None = None,
         password: str | None = None,
+        logins: CalDAVLogins | None = None,
         timeout_seconds: float = TIMEOUT_SECONDS,
     ) -> None:
+        if logins is not None and (username is not None or password is not None):
+            raise adapter_argument_error(
+                "give logins, or username and password, not both (logins holds the default)"
+            )
         table: dict[str, str] = {}
         for calendar_id, url in calendars.items():
             if not isinstance(calendar_id, str) or not isinstance(url, str):
@@ -249,10 +264,15 @@ class CalDavCalendar:
             table[calendar_id] = url if url.endswith("/") else f"{url}/"
         if not timeout_seconds > 0:
             raise adapter_argument_error(f"timeout_seconds must be > 0, not {timeout_seconds}")
+        given = Login(username, password, "the login given")
         self._calendars = MappingProxyType(table)
+        self._logins = MappingProxyType(
+            {
+                calendar_id: given if logins is None else logins.login_for(url)
+                for calendar_id, url in table.items()
+            }
+        )
         self._clock = clock
-        self._username = username
-        self._password = password
         self._timeout = float(timeout_seconds)
 
     def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
@@ -276,18 +296,26 @@ class CalDavCalendar:
         return url
 
     @contextmanager
-    def _client(self, collection: str) -> Iterator[DAVClient]:
+    def _client(self, calendar_id: str, collection: str) -> Iterator[DAVClient]:
+        """A client for ``collection`` with calendar ``calendar_id``'s login; a refused login
+        (``calendar.unauthorized``) is told where it came from."""
+        login = self._logins[calendar_id]
         client = BoundedClient(
             request_seconds=self._timeout,
             url=collection,
-            username=self._username,
-            password=self._password,
+            username=login.username,
+            password=login.password,
             timeout=self._timeout,
             enable_rfc6764=False,  # the URL is used as given
             rate_limit_handle=False,  # 429/503 is reported, never slept on
         )
         try:
             yield client
+        except AdapterError as exc:
+            if exc.code == "calendar.unauthorized":  # the same error (and its marks), told more
+                exc.message = f"{exc.message}; login: {login.shown()}"
+                exc.args = (exc.message,)
+            raise
         finally:
             client.close()
 
@@ -477,7 +505,7 @@ class CalDavCalendar:
                 code="calendar.conflict",
             )
 
-        with self._client(collection) as client:
+        with self._client(calendar_id, collection) as client:
             with before_any_effect():  # reads and checks: nothing is sent to be written yet
                 found = self._find(client, calendar_id, collection, uid)
                 if found is not None:
@@ -522,7 +550,7 @@ class CalDavCalendar:
             start, end = _range(params)
             collection = self._collection(calendar_id)
         expected = params.get("expected_revision")
-        with self._client(collection) as client:
+        with self._client(calendar_id, collection) as client:
             with before_any_effect():  # reads and checks: nothing is sent to be written yet
                 found = self._find(client, calendar_id, collection, uid)
                 if found is None:
@@ -584,7 +612,7 @@ class CalDavCalendar:
             "cancelled": False,
             "existed": False,
         }
-        with self._client(collection) as client:
+        with self._client(calendar_id, collection) as client:
             with before_any_effect():  # the read: nothing is sent to be removed yet
                 found = self._find(client, calendar_id, collection, uid)
             if found is None:
@@ -612,7 +640,7 @@ class CalDavCalendar:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
         collection = self._collection(calendar_id)
-        with self._client(collection) as client:
+        with self._client(calendar_id, collection) as client:
             found = self._find(client, calendar_id, collection, uid)
         if found is None:
             return {
@@ -653,7 +681,7 @@ class CalDavCalendar:
         for calendar_id in ids:
             assert isinstance(calendar_id, str)  # checked above; narrows for mypy
             collection = self._collection(calendar_id)
-            with self._client(collection) as client:
+            with self._client(calendar_id, collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
         return freebusy_result(calendars, start, end)
 

@@ -20,6 +20,7 @@ from cerebri.execution.adapters.base import (
 from cerebri.execution.adapters.caldav_calendar import TIMEOUT_SECONDS, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
+from cerebri.integrations.credentials import CalDAVLogins
 
 __all__ = ["default_adapters"]
 
@@ -62,6 +63,7 @@ class _ByCalendar:
     caldav_calendars=Mapping,
     caldav_username=(str, type(None)),
     caldav_password=(str, type(None)),
+    caldav_logins=(CalDAVLogins, type(None)),
     caldav_timeout_seconds=(int, float),
 )
 def default_adapters(
@@ -71,19 +73,23 @@ def default_adapters(
     caldav_calendars: Mapping[str, str] = _NO_URLS,
     caldav_username: str | None = None,
     caldav_password: str | None = None,
+    caldav_logins: CalDAVLogins | None = None,
     caldav_timeout_seconds: float = TIMEOUT_SECONDS,
 ) -> Adapters:
     """The adapters a real executor starts with: ``service.status`` (systemd) always, and the
     calendar capabilities (:data:`CALENDAR_CAPABILITIES`) when at least one calendar is
     named: over ``ics_calendars`` (calendar id to ``.ics`` file, :class:`IcsFileCalendar`)
     and ``caldav_calendars`` (calendar id to CalDAV collection URL, :class:`CalDavCalendar`
-    with ``caldav_username``/``caldav_password`` and a per-request limit of
-    ``caldav_timeout_seconds``). Each invocation goes to the adapter of its ``calendar_id``.
-    ``clock`` stamps calendar writes (``DTSTAMP``).
+    with a per-request limit of ``caldav_timeout_seconds``; each URL's login picked by
+    ``caldav_logins`` when given, else ``caldav_username``/``caldav_password`` for all).
+    Each invocation goes to the adapter of its ``calendar_id``. ``clock`` stamps calendar
+    writes (``DTSTAMP``).
 
     Raises:
         AdapterError: ``adapter.invalid_argument`` for a calendar id in both maps, a URL
-            that is not http(s), or a wrong-typed argument.
+            that is not http(s), ``caldav_logins`` with a username or password, or a
+            wrong-typed argument.
+        CredentialsError: ``credentials.*``, a netrc file ``caldav_logins`` cannot use.
     """
     both = sorted(set(ics_calendars) & set(caldav_calendars))
     if both:
@@ -101,6 +107,7 @@ def default_adapters(
             clock,
             username=caldav_username,
             password=caldav_password,
+            logins=caldav_logins,
             timeout_seconds=caldav_timeout_seconds,
         )
         routes.update(dict.fromkeys(caldav_calendars, dav))
