@@ -510,7 +510,7 @@ def _revoke(env: RulesEnv, what: str) -> None:
 
 
 _CODES = {
-    "author_key": "proposal.key_revoked",
+    "author_key": "proposal.revoked_key",
     "author": "proposal.author_disabled",
     "requester": "proposal.requester_disabled",
 }
@@ -558,7 +558,7 @@ def test_only_the_key_that_signed_counts(env: RulesEnv) -> None:
     revoke_key(env.ex, "alice")
     env.drain()
     assert env.journal("test.approve") == []
-    assert env.plan(plan_id)["status_reason"].startswith("proposal.key_revoked: ")
+    assert env.plan(plan_id)["status_reason"].startswith("proposal.revoked_key: ")
     assert "(alice)" in env.plan(plan_id)["status_reason"]
 
     KEYS["alice-2"] = second
@@ -609,7 +609,7 @@ def test_an_envelope_taken_in_before_0004_needs_an_active_key_of_its_author(
     revoke_key(env.ex, "alice")
     env.drain()
     assert env.journal("test.approve") == []
-    assert env.plan(plan_id)["status_reason"].startswith("proposal.key_revoked: ")
+    assert env.plan(plan_id)["status_reason"].startswith("proposal.revoked_key: ")
 
 
 @pytest.mark.parametrize(
@@ -626,3 +626,13 @@ def test_intake_refuses_what_the_author_could_no_longer_sign(
         submit_envelope(env.ex, envelope, artifact=body, submitted_by=CAROL)
     assert caught.value.code == code, caught.value
     assert (_count(env, plans), _count(env, intentions), _count(env, envelopes)) == counts
+
+
+def test_a_disabled_requester_is_told_so_at_intake(env: RulesEnv) -> None:
+    envelope, body = _envelope(_one_step(), key="disabled-requester")
+    disable_principal(env.ex, CAROL)
+    with pytest.raises(AuthError) as caught:
+        submit_envelope(env.ex, envelope, artifact=body, submitted_by=CAROL)
+    assert caught.value.code == "auth.forbidden"
+    assert caught.value.message == f"{CAROL} is disabled since 2026-12-01T10:00:00Z"
+    assert _count(env, plans) == 0

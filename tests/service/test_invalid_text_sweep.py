@@ -157,3 +157,35 @@ def test_nul_in_any_parameter_or_store_body_string_is_invalid_text(world: World)
     assert sent["body"] >= 20  # the envelope alone holds more strings than that
     assert list_plans(world.executor) == []
     assert list_approvals(world.executor, status=None) == []
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'{"\\ud800":1}', b'{"a":"\\udfff"}', b'{"x":{"\\ud800\\ud800":[1]}}'],
+    ids=["member-name", "value", "nested-name"],
+)
+def test_a_lone_surrogate_in_any_body_is_a_4xx_problem(world: World, raw: bytes) -> None:
+    """A lone surrogate cannot be encoded as UTF-8, so a problem that names it (its ``path``)
+    must escape it: every route with a body answers a 4xx problem whose path and detail write
+    the surrogate as its JSON escape text, never a 5xx (issue #21, decision 0036)."""
+    client = world.client
+    document = client.get("/openapi.json").json()
+    sent = 0
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method not in METHODS or "requestBody" not in operation:
+                continue
+            url = _url(path, {p["name"]: "x" for p in operation.get("parameters", [])})
+            response = client.request(method, url, content=raw, headers=HEADERS)
+            where = (method, path, response.status_code, response.text)
+            assert 400 <= response.status_code < 500, where
+            # the suggestions route keeps api.md's own rejection body (application/json)
+            problem = "application/json" if "suggestions" in path else "application/problem+json"
+            assert response.headers["content-type"] == problem, where
+            body = response.json()
+            assert body["code"] and body["detail"], where
+            if body["path"] is not None and raw.startswith(b'{"\\ud800"'):
+                assert body["path"] == "/\\ud800", where  # the escape's text, encodable
+            sent += 1
+    assert sent >= 8
+    assert list_plans(world.executor) == []

@@ -208,7 +208,7 @@ def _proposal_refusal(connection: Connection, plan: Any, now: int) -> str | None
     if not active:
         named = ", ".join(str(k.keyid) for k in keys) or "none registered"
         return (
-            f"proposal.key_revoked: the key that signed the envelope this plan came from "
+            f"proposal.revoked_key: the key that signed the envelope this plan came from "
             f"({named}) is no longer active for {plan.author}"
         )
     if plan.requester is not None:
@@ -242,7 +242,7 @@ def authority_refusal(
     2. the envelope is inside its validity window (``proposal.expired``);
     3. the envelope's author is enabled (``proposal.author_disabled``);
     4. the author's key that signed the envelope is still active: not revoked and already
-       valid (``proposal.key_revoked``);
+       valid (``proposal.revoked_key``);
     5. the requester who submitted it is enabled (``proposal.requester_disabled``);
     6. the author holds a grant of ``capability`` on the step's calendar
        (``params.calendar_id``, else its target; ``grant.missing``);

@@ -236,7 +236,14 @@ def require_role(executor: Executor, principal: str, role: str) -> None:
         if not governed(connection):
             return
         row = connection.execute(select(principals).where(principals.c.id == canonical)).first()
-    if row is None or row.disabled_at is not None or role not in loads(row.roles):
+    if row is None:
+        raise AuthError(f"{canonical} is not a registered principal", code="auth.forbidden")
+    if row.disabled_at is not None:
+        raise AuthError(
+            f"{canonical} is disabled since {instant_text(row.disabled_at)}",
+            code="auth.forbidden",
+        )
+    if role not in loads(row.roles):
         raise AuthError(f"{canonical} does not hold the role {role}", code="auth.forbidden")
 
 

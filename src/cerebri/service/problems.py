@@ -27,6 +27,17 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 _PYDANTIC_PREFIX = re.compile(r"(^|: |; )(?:Value error|Assertion failed), ")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate (U+D800 to U+DFFF, which has no UTF-8 form, RFC 3629
+    section 3) written as the six characters of its JSON escape, e.g. ``\\ud800``: a problem
+    can then name a member such as ``"\\ud800"`` in its ``path`` and ``detail`` instead of
+    failing to encode (decision 0036)."""
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def clean_detail(detail: str) -> str:
     """``detail`` without the ``Value error, `` / ``Assertion failed, `` prefixes pydantic
     puts before a validator's own message (at the start or after ``: `` / ``; ``)."""
@@ -65,14 +76,15 @@ def problem_response(
 ) -> Response:
     """An ``application/problem+json`` body: ``type``, ``title``, ``status``, ``detail``,
     ``code``, ``path`` (``type`` is ``about:blank``, so ``title`` is the status phrase).
-    ``detail`` is passed through :func:`clean_detail`."""
+    ``detail`` is passed through :func:`clean_detail`; ``detail`` and ``path`` through
+    :func:`encodable`."""
     body: dict[str, JSONValue] = {
         "type": "about:blank",
         "title": HTTPStatus(status).phrase,
         "status": status,
-        "detail": clean_detail(detail),
+        "detail": encodable(clean_detail(detail)),
         "code": code,
-        "path": path,
+        "path": None if path is None else encodable(path),
     }
     return Response(
         compact(body).encode("utf-8"), status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
