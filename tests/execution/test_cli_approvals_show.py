@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -134,3 +135,40 @@ def test_approvals_show_of_an_unknown_id_is_a_typed_error(
     result = CliRunner().invoke(app, ["approvals", "show", "nope"])
     assert result.exit_code == 2
     assert result.stderr == "error execution.not_found: no approval 'nope'\n"
+
+
+def test_an_approver_sees_which_event_a_cancel_removes() -> None:
+    """A cancel step names the event it removes; the description is one sentence; there is
+    no attendees line (the step invites nobody: it removes an event)."""
+    from cerebri.cli._operations import approval_lines
+
+    shown: dict[str, Any] = {
+        "id": "a-1",
+        "status": "open",
+        "decided_by": None,
+        "status_reason": None,
+        "requester": "principal:alice",
+        "plan_id": "p-1",
+        "plan_revision": 1,
+        "proposed": {
+            "step_key": "cancel",
+            "capability": "calendar.event.cancel",
+            "does": "Cancel an event. A second sentence an approver need not read.",
+            "target": "a1@example.org",
+            "object_id": "a1@example.org",
+            "title": None,
+            "calendar_id": "alice",
+            "start": None,
+            "end": None,
+            "timezone": None,
+            "local_start": None,
+            "local_end": None,
+        },
+        "envelope_digest": None,
+        "author": None,
+        "expires_at": "2026-12-04T09:00:00Z",
+    }
+    lines = approval_lines(shown)
+    assert "does: calendar.event.cancel: Cancel an event." in lines
+    assert "event: a1@example.org" in lines
+    assert not any(line.startswith("attendees:") for line in lines)

@@ -260,10 +260,12 @@ def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
     proposed = shown.get("proposed")
     if isinstance(proposed, dict):
         tz = proposed.get("timezone")
+        does = str(proposed.get("does") or "")
+        summary = does.split(". ", 1)[0].rstrip(".") + "." if does else ""  # first sentence
         lines += [
             f"step: {proposed['step_key']}",
-            f"does: {proposed['capability']}"
-            + (f": {proposed['does']}" if proposed.get("does") else ""),
+            f"does: {proposed['capability']}" + (f": {summary}" if summary else ""),
+            f"event: {proposed.get('object_id') or proposed.get('target') or '-'}",
             f"title: {proposed['title'] or '-'}",
         ]
         for edge in ("start", "end"):
@@ -271,11 +273,12 @@ def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
             also = f", {local} {tz}" if local else ", no local zone named"
             lines.append(f"{edge}: {utc} UTC{also}" if utc else f"{edge}: -")
         calendar = proposed.get("calendar_id")
-        lines += [
-            f"calendar: {calendar or '-'}",
-            "attendees: none invited (the step writes the event into calendar "
-            f"{calendar or '-'} only)",
-        ]
+        lines.append(f"calendar: {calendar or '-'}")
+        if proposed.get("capability") == "calendar.event.create":
+            lines.append(
+                "attendees: none invited (the step writes the event into calendar "
+                f"{calendar or '-'} only)"
+            )
     else:
         lines.append(f"asks for: {_asks(shown['request'])}")
     if shown.get("envelope_digest"):

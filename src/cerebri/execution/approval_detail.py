@@ -44,8 +44,9 @@ def local_time(utc: JSONValue, zone_name: JSONValue) -> str | None:
 
 def proposed_by_step(executor: Executor, request: JSONValue) -> dict[str, JSONValue] | None:
     """What the step of an approval ``request`` (``{"kind": "approval", "step": <spec>}``)
-    will do: ``{"step_key", "capability", "does", "target", "title", "calendar_id",
-    "start", "end", "timezone", "local_start", "local_end"}`` (``does``: the capability's
+    will do: ``{"step_key", "capability", "does", "target", "object_id", "title",
+    "calendar_id", "start", "end", "timezone", "local_start", "local_end"}`` (``object_id``:
+    the event the step creates, moves or cancels; ``does``: the capability's
     description in ``executor.registry``; absent params are ``null``). ``None`` for a
     request without a step (a grant)."""
     step: Any = request.get("step") if isinstance(request, dict) else None
@@ -65,6 +66,7 @@ def proposed_by_step(executor: Executor, request: JSONValue) -> dict[str, JSONVa
         "capability": capability,
         "does": None if known is None else known.description,
         "target": step.get("target"),
+        "object_id": text("object_id"),
         "title": text("title"),
         "calendar_id": text("calendar_id"),
         "start": text("start"),

@@ -228,6 +228,10 @@ def _responses() -> dict[str, Schema]:
             "capability": _nullable(_TEXT),
             "does": {**_nullable(_TEXT), "description": "The capability's description."},
             "target": _nullable(_TEXT),
+            "object_id": {
+                **_nullable(_TEXT),
+                "description": "The event the step creates, moves or cancels (its object_id).",
+            },
             "title": _nullable(_TEXT),
             "calendar_id": _nullable(_TEXT),
             "start": {**_nullable(_TEXT), "description": "The step's start param (UTC)."},
