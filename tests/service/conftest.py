@@ -13,6 +13,7 @@ from tests.execution.conftest import (  # the PostgreSQL fixtures, for the store
     postgres_as_service_user,
     postgres_url,
     postgresql_server,
+    store_url,
 )
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "postgres_as_service_user",
     "postgres_url",
     "postgresql_server",
+    "store_url",
 ]
 
 JSON = {"Content-Type": "application/json"}

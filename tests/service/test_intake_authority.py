@@ -6,7 +6,6 @@ taken in while all held, and approved, still does not act once its author is dis
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,14 +16,6 @@ from tests.service.conftest import JSON
 
 DAVE = auth("principal:dave")
 BOB = auth("principal:bob")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 @pytest.mark.parametrize(
