@@ -139,3 +139,36 @@ def test_an_error_would_not_fit_the_output_schema() -> None:
         if tool.output_schema is not None:
             validator = jsonschema.Draft202012Validator(tool.output_schema)
             assert not validator.is_valid(old), tool.name
+
+
+BAD_TEXTS = ["a\x00b"]
+"""A NUL character and a lone surrogate: text no store holds and UTF-8 cannot carry."""
+
+# Each tool's string arguments, each to be replaced by a bad text (the others kept valid).
+STRING_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "validate_request": {"request": {"cpir_version": "0.2"}},
+    "plan": {"request": {"cpir_version": "0.2"}},
+    "find_slot": {"between": WINDOW, "duration": "30m", "tz": "UTC"},
+    "freebusy": {"between": WINDOW, "tz": "UTC"},
+    "draft_plan": {"draft": "{}"},
+    "propose": {"title": "Design review"},
+    "preview": {"plan_id": "p-1"},
+    "plan_status": {"plan_id": "p-1"},
+}
+
+
+@pytest.mark.parametrize("bad", BAD_TEXTS, ids=["nul"])
+@pytest.mark.parametrize("name", sorted(STRING_ARGUMENTS))
+def test_bad_text_in_any_string_argument_is_a_typed_error(live: Live, name: str, bad: str) -> None:
+    """Issue #21 item 6 for the tools: a NUL or a lone surrogate in any string argument is
+    a typed, text-only error (never ``internal.error``), and the server keeps answering."""
+    assert set(STRING_ARGUMENTS) == set(_tools(live))
+    for argument, value in STRING_ARGUMENTS[name].items():
+        given = {argument: bad} if isinstance(value, str) else {argument: {"cpir_version": bad}}
+        result = live.call(name, {**STRING_ARGUMENTS[name], **given})
+        _fits(_tools(live)[name], result)
+        if result.is_error:
+            wire = error_of(result)
+            assert wire["code"] != "internal.error", (name, argument, wire)
+            assert wire["code"] and wire["message"], (name, argument, wire)
+    assert not live.call("validate_request", {"request": _example()}).is_error  # still up
