@@ -12,7 +12,9 @@ Codes (stable; callers switch on them)::
     proposal.key_inactive     the key exists but the envelope's proposed-at is outside its
                               validity window (signed before it started or after rotation)
     proposal.revoked_key      the key was revoked at or before the verification instant
-                              (whenever the envelope was signed)
+                              (whenever the envelope was signed); also, as a reason, when a
+                              step is about to act and the key that signed its plan's
+                              envelope is revoked (decision 0034)
     proposal.bad_ref          ``artifact/ref`` or a digest is not ``[cas:]sha256:<64 hex>``
     proposal.unknown_algorithm  a content address names an algorithm other than sha256
     proposal.artifact_missing the object store holds no bytes under that digest
@@ -31,6 +33,11 @@ Codes (stable; callers switch on them)::
                               principal registered for the signing key
     proposal.executor_mode    executor mode not allowed for the artifact type
     proposal.replayed         idempotency key already consumed by a different payload
+    proposal.author_mismatch  intake: the named author owns none of the signing keys
+    proposal.author_disabled  intake, and as a reason at act time: the author is disabled
+    proposal.requester_disabled  a reason at act time: the plan's requester is disabled
+    proposal.unsigned         a reason at act time: a governed store acts only on plans
+                              that came from a signed envelope
     proposal.key_registry     a key registry file is malformed (unknown field, bad base64,
                               wrong key length, duplicate keyid...) or a key operation on it
                               is impossible (unknown keyid, keyid taken, bad instant order,
