@@ -45,11 +45,15 @@ main()
 """
 
 
-def _modules_after(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run ``cerebri ARGS`` in a fresh interpreter through :func:`cerebri.cli.main`; the
-    finished process and the names in its ``sys.modules`` at exit."""
+def _modules_after(
+    *args: str, stdin: str = ""
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``cerebri ARGS`` in a fresh interpreter through :func:`cerebri.cli.main` with
+    ``stdin`` as its input; the finished process and the names in its ``sys.modules`` at
+    exit."""
     done = subprocess.run(
         [sys.executable, "-c", _RUN_AND_LIST_MODULES, *args],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
@@ -78,6 +82,41 @@ def test_plan_help_loads_no_execution_service_or_network_stack() -> None:
     assert done.returncode == 0, done.stderr
     assert "Usage: cerebri plan" in done.stdout
     assert [m for m in _heavy(modules) if m != "typer.rich_utils"] == []
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+
+STORE_AND_NETWORK = (
+    "sqlalchemy",
+    "fastapi",
+    "psycopg",
+    "alembic",
+    "cerebri.execution",
+    "cerebri.service.app",
+)
+"""What an MCP server without a store answering ``initialize`` does not need (the MCP SDK
+itself brings starlette and uvicorn; the CalDAV client still comes with
+``cerebri.integrations``, whose facade loads it)."""
+
+
+def test_mcp_initialise_loads_no_store_or_http_service() -> None:
+    done, modules = _modules_after("mcp", stdin=json.dumps(_INITIALIZE) + "\n")
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout.splitlines()[0])
+    assert reply["id"] == 1
+    assert reply["result"]["serverInfo"]["name"]
+    assert "cerebri.mcp.server" in modules
+    loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in STORE_AND_NETWORK)]
+    assert sorted(loaded) == []
 
 
 def test_importing_the_cli_package_loads_no_command() -> None:
