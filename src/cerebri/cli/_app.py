@@ -17,7 +17,6 @@ from rich.console import Console
 
 from cerebri import __version__
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
-from cerebri.calendars import FIND_SLOT_LIMITS
 from cerebri.cli._help import HelpGroup
 from cerebri.cpir import PlanningRequest, parse_request
 from cerebri.errors import CerebriError, InputTooLargeError, UnreadableInputError
@@ -74,7 +73,11 @@ LimitsOption = Annotated[
 
 
 def limits_for(choice: LimitSet) -> PlannerLimits:
-    return FIND_SLOT_LIMITS if choice is LimitSet.LOCAL else DEFAULT_LIMITS
+    if choice is LimitSet.LOCAL:
+        from cerebri.calendars import FIND_SLOT_LIMITS  # noqa: PLC0415 - fast CLI start
+
+        return FIND_SLOT_LIMITS
+    return DEFAULT_LIMITS
 
 
 DEFAULT_TOP = 10

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any, Final, get_args, get_origin
 
 import typer
-import typer.rich_utils
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 __all__ = ["METAVARS", "OPTION_METAVARS", "HelpGroup", "metavar_words", "tidy_command"]
 
@@ -108,15 +107,38 @@ _TYPE_METAVARS: Final[dict[Any, str]] = {
     datetime: "INSTANT",
 }
 
-# typer prints a number range after the metavar (``INTEGER [0<=x<=100000]``), which widens
-# the metavar column until the help column is too narrow for long words; the range goes into
-# the help text instead (:func:`_with_range`).
-typer.rich_utils.RANGE_STRING = ""
+
+def _plain_ranges() -> None:
+    """Stop typer printing a number range after the metavar (``INTEGER [0<=x<=100000]``),
+    which widens the metavar column until the help column is too narrow for long words; the
+    range goes into the help text instead (:func:`_with_range`). Called just before a help
+    screen is drawn, so a command that prints no help never imports ``typer.rich_utils``
+    (and Markdown, pygments...): fast CLI start."""
+    import typer.rich_utils  # noqa: PLC0415 - fast CLI start
+
+    typer.rich_utils.RANGE_STRING = ""
+
+
+class _TidyCommand(TyperCommand):
+    """A command whose help screen shows number ranges in the help text only."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # typer's vendored click types
+        _plain_ranges()
+        super().format_help(ctx, formatter)
+
+
+class _TidyGroup(TyperGroup):
+    """A group whose help screen shows number ranges in the help text only."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # typer's vendored click types
+        _plain_ranges()
+        super().format_help(ctx, formatter)
+
 
 _SENTENCE_END: Final = re.compile(r"(?<=[a-z0-9)\]`'])\.(?=\s+[A-Z(`])")
 
 
-class HelpGroup(TyperGroup):
+class HelpGroup(_TidyGroup):
     """The root group: built by typer with every subcommand in place, then tidied once
     (see the module docstring)."""
 
@@ -148,6 +170,10 @@ def tidy_command(
             _tidy_option(param)
         elif isinstance(param, TyperArgument):
             _tidy_argument(param)
+    if type(command) is TyperGroup:
+        command.__class__ = _TidyGroup
+    elif type(command) is TyperCommand:
+        command.__class__ = _TidyCommand
     if isinstance(command, TyperGroup):
         for sub in command.commands.values():
             if isinstance(sub, (typer.core.TyperCommand, TyperGroup)):
