@@ -1,11 +1,11 @@
 # cerebri: `make run` plans the shipped example, then puts a meeting on a calendar (found,
 # proposed, approved by a second principal, written once, read back); `make test` runs lint,
-# types and tests.
+# types, the strict docs build and tests; `make docs` builds the user guide into site/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint typecheck unit bench clean browser-deps postgres-deps node-deps \
+.PHONY: run test lint typecheck docs unit bench clean browser-deps postgres-deps node-deps \
 	mcp-inspector-deps
 
 $(BIN)/python:
@@ -17,6 +17,10 @@ $(VENV)/.run-deps: pyproject.toml | $(BIN)/python
 
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@ $(VENV)/.run-deps $(VENV)/.docs-deps
+
+$(VENV)/.docs-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[docs]'
 	touch $@ $(VENV)/.run-deps
 
 run: $(VENV)/.run-deps
@@ -24,11 +28,16 @@ run: $(VENV)/.run-deps
 	CEREBRI=$(abspath $(BIN))/cerebri PYTHON=$(abspath $(BIN))/python bash examples/put-on-calendar.sh
 
 lint: $(VENV)/.test-deps
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench docs/hooks
+	$(BIN)/ruff format --check src tests bench docs/hooks
 
 typecheck: $(VENV)/.test-deps
 	$(BIN)/mypy
+
+# The user guide (mkdocs.yml, docs/) into site/; strict, so a broken link or anchor fails.
+# Offline: no plugin reads the network (docs/hooks/cerebri_docs.py generates the references).
+docs: $(VENV)/.docs-deps
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The Lab browser test drives Debian's chromium through Playwright (no Playwright browser download).
 browser-deps:
@@ -54,10 +63,10 @@ mcp-inspector-deps: $(VENV)/.test-deps node-deps
 unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps mcp-inspector-deps
 	$(BIN)/python -m pytest -n auto
 
-test: lint typecheck unit
+test: lint typecheck docs unit
 
 bench: $(VENV)/.test-deps
 	$(BIN)/python bench/plan_scaling.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
