@@ -1,6 +1,6 @@
 # cerebri: `make run` plans the shipped example, then puts a meeting on a calendar (found,
-# proposed, approved by a second principal, written once, read back); `make test` runs lint,
-# types and tests.
+# proposed, approved by a second principal, written once, read back); `make test` runs lint
+# (with the import contracts), types and tests.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -23,9 +23,11 @@ run: $(VENV)/.run-deps
 	$(BIN)/cerebri plan --table examples/design-review.json
 	CEREBRI=$(abspath $(BIN))/cerebri PYTHON=$(abspath $(BIN))/python bash examples/put-on-calendar.sh
 
+# lint-imports checks the import contracts in pyproject.toml (docs/architecture.md).
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.test-deps
 	$(BIN)/mypy
@@ -60,4 +62,4 @@ bench: $(VENV)/.test-deps
 	$(BIN)/python bench/plan_scaling.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache .grimp_cache
