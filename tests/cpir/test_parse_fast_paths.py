@@ -23,7 +23,7 @@ from cerebri._collector import PROMOTE_AFTER, collector_paused
 from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
 from cerebri.cpir import parse
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "design-review.json"
 
 json_values = st.recursive(
     st.none()
