@@ -1,4 +1,19 @@
-"""Hypothesis strategies for random, *valid* single-target CPIR 0.2 requests (dict form).
+"""The hypothesis strategies of every property test, in one module (as attrs keeps them).
+
+A property test imports its strategies from here; a new feature extends this module instead of
+writing its own. Sections, in pipeline order:
+
+* CPIR requests: :func:`requests` (random, *valid* single-target CPIR 0.2 requests, dict form,
+  described below) and :func:`shuffled`;
+* JSON values: :func:`json_scalars` and :func:`json_values`, one builder with the bounds each
+  test needs;
+* temporal: :func:`intervals`, :func:`interval_lists`, :func:`calendar_dates`,
+  :func:`timestamp_fields`, :func:`busy_inputs`, :func:`recurrence_rules`;
+* planner: :func:`dependency_graphs`, :func:`busy_spans`;
+* plans: :func:`dags`, :func:`messy_steps`;
+* proposals: :func:`canonical_json_values`, :func:`envelope_inputs`.
+
+CPIR requests: random, *valid* single-target CPIR 0.2 requests (dict form).
 
 Shape: a 1-3 hour horizon on a fixed day (several UTC start hours, so local dates differ
 between zones), 0-6 busy EVENT/TASK objects, some AVAILABILITY/DEADLINE/RESOURCE objects,
@@ -30,7 +45,37 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
-__all__ = ["TARGET", "instant", "requests", "shuffled"]
+from cerebri._json import JSONValue
+from cerebri.cpir.parse import parse_model
+from cerebri.cpir.temporal_context import RecurrenceDefinition
+from cerebri.planner.graph import Edge
+from cerebri.proposals import MAX_VALIDITY_SECONDS, ArtifactType, Classification, ExecutorMode
+from cerebri.proposals.digest import MAX_SAFE_INTEGER
+from cerebri.temporal import BusyInput, Instant, Interval
+from tests.plans.drafts import wait_step
+
+__all__ = [
+    "GRAPH_GHOSTS",
+    "GRAPH_IDS",
+    "TARGET",
+    "busy_inputs",
+    "busy_spans",
+    "calendar_dates",
+    "canonical_json_values",
+    "dags",
+    "dependency_graphs",
+    "envelope_inputs",
+    "instant",
+    "interval_lists",
+    "intervals",
+    "json_scalars",
+    "json_values",
+    "messy_steps",
+    "recurrence_rules",
+    "requests",
+    "shuffled",
+    "timestamp_fields",
+]
 
 TARGET = "t"
 DAY = datetime(2026, 10, 24, tzinfo=UTC)  # Berlin/London change clocks on 2026-10-25
@@ -608,3 +653,240 @@ def _deep_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_deep_copy(item) for item in value]
     return value
+
+
+# ------------------------------------------------------------------------------ JSON values
+
+
+def json_scalars(
+    *,
+    max_text: int,
+    integers: st.SearchStrategy[int] | None = None,
+    allow_infinity: bool | None = False,
+) -> st.SearchStrategy[JSONValue]:
+    """``null``, booleans, integers (any, unless ``integers`` is given), floats without NaN
+    (infinities only when ``allow_infinity`` is ``None``, hypothesis's default) and text of
+    at most ``max_text`` characters."""
+    return (
+        st.none()
+        | st.booleans()
+        | (st.integers() if integers is None else integers)
+        | st.floats(allow_nan=False, allow_infinity=allow_infinity)
+        | st.text(max_size=max_text)
+    )
+
+
+def json_values(
+    scalars: st.SearchStrategy[Any],
+    *,
+    keys: st.SearchStrategy[str],
+    max_items: int,
+    max_members: int | None,
+    max_leaves: int,
+) -> st.SearchStrategy[Any]:
+    """JSON documents over ``scalars``: arrays of at most ``max_items`` items and objects of
+    at most ``max_members`` members (``None``: unbounded) named by ``keys``, at most
+    ``max_leaves`` scalars in all."""
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=max_items) | st.dictionaries(keys, inner, max_size=max_members)
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+# ------------------------------------------------------------------------------ temporal
+
+
+@st.composite
+def intervals(draw: st.DrawFn, limit: int) -> Interval:
+    """A non-empty half-open interval of integers with bounds in ``0..limit``."""
+    start = draw(st.integers(0, limit - 1))
+    end = draw(st.integers(start + 1, limit))
+    return Interval(start, end)
+
+
+def interval_lists(limit: int) -> st.SearchStrategy[list[Interval]]:
+    """Up to 12 :func:`intervals` (overlapping, touching or apart, in any order)."""
+    return st.lists(intervals(limit), max_size=12)
+
+
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _month_length(year: int, month: int) -> int:
+    lengths = [31, 29 if _is_leap(year) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return lengths[month - 1]
+
+
+@st.composite
+def calendar_dates(draw: st.DrawFn) -> tuple[int, int, int]:
+    """A valid proleptic Gregorian ``(year, month, day)``, years -262143 to 262142."""
+    year = draw(st.integers(-262143, 262142))
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, _month_length(year, month)))
+    return year, month, day
+
+
+@st.composite
+def timestamp_fields(draw: st.DrawFn) -> tuple[int, int, int, int, int, int]:
+    """(year, month, day, second of day, nanoseconds, offset minutes) for a valid timestamp."""
+    unit = draw(st.sampled_from([0, 1, 1000, 10**6]))
+    frac = draw(st.integers(0, 999_999_999))
+    return (
+        draw(st.integers(-262142, 262141)),
+        draw(st.integers(1, 12)),
+        draw(st.integers(1, 28)),
+        draw(st.integers(0, 86399)),
+        0 if unit == 0 else frac // unit * unit,
+        draw(st.integers(-(23 * 60 + 59), 23 * 60 + 59)),
+    )
+
+
+@st.composite
+def busy_inputs(draw: st.DrawFn) -> BusyInput:
+    """A busy interval with bounds in seconds (start -20..70, end up to 80) and buffers
+    before, after and for travel of 0-8 seconds each."""
+    start = draw(st.integers(-20, 70))
+    end = draw(st.integers(start + 1, 80))
+    buffers = st.integers(0, 8)
+    before, after, travel = draw(buffers), draw(buffers), draw(buffers)
+    return BusyInput(Instant.from_seconds(start), Instant.from_seconds(end), before, after, travel)
+
+
+WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+@st.composite
+def recurrence_rules(draw: st.DrawFn) -> RecurrenceDefinition:
+    """A DAILY or WEEKLY rule starting in late March 2026 (across the European and American
+    DST changes), every 1-3 periods, with or without a count, in UTC, Berlin or New York."""
+    pattern: dict[str, Any] = {"frequency": "DAILY", "every": draw(st.integers(1, 3))}
+    if draw(st.booleans()):
+        pattern["frequency"] = "WEEKLY"
+        pattern["weekdays"] = draw(st.lists(st.sampled_from(WEEKDAYS), min_size=1, unique=True))
+    document = {
+        "start_date": f"2026-03-{draw(st.integers(20, 31)):02d}",
+        "local_time": draw(st.sampled_from(["00:00:00", "02:30:00", "09:15:00", "23:45:00"])),
+        "timezone": draw(st.sampled_from(["UTC", "Europe/Berlin", "America/New_York"])),
+        "duration": draw(st.integers(60, 3 * 86_400)),
+        "pattern": pattern,
+        "count": draw(st.none() | st.integers(1, 20)),
+        "gap_policy": "Skip",
+        "fold_policy": draw(st.sampled_from(["Earlier", "Later"])),
+    }
+    return parse_model(RecurrenceDefinition, document)
+
+
+# ------------------------------------------------------------------------------ planner
+
+# Ids chosen so that plain string order matters ("B" < "a" < "a1" < "ab" < "b" < "c").
+GRAPH_IDS = ["a", "b", "c", "B", "ab", "a1"]
+GRAPH_GHOSTS = ["x", "zz"]  # never object ids, so any edge touching one is a missing reference
+_node_ids = st.lists(st.sampled_from(GRAPH_IDS), max_size=10)
+
+
+@st.composite
+def dependency_graphs(
+    draw: st.DrawFn, *, with_missing: bool = True
+) -> tuple[list[str], list[Edge]]:
+    """Object ids (from :data:`GRAPH_IDS`, repeats allowed) and up to 12 edges between them
+    (self-loops and cycles included); with ``with_missing``, sometimes one more edge to or from
+    a ghost id (:data:`GRAPH_GHOSTS`)."""
+    ids = draw(_node_ids)
+    endpoint = st.sampled_from(sorted(set(ids)) or GRAPH_GHOSTS)
+    edges = draw(st.lists(st.builds(Edge, endpoint, endpoint), max_size=12)) if ids else []
+    if with_missing and draw(st.booleans()):
+        ghost = draw(st.sampled_from(GRAPH_GHOSTS))
+        real = draw(endpoint)
+        edges.append(Edge(ghost, real) if draw(st.booleans()) else Edge(real, ghost))
+    return ids, edges
+
+
+def busy_spans() -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Up to 12 busy ``(start, end)`` minute offsets, starts 0-530, lengths 1-120."""
+    return st.lists(
+        st.tuples(st.integers(0, 530), st.integers(1, 120)).map(lambda p: (p[0], p[0] + p[1])),
+        max_size=12,
+    )
+
+
+# ------------------------------------------------------------------------------ plans
+
+_DAG_KEYS = st.lists(
+    st.text("abcdefg", min_size=1, max_size=2), min_size=1, max_size=9, unique=True
+)
+
+
+@st.composite
+def dags(draw: st.DrawFn, min_steps: int = 1) -> list[dict[str, Any]]:
+    """At least ``min_steps`` wait steps with distinct random keys, each depending on some
+    earlier steps."""
+    keys = draw(_DAG_KEYS.filter(lambda k: len(k) >= min_steps))
+    steps = []
+    for i, key in enumerate(keys):
+        deps = draw(st.lists(st.sampled_from(keys[:i]), unique=True)) if i else []
+        steps.append(wait_step(key, depends_on=deps))
+    return steps
+
+
+_MESSY_KEYS = st.lists(st.sampled_from("abcde"), min_size=0, max_size=7)
+
+
+@st.composite
+def messy_steps(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Wait steps with possibly repeated keys, any dependencies (unknown, self, cycles) and
+    attempts that may be invalid."""
+    keys = draw(_MESSY_KEYS)
+    targets = st.sampled_from([*keys, "zz"]) if keys else st.just("zz")
+    return [
+        wait_step(
+            key,
+            depends_on=draw(st.lists(targets, max_size=3)),
+            max_attempts=draw(st.integers(-1, 2)),
+        )
+        for key in keys
+    ]
+
+
+# ------------------------------------------------------------------------------ proposals
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+_IDS = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
+
+
+def canonical_json_values() -> st.SearchStrategy[Any]:
+    """JSON documents canonical JSON (RFC 8785) can write: integers within
+    ±(2^53 - 1), no integral float beyond that, text without lone surrogates."""
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+        | st.floats(allow_nan=False, allow_infinity=False).filter(
+            # integral floats JCS writes as integers beyond 2^53 - 1 are refused (digest.py)
+            lambda f: not (f.is_integer() and MAX_SAFE_INTEGER < abs(f) < 1e21)
+        )
+        | _TEXT
+    )
+    return json_values(scalars, keys=_TEXT, max_items=4, max_members=4, max_leaves=20)
+
+
+def envelope_inputs() -> st.SearchStrategy[dict[str, Any]]:
+    """What a proposal envelope is made of: artifact bytes and type, mode, classification,
+    principal kind, six ids (author, node, query, room, turn, idempotency), the proposal
+    time in seconds, a validity within ``MAX_VALIDITY_SECONDS`` and a clock offset."""
+    return st.fixed_dictionaries(
+        {
+            "artifact": st.binary(max_size=64),
+            "artifact_type": st.sampled_from([ArtifactType.ACTION_PLAN, ArtifactType.PLAN_GRAPH]),
+            "mode": st.sampled_from([ExecutorMode.PLAN_EXECUTOR, ExecutorMode.MANUAL]),
+            "class_key": st.sampled_from(list(Classification)),
+            "kind": st.sampled_from(["principal", "service"]),
+            "ids": st.lists(_IDS, min_size=6, max_size=6),
+            "proposed": st.integers(0, 4_000_000_000),
+            "duration": st.integers(1, MAX_VALIDITY_SECONDS),  # propose refuses longer
+            "offset": st.integers(0, 10**9),
+        }
+    )
