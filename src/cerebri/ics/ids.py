@@ -4,8 +4,7 @@ Ids are ``ics-`` plus the first 32 hex digits of SHA-256 over
 ``uid NUL recurrence_id NUL start`` (start in RFC 3339 UTC), so the same instance gets the
 same id in every run and on every machine. :func:`cerebri.calendars.context_objects` gives
 these ids to the CPIR ``EVENT`` objects it makes of busy periods; this module knows only the
-id, not the CPIR model (``ics`` sits below ``cpir``'s users and never imports it,
-docs/architecture.md).
+id, not the CPIR model (``ics`` never imports ``cpir``, docs/architecture.md).
 """
 
 from __future__ import annotations
