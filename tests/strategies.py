@@ -11,7 +11,8 @@ writing its own. Sections, in pipeline order:
   :func:`timestamp_fields`, :func:`busy_inputs`, :func:`recurrence_rules`;
 * planner: :func:`dependency_graphs`, :func:`busy_spans`;
 * plans: :func:`dags`, :func:`messy_steps`;
-* proposals: :func:`canonical_json_values`, :func:`envelope_inputs`.
+* proposals: :func:`canonical_json_values`, :func:`envelope_inputs`;
+* ics: :data:`ics_specs` (:class:`IcsSpec`), :data:`ics_single_events`, :func:`ics_scenarios`.
 
 CPIR requests: random, *valid* single-target CPIR 0.2 requests (dict form).
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -52,12 +54,17 @@ from cerebri.planner.graph import Edge
 from cerebri.proposals import MAX_VALIDITY_SECONDS, ArtifactType, Classification, ExecutorMode
 from cerebri.proposals.digest import MAX_SAFE_INTEGER
 from cerebri.temporal import BusyInput, Instant, Interval
+from tests.ics.helpers import calendar as ics_calendar
+from tests.ics.helpers import vevent
 from tests.plans.drafts import wait_step
 
 __all__ = [
     "GRAPH_GHOSTS",
     "GRAPH_IDS",
+    "ICS_BASE",
+    "ICS_CUSTOM_ZONE",
     "TARGET",
+    "IcsSpec",
     "busy_inputs",
     "busy_spans",
     "calendar_dates",
@@ -65,6 +72,10 @@ __all__ = [
     "dags",
     "dependency_graphs",
     "envelope_inputs",
+    "ics_scenarios",
+    "ics_single_events",
+    "ics_specs",
+    "ics_stamp",
     "instant",
     "interval_lists",
     "intervals",
@@ -890,3 +901,184 @@ def envelope_inputs() -> st.SearchStrategy[dict[str, Any]]:
             "offset": st.integers(0, 10**9),
         }
     )
+
+
+# ------------------------------------------------------------------------------ ics
+
+ICS_BASE = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class IcsSpec:
+    """One VEVENT of a small random calendar, all times whole minutes after ``ICS_BASE``."""
+
+    uid: str
+    start: int  # minutes after ICS_BASE
+    minutes: int  # duration; 0 gives a zero-length event
+    rule: str | None
+    transparent: bool
+    status: str | None
+    sequence: int
+    recurrence: int | None  # minutes after ICS_BASE of the instance an override replaces
+    this_and_future: bool
+
+    def text(self) -> str:
+        lines = ["BEGIN:VEVENT", f"UID:{self.uid}", "DTSTAMP:20240101T000000Z"]
+        lines.append(f"DTSTART:{ics_stamp(self.start)}")
+        if self.minutes:
+            lines.append(f"DURATION:PT{self.minutes}M")
+        if self.rule:
+            lines.append(f"RRULE:{self.rule}")
+        if self.recurrence is not None:
+            range_ = ";RANGE=THISANDFUTURE" if self.this_and_future else ""
+            lines.append(f"RECURRENCE-ID{range_}:{ics_stamp(self.recurrence)}")
+        if self.transparent:
+            lines.append("TRANSP:TRANSPARENT")
+        if self.status:
+            lines.append(f"STATUS:{self.status}")
+        lines.append(f"SEQUENCE:{self.sequence}")
+        lines.append("END:VEVENT")
+        return "\n".join(lines)
+
+
+def ics_stamp(minutes: int) -> str:
+    """``minutes`` after :data:`ICS_BASE` as an iCalendar UTC date-time."""
+    return (ICS_BASE + timedelta(minutes=minutes)).strftime("%Y%m%dT%H%M%SZ")
+
+
+_ICS_HOURS = st.integers(min_value=0, max_value=20 * 24).map(lambda hours: hours * 60)
+
+ics_specs = st.builds(
+    IcsSpec,
+    uid=st.sampled_from(["a", "b", "c"]),
+    start=_ICS_HOURS,
+    minutes=st.sampled_from([0, 30, 60, 90, 24 * 60]),
+    rule=st.one_of(
+        st.none(),
+        st.integers(1, 6).map(lambda n: f"FREQ=DAILY;COUNT={n}"),
+        st.integers(1, 3).map(lambda n: f"FREQ=WEEKLY;COUNT={n}"),
+        st.just("FREQ=HOURLY;INTERVAL=7"),
+    ),
+    transparent=st.booleans(),
+    status=st.sampled_from([None, "CONFIRMED", "TENTATIVE", "CANCELLED"]),
+    sequence=st.integers(0, 2),
+    recurrence=st.one_of(st.none(), _ICS_HOURS),
+    this_and_future=st.booleans(),
+)
+"""Masters, overrides (also ``THISANDFUTURE``), zero-length, transparent and cancelled
+events sharing three UIDs (:class:`IcsSpec`)."""
+
+ics_single_events = st.lists(
+    st.tuples(_ICS_HOURS, st.sampled_from([0, 15, 60, 600]), st.booleans(), st.booleans()),
+    min_size=0,
+    max_size=8,
+)
+"""Up to 8 ``(start minutes, length minutes, flag, flag)`` single UTC events."""
+
+# A calendar near a DST change for the shortcuts of cerebri.ics (ics_scenarios): single events
+# zoned, UTC, floating, all-day or in a custom VTIMEZONE, with DTEND, DURATION or neither.
+_SHORTCUT_ZONES = ("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Kiritimati")
+ICS_CUSTOM_ZONE = "\n".join(
+    [
+        "BEGIN:VTIMEZONE",
+        "TZID:Custom/Zone",
+        "BEGIN:STANDARD",
+        "DTSTART:19701025T030000",
+        "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+        "TZOFFSETFROM:+0300",
+        "TZOFFSETTO:+0200",
+        "END:STANDARD",
+        "BEGIN:DAYLIGHT",
+        "DTSTART:19700329T020000",
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0300",
+        "END:DAYLIGHT",
+        "END:VTIMEZONE",
+    ]
+)
+# moments near the 2024 DST changes of Berlin (03-31, 10-27), New York (03-10, 11-03) and
+# Lord Howe (04-07: 30 minutes back), and ordinary ones
+_CENTERS = st.sampled_from(
+    [
+        datetime(2024, 3, 31, 2, 30),  # noqa: DTZ001 - does not exist in Berlin
+        datetime(2024, 10, 27, 2, 30),  # noqa: DTZ001 - occurs twice in Berlin
+        datetime(2024, 3, 10, 2, 30),  # noqa: DTZ001 - does not exist in New York
+        datetime(2024, 11, 3, 1, 30),  # noqa: DTZ001 - occurs twice in New York
+        datetime(2024, 4, 7, 1, 45),  # noqa: DTZ001 - occurs twice on Lord Howe
+        datetime(2024, 6, 12, 9, 0),  # noqa: DTZ001
+        datetime(2024, 1, 1, 0, 0),  # noqa: DTZ001
+    ]
+)
+_NEAR = st.integers(-3 * 24 * 4, 3 * 24 * 4).map(lambda quarters: timedelta(minutes=15 * quarters))
+_ENDS = st.one_of(
+    st.tuples(st.just("DTEND"), st.integers(0, 4 * 24 * 4).map(lambda q: q * 15)),
+    st.tuples(
+        st.just("DURATION"),
+        st.sampled_from(["PT0S", "PT15M", "PT1H", "PT24H", "P1D", "P1DT2H", "P2W", "PT90M"]),
+    ),
+    st.tuples(st.just("none"), st.just(0)),
+)
+_EXTRAS = st.lists(
+    st.sampled_from(
+        [
+            "TRANSP:TRANSPARENT",
+            "TRANSP:OPAQUE",
+            "STATUS:CANCELLED",
+            "STATUS:TENTATIVE",
+            "SEQUENCE:3",
+            "SUMMARY:Meeting",
+            "RRULE:",  # an empty rule: no rule for cerebri, a property for the library
+            "EXDATE:20240401T100000Z",
+        ]
+    ),
+    max_size=3,
+    unique=True,
+)
+
+
+def _wall(moment: datetime) -> str:
+    return moment.strftime("%Y%m%dT%H%M%S")
+
+
+def _property_stamp(kind: str, moment: datetime, prop: str) -> str:
+    if kind == "utc":
+        return f"{prop}:{_wall(moment)}Z"
+    if kind == "floating":
+        return f"{prop}:{_wall(moment)}"
+    if kind == "date":
+        return f"{prop};VALUE=DATE:{moment:%Y%m%d}"
+    return f"{prop};TZID={kind}:{_wall(moment)}"
+
+
+@st.composite
+def _shortcut_event(draw: st.DrawFn, index: int, center: datetime) -> str:
+    kind = draw(st.sampled_from(["utc", "floating", "date", "Custom/Zone", *_SHORTCUT_ZONES]))
+    start = center + draw(st.sampled_from([timedelta(0), timedelta(hours=1)]) | _NEAR)
+    how, amount = draw(_ENDS)
+    lines = [_property_stamp(kind, start, "DTSTART")]
+    if how == "DTEND":
+        end_kind = kind
+        if kind != "date" and draw(st.booleans()):
+            end_kind = draw(st.sampled_from(["utc", *_SHORTCUT_ZONES]))  # another zone for the end
+        step = timedelta(days=amount // (24 * 60)) if kind == "date" else timedelta(0)
+        moment = start + (step if kind == "date" else timedelta(minutes=amount))
+        lines.append(_property_stamp(end_kind, moment, "DTEND"))
+    elif how == "DURATION":
+        lines.append(f"DURATION:{amount}")
+    lines += draw(_EXTRAS)
+    return vevent(*lines, uid=f"event-{index}")
+
+
+@st.composite
+def ics_scenarios(draw: st.DrawFn) -> tuple[str, tuple[Instant, Instant]]:
+    """A calendar of a few single events and a window, all near one moment."""
+    center = draw(_CENTERS)
+    count = draw(st.integers(1, 4))
+    events = [draw(_shortcut_event(index, center)) for index in range(count)]
+    if draw(st.booleans()):
+        events.append(events[0].replace("UID:event-0", "UID:event-0-copy"))
+    begin = (center + draw(_NEAR)).replace(tzinfo=UTC)
+    hours = draw(st.sampled_from([1, 5, 24, 49, 24 * 7, 24 * 40]))
+    window = Instant.from_datetime(begin), Instant.from_datetime(begin + timedelta(hours=hours))
+    return ics_calendar(ICS_CUSTOM_ZONE, *events), window
