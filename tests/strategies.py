@@ -12,7 +12,12 @@ writing its own. Sections, in pipeline order:
 * planner: :func:`dependency_graphs`, :func:`busy_spans`;
 * plans: :func:`dags`, :func:`messy_steps`;
 * proposals: :func:`canonical_json_values`, :func:`envelope_inputs`;
-* ics: :data:`ics_specs` (:class:`IcsSpec`), :data:`ics_single_events`, :func:`ics_scenarios`.
+* ics: :data:`ics_specs` (:class:`IcsSpec`), :data:`ics_single_events`, :func:`ics_scenarios`;
+* calendars over CalDAV: :func:`caldav_events` (:class:`Single`, :class:`Series`).
+
+One strategy stays beside its test: ``cases`` of ``tests/ics/test_ics_series_property.py``
+draws each series together with its expected busy time, so it *is* that test's independent
+reference expansion, not only a source of inputs.
 
 CPIR requests: random, *valid* single-target CPIR 0.2 requests (dict form).
 
@@ -59,14 +64,19 @@ from tests.ics.helpers import vevent
 from tests.plans.drafts import wait_step
 
 __all__ = [
+    "EVENT_ZONES",
     "GRAPH_GHOSTS",
     "GRAPH_IDS",
     "ICS_BASE",
     "ICS_CUSTOM_ZONE",
     "TARGET",
+    "CalendarEvent",
     "IcsSpec",
+    "Series",
+    "Single",
     "busy_inputs",
     "busy_spans",
+    "caldav_events",
     "calendar_dates",
     "canonical_json_values",
     "dags",
@@ -81,6 +91,7 @@ __all__ = [
     "intervals",
     "json_scalars",
     "json_values",
+    "local_day",
     "messy_steps",
     "recurrence_rules",
     "requests",
@@ -1082,3 +1093,116 @@ def ics_scenarios(draw: st.DrawFn) -> tuple[str, tuple[Instant, Instant]]:
     hours = draw(st.sampled_from([1, 5, 24, 49, 24 * 7, 24 * 40]))
     window = Instant.from_datetime(begin), Instant.from_datetime(begin + timedelta(hours=hours))
     return ics_calendar(ICS_CUSTOM_ZONE, *events), window
+
+
+# ------------------------------------------------------------------- calendars over CalDAV
+
+EVENT_ZONES = ("UTC", "Europe/Berlin", "America/New_York")
+
+
+@dataclass(frozen=True)
+class Single:
+    """A single VEVENT at a naive local wall time in ``zone`` (find-slot over CalDAV)."""
+
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time in ``zone``
+    minutes: int
+    status: str | None  # None, "CANCELLED"
+    transparent: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    """A DAILY or WEEKLY series with ``COUNT``/``UNTIL``, ``EXDATE``s and overrides
+    (moved, cancelled, ``THISANDFUTURE``), at naive local wall times in ``zone``."""
+
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time of the first instance
+    minutes: int
+    step_days: int  # 1 = DAILY, 7 = WEEKLY
+    count: int | None
+    until_index: int | None  # UNTIL = the start of this instance (inclusive), in UTC
+    exdates: frozenset[int]
+    moved: tuple[tuple[int, datetime | None], ...]  # (instance index, new local start or cancel)
+    # RANGE=THISANDFUTURE at this index, shifting it and every later instance by this much
+    # wall-clock time; then EXDATE and single overrides are drawn only before that index.
+    future: tuple[int, timedelta] | None = None
+    # The zone EXDATE and RECURRENCE-ID values are written in: the same instant, another
+    # zone's wall clock (RFC 5545 compares them as instants); None = the series' zone.
+    value_zone: str | None = None
+
+
+CalendarEvent = Single | Series
+
+
+_LOCAL_HOURS = st.sampled_from([0, 1, 4, 6, 8, 9, 10, 12, 14, 16, 18, 20, 22, 23])
+_MINUTES = st.sampled_from([0, 10, 15, 30, 45])
+_LENGTHS = st.sampled_from([15, 30, 45, 60, 90, 120, 240])
+
+
+def local_day(offset: int, hour: int, minute: int) -> datetime:
+    """A naive local wall time ``offset`` days after 2026-10-24 at ``hour:minute``.
+
+    October has no DST gap; a time in the 2026-10-25 fold is its first occurrence
+    (fold=0), as RFC 5545 section 3.3.5 reads an ambiguous local time."""
+    midnight = datetime(2026, 10, 24)  # noqa: DTZ001 - a naive local wall time
+    return midnight + timedelta(days=offset, hours=hour, minutes=minute)
+
+
+@st.composite
+def _single(draw: st.DrawFn, uid: str) -> Single:
+    start = local_day(draw(st.integers(-1, 3)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    status = draw(st.sampled_from([None, None, None, "CANCELLED"]))
+    return Single(
+        uid, draw(st.sampled_from(EVENT_ZONES)), start, draw(_LENGTHS), status, draw(st.booleans())
+    )
+
+
+@st.composite
+def _series(draw: st.DrawFn, uid: str) -> Series:
+    step = draw(st.sampled_from([1, 7]))
+    start = local_day(-draw(st.integers(0, 60)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    bound = draw(st.sampled_from(["none", "count", "until"]))
+    count = draw(st.integers(1, 70)) if bound == "count" else None
+    until = draw(st.integers(0, 70)) if bound == "until" else None
+    indices = st.integers(0, 70)
+    exdates = frozenset(draw(st.lists(indices, max_size=3)))
+    far = st.builds(local_day, st.integers(-90, 30), _LOCAL_HOURS, _MINUTES)
+    near = st.builds(local_day, st.integers(-1, 3), _LOCAL_HOURS, _MINUTES)
+    new_start = st.one_of(st.none(), near, far)
+    pairs = st.lists(st.tuples(indices, new_start), max_size=3, unique_by=lambda p: p[0])
+    moved_pairs = draw(pairs)
+    future: tuple[int, timedelta] | None = None
+    if draw(st.booleans()):
+        days = draw(st.sampled_from([-5, -3, -1, 0, 1, 3, 5]))
+        hours = draw(st.sampled_from([-3, 0, 2]))
+        future = (draw(indices), timedelta(days=days, hours=hours))
+        exdates = frozenset(index for index in exdates if index < future[0])
+        moved_pairs = [pair for pair in moved_pairs if pair[0] < future[0]]
+    return Series(
+        uid,
+        draw(st.sampled_from(EVENT_ZONES)),
+        start,
+        draw(_LENGTHS),
+        step,
+        count,
+        until,
+        exdates,
+        tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
+        future,
+        draw(st.sampled_from([None, *EVENT_ZONES])),
+    )
+
+
+@st.composite
+def caldav_events(draw: st.DrawFn) -> list[CalendarEvent]:
+    """1-5 events (singles and series) with UIDs ``e<n>@prop``, near the window of
+    2026-10-24 to 2026-10-27 (Berlin's clocks fall back on the 25th)."""
+    events: list[CalendarEvent] = []
+    for number in range(draw(st.integers(1, 5))):
+        uid = f"e{number}@prop"
+        kind = draw(st.sampled_from(["single", "series", "series"]))
+        events.append(draw(_single(uid) if kind == "single" else _series(uid)))
+    return events
