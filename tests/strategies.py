@@ -1,7 +1,7 @@
 """The hypothesis strategies of every property test, in one module (as attrs keeps them).
 
 A property test imports its strategies from here; a new feature extends this module instead of
-writing its own. Sections, in pipeline order:
+writing its own. Sections:
 
 * CPIR requests: :func:`requests` (random, *valid* single-target CPIR 0.2 requests, dict form,
   described below) and :func:`shuffled`;
