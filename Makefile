@@ -1,6 +1,7 @@
 # cerebri: `make run` plans the shipped example, then puts a meeting on a calendar (found,
-# proposed, approved by a second principal, written once, read back); `make test` runs lint,
-# types, the strict docs build and tests; `make docs` builds the user guide into site/.
+# proposed, approved by a second principal, written once, read back); `make test` runs lint
+# (with the import contracts), types, the strict docs build and tests; `make docs` builds the
+# user guide into site/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -27,9 +28,11 @@ run: $(VENV)/.run-deps
 	$(BIN)/cerebri plan --table examples/design-review.json
 	CEREBRI=$(abspath $(BIN))/cerebri PYTHON=$(abspath $(BIN))/python bash examples/put-on-calendar.sh
 
+# lint-imports checks the import contracts in pyproject.toml (docs/architecture.md).
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests bench docs/hooks
 	$(BIN)/ruff format --check src tests bench docs/hooks
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.test-deps
 	$(BIN)/mypy
@@ -69,4 +72,5 @@ bench: $(VENV)/.test-deps
 	$(BIN)/python bench/plan_scaling.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site .import_linter_cache \
+		.grimp_cache

@@ -1,4 +1,25 @@
-"""Hypothesis strategies for random, *valid* single-target CPIR 0.2 requests (dict form).
+"""The hypothesis strategies of every property test, in one module (as attrs keeps them).
+
+A property test imports its strategies from here; a new feature extends this module instead of
+writing its own. Sections:
+
+* CPIR requests: :func:`requests` (random, *valid* single-target CPIR 0.2 requests, dict form,
+  described below) and :func:`shuffled`;
+* JSON values: :func:`json_scalars` and :func:`json_values`, one builder with the bounds each
+  test needs;
+* temporal: :func:`intervals`, :func:`interval_lists`, :func:`calendar_dates`,
+  :func:`timestamp_fields`, :func:`busy_inputs`, :func:`recurrence_rules`;
+* planner: :func:`dependency_graphs`, :func:`busy_spans`;
+* plans: :func:`dags`, :func:`messy_steps`;
+* proposals: :func:`canonical_json_values`, :func:`envelope_inputs`;
+* ics: :data:`ics_specs` (:class:`IcsSpec`), :data:`ics_single_events`, :func:`ics_scenarios`;
+* calendars over CalDAV: :func:`caldav_events` (:class:`Single`, :class:`Series`).
+
+One strategy stays beside its test: ``cases`` of ``tests/ics/test_ics_series_property.py``
+draws each series together with its expected busy time, so it *is* that test's independent
+reference expansion, not only a source of inputs.
+
+CPIR requests: random, *valid* single-target CPIR 0.2 requests (dict form).
 
 Shape: a 1-3 hour horizon on a fixed day (several UTC start hours, so local dates differ
 between zones), 0-6 busy EVENT/TASK objects, some AVAILABILITY/DEADLINE/RESOURCE objects,
@@ -24,13 +45,59 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
-__all__ = ["TARGET", "instant", "requests", "shuffled"]
+from cerebri._json import JSONValue
+from cerebri.cpir.parse import parse_model
+from cerebri.cpir.temporal_context import RecurrenceDefinition
+from cerebri.planner.graph import Edge
+from cerebri.proposals import MAX_VALIDITY_SECONDS, ArtifactType, Classification, ExecutorMode
+from cerebri.proposals.digest import MAX_SAFE_INTEGER
+from cerebri.temporal import BusyInput, Instant, Interval
+from tests.ics.helpers import calendar as ics_calendar
+from tests.ics.helpers import vevent
+from tests.plans.drafts import wait_step
+
+__all__ = [
+    "EVENT_ZONES",
+    "GRAPH_GHOSTS",
+    "GRAPH_IDS",
+    "ICS_BASE",
+    "ICS_CUSTOM_ZONE",
+    "TARGET",
+    "CalendarEvent",
+    "IcsSpec",
+    "Series",
+    "Single",
+    "busy_inputs",
+    "busy_spans",
+    "caldav_events",
+    "calendar_dates",
+    "canonical_json_values",
+    "dags",
+    "dependency_graphs",
+    "envelope_inputs",
+    "ics_scenarios",
+    "ics_single_events",
+    "ics_specs",
+    "ics_stamp",
+    "instant",
+    "interval_lists",
+    "intervals",
+    "json_scalars",
+    "json_values",
+    "local_day",
+    "messy_steps",
+    "recurrence_rules",
+    "requests",
+    "shuffled",
+    "timestamp_fields",
+]
 
 TARGET = "t"
 DAY = datetime(2026, 10, 24, tzinfo=UTC)  # Berlin/London change clocks on 2026-10-25
@@ -608,3 +675,534 @@ def _deep_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_deep_copy(item) for item in value]
     return value
+
+
+# ------------------------------------------------------------------------------ JSON values
+
+
+def json_scalars(
+    *,
+    max_text: int,
+    integers: st.SearchStrategy[int] | None = None,
+    allow_infinity: bool | None = False,
+) -> st.SearchStrategy[JSONValue]:
+    """``null``, booleans, integers (any, unless ``integers`` is given), floats without NaN
+    (infinities only when ``allow_infinity`` is ``None``, hypothesis's default) and text of
+    at most ``max_text`` characters."""
+    return (
+        st.none()
+        | st.booleans()
+        | (st.integers() if integers is None else integers)
+        | st.floats(allow_nan=False, allow_infinity=allow_infinity)
+        | st.text(max_size=max_text)
+    )
+
+
+def json_values(
+    scalars: st.SearchStrategy[Any],
+    *,
+    keys: st.SearchStrategy[str],
+    max_items: int,
+    max_members: int | None,
+    max_leaves: int,
+) -> st.SearchStrategy[Any]:
+    """JSON documents over ``scalars``: arrays of at most ``max_items`` items and objects of
+    at most ``max_members`` members (``None``: unbounded) named by ``keys``, at most
+    ``max_leaves`` scalars in all."""
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=max_items) | st.dictionaries(keys, inner, max_size=max_members)
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+# ------------------------------------------------------------------------------ temporal
+
+
+@st.composite
+def intervals(draw: st.DrawFn, limit: int) -> Interval:
+    """A non-empty half-open interval of integers with bounds in ``0..limit``."""
+    start = draw(st.integers(0, limit - 1))
+    end = draw(st.integers(start + 1, limit))
+    return Interval(start, end)
+
+
+def interval_lists(limit: int) -> st.SearchStrategy[list[Interval]]:
+    """Up to 12 :func:`intervals` (overlapping, touching or apart, in any order)."""
+    return st.lists(intervals(limit), max_size=12)
+
+
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _month_length(year: int, month: int) -> int:
+    lengths = [31, 29 if _is_leap(year) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return lengths[month - 1]
+
+
+@st.composite
+def calendar_dates(draw: st.DrawFn) -> tuple[int, int, int]:
+    """A valid proleptic Gregorian ``(year, month, day)``, years -262143 to 262142."""
+    year = draw(st.integers(-262143, 262142))
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, _month_length(year, month)))
+    return year, month, day
+
+
+@st.composite
+def timestamp_fields(draw: st.DrawFn) -> tuple[int, int, int, int, int, int]:
+    """(year, month, day, second of day, nanoseconds, offset minutes) for a valid timestamp."""
+    unit = draw(st.sampled_from([0, 1, 1000, 10**6]))
+    frac = draw(st.integers(0, 999_999_999))
+    return (
+        draw(st.integers(-262142, 262141)),
+        draw(st.integers(1, 12)),
+        draw(st.integers(1, 28)),
+        draw(st.integers(0, 86399)),
+        0 if unit == 0 else frac // unit * unit,
+        draw(st.integers(-(23 * 60 + 59), 23 * 60 + 59)),
+    )
+
+
+@st.composite
+def busy_inputs(draw: st.DrawFn) -> BusyInput:
+    """A busy interval with bounds in seconds (start -20..70, end up to 80) and buffers
+    before, after and for travel of 0-8 seconds each."""
+    start = draw(st.integers(-20, 70))
+    end = draw(st.integers(start + 1, 80))
+    buffers = st.integers(0, 8)
+    before, after, travel = draw(buffers), draw(buffers), draw(buffers)
+    return BusyInput(Instant.from_seconds(start), Instant.from_seconds(end), before, after, travel)
+
+
+WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+@st.composite
+def recurrence_rules(draw: st.DrawFn) -> RecurrenceDefinition:
+    """A DAILY or WEEKLY rule starting in late March 2026 (across the European and American
+    DST changes), every 1-3 periods, with or without a count, in UTC, Berlin or New York."""
+    pattern: dict[str, Any] = {"frequency": "DAILY", "every": draw(st.integers(1, 3))}
+    if draw(st.booleans()):
+        pattern["frequency"] = "WEEKLY"
+        pattern["weekdays"] = draw(st.lists(st.sampled_from(WEEKDAYS), min_size=1, unique=True))
+    document = {
+        "start_date": f"2026-03-{draw(st.integers(20, 31)):02d}",
+        "local_time": draw(st.sampled_from(["00:00:00", "02:30:00", "09:15:00", "23:45:00"])),
+        "timezone": draw(st.sampled_from(["UTC", "Europe/Berlin", "America/New_York"])),
+        "duration": draw(st.integers(60, 3 * 86_400)),
+        "pattern": pattern,
+        "count": draw(st.none() | st.integers(1, 20)),
+        "gap_policy": "Skip",
+        "fold_policy": draw(st.sampled_from(["Earlier", "Later"])),
+    }
+    return parse_model(RecurrenceDefinition, document)
+
+
+# ------------------------------------------------------------------------------ planner
+
+# Ids chosen so that plain string order matters ("B" < "a" < "a1" < "ab" < "b" < "c").
+GRAPH_IDS = ["a", "b", "c", "B", "ab", "a1"]
+GRAPH_GHOSTS = ["x", "zz"]  # never object ids, so any edge touching one is a missing reference
+_node_ids = st.lists(st.sampled_from(GRAPH_IDS), max_size=10)
+
+
+@st.composite
+def dependency_graphs(
+    draw: st.DrawFn, *, with_missing: bool = True
+) -> tuple[list[str], list[Edge]]:
+    """Object ids (from :data:`GRAPH_IDS`, repeats allowed) and up to 12 edges between them
+    (self-loops and cycles included); with ``with_missing``, sometimes one more edge to or from
+    a ghost id (:data:`GRAPH_GHOSTS`)."""
+    ids = draw(_node_ids)
+    endpoint = st.sampled_from(sorted(set(ids)) or GRAPH_GHOSTS)
+    edges = draw(st.lists(st.builds(Edge, endpoint, endpoint), max_size=12)) if ids else []
+    if with_missing and draw(st.booleans()):
+        ghost = draw(st.sampled_from(GRAPH_GHOSTS))
+        real = draw(endpoint)
+        edges.append(Edge(ghost, real) if draw(st.booleans()) else Edge(real, ghost))
+    return ids, edges
+
+
+def busy_spans() -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Up to 12 busy ``(start, end)`` minute offsets, starts 0-530, lengths 1-120."""
+    return st.lists(
+        st.tuples(st.integers(0, 530), st.integers(1, 120)).map(lambda p: (p[0], p[0] + p[1])),
+        max_size=12,
+    )
+
+
+# ------------------------------------------------------------------------------ plans
+
+_DAG_KEYS = st.lists(
+    st.text("abcdefg", min_size=1, max_size=2), min_size=1, max_size=9, unique=True
+)
+
+
+@st.composite
+def dags(draw: st.DrawFn, min_steps: int = 1) -> list[dict[str, Any]]:
+    """At least ``min_steps`` wait steps with distinct random keys, each depending on some
+    earlier steps."""
+    keys = draw(_DAG_KEYS.filter(lambda k: len(k) >= min_steps))
+    steps = []
+    for i, key in enumerate(keys):
+        deps = draw(st.lists(st.sampled_from(keys[:i]), unique=True)) if i else []
+        steps.append(wait_step(key, depends_on=deps))
+    return steps
+
+
+_MESSY_KEYS = st.lists(st.sampled_from("abcde"), min_size=0, max_size=7)
+
+
+@st.composite
+def messy_steps(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Wait steps with possibly repeated keys, any dependencies (unknown, self, cycles) and
+    attempts that may be invalid."""
+    keys = draw(_MESSY_KEYS)
+    targets = st.sampled_from([*keys, "zz"]) if keys else st.just("zz")
+    return [
+        wait_step(
+            key,
+            depends_on=draw(st.lists(targets, max_size=3)),
+            max_attempts=draw(st.integers(-1, 2)),
+        )
+        for key in keys
+    ]
+
+
+# ------------------------------------------------------------------------------ proposals
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+_IDS = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
+
+
+def canonical_json_values() -> st.SearchStrategy[Any]:
+    """JSON documents canonical JSON (RFC 8785) can write: integers within
+    ±(2^53 - 1), no integral float beyond that, text without lone surrogates."""
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+        | st.floats(allow_nan=False, allow_infinity=False).filter(
+            # integral floats JCS writes as integers beyond 2^53 - 1 are refused (digest.py)
+            lambda f: not (f.is_integer() and MAX_SAFE_INTEGER < abs(f) < 1e21)
+        )
+        | _TEXT
+    )
+    return json_values(scalars, keys=_TEXT, max_items=4, max_members=4, max_leaves=20)
+
+
+def envelope_inputs() -> st.SearchStrategy[dict[str, Any]]:
+    """What a proposal envelope is made of: artifact bytes and type, mode, classification,
+    principal kind, six ids (author, node, query, room, turn, idempotency), the proposal
+    time in seconds, a validity within ``MAX_VALIDITY_SECONDS`` and a clock offset."""
+    return st.fixed_dictionaries(
+        {
+            "artifact": st.binary(max_size=64),
+            "artifact_type": st.sampled_from([ArtifactType.ACTION_PLAN, ArtifactType.PLAN_GRAPH]),
+            "mode": st.sampled_from([ExecutorMode.PLAN_EXECUTOR, ExecutorMode.MANUAL]),
+            "class_key": st.sampled_from(list(Classification)),
+            "kind": st.sampled_from(["principal", "service"]),
+            "ids": st.lists(_IDS, min_size=6, max_size=6),
+            "proposed": st.integers(0, 4_000_000_000),
+            "duration": st.integers(1, MAX_VALIDITY_SECONDS),  # propose refuses longer
+            "offset": st.integers(0, 10**9),
+        }
+    )
+
+
+# ------------------------------------------------------------------------------ ics
+
+ICS_BASE = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class IcsSpec:
+    """One VEVENT of a small random calendar, all times whole minutes after ``ICS_BASE``."""
+
+    uid: str
+    start: int  # minutes after ICS_BASE
+    minutes: int  # duration; 0 gives a zero-length event
+    rule: str | None
+    transparent: bool
+    status: str | None
+    sequence: int
+    recurrence: int | None  # minutes after ICS_BASE of the instance an override replaces
+    this_and_future: bool
+
+    def text(self) -> str:
+        lines = ["BEGIN:VEVENT", f"UID:{self.uid}", "DTSTAMP:20240101T000000Z"]
+        lines.append(f"DTSTART:{ics_stamp(self.start)}")
+        if self.minutes:
+            lines.append(f"DURATION:PT{self.minutes}M")
+        if self.rule:
+            lines.append(f"RRULE:{self.rule}")
+        if self.recurrence is not None:
+            range_ = ";RANGE=THISANDFUTURE" if self.this_and_future else ""
+            lines.append(f"RECURRENCE-ID{range_}:{ics_stamp(self.recurrence)}")
+        if self.transparent:
+            lines.append("TRANSP:TRANSPARENT")
+        if self.status:
+            lines.append(f"STATUS:{self.status}")
+        lines.append(f"SEQUENCE:{self.sequence}")
+        lines.append("END:VEVENT")
+        return "\n".join(lines)
+
+
+def ics_stamp(minutes: int) -> str:
+    """``minutes`` after :data:`ICS_BASE` as an iCalendar UTC date-time."""
+    return (ICS_BASE + timedelta(minutes=minutes)).strftime("%Y%m%dT%H%M%SZ")
+
+
+_ICS_HOURS = st.integers(min_value=0, max_value=20 * 24).map(lambda hours: hours * 60)
+
+ics_specs = st.builds(
+    IcsSpec,
+    uid=st.sampled_from(["a", "b", "c"]),
+    start=_ICS_HOURS,
+    minutes=st.sampled_from([0, 30, 60, 90, 24 * 60]),
+    rule=st.one_of(
+        st.none(),
+        st.integers(1, 6).map(lambda n: f"FREQ=DAILY;COUNT={n}"),
+        st.integers(1, 3).map(lambda n: f"FREQ=WEEKLY;COUNT={n}"),
+        st.just("FREQ=HOURLY;INTERVAL=7"),
+    ),
+    transparent=st.booleans(),
+    status=st.sampled_from([None, "CONFIRMED", "TENTATIVE", "CANCELLED"]),
+    sequence=st.integers(0, 2),
+    recurrence=st.one_of(st.none(), _ICS_HOURS),
+    this_and_future=st.booleans(),
+)
+"""Masters, overrides (also ``THISANDFUTURE``), zero-length, transparent and cancelled
+events sharing three UIDs (:class:`IcsSpec`)."""
+
+ics_single_events = st.lists(
+    st.tuples(_ICS_HOURS, st.sampled_from([0, 15, 60, 600]), st.booleans(), st.booleans()),
+    min_size=0,
+    max_size=8,
+)
+"""Up to 8 ``(start minutes, length minutes, flag, flag)`` single UTC events."""
+
+# A calendar near a DST change for the shortcuts of cerebri.ics (ics_scenarios): single events
+# zoned, UTC, floating, all-day or in a custom VTIMEZONE, with DTEND, DURATION or neither.
+_SHORTCUT_ZONES = ("Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Kiritimati")
+ICS_CUSTOM_ZONE = "\n".join(
+    [
+        "BEGIN:VTIMEZONE",
+        "TZID:Custom/Zone",
+        "BEGIN:STANDARD",
+        "DTSTART:19701025T030000",
+        "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU",
+        "TZOFFSETFROM:+0300",
+        "TZOFFSETTO:+0200",
+        "END:STANDARD",
+        "BEGIN:DAYLIGHT",
+        "DTSTART:19700329T020000",
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0300",
+        "END:DAYLIGHT",
+        "END:VTIMEZONE",
+    ]
+)
+# moments near the 2024 DST changes of Berlin (03-31, 10-27), New York (03-10, 11-03) and
+# Lord Howe (04-07: 30 minutes back), and ordinary ones
+_CENTERS = st.sampled_from(
+    [
+        datetime(2024, 3, 31, 2, 30),  # noqa: DTZ001 - does not exist in Berlin
+        datetime(2024, 10, 27, 2, 30),  # noqa: DTZ001 - occurs twice in Berlin
+        datetime(2024, 3, 10, 2, 30),  # noqa: DTZ001 - does not exist in New York
+        datetime(2024, 11, 3, 1, 30),  # noqa: DTZ001 - occurs twice in New York
+        datetime(2024, 4, 7, 1, 45),  # noqa: DTZ001 - occurs twice on Lord Howe
+        datetime(2024, 6, 12, 9, 0),  # noqa: DTZ001
+        datetime(2024, 1, 1, 0, 0),  # noqa: DTZ001
+    ]
+)
+_NEAR = st.integers(-3 * 24 * 4, 3 * 24 * 4).map(lambda quarters: timedelta(minutes=15 * quarters))
+_ENDS = st.one_of(
+    st.tuples(st.just("DTEND"), st.integers(0, 4 * 24 * 4).map(lambda q: q * 15)),
+    st.tuples(
+        st.just("DURATION"),
+        st.sampled_from(["PT0S", "PT15M", "PT1H", "PT24H", "P1D", "P1DT2H", "P2W", "PT90M"]),
+    ),
+    st.tuples(st.just("none"), st.just(0)),
+)
+_EXTRAS = st.lists(
+    st.sampled_from(
+        [
+            "TRANSP:TRANSPARENT",
+            "TRANSP:OPAQUE",
+            "STATUS:CANCELLED",
+            "STATUS:TENTATIVE",
+            "SEQUENCE:3",
+            "SUMMARY:Meeting",
+            "RRULE:",  # an empty rule: no rule for cerebri, a property for the library
+            "EXDATE:20240401T100000Z",
+        ]
+    ),
+    max_size=3,
+    unique=True,
+)
+
+
+def _wall(moment: datetime) -> str:
+    return moment.strftime("%Y%m%dT%H%M%S")
+
+
+def _property_stamp(kind: str, moment: datetime, prop: str) -> str:
+    if kind == "utc":
+        return f"{prop}:{_wall(moment)}Z"
+    if kind == "floating":
+        return f"{prop}:{_wall(moment)}"
+    if kind == "date":
+        return f"{prop};VALUE=DATE:{moment:%Y%m%d}"
+    return f"{prop};TZID={kind}:{_wall(moment)}"
+
+
+@st.composite
+def _shortcut_event(draw: st.DrawFn, index: int, center: datetime) -> str:
+    kind = draw(st.sampled_from(["utc", "floating", "date", "Custom/Zone", *_SHORTCUT_ZONES]))
+    start = center + draw(st.sampled_from([timedelta(0), timedelta(hours=1)]) | _NEAR)
+    how, amount = draw(_ENDS)
+    lines = [_property_stamp(kind, start, "DTSTART")]
+    if how == "DTEND":
+        end_kind = kind
+        if kind != "date" and draw(st.booleans()):
+            end_kind = draw(st.sampled_from(["utc", *_SHORTCUT_ZONES]))  # another zone for the end
+        step = timedelta(days=amount // (24 * 60)) if kind == "date" else timedelta(0)
+        moment = start + (step if kind == "date" else timedelta(minutes=amount))
+        lines.append(_property_stamp(end_kind, moment, "DTEND"))
+    elif how == "DURATION":
+        lines.append(f"DURATION:{amount}")
+    lines += draw(_EXTRAS)
+    return vevent(*lines, uid=f"event-{index}")
+
+
+@st.composite
+def ics_scenarios(draw: st.DrawFn) -> tuple[str, tuple[Instant, Instant]]:
+    """A calendar of a few single events and a window, all near one moment."""
+    center = draw(_CENTERS)
+    count = draw(st.integers(1, 4))
+    events = [draw(_shortcut_event(index, center)) for index in range(count)]
+    if draw(st.booleans()):
+        events.append(events[0].replace("UID:event-0", "UID:event-0-copy"))
+    begin = (center + draw(_NEAR)).replace(tzinfo=UTC)
+    hours = draw(st.sampled_from([1, 5, 24, 49, 24 * 7, 24 * 40]))
+    window = Instant.from_datetime(begin), Instant.from_datetime(begin + timedelta(hours=hours))
+    return ics_calendar(ICS_CUSTOM_ZONE, *events), window
+
+
+# ------------------------------------------------------------------- calendars over CalDAV
+
+EVENT_ZONES = ("UTC", "Europe/Berlin", "America/New_York")
+
+
+@dataclass(frozen=True)
+class Single:
+    """A single VEVENT at a naive local wall time in ``zone`` (find-slot over CalDAV)."""
+
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time in ``zone``
+    minutes: int
+    status: str | None  # None, "CANCELLED"
+    transparent: bool
+
+
+@dataclass(frozen=True)
+class Series:
+    """A DAILY or WEEKLY series with ``COUNT``/``UNTIL``, ``EXDATE``s and overrides
+    (moved, cancelled, ``THISANDFUTURE``), at naive local wall times in ``zone``."""
+
+    uid: str
+    zone: str
+    start: datetime  # naive local wall time of the first instance
+    minutes: int
+    step_days: int  # 1 = DAILY, 7 = WEEKLY
+    count: int | None
+    until_index: int | None  # UNTIL = the start of this instance (inclusive), in UTC
+    exdates: frozenset[int]
+    moved: tuple[tuple[int, datetime | None], ...]  # (instance index, new local start or cancel)
+    # RANGE=THISANDFUTURE at this index, shifting it and every later instance by this much
+    # wall-clock time; then EXDATE and single overrides are drawn only before that index.
+    future: tuple[int, timedelta] | None = None
+    # The zone EXDATE and RECURRENCE-ID values are written in: the same instant, another
+    # zone's wall clock (RFC 5545 compares them as instants); None = the series' zone.
+    value_zone: str | None = None
+
+
+CalendarEvent = Single | Series
+
+
+_LOCAL_HOURS = st.sampled_from([0, 1, 4, 6, 8, 9, 10, 12, 14, 16, 18, 20, 22, 23])
+_MINUTES = st.sampled_from([0, 10, 15, 30, 45])
+_LENGTHS = st.sampled_from([15, 30, 45, 60, 90, 120, 240])
+
+
+def local_day(offset: int, hour: int, minute: int) -> datetime:
+    """A naive local wall time ``offset`` days after 2026-10-24 at ``hour:minute``.
+
+    October has no DST gap; a time in the 2026-10-25 fold is its first occurrence
+    (fold=0), as RFC 5545 section 3.3.5 reads an ambiguous local time."""
+    midnight = datetime(2026, 10, 24)  # noqa: DTZ001 - a naive local wall time
+    return midnight + timedelta(days=offset, hours=hour, minutes=minute)
+
+
+@st.composite
+def _single(draw: st.DrawFn, uid: str) -> Single:
+    start = local_day(draw(st.integers(-1, 3)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    status = draw(st.sampled_from([None, None, None, "CANCELLED"]))
+    return Single(
+        uid, draw(st.sampled_from(EVENT_ZONES)), start, draw(_LENGTHS), status, draw(st.booleans())
+    )
+
+
+@st.composite
+def _series(draw: st.DrawFn, uid: str) -> Series:
+    step = draw(st.sampled_from([1, 7]))
+    start = local_day(-draw(st.integers(0, 60)), draw(_LOCAL_HOURS), draw(_MINUTES))
+    bound = draw(st.sampled_from(["none", "count", "until"]))
+    count = draw(st.integers(1, 70)) if bound == "count" else None
+    until = draw(st.integers(0, 70)) if bound == "until" else None
+    indices = st.integers(0, 70)
+    exdates = frozenset(draw(st.lists(indices, max_size=3)))
+    far = st.builds(local_day, st.integers(-90, 30), _LOCAL_HOURS, _MINUTES)
+    near = st.builds(local_day, st.integers(-1, 3), _LOCAL_HOURS, _MINUTES)
+    new_start = st.one_of(st.none(), near, far)
+    pairs = st.lists(st.tuples(indices, new_start), max_size=3, unique_by=lambda p: p[0])
+    moved_pairs = draw(pairs)
+    future: tuple[int, timedelta] | None = None
+    if draw(st.booleans()):
+        days = draw(st.sampled_from([-5, -3, -1, 0, 1, 3, 5]))
+        hours = draw(st.sampled_from([-3, 0, 2]))
+        future = (draw(indices), timedelta(days=days, hours=hours))
+        exdates = frozenset(index for index in exdates if index < future[0])
+        moved_pairs = [pair for pair in moved_pairs if pair[0] < future[0]]
+    return Series(
+        uid,
+        draw(st.sampled_from(EVENT_ZONES)),
+        start,
+        draw(_LENGTHS),
+        step,
+        count,
+        until,
+        exdates,
+        tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
+        future,
+        draw(st.sampled_from([None, *EVENT_ZONES])),
+    )
+
+
+@st.composite
+def caldav_events(draw: st.DrawFn) -> list[CalendarEvent]:
+    """1-5 events (singles and series) with UIDs ``e<n>@prop``, near the window of
+    2026-10-24 to 2026-10-27 (Berlin's clocks fall back on the 25th)."""
+    events: list[CalendarEvent] = []
+    for number in range(draw(st.integers(1, 5))):
+        uid = f"e{number}@prop"
+        kind = draw(st.sampled_from(["single", "series", "series"]))
+        events.append(draw(_single(uid) if kind == "single" else _series(uid)))
+    return events

@@ -1,6 +1,6 @@
 """A throwaway PostgreSQL server a test can stop and start (the store outage tests).
 
-The session server of :mod:`tests.execution.conftest` is shared by every test and must never
+The session server of the root ``tests/conftest.py`` is shared by every test and must never
 go down; :class:`PgServer` is a server of its own, in a temporary folder, on a free loopback
 port, run through ``pg_ctl`` (as the ``postgres`` system user when the tests run as root,
 which PostgreSQL refuses to run as). :func:`start_server` skips the test when no PostgreSQL

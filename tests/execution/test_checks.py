@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from cerebri._json import JSONValue
 from cerebri.execution.checks import CheckOutcome, evaluate_check, json_equal
 from cerebri.plans import Check, CheckOp
+from tests.strategies import json_scalars
+from tests.strategies import json_values as json_values_of
 
 STATUS: dict[str, JSONValue] = {
     "service": "mail",
@@ -142,11 +144,11 @@ def test_outcome_reports_the_observed_value() -> None:
     )
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3)
-    ),
+json_values = json_values_of(
+    json_scalars(max_text=5, allow_infinity=None),
+    keys=st.text(max_size=3),
+    max_items=3,
+    max_members=3,
     max_leaves=8,
 )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from icalendar import Calendar
 
+from cerebri.calendars import context_objects
 from cerebri.errors import CerebriError
 from cerebri.ics import (
     CalendarArgumentError,
@@ -18,7 +19,6 @@ from cerebri.ics import (
     busy_periods,
     calendar_incomplete,
     calendar_warnings,
-    context_objects,
     object_id,
     parse_calendar,
     warnings_of,

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from cerebri.calendars import context_objects
 from cerebri.cpir.enums import Provenance
 from cerebri.cpir.objects import EventKind
-from cerebri.ics import BusyPeriod, busy_periods, context_objects, object_id, parse_calendar
+from cerebri.ics import BusyPeriod, busy_periods, object_id, parse_calendar
 from tests.ics.helpers import calendar, utc, vevent
 
 JANUARY = (utc("2024-01-01 00:00"), utc("2024-02-01 00:00"))

@@ -12,8 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,67 +27,15 @@ from cerebri.ics import (
 )
 from cerebri.temporal.instant import Instant
 from tests.ics.helpers import calendar
+from tests.strategies import ICS_BASE as BASE
+from tests.strategies import IcsSpec as Spec
+from tests.strategies import ics_single_events as single_events
+from tests.strategies import ics_specs as specs
+from tests.strategies import ics_stamp as stamp
 
-BASE = datetime(2024, 1, 1, tzinfo=UTC)
 WINDOW = (
     Instant.from_datetime(BASE + timedelta(days=3)),
     Instant.from_datetime(BASE + timedelta(days=17)),
-)
-
-
-@dataclass(frozen=True)
-class Spec:
-    uid: str
-    start: int  # minutes after BASE
-    minutes: int  # duration; 0 gives a zero-length event
-    rule: str | None
-    transparent: bool
-    status: str | None
-    sequence: int
-    recurrence: int | None  # minutes after BASE of the instance an override replaces
-    this_and_future: bool
-
-    def text(self) -> str:
-        lines = ["BEGIN:VEVENT", f"UID:{self.uid}", "DTSTAMP:20240101T000000Z"]
-        lines.append(f"DTSTART:{stamp(self.start)}")
-        if self.minutes:
-            lines.append(f"DURATION:PT{self.minutes}M")
-        if self.rule:
-            lines.append(f"RRULE:{self.rule}")
-        if self.recurrence is not None:
-            range_ = ";RANGE=THISANDFUTURE" if self.this_and_future else ""
-            lines.append(f"RECURRENCE-ID{range_}:{stamp(self.recurrence)}")
-        if self.transparent:
-            lines.append("TRANSP:TRANSPARENT")
-        if self.status:
-            lines.append(f"STATUS:{self.status}")
-        lines.append(f"SEQUENCE:{self.sequence}")
-        lines.append("END:VEVENT")
-        return "\n".join(lines)
-
-
-def stamp(minutes: int) -> str:
-    return (BASE + timedelta(minutes=minutes)).strftime("%Y%m%dT%H%M%SZ")
-
-
-HOURS = st.integers(min_value=0, max_value=20 * 24).map(lambda hours: hours * 60)
-
-specs = st.builds(
-    Spec,
-    uid=st.sampled_from(["a", "b", "c"]),
-    start=HOURS,
-    minutes=st.sampled_from([0, 30, 60, 90, 24 * 60]),
-    rule=st.one_of(
-        st.none(),
-        st.integers(1, 6).map(lambda n: f"FREQ=DAILY;COUNT={n}"),
-        st.integers(1, 3).map(lambda n: f"FREQ=WEEKLY;COUNT={n}"),
-        st.just("FREQ=HOURLY;INTERVAL=7"),
-    ),
-    transparent=st.booleans(),
-    status=st.sampled_from([None, "CONFIRMED", "TENTATIVE", "CANCELLED"]),
-    sequence=st.integers(0, 2),
-    recurrence=st.one_of(st.none(), HOURS),
-    this_and_future=st.booleans(),
 )
 
 
@@ -118,13 +65,6 @@ def test_expansion_never_exceeds_the_limit(items: list[Spec], limit: int) -> Non
         return
     assert sum(period.recurrence_id is not None for period in limited) <= limit
     assert limited == unlimited
-
-
-single_events = st.lists(
-    st.tuples(HOURS, st.sampled_from([0, 15, 60, 600]), st.booleans(), st.booleans()),
-    min_size=0,
-    max_size=8,
-)
 
 
 @settings(deadline=None, max_examples=100)

@@ -16,58 +16,26 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import caldav
 import pytest
 from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 from cerebri.calendars import SlotQuery, find_slot
 from cerebri.ics import parse_calendar
 from cerebri.integrations import fetch_calendars
 from cerebri.temporal import Instant
 from tests.integrations.conftest import DavServer
+from tests.strategies import CalendarEvent as Event
+from tests.strategies import Series, Single, caldav_events
+from tests.strategies import local_day as _day
 
 WINDOW_START = datetime(2026, 10, 24, tzinfo=UTC)
 WINDOW_END = datetime(2026, 10, 27, tzinfo=UTC)
 DURATION = timedelta(minutes=60)
 GRID = timedelta(minutes=15)
-ZONES = ("UTC", "Europe/Berlin", "America/New_York")
-
-
-@dataclass(frozen=True)
-class Single:
-    uid: str
-    zone: str
-    start: datetime  # naive local wall time in ``zone``
-    minutes: int
-    status: str | None  # None, "CANCELLED"
-    transparent: bool
-
-
-@dataclass(frozen=True)
-class Series:
-    uid: str
-    zone: str
-    start: datetime  # naive local wall time of the first instance
-    minutes: int
-    step_days: int  # 1 = DAILY, 7 = WEEKLY
-    count: int | None
-    until_index: int | None  # UNTIL = the start of this instance (inclusive), in UTC
-    exdates: frozenset[int]
-    moved: tuple[tuple[int, datetime | None], ...]  # (instance index, new local start or cancel)
-    # RANGE=THISANDFUTURE at this index, shifting it and every later instance by this much
-    # wall-clock time; then EXDATE and single overrides are drawn only before that index.
-    future: tuple[int, timedelta] | None = None
-    # The zone EXDATE and RECURRENCE-ID values are written in: the same instant, another
-    # zone's wall clock (RFC 5545 compares them as instants); None = the series' zone.
-    value_zone: str | None = None
-
-
-Event = Single | Series
 
 
 def _aware(local: datetime, zone: str) -> datetime:
@@ -223,75 +191,6 @@ def _expected(events: list[Event]) -> list[datetime]:
     return starts
 
 
-# ----------------------------------------------------------------------------- strategies
-
-_LOCAL_HOURS = st.sampled_from([0, 1, 4, 6, 8, 9, 10, 12, 14, 16, 18, 20, 22, 23])
-_MINUTES = st.sampled_from([0, 10, 15, 30, 45])
-_LENGTHS = st.sampled_from([15, 30, 45, 60, 90, 120, 240])
-
-
-def _day(offset: int, hour: int, minute: int) -> datetime:
-    # Local wall times. October has no DST gap; a time in the 2026-10-25 fold is its first
-    # occurrence (fold=0), as RFC 5545 section 3.3.5 reads an ambiguous local time.
-    midnight = datetime(2026, 10, 24)  # noqa: DTZ001 - a naive local wall time
-    return midnight + timedelta(days=offset, hours=hour, minutes=minute)
-
-
-@st.composite
-def _single(draw: st.DrawFn, uid: str) -> Single:
-    start = _day(draw(st.integers(-1, 3)), draw(_LOCAL_HOURS), draw(_MINUTES))
-    status = draw(st.sampled_from([None, None, None, "CANCELLED"]))
-    return Single(
-        uid, draw(st.sampled_from(ZONES)), start, draw(_LENGTHS), status, draw(st.booleans())
-    )
-
-
-@st.composite
-def _series(draw: st.DrawFn, uid: str) -> Series:
-    step = draw(st.sampled_from([1, 7]))
-    start = _day(-draw(st.integers(0, 60)), draw(_LOCAL_HOURS), draw(_MINUTES))
-    bound = draw(st.sampled_from(["none", "count", "until"]))
-    count = draw(st.integers(1, 70)) if bound == "count" else None
-    until = draw(st.integers(0, 70)) if bound == "until" else None
-    indices = st.integers(0, 70)
-    exdates = frozenset(draw(st.lists(indices, max_size=3)))
-    far = st.builds(_day, st.integers(-90, 30), _LOCAL_HOURS, _MINUTES)
-    near = st.builds(_day, st.integers(-1, 3), _LOCAL_HOURS, _MINUTES)
-    new_start = st.one_of(st.none(), near, far)
-    pairs = st.lists(st.tuples(indices, new_start), max_size=3, unique_by=lambda p: p[0])
-    moved_pairs = draw(pairs)
-    future: tuple[int, timedelta] | None = None
-    if draw(st.booleans()):
-        days = draw(st.sampled_from([-5, -3, -1, 0, 1, 3, 5]))
-        hours = draw(st.sampled_from([-3, 0, 2]))
-        future = (draw(indices), timedelta(days=days, hours=hours))
-        exdates = frozenset(index for index in exdates if index < future[0])
-        moved_pairs = [pair for pair in moved_pairs if pair[0] < future[0]]
-    return Series(
-        uid,
-        draw(st.sampled_from(ZONES)),
-        start,
-        draw(_LENGTHS),
-        step,
-        count,
-        until,
-        exdates,
-        tuple(sorted(moved_pairs, key=lambda pair: pair[0])),
-        future,
-        draw(st.sampled_from([None, *ZONES])),
-    )
-
-
-@st.composite
-def _calendars(draw: st.DrawFn) -> list[Event]:
-    events: list[Event] = []
-    for number in range(draw(st.integers(1, 5))):
-        uid = f"e{number}@prop"
-        kind = draw(st.sampled_from(["single", "series", "series"]))
-        events.append(draw(_single(uid) if kind == "single" else _series(uid)))
-    return events
-
-
 # Cases the issue reports, as explicit examples: a series that ended before the window whose
 # THISANDFUTURE override (itself before the window) shifts its last instances five days into
 # it, and one with an
@@ -344,7 +243,7 @@ def _offered(calendars: list[tuple[str, object]]) -> list[datetime]:
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(events=_calendars())
+@given(events=caldav_events())
 @example(events=SHIFTED_INTO_WINDOW)
 @example(events=MOVED_FROM_FAR)
 def test_read_as_a_file_offers_exactly_the_free_starts(events: list[Event]) -> None:
@@ -369,7 +268,7 @@ def principal(dav_server: DavServer) -> Iterator[tuple[DavServer, caldav.Princip
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(events=_calendars())
+@given(events=caldav_events())
 @example(events=SHIFTED_INTO_WINDOW)
 @example(events=MOVED_FROM_FAR)
 def test_read_over_caldav_offers_exactly_the_free_starts(

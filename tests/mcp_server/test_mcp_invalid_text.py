@@ -18,11 +18,6 @@ from cerebri.mcp.arguments import PlanStatusArgs, PreviewArgs
 from cerebri.mcp.settings import McpSettings
 from cerebri.mcp.tools import plan_status_tool, preview_tool
 from cerebri.temporal import Instant
-from tests.execution.conftest import (  # noqa: F401 - the PostgreSQL fixtures
-    postgres_as_service_user,
-    postgres_url,
-    postgresql_server,
-)
 from tests.mcp_server.support import live_server
 
 AT = "2026-10-01T00:00:00Z"

@@ -20,6 +20,7 @@ from cerebri.planner.graph import (
     MissingReference,
     build_dependency_graph,
 )
+from tests.strategies import dependency_graphs
 
 # --------------------------------------------------------------------------------------
 # Helpers and the independent oracle
@@ -82,25 +83,6 @@ def oracle(ids: list[str], edges: list[Edge]) -> DependencyGraph:
         else:  # pragma: no cover - an acyclic graph always has a topological order
             raise AssertionError("acyclic graph without topological order")
     return DependencyGraph(tuple(nodes), tuple(all_edges), order, tuple(issues))
-
-
-# Ids chosen so that plain string order matters ("B" < "a" < "a1" < "ab" < "b" < "c").
-POOL = ["a", "b", "c", "B", "ab", "a1"]
-GHOSTS = ["x", "zz"]  # never object ids, so any edge touching one is a missing reference
-
-node_ids = st.lists(st.sampled_from(POOL), max_size=10)
-
-
-@st.composite
-def graphs(draw: st.DrawFn, *, with_missing: bool = True) -> tuple[list[str], list[Edge]]:
-    ids = draw(node_ids)
-    endpoint = st.sampled_from(sorted(set(ids)) or GHOSTS)
-    edges = draw(st.lists(st.builds(Edge, endpoint, endpoint), max_size=12)) if ids else []
-    if with_missing and draw(st.booleans()):
-        ghost = draw(st.sampled_from(GHOSTS))
-        real = draw(endpoint)
-        edges.append(Edge(ghost, real) if draw(st.booleans()) else Edge(real, ghost))
-    return ids, edges
 
 
 # --------------------------------------------------------------------------------------
@@ -318,7 +300,7 @@ def test_seeded_random_graphs_match_oracle(seed: int) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(graphs())
+@given(dependency_graphs())
 def test_matches_oracle(graph_input: tuple[list[str], list[Edge]]) -> None:
     ids, edges = graph_input
     graph = build(ids, edges)
@@ -328,7 +310,7 @@ def test_matches_oracle(graph_input: tuple[list[str], list[Edge]]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(graphs(with_missing=False))
+@given(dependency_graphs(with_missing=False))
 def test_acyclic_order_respects_every_edge(graph_input: tuple[list[str], list[Edge]]) -> None:
     ids, edges = graph_input
     graph = build(ids, edges)
@@ -342,7 +324,7 @@ def test_acyclic_order_respects_every_edge(graph_input: tuple[list[str], list[Ed
 
 
 @settings(max_examples=300, deadline=None)
-@given(graphs(), st.data())
+@given(dependency_graphs(), st.data())
 def test_invariant_under_shuffling_and_duplicates(
     graph_input: tuple[list[str], list[Edge]], data: st.DataObject
 ) -> None:
@@ -355,7 +337,7 @@ def test_invariant_under_shuffling_and_duplicates(
 
 
 @settings(max_examples=200, deadline=None)
-@given(graphs())
+@given(dependency_graphs())
 def test_cycles_partition_cyclic_nodes(graph_input: tuple[list[str], list[Edge]]) -> None:
     ids, edges = graph_input
     graph = build(ids, edges)

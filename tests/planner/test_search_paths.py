@@ -21,6 +21,7 @@ from cerebri.planner.checks import PlacementChecker
 from cerebri.planner.search import _time_range
 from cerebri.temporal import Instant
 from planner.helpers import event, example
+from tests.strategies import busy_spans
 
 NS = 1_000_000_000
 DAY0 = datetime(2026, 10, 5, 7, tzinfo=UTC)
@@ -42,10 +43,7 @@ def busy_request(spans: list[tuple[int, int]]) -> dict[str, Any]:
     return request
 
 
-spans_strategy = st.lists(
-    st.tuples(st.integers(0, 530), st.integers(1, 120)).map(lambda p: (p[0], p[0] + p[1])),
-    max_size=12,
-)
+spans_strategy = busy_spans()
 
 
 def test_unvalidated_range_equals_the_validated_one() -> None:

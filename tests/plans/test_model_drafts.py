@@ -29,6 +29,7 @@ from cerebri.plans import (
     parse_model_draft,
 )
 from tests.plans.drafts import event_check, step, valid_draft, verify_step, wait_step
+from tests.strategies import json_scalars, json_values
 
 RECORDED = Path(__file__).resolve().parent / "model_drafts"
 REGISTRY = builtin_registry()
@@ -393,15 +394,11 @@ def test_shape_error_inside_a_step_names_the_step() -> None:
 # Property: members outside the schema are always dropped, and only them
 # --------------------------------------------------------------------------------------
 
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**63)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
+JSON_VALUES = json_values(
+    json_scalars(max_text=8, integers=st.integers(min_value=-(2**63), max_value=2**63)),
+    keys=st.text(max_size=5),
+    max_items=3,
+    max_members=3,
     max_leaves=6,
 )
 NAMES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)

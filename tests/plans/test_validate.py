@@ -44,6 +44,7 @@ from tests.plans.drafts import (
     verify_step,
     wait_step,
 )
+from tests.strategies import dags, messy_steps
 
 Row = tuple[str, str | None, str]
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
@@ -797,19 +798,6 @@ def test_exports() -> None:
 # --- properties ----------------------------------------------------------------------------
 
 REGISTRY = builtin_registry()  # built once: compiling the schemas dominates a small draft
-KEYS = st.lists(st.text("abcdefg", min_size=1, max_size=2), min_size=1, max_size=9, unique=True)
-
-
-@st.composite
-def dags(draw: st.DrawFn, min_steps: int = 1) -> list[dict[str, Any]]:
-    """At least ``min_steps`` wait steps with distinct random keys, each depending on some
-    earlier steps."""
-    keys = draw(KEYS.filter(lambda k: len(k) >= min_steps))
-    steps = []
-    for i, key in enumerate(keys):
-        deps = draw(st.lists(st.sampled_from(keys[:i]), unique=True)) if i else []
-        steps.append(wait_step(key, depends_on=deps))
-    return steps
 
 
 def edges(steps: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -864,25 +852,6 @@ def test_one_back_edge_gives_exactly_one_cycle(
     links = set(itertools.pairwise(named))
     assert links <= edges(steps)
     assert (first, later) in links
-
-
-MESSY_KEYS = st.lists(st.sampled_from("abcde"), min_size=0, max_size=7)
-
-
-@st.composite
-def messy_steps(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """Wait steps with possibly repeated keys, any dependencies (unknown, self, cycles) and
-    attempts that may be invalid."""
-    keys = draw(MESSY_KEYS)
-    targets = st.sampled_from([*keys, "zz"]) if keys else st.just("zz")
-    return [
-        wait_step(
-            key,
-            depends_on=draw(st.lists(targets, max_size=3)),
-            max_attempts=draw(st.integers(-1, 2)),
-        )
-        for key in keys
-    ]
 
 
 def contents(report: DraftReport) -> Counter[tuple[str, str | None, str]]:

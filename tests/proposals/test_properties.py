@@ -11,11 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cerebri.proposals import (
-    MAX_VALIDITY_SECONDS,
     PROPOSAL_PAYLOAD_TYPE,
-    ArtifactType,
-    Classification,
-    ExecutorMode,
     InMemoryReplayLedger,
     KeyRegistry,
     ProposalError,
@@ -32,24 +28,9 @@ from cerebri.proposals import (
 from cerebri.proposals.digest import MAX_SAFE_INTEGER
 from cerebri.temporal import Instant
 from tests.proposals.helpers import ARTIFACT, KEY, NOW, body, registry, signed
+from tests.strategies import canonical_json_values, envelope_inputs
 
-TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
-IDS = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
-    | st.floats(allow_nan=False, allow_infinity=False).filter(
-        # integral floats JCS writes as integers beyond 2^53 - 1 are refused (digest.py)
-        lambda f: not (f.is_integer() and MAX_SAFE_INTEGER < abs(f) < 1e21)
-    )
-    | TEXT
-)
-JSON = st.recursive(
-    SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
-    max_leaves=20,
-)
+JSON = canonical_json_values()
 
 
 def shuffled(value: Any, rng: random.Random) -> Any:
@@ -68,19 +49,7 @@ def test_canonical_bytes_do_not_depend_on_key_order(value: Any, rng: random.Rand
     assert canonical_json(reordered) == canonical_json(value)
 
 
-ENVELOPE_INPUTS = st.fixed_dictionaries(
-    {
-        "artifact": st.binary(max_size=64),
-        "artifact_type": st.sampled_from([ArtifactType.ACTION_PLAN, ArtifactType.PLAN_GRAPH]),
-        "mode": st.sampled_from([ExecutorMode.PLAN_EXECUTOR, ExecutorMode.MANUAL]),
-        "class_key": st.sampled_from(list(Classification)),
-        "kind": st.sampled_from(["principal", "service"]),
-        "ids": st.lists(IDS, min_size=6, max_size=6),
-        "proposed": st.integers(0, 4_000_000_000),
-        "duration": st.integers(1, MAX_VALIDITY_SECONDS),  # propose refuses longer
-        "offset": st.integers(0, 10**9),
-    }
-)
+ENVELOPE_INPUTS = envelope_inputs()
 
 
 @given(ENVELOPE_INPUTS)

@@ -1,6 +1,6 @@
 """A PostgreSQL server of one test's own, which the test may stop and start again.
 
-The shared server of ``tests/execution/conftest.py`` serves every other test, so a test that
+The shared server of ``tests/conftest.py`` serves every other test, so a test that
 takes the database away needs its own: :class:`ThrowawayPostgres` runs ``initdb`` and
 ``pg_ctl`` from the machine's binaries (``/usr/lib/postgresql/*/bin``) in a temporary folder
 on a free loopback port, as the ``postgres`` system user when the tests run as root (which

@@ -1,4 +1,7 @@
-"""Shared fixtures of the HTTP service tests: an in-process client and the compact form."""
+"""Shared fixtures of the HTTP service tests: an in-process client and the compact form.
+
+The PostgreSQL fixtures of the store-backed routes come from the root ``tests/conftest.py``.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cerebri.service import create_app
-from tests.execution.conftest import (  # the PostgreSQL fixtures, for the store-backed routes
-    postgres_as_service_user,
-    postgres_url,
-    postgresql_server,
-    store_url,
-)
 
-__all__ = [
-    "JSON",
-    "client",
-    "compact",
-    "postgres_as_service_user",
-    "postgres_url",
-    "postgresql_server",
-    "store_url",
-]
+__all__ = ["JSON", "client", "compact"]
 
 JSON = {"Content-Type": "application/json"}
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cerebri.temporal import LocalDate, LocalTime
+from tests.strategies import calendar_dates as dates
 
 SECOND = 10**9
 
@@ -26,14 +27,6 @@ def oracle_ordinal(year: int, month: int, day: int) -> int:
     before = year - 1
     jan1 = 365 * before + before // 4 - before // 100 + before // 400 + 1
     return jan1 + sum(month_length(year, m) for m in range(1, month)) + day - 1
-
-
-@st.composite
-def dates(draw: st.DrawFn) -> tuple[int, int, int]:
-    year = draw(st.integers(-262143, 262142))
-    month = draw(st.integers(1, 12))
-    day = draw(st.integers(1, month_length(year, month)))
-    return year, month, day
 
 
 class Model(BaseModel):

@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cerebri.cpir.enums import Coverage
-from cerebri.cpir.parse import parse_model
 from cerebri.cpir.temporal_context import RecurrenceDefinition
 from cerebri.temporal import (
     BusyInput,
@@ -25,6 +24,7 @@ from cerebri.temporal import (
     expand,
     free_busy,
 )
+from tests.strategies import busy_inputs, recurrence_rules
 
 SECOND = 10**9
 
@@ -125,14 +125,6 @@ def test_input_limit_and_invalid_ranges() -> None:
 HORIZON = (0, 60)
 
 
-@st.composite
-def busy_inputs(draw: st.DrawFn) -> BusyInput:
-    start = draw(st.integers(-20, 70))
-    end = draw(st.integers(start + 1, 80))
-    buffers = st.integers(0, 8)
-    return busy(start, end, draw(buffers), draw(buffers), draw(buffers))
-
-
 def seconds_of(spans: tuple[tuple[Instant, Instant], ...]) -> set[int]:
     covered: set[int] = set()
     for start, end in secs(spans):
@@ -170,30 +162,14 @@ def test_result_ignores_input_order(inputs: list[BusyInput], rng: Any) -> None:
     assert sorted(e.buffered for e in first.trace) == sorted(e.buffered for e in second.trace)
 
 
-WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-
-
-@st.composite
-def rules(draw: st.DrawFn) -> RecurrenceDefinition:
-    pattern: dict[str, Any] = {"frequency": "DAILY", "every": draw(st.integers(1, 3))}
-    if draw(st.booleans()):
-        pattern["frequency"] = "WEEKLY"
-        pattern["weekdays"] = draw(st.lists(st.sampled_from(WEEKDAYS), min_size=1, unique=True))
-    document = {
-        "start_date": f"2026-03-{draw(st.integers(20, 31)):02d}",
-        "local_time": draw(st.sampled_from(["00:00:00", "02:30:00", "09:15:00", "23:45:00"])),
-        "timezone": draw(st.sampled_from(["UTC", "Europe/Berlin", "America/New_York"])),
-        "duration": draw(st.integers(60, 3 * 86_400)),
-        "pattern": pattern,
-        "count": draw(st.none() | st.integers(1, 20)),
-        "gap_policy": "Skip",
-        "fold_policy": draw(st.sampled_from(["Earlier", "Later"])),
-    }
-    return parse_model(RecurrenceDefinition, document)
-
-
 @settings(max_examples=150)
-@given(rules(), st.integers(0, 30), st.integers(1, 20), st.integers(0, 6), st.integers(0, 40))
+@given(
+    recurrence_rules(),
+    st.integers(0, 30),
+    st.integers(1, 20),
+    st.integers(0, 6),
+    st.integers(0, 40),
+)
 def test_expansion_respects_budgets(
     rule: RecurrenceDefinition, offset_days: int, length_days: int, occurrences: int, dates: int
 ) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cerebri.temporal import Instant
+from tests.strategies import timestamp_fields
 
 SECOND = 10**9
 MIN_SECONDS = -8_334_601_228_800  # -262143-01-01T00:00:00Z
@@ -245,21 +246,6 @@ def test_from_datetime() -> None:
 def test_round_trip_whole_range(ns: int) -> None:
     value = Instant(ns)
     assert Instant.parse(value.format()) == value
-
-
-@st.composite
-def timestamp_fields(draw: st.DrawFn) -> tuple[int, int, int, int, int, int]:
-    """(year, month, day, second of day, nanoseconds, offset minutes) for a valid timestamp."""
-    unit = draw(st.sampled_from([0, 1, 1000, 10**6]))
-    frac = draw(st.integers(0, 999_999_999))
-    return (
-        draw(st.integers(-262142, 262141)),
-        draw(st.integers(1, 12)),
-        draw(st.integers(1, 28)),
-        draw(st.integers(0, 86399)),
-        0 if unit == 0 else frac // unit * unit,
-        draw(st.integers(-(23 * 60 + 59), 23 * 60 + 59)),
-    )
 
 
 @given(timestamp_fields())

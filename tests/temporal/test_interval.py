@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cerebri.temporal import Interval, complement, merge
+from tests.strategies import interval_lists, intervals
 
 LIMIT = 40  # property tests use bounds in 0..LIMIT so every point can be enumerated
 
@@ -23,16 +24,6 @@ def covered(intervals: tuple[Interval, ...] | list[Interval]) -> set[int]:
     for item in intervals:
         result |= points(item)
     return result
-
-
-@st.composite
-def intervals(draw: st.DrawFn) -> Interval:
-    start = draw(st.integers(0, LIMIT - 1))
-    end = draw(st.integers(start + 1, LIMIT))
-    return Interval(start, end)
-
-
-interval_lists = st.lists(intervals(), max_size=12)
 
 
 # ----------------------------------------------------------------------------- examples
@@ -116,13 +107,13 @@ def test_real_nanosecond_scale() -> None:
 # ----------------------------------------------------------------------------- properties
 
 
-@given(intervals(), intervals())
+@given(intervals(LIMIT), intervals(LIMIT))
 def test_overlap_is_symmetric_and_matches_points(a: Interval, b: Interval) -> None:
     assert a.overlaps(b) == b.overlaps(a)
     assert a.overlaps(b) == bool(points(a) & points(b))
 
 
-@given(intervals(), intervals())
+@given(intervals(LIMIT), intervals(LIMIT))
 def test_intersection(a: Interval, b: Interval) -> None:
     both = a.intersection(b)
     assert both == b.intersection(a)
@@ -134,17 +125,17 @@ def test_intersection(a: Interval, b: Interval) -> None:
         assert points(both) == points(a) & points(b)
 
 
-@given(intervals(), intervals())
+@given(intervals(LIMIT), intervals(LIMIT))
 def test_contains_matches_points(a: Interval, b: Interval) -> None:
     assert a.contains(b) == (points(b) <= points(a))
 
 
-@given(intervals(), st.integers(-5, LIMIT + 5))
+@given(intervals(LIMIT), st.integers(-5, LIMIT + 5))
 def test_contains_instant_matches_points(a: Interval, ns: int) -> None:
     assert a.contains_instant(ns) == (ns in points(a))
 
 
-@given(intervals(), intervals())
+@given(intervals(LIMIT), intervals(LIMIT))
 def test_subtract(a: Interval, b: Interval) -> None:
     pieces = a.subtract(b)
     assert len(pieces) <= 2
@@ -154,7 +145,7 @@ def test_subtract(a: Interval, b: Interval) -> None:
         assert pieces[0].end < pieces[1].start
 
 
-@given(interval_lists)
+@given(interval_lists(LIMIT))
 def test_merge(items: list[Interval]) -> None:
     merged = merge(items)
     assert merge(merged) == merged
@@ -164,7 +155,7 @@ def test_merge(items: list[Interval]) -> None:
         assert left.end < right.start  # sorted, disjoint and not touching
 
 
-@given(intervals(), interval_lists)
+@given(intervals(LIMIT), interval_lists(LIMIT))
 def test_complement(window: Interval, items: list[Interval]) -> None:
     gaps = complement(window, items)
     clipped = [part for item in items if (part := item.intersection(window)) is not None]

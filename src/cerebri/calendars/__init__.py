@@ -14,6 +14,7 @@ as an iCalendar invitation (:mod:`cerebri.calendars.event_out`; attendees from
 intervals alone (``cerebri request new``).
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
+:func:`context_objects` turns busy periods into CPIR ``EVENT`` context objects.
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
@@ -22,6 +23,7 @@ from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
+from cerebri.calendars.objects import context_objects
 from cerebri.calendars.owners import calendar_owner, calendar_owners
 from cerebri.calendars.planning import FIND_SLOT_LIMITS, find_slot
 from cerebri.calendars.query import TARGET_ID, NewEvent, SlotQuery, build_request
@@ -41,6 +43,7 @@ __all__ = [
     "build_request",
     "calendar_owner",
     "calendar_owners",
+    "context_objects",
     "find_slot",
     "freebusy",
     "new_request",

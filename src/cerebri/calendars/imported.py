@@ -30,6 +30,7 @@ from cerebri.calendars.arguments import invalid_argument, named_calendar_items, 
 from cerebri.calendars.attendance import read_optional
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
+from cerebri.calendars.objects import context_objects
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
 from cerebri.calendars.query import (
     INTEGRATION_ID,
@@ -45,7 +46,6 @@ from cerebri.ics import (
     BusyPeriod,
     CalendarWarning,
     busy_periods,
-    context_objects,
     warnings_of,
 )
 from cerebri.ics.expand import overlaps

@@ -39,7 +39,8 @@ from datetime import datetime, time, timedelta
 from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
 from cerebri.calendars.arguments import invalid_argument
-from cerebri.ics import BusyPeriod, context_objects, object_id
+from cerebri.calendars.objects import context_objects
+from cerebri.ics import BusyPeriod, object_id
 from cerebri.ics.times import check_supported_window
 from cerebri.temporal import Instant, Interval, zone
 

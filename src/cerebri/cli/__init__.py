@@ -67,7 +67,7 @@ COMMAND_MODULES: Final = {
     "request": "_request_new",
 }
 """Top-level command (or command group) name -> the module under ``cerebri.cli`` that
-registers it (tests/test_cli_startup.py checks it against the full registration)."""
+registers it (tests/cli/test_cli_startup.py checks it against the full registration)."""
 
 
 def load_commands(modules: tuple[str, ...] = _MODULES) -> None:

@@ -14,7 +14,7 @@ that commands add later follow the same rules without per-option edits:
 * A command's one-line summary in its group's list is the first sentence of its help, and
   single line breaks inside a help paragraph are joined, so the terminal wraps whole words.
 
-The help of every command must fit an 80-column terminal (tests/test_cli_help.py checks it).
+The help of every command must fit an 80-column terminal (tests/cli/test_cli_help.py checks it).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Read ``.ics`` calendars into busy time, working hours and CPIR context objects.
+"""Read ``.ics`` calendars into busy time and working hours.
 
 ``icalendar`` parses, ``recurring-ical-events`` expands recurrences; this package adds what
 a planner needs on top and corrects the libraries where they depart from RFC 5545 (see
@@ -7,8 +7,11 @@ a planner needs on top and corrects the libraries where they depart from RFC 554
     calendar = parse_calendar(text, source="work.ics")
     busy = busy_periods([calendar], start, end, floating_zone="Europe/Berlin")
     hours = working_periods([calendar], start, end, floating_zone="Europe/Berlin")
-    objects = context_objects(busy, calendar_id="work", integration_id="ics",
-                              zone="Europe/Berlin")
+    ids = [object_id(period) for period in busy]
+
+Busy periods become CPIR context objects one layer up, in
+:func:`cerebri.calendars.context_objects`: this package never imports ``cpir``
+(docs/architecture.md).
 
 Malformed input raises :class:`CalendarError` (codes ``ics.syntax``, ``ics.invalid_rrule``,
 ``ics.unknown_timezone``, ``ics.invalid_range``, ``ics.expansion_limit``, and
@@ -29,8 +32,8 @@ from cerebri.ics.errors import (
     CalendarError,
     CalendarErrorCode,
 )
+from cerebri.ics.ids import object_id
 from cerebri.ics.load import parse_calendar
-from cerebri.ics.objects import context_objects, object_id
 from cerebri.ics.warnings import (
     WARNING_CODES,
     CalendarWarning,
@@ -55,7 +58,6 @@ __all__ = [
     "busy_periods",
     "calendar_incomplete",
     "calendar_warnings",
-    "context_objects",
     "object_id",
     "parse_calendar",
     "warnings_of",

@@ -15,7 +15,7 @@ import pytest
 
 import cerebri.cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REQUEST = ROOT / "examples" / "design-review.json"
 
 HEAVY = (

@@ -13,7 +13,7 @@ from cerebri.planner import action_plan_for
 from cerebri.plans import builtin_registry, draft_from_action_plan
 from tests.planner.helpers import EXAMPLE
 
-MODEL_DRAFTS = Path(__file__).parent / "plans" / "model_drafts"
+MODEL_DRAFTS = Path(__file__).parents[1] / "plans" / "model_drafts"
 runner = CliRunner()
 
 

@@ -6,41 +6,30 @@ provenance ``INTEGRATION_FACT``, ``revision`` = the defining component's ``SEQUE
 (0 when absent), no resources and no semantics. Free/busy periods become ``EVENT`` objects
 too: they block time the same way.
 
-Ids are ``ics-`` plus the first 32 hex digits of SHA-256 over
-``uid NUL recurrence_id NUL start`` (start in RFC 3339 UTC), so the same instance gets the
-same id in every run and on every machine. Zero-length periods are left out (a CPIR time
+Ids are :func:`cerebri.ics.object_id`: ``ics-`` plus the first 32 hex digits of SHA-256
+over ``uid NUL recurrence_id NUL start`` (start in RFC 3339 UTC), so the same instance gets
+the same id in every run and on every machine. Errors keep the ``ics.`` codes they had when
+this lived in :mod:`cerebri.ics` (it moved here so that ``ics`` never imports ``cpir``,
+docs/decisions/0041). Zero-length periods are left out (a CPIR time
 range needs ``start < end``); periods that map to the same id (the same instance read
 twice) are kept once, with the latest end.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable
 from typing import Final
 
 from cerebri.cpir.objects import PlanningObject
-from cerebri.ics.busy import BusyPeriod
-from cerebri.ics.errors import CalendarError, require
+from cerebri.ics import BusyPeriod, CalendarError, object_id
+from cerebri.ics.errors import require
 from cerebri.temporal.zones import check_zone_name
 
-__all__ = ["ID_PREFIX", "context_objects", "object_id"]
+__all__ = ["context_objects"]
 
-ID_PREFIX: Final = "ics-"
 _IDENTIFIER_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,128}", re.ASCII)
-_HEX_DIGITS: Final = 32
-
-
-def object_id(period: BusyPeriod) -> str:
-    """The deterministic CPIR id of a busy period (see the module doc).
-
-    Raises ``CalendarArgumentError`` (a ``TypeError``) when ``period`` is no ``BusyPeriod``.
-    """
-    require(period, BusyPeriod, "object_id", "period")
-    key = "\x00".join((period.uid, period.recurrence_id or "", period.start.format()))
-    return ID_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:_HEX_DIGITS]
 
 
 def _check_identifier(name: str, value: str) -> None:

@@ -21,7 +21,7 @@ from cerebri.cpir import parse
 from cerebri.cpir._bounded import Absent, bounded_validator
 from cerebri.cpir._failfast import checker
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "design-review.json"
 
 
 def _example() -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 import cerebri
 from cerebri.calendars import FIND_SLOT_LIMITS
 from cerebri.cli import app
-from tests.test_cli_find_slot_ics_out import ALICE, AT, BOB, BUSY, error_code, free_starts
+from tests.cli.test_cli_find_slot_ics_out import ALICE, AT, BOB, BUSY, error_code, free_starts
 
 WINDOW = "2026-10-05T09:00/2026-10-05T13:00"  # Berlin local (UTC+2), a Monday
 NOBODY = """BEGIN:VCALENDAR

@@ -14,11 +14,6 @@ from pathlib import Path
 import pytest
 
 from cerebri.execution.store import init
-from tests.execution.conftest import (  # noqa: F401 - the PostgreSQL fixtures
-    postgres_as_service_user,
-    postgres_url,
-    postgresql_server,
-)
 
 CEREBRI = str(Path(sys.executable).parent / "cerebri")
 UNDECODABLE = b"plan-\xff"

@@ -1,7 +1,7 @@
 """Every duration option of every command reads the same forms with the same refusals
 (issue 21 item 15, docs/decisions/0039).
 
-The options are found by walking the typer app (as tests/test_cli_help.py does): every
+The options are found by walking the typer app (as tests/cli/test_cli_help.py does): every
 option whose metavar is ``DURATION``. Each is given a bad form on its real command, with
 the command's other required values filled in, and must answer one line, exit 2, code
 ``input.invalid_option`` and the same message but for the option's name; ``2d`` and ``90``

@@ -23,7 +23,7 @@ from typer.testing import CliRunner, Result
 import cerebri
 from cerebri.cli import app
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "design-review.json"
 ERROR_LINE = re.compile(
     r"error (?P<code>[a-z]+\.[a-z_]+)(?: at (?P<path>\(document root\)|/\S*))?: (?P<message>.+)\n"
 )

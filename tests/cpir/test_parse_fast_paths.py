@@ -22,16 +22,16 @@ from cerebri import ParseError
 from cerebri._collector import PROMOTE_AFTER, collector_paused
 from cerebri._nesting import expanded_size, plain_tree_size, too_deep_at
 from cerebri.cpir import parse
+from tests.strategies import json_scalars
+from tests.strategies import json_values as json_values_of
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "design-review.json"
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+json_values = json_values_of(
+    json_scalars(max_text=4, allow_infinity=False),
+    keys=st.text(max_size=3),
+    max_items=4,
+    max_members=None,
     max_leaves=30,
 )
 

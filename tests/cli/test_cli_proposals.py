@@ -28,7 +28,7 @@ from cerebri.proposals import (
 )
 from tests.plans.drafts import valid_draft
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "design-review.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "design-review.json"
 KEY_AT = "2026-10-01T00:00:00Z"
 PROPOSE_AT = "2026-10-04T19:00:00Z"
 VERIFY_AT = "2026-10-04T20:00:00Z"
