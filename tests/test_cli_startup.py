@@ -104,8 +104,27 @@ STORE_AND_NETWORK = (
     "cerebri.service.app",
 )
 """What an MCP server without a store answering ``initialize`` does not need (the MCP SDK
-itself brings starlette and uvicorn; the CalDAV client still comes with
-``cerebri.integrations``, whose facade loads it)."""
+itself brings starlette, uvicorn and cryptography)."""
+
+MCP_TOOLS = (
+    "caldav",
+    "niquests",
+    "icalendar",
+    "jsonschema",
+    "cerebri.integrations",
+    "cerebri.ics",
+    "cerebri.calendars",
+    "cerebri.plans",
+    "cerebri.proposals",
+    "cerebri.mcp.tools",
+    "cerebri.mcp.calendar_tools",
+    "cerebri.mcp.schemas",
+    "cerebri.mcp.arguments",
+    "typer.rich_utils",
+)
+"""What ``initialize`` does not need either: the tools, their argument models and schemas,
+and the calendar, CalDAV, plan and proposal packages behind them load at the first
+``tools/list`` or ``tools/call`` (decision 0045)."""
 
 
 def test_mcp_initialise_loads_no_store_or_http_service() -> None:
@@ -117,6 +136,8 @@ def test_mcp_initialise_loads_no_store_or_http_service() -> None:
     assert "cerebri.mcp.server" in modules
     loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in STORE_AND_NETWORK)]
     assert sorted(loaded) == []
+    tools = [m for m in modules if any(m == h or m.startswith(h + ".") for h in MCP_TOOLS)]
+    assert sorted(tools) == []
 
 
 def test_importing_the_cli_package_loads_no_command() -> None:
