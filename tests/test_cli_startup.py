@@ -292,3 +292,31 @@ def test_failures_on_the_light_path_end_as_under_typer(monkeypatch: pytest.Monke
         _through_typer(bug)
     assert raised.value is bug
     assert sys.excepthook.__module__ == "typer.main"
+
+
+def test_bridge_starts_without_the_calendar_stack() -> None:
+    """``cerebri bridge`` loads the find_slot route's reader (calendars, icalendar,
+    starlette) at its first find_slot request only."""
+    done, modules = _modules_after("bridge", stdin="")
+    assert done.returncode == 0, done.stderr
+    assert "cerebri.bridge" in modules
+    later = (
+        *STORE_AND_NETWORK,
+        "icalendar",
+        "caldav",
+        "cerebri.calendars",
+        "cerebri.service.find_slot_api",
+        "starlette",
+    )
+    assert [m for m in modules if any(m == h or m.startswith(h + ".") for h in later)] == []
+
+
+def test_the_plans_package_loads_jsonschema_with_its_first_registry() -> None:
+    code = (
+        "import sys, cerebri.plans as p; a = 'jsonschema' in sys.modules; "
+        "p.builtin_registry(); print(a, 'jsonschema' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]
