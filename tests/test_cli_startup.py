@@ -320,3 +320,16 @@ def test_the_plans_package_loads_jsonschema_with_its_first_registry() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_importing_cerebri_leaves_the_collector_as_it_found_it(enabled: bool) -> None:
+    """The import pauses the cyclic collector and promotes what it built (decision 0045)."""
+    code = (
+        f"import gc; {'' if enabled else 'gc.disable(); '}import cerebri; "
+        "print(gc.isenabled(), gc.get_freeze_count())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == [str(enabled), "0"]

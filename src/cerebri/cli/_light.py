@@ -13,6 +13,7 @@ other commands) takes the typer app.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -47,6 +48,9 @@ def run_plan(file: str) -> NoReturn:
         status = _plan(file)
     except (Exception, KeyboardInterrupt) as exc:
         _through_typer(exc)
+    # Everything left is needed until exit: the interpreter's final collections need not
+    # walk it (about 25 ms of a 200 ms run; no object of a plan has a finalizer to run).
+    gc.freeze()
     sys.exit(status)
 
 
