@@ -24,15 +24,21 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, TextIO
 
-import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import BaseModel, ValidationError
 
 from cerebri import __version__
+from cerebri._collector import collector_paused
+
+# The SDK builds its protocol models (several protocol versions) at import: the cyclic
+# collector is paused meanwhile, as for cerebri's own import (decision 0045; about 10 %).
+with collector_paused(promote_after=0):
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import INVALID_PARAMS
+
 from cerebri._json import JSONValue, compact
 from cerebri.errors import CerebriError
 from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, check_values, error_result
