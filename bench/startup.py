@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python bench/startup.py            # 11 runs of each command
     .venv/bin/python bench/startup.py --runs 5   # quicker
+    .venv/bin/python bench/startup.py --baseline /tmp/base/src   # before/after in one run
 
 Every command runs ``--runs`` times, each in a new process (the commands interleave, so a
 burst of load elsewhere spreads over all of them). Reported per command: the median wall
@@ -22,6 +23,13 @@ Commands:
   written to its stdin and the clock stops at the first line of its reply; stdin is then
   closed and the server exits. The CPU column covers the whole process (it also includes
   the shutdown after the reply).
+
+Before measuring, the cerebri sources are compiled to bytecode (``compileall``, as installing
+a wheel does), so no run pays for compiling them, whatever ``PYTHONDONTWRITEBYTECODE`` says.
+With ``--baseline SRC`` (the ``src`` folder of another checkout, e.g. from ``git archive``)
+every cerebri command also runs with ``PYTHONPATH=SRC`` (that checkout's ``cerebri``, the same
+interpreter and packages), interleaved with this checkout's runs: a before/after table from
+one run under the same load.
 
 Targets (issue 22): ``cerebri plan`` within 5x of ``python -c pass`` and under 250 ms on an
 idle machine; MCP initialise under 1 s.
@@ -82,16 +90,25 @@ def write_calendars(folder: Path) -> list[Path]:
     return paths
 
 
+def compile_sources(src: Path) -> None:
+    """Write the bytecode of the ``cerebri`` package under ``src`` (quietly)."""
+    subprocess.run(
+        [PYTHON, "-m", "compileall", "-q", str(src / "cerebri")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
 def _cpu_children() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def run_command(argv: list[str]) -> tuple[float, float]:
+def run_command(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds of one run of ``argv`` (output discarded; a failure raises)."""
     cpu = _cpu_children()
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, env=env)
     wall = time.perf_counter() - start
     return wall, _cpu_children() - cpu
 
@@ -108,7 +125,7 @@ _INITIALIZE = {
 }
 
 
-def run_mcp_initialise() -> tuple[float, float]:
+def run_mcp_initialise(env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds from spawning ``cerebri mcp`` to the first line of its reply to
     ``initialize``, and the CPU seconds of the whole process."""
     cpu = _cpu_children()
@@ -118,6 +135,7 @@ def run_mcp_initialise() -> tuple[float, float]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        env=env,
     ) as child:
         assert child.stdin is not None and child.stdout is not None
         child.stdin.write(json.dumps(_INITIALIZE).encode() + b"\n")
@@ -134,7 +152,11 @@ def run_mcp_initialise() -> tuple[float, float]:
     return wall, _cpu_children() - cpu
 
 
-def commands(folder: Path) -> dict[str, Callable[[], tuple[float, float]]]:
+def commands(
+    folder: Path, baseline: Path | None = None
+) -> dict[str, Callable[[], tuple[float, float]]]:
+    """The commands to time by name; with ``baseline``, each cerebri command also as
+    ``NAME (baseline)`` with ``PYTHONPATH=baseline``."""
     alice, bob = write_calendars(folder)
     find_slot = [
         CEREBRI,
@@ -149,29 +171,47 @@ def commands(folder: Path) -> dict[str, Callable[[], tuple[float, float]]]:
         "2026-10-05T08:00/2026-10-07T18:00",
     ]
 
-    def run(argv: list[str]) -> Callable[[], tuple[float, float]]:
-        return lambda: run_command(argv)
+    envs: dict[str, dict[str, str] | None] = {"": None}
+    if baseline is not None:
+        envs[" (baseline)"] = {**os.environ, "PYTHONPATH": str(baseline)}
 
-    return {
-        "python -c pass": run([PYTHON, "-c", "pass"]),
-        "cerebri --help": run([CEREBRI, "--help"]),
-        "cerebri plan design-review": run(
-            [CEREBRI, "plan", str(ROOT / "examples" / "design-review.json")]
-        ),
-        "cerebri find-slot 2 x .ics": run(find_slot),
-        "MCP initialise": run_mcp_initialise,
-    }
+    def run(argv: list[str], env: dict[str, str] | None) -> Callable[[], tuple[float, float]]:
+        return lambda: run_command(argv, env)
+
+    def mcp(env: dict[str, str] | None) -> Callable[[], tuple[float, float]]:
+        return lambda: run_mcp_initialise(env)
+
+    todo = {"python -c pass": run([PYTHON, "-c", "pass"], None)}
+    for tag, env in envs.items():
+        todo |= {
+            f"cerebri --help{tag}": run([CEREBRI, "--help"], env),
+            f"cerebri plan design-review{tag}": run(
+                [CEREBRI, "plan", str(ROOT / "examples" / "design-review.json")], env
+            ),
+            f"cerebri find-slot 2 x .ics{tag}": run(find_slot, env),
+            f"MCP initialise{tag}": mcp(env),
+        }
+    return todo
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=11, help="runs per command (default 11)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="SRC",
+        help="also time the cerebri package under SRC (another checkout's src folder)",
+    )
     args = parser.parse_args()
+    compile_sources(ROOT / "src")
+    if args.baseline is not None:
+        compile_sources(args.baseline)
 
     print(f"cerebri {source_revision()}, Python {platform.python_version()}, {platform.platform()}")
     print(f"cores: {os.cpu_count()}, load average at start: {load_average()}")
     with tempfile.TemporaryDirectory(prefix="cerebri-startup-") as tmp:
-        todo = commands(Path(tmp))
+        todo = commands(Path(tmp), args.baseline)
         for run in todo.values():  # warm the file cache; not counted
             run()
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in todo}
@@ -182,12 +222,12 @@ def main() -> None:
 
     base_wall = statistics.median(w for w, _ in samples["python -c pass"])
     base_cpu = statistics.median(c for _, c in samples["python -c pass"])
-    print(f"{'command':<28} {'wall ms':>9} {'x pass':>8} {'CPU ms':>9} {'x pass':>8}")
+    print(f"{'command':<39} {'wall ms':>9} {'x pass':>8} {'CPU ms':>9} {'x pass':>8}")
     for name, runs in samples.items():
         wall = statistics.median(w for w, _ in runs)
         cpu = statistics.median(c for _, c in runs)
         print(
-            f"{name:<28} {wall * 1e3:>9.1f} {wall / base_wall:>8.1f} "
+            f"{name:<39} {wall * 1e3:>9.1f} {wall / base_wall:>8.1f} "
             f"{cpu * 1e3:>9.1f} {cpu / base_cpu:>8.1f}"
         )
 

@@ -11,23 +11,29 @@ The public API::
 :class:`PlanningRequest`. Errors are :class:`CerebriError` subclasses with a stable ``code``.
 """
 
-from cerebri.cpir import (
-    PlanningRequest,
-    PlanningResult,
-    ValidationReport,
-    parse_request,
-)
-from cerebri.cpir.temporal_report import temporal_report
-from cerebri.errors import (
-    CerebriError,
-    InputTooLargeError,
-    InvalidArgumentError,
-    ParseError,
-    UnreadableInputError,
-    UnwritableOutputError,
-)
-from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
-from cerebri.temporal import TemporalResult
+from cerebri._collector import collector_paused as _collector_paused
+
+# Importing the core builds pydantic's models and their validators: about 50 000 container
+# objects, kept until exit. The cyclic collector is paused meanwhile (it would walk them
+# again and again) and they go to the oldest generation at the end (decision 0045).
+with _collector_paused(promote_after=0):
+    from cerebri.cpir import (
+        PlanningRequest,
+        PlanningResult,
+        ValidationReport,
+        parse_request,
+    )
+    from cerebri.cpir.temporal_report import temporal_report
+    from cerebri.errors import (
+        CerebriError,
+        InputTooLargeError,
+        InvalidArgumentError,
+        ParseError,
+        UnreadableInputError,
+        UnwritableOutputError,
+    )
+    from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
+    from cerebri.temporal import TemporalResult
 
 __version__ = "0.1.0"
 

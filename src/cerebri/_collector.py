@@ -23,16 +23,17 @@ on exit instead of being walked by a young collection (see :func:`collector_paus
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(*, promote_after: int = PROMOTE_AFTER) -> Iterator[None]:
     """Disable the cyclic collector inside the block and restore its previous state after,
     also when the block raises. Nested use is safe: only the outermost block re-enables.
 
-    When the block allocated more than :data:`PROMOTE_AFTER` tracked objects (a parsed
-    request, a large result) and nothing is frozen, they are moved to the oldest generation
-    in constant time (``gc.freeze()`` then ``gc.unfreeze()``) before the collector resumes:
-    otherwise the first allocation after the block walks all of them in a young collection
-    (0.2 s for a 100 000-object plan). They are long-lived, and the next full collection
-    examines them, as it would have anyway (decision 0031).
+    When the block allocated more than ``promote_after`` tracked objects (a parsed request,
+    a large result; the package's own import passes 0) and nothing is frozen, they are
+    moved to the oldest generation in constant time (``gc.freeze()`` then
+    ``gc.unfreeze()``) before the collector resumes: otherwise the first allocation after
+    the block walks all of them in a young collection (0.2 s for a 100 000-object plan).
+    They are long-lived, and the next full collection examines them, as it would have
+    anyway (decisions 0031 and 0045).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -40,7 +41,7 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if gc.get_count()[0] > PROMOTE_AFTER and gc.get_freeze_count() == 0:
+            if gc.get_count()[0] > promote_after and gc.get_freeze_count() == 0:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

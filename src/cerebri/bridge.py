@@ -37,9 +37,6 @@ from cerebri._json import JSONValue, compact
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan, validate
-from cerebri.service.find_slot_api import answer_wire, plan_slots
-from cerebri.service.find_slot_body import read_find_slot_body
-from cerebri.service.problems import ServiceError
 from cerebri.service.settings import MAX_FIND_SLOT_BYTES
 
 __all__ = [
@@ -88,7 +85,12 @@ def _temporal(body: bytes) -> JSONValue:
 
 
 def _find_slot(body: bytes) -> JSONValue:
-    # the HTTP route's own reader and answer: the same checks, codes and bytes
+    # the HTTP route's own reader and answer: the same checks, codes and bytes (loaded at
+    # the first find_slot: the other operations start without the calendar stack)
+    from cerebri.service.find_slot_api import answer_wire, plan_slots  # noqa: PLC0415
+    from cerebri.service.find_slot_body import read_find_slot_body  # noqa: PLC0415
+    from cerebri.service.problems import ServiceError  # noqa: PLC0415
+
     try:
         ask = read_find_slot_body(body)
     except ServiceError as error:

@@ -9,6 +9,8 @@ Fast start: importing this package imports no command module. :func:`main` impor
 module of the command named on the command line (:data:`COMMAND_MODULES`), so
 ``cerebri plan`` never loads the execution stage, the HTTP service or the MCP server; any
 other command line (``--help``, ``--version``, a typo) imports every command module first.
+Exactly ``cerebri plan FILE`` does not load typer or rich at all (:mod:`cerebri.cli._light`;
+decision 0045 gives the rule for new commands).
 ``cerebri.cli.app`` (a PEP 562 module attribute) is the app with every command registered.
 """
 
@@ -88,7 +90,14 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Entry point of the ``cerebri`` console script: registers the command named by the
-    first argument (every command when it names none) and runs the app."""
+    first argument (every command when it names none) and runs the app; exactly
+    ``cerebri plan FILE`` runs without typer (:mod:`cerebri.cli._light`, same output)."""
+    if len(sys.argv) == 3 and sys.argv[1] == "plan":
+        from cerebri.cli._light import plain_plan, run_plan  # noqa: PLC0415 - fast CLI start
+
+        file = plain_plan(sys.argv[1:])
+        if file is not None:
+            run_plan(file)
     module = COMMAND_MODULES.get(sys.argv[1]) if len(sys.argv) > 1 else None
     load_commands(_MODULES if module is None else (module,))
     from cerebri.cli._app import app  # noqa: PLC0415 - fast CLI start

@@ -7,19 +7,23 @@ parsed (a one-line typed error on stderr: ``error <code> at <path>: <message>``)
 from __future__ import annotations
 
 import sys
-import unicodedata
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from cerebri import __version__
-from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
 from cerebri.cli._help import HelpGroup
-from cerebri.cpir import PlanningRequest, parse_request
-from cerebri.errors import CerebriError, InputTooLargeError, UnreadableInputError
+from cerebri.cli._io import (
+    EXIT_INPUT,
+    MAX_INPUT_BYTES,
+    error_line,
+    load_request,
+    printable,
+    read_input,
+)
+from cerebri.errors import CerebriError
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
 
 __all__ = [
@@ -38,14 +42,6 @@ __all__ = [
     "read_input",
     "table_console",
 ]
-
-MAX_INPUT_BYTES = DEFAULT_MAX_BYTES
-"""Largest input the CLI reads, in bytes; larger files fail with ``input.too_large``."""
-
-EXIT_INPUT = 2
-"""Exit status when the input cannot be read or parsed (one ``error <code> …`` line on
-stderr). Every answer exits 0; ``find-slot --emit-request`` over incomplete calendars exits 3
-(:data:`cerebri.cli._calendars.EXIT_INCOMPLETE`)."""
 
 app = typer.Typer(
     cls=HelpGroup,
@@ -113,52 +109,10 @@ def _root(
 
 
 def fail(error: CerebriError) -> typer.Exit:
-    where = "" if error.path is None else " at " + (printable(error.path) or "(document root)")
-    message = printable(error.message.replace("\n", " "))
-    sys.stderr.write(f"error {error.code}{where}: {message}\n")
+    """Write ``error``'s one line on stderr (:func:`~cerebri.cli._io.error_line`); the
+    ``typer.Exit`` with :data:`EXIT_INPUT` to raise."""
+    sys.stderr.write(error_line(error))
     return typer.Exit(EXIT_INPUT)
-
-
-def _read_stdin(count: int) -> bytes:
-    """At most ``count`` bytes of standard input; ``input.unreadable`` when it is closed or
-    the read fails."""
-    stream = sys.stdin
-    if stream is None:
-        raise UnreadableInputError("cannot read standard input: it is closed")
-    try:
-        return stream.buffer.read(count)
-    except (OSError, ValueError, AttributeError) as exc:
-        raise UnreadableInputError(f"cannot read standard input: {exc}") from None
-
-
-def read_input(source: str) -> bytes:
-    """The bytes of FILE (at most :data:`MAX_INPUT_BYTES`, through
-    :func:`cerebri._files.read_bounded`: regular files only) or of stdin for ``-``.
-
-    Raises ``input.too_large`` / ``input.unreadable`` (also for a closed standard input:
-    ``cerebri plan - <&-`` leaves ``sys.stdin`` as ``None``)."""
-    if source == "-":
-        data = _read_stdin(MAX_INPUT_BYTES + 1)
-        if len(data) > MAX_INPUT_BYTES:
-            raise InputTooLargeError(f"input is larger than {MAX_INPUT_BYTES} bytes")
-        return data
-    return read_bounded(Path(source), limit=MAX_INPUT_BYTES, what="input")
-
-
-def load_request(source: str) -> PlanningRequest:
-    return parse_request(read_input(source))
-
-
-def printable(text: str) -> str:
-    """``text`` with control and format characters (ESC, NUL, bidi overrides...) written as
-    ``\\xNN``/``\\uNNNN`` escapes, so input text cannot drive the terminal."""
-    return "".join(
-        ch if unicodedata.category(ch) not in _UNPRINTABLE else ch.encode("unicode_escape").decode()
-        for ch in text
-    )
-
-
-_UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 def table_console() -> Console:

@@ -163,13 +163,7 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
     Keys, authors, stores and CalDAV sources come from these options, never from a tool
     call."""
     from cerebri.clock import SystemClock  # noqa: PLC0415
-    from cerebri.mcp import (  # noqa: PLC0415
-        McpSettings,
-        check_configuration,
-        check_host,
-        run_http,
-        run_stdio,
-    )
+    from cerebri.mcp import McpSettings, check_host, run_http, run_stdio  # noqa: PLC0415
     from cerebri.temporal import Instant  # noqa: PLC0415
 
     try:
@@ -216,7 +210,12 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
             store=store,
             at=now,
         )
-        check_configuration(settings, now or SystemClock().now())
+        if key is not None or store is not None or author is not None:
+            # without them the check is of the built-in author alone (fast start: the
+            # proposal, key and store packages load at the first tool call instead)
+            from cerebri.mcp import check_configuration  # noqa: PLC0415
+
+            check_configuration(settings, now or SystemClock().now())
     except CerebriError as error:
         raise fail(error) from None
     if http:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -23,15 +22,13 @@ from cerebri.cli._app import (
     read_input,
     table_console,
 )
+from cerebri.cli._plan_text import limit_hint, print_notes, write_plan_json
 from cerebri.cli.render import render_result
-from cerebri.cpir import PlanningRequest, Tagged
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError
-from cerebri.planner import issue_note, validation_warnings
 from cerebri.planner import plan as plan_request
 from cerebri.planner import validate as validate_request
-from cerebri.planner.validate import limit_breaches
 
 __all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
 
@@ -69,24 +66,10 @@ def plan(
             top=top or None,
             limits=limits_for(limits),
             explain=explain,
-            limit_hint=_limit_hint(request, limits),
+            limit_hint=limit_hint(request, reference=limits is LimitSet.REFERENCE),
         )
     else:
-        sys.stdout.write(pretty(result.to_wire()))
-        _print_notes(request, result.validation.issues, warnings=False)
-        if any(issue.name == "InputLimit" for issue in result.validation.issues):
-            sys.stderr.write(f"hint: {_limit_hint(request, limits)}\n")
-
-
-def _limit_hint(request: PlanningRequest, limits: LimitSet) -> str:
-    """What to change when the request breaks an admission limit: ``--limits local`` when
-    the local (find-slot) limits admit it, as for a ``find-slot --emit-request`` request."""
-    if limits is LimitSet.REFERENCE and not limit_breaches(request, limits_for(LimitSet.LOCAL)):
-        return (
-            "the request is within the local limits (find-slot's, e.g. a find-slot "
-            "--emit-request request); pass --limits local to plan it"
-        )
-    return "lower budget.max_candidates or shorten scope.time_range (fewer grid positions)"
+        write_plan_json(request, result, reference=limits is LimitSet.REFERENCE)
 
 
 @app.command()
@@ -98,20 +81,7 @@ def validate(file: FileArg, limits: LimitsOption = LimitSet.REFERENCE) -> None:
     except CerebriError as error:
         raise fail(error) from None
     sys.stdout.write(pretty(report.to_wire()))
-    _print_notes(request, report.issues, warnings=True)
-
-
-def _print_notes(request: PlanningRequest, issues: Sequence[Tagged], *, warnings: bool) -> None:
-    """On stderr (stdout keeps the exact JSON): what a bare issue means
-    (``note CODE at PATH: …``) and, with ``warnings``, rules that change no answer
-    (``warning CODE at PATH: …``); decision 0027."""
-    for issue in issues:
-        note = issue_note(request, issue)
-        if note is not None:
-            sys.stderr.write(f"note {note.code} at {note.path}: {note.message}\n")
-    if warnings:
-        for warning in validation_warnings(request):
-            sys.stderr.write(f"warning {warning.code} at {warning.path}: {warning.message}\n")
+    print_notes(request, report.issues, warnings=True)
 
 
 @app.command(short_help="Expand recurrences and compute free/busy (/v1/temporal).")

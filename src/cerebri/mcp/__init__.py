@@ -15,13 +15,23 @@ watch, never approve. A refused call is an ``isError`` result with the stable ce
 larger than ``summary_bytes`` is summarised and kept as the resource
 ``cerebri://results/<sha256>`` (:mod:`cerebri.mcp.results`).
 docs/decisions/0033-mcp-tool-server.md records the choices.
+
+The names below are loaded on first use (PEP 562 module ``__getattr__``, decision 0045):
+``cerebri mcp`` answers ``initialize`` without importing the tools, their argument models
+or the packages behind them.
 """
 
-from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
-from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
-from cerebri.mcp.server import LOOPBACK_HOSTS, build_server, check_host, run_http, run_stdio
-from cerebri.mcp.settings import DEFAULT_SUMMARY_BYTES, McpSettings
-from cerebri.mcp.tools import check_configuration
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
+    from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
+    from cerebri.mcp.server import LOOPBACK_HOSTS, build_server, check_host, run_http, run_stdio
+    from cerebri.mcp.settings import DEFAULT_SUMMARY_BYTES, McpSettings
+    from cerebri.mcp.tools import check_configuration
 
 __all__ = [
     "DEFAULT_SUMMARY_BYTES",
@@ -38,3 +48,33 @@ __all__ = [
     "run_stdio",
     "tool_list",
 ]
+
+_HOMES: Final = {
+    "DEFAULT_SUMMARY_BYTES": "settings",
+    "LOOPBACK_HOSTS": "server",
+    "RESULT_URI_PREFIX": "results",
+    "STORE_TOOLS": "schemas",
+    "TOOLS": "schemas",
+    "McpSettings": "settings",
+    "ResultStore": "results",
+    "build_server": "server",
+    "check_configuration": "tools",
+    "check_host": "server",
+    "run_http": "server",
+    "run_stdio": "server",
+    "tool_list": "schemas",
+}
+"""Each public name -> the submodule that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cerebri.mcp.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,54 +8,66 @@ model, then run; every refusal an ``isError`` result, :mod:`cerebri.mcp.errors`)
 :func:`run_http` serves streamable HTTP at ``http://HOST:PORT/mcp``.
 
 Tools run in a worker thread (planning is CPU work; the event loop keeps answering pings).
+
+Fast start (decision 0045): building and starting the server imports the SDK and nothing of
+the tools. The tool list (:mod:`cerebri.mcp.schemas`: argument models, JSON Schemas) is made
+at the first ``tools/list`` or ``tools/call``, and a tool's implementation module (with the
+calendars, proposals and plans packages it needs) at its first call, so ``initialize`` is
+answered without them.
 """
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
-import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import BaseModel, ValidationError
 
 from cerebri import __version__
+from cerebri._collector import collector_paused
+
+# The SDK builds its protocol models (several protocol versions) at import: the cyclic
+# collector is paused meanwhile, as for cerebri's own import (decision 0045; about 10 %).
+with collector_paused(promote_after=0):
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import INVALID_PARAMS
+
 from cerebri._json import JSONValue, compact
 from cerebri.errors import CerebriError
-from cerebri.mcp.calendar_tools import find_slot_tool, freebusy_tool
 from cerebri.mcp.errors import INTERNAL_ERROR, argument_error, check_values, error_result
 from cerebri.mcp.results import RESULT_URI_PREFIX, ResultStore
-from cerebri.mcp.schemas import STORE_TOOLS, TOOLS, tool_list
 from cerebri.mcp.settings import McpSettings
-from cerebri.mcp.tools import (
-    draft_plan_tool,
-    plan_status_tool,
-    plan_tool,
-    preview_tool,
-    propose_tool,
-    validate_tool,
-)
 
 __all__ = ["LOOPBACK_HOSTS", "build_server", "check_host", "run_http", "run_stdio"]
 
 Handler = Callable[[Any, McpSettings], dict[str, JSONValue]]
 
-_HANDLERS: dict[str, Handler] = {
-    "validate_request": validate_tool,
-    "plan": plan_tool,
-    "find_slot": find_slot_tool,
-    "freebusy": freebusy_tool,
-    "draft_plan": draft_plan_tool,
-    "propose": propose_tool,
-    "preview": preview_tool,
-    "plan_status": plan_status_tool,
+_HANDLERS: Final = {
+    "validate_request": ("cerebri.mcp.tools", "validate_tool"),
+    "plan": ("cerebri.mcp.tools", "plan_tool"),
+    "find_slot": ("cerebri.mcp.calendar_tools", "find_slot_tool"),
+    "freebusy": ("cerebri.mcp.calendar_tools", "freebusy_tool"),
+    "draft_plan": ("cerebri.mcp.tools", "draft_plan_tool"),
+    "propose": ("cerebri.mcp.tools", "propose_tool"),
+    "preview": ("cerebri.mcp.tools", "preview_tool"),
+    "plan_status": ("cerebri.mcp.tools", "plan_status_tool"),
 }
+"""Tool name -> (module, function) of its implementation, imported at the tool's first call."""
+
+
+def _handler(name: str) -> Handler:
+    """The implementation of tool ``name`` (its module imported on first use)."""
+    module, function = _HANDLERS[name]
+    handler: Handler = getattr(importlib.import_module(module), function)
+    return handler
+
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
@@ -93,6 +105,8 @@ def _call(
     name: str, arguments: dict[str, Any] | None, settings: McpSettings, results: ResultStore
 ) -> types.CallToolResult:
     """Run tool ``name``; every failure is an ``isError`` result, never an exception."""
+    from cerebri.mcp.schemas import STORE_TOOLS, TOOLS  # noqa: PLC0415 - fast start
+
     specs = {spec.name: spec for spec in TOOLS + (STORE_TOOLS if settings.store else ())}
     spec = specs.get(name)
     if spec is None:
@@ -108,7 +122,7 @@ def _call(
             args: BaseModel = spec.arguments.model_validate(arguments or {})
         except ValidationError as exc:
             raise argument_error(exc) from None
-        document = results.answer(_HANDLERS[name](args, settings))
+        document = results.answer(_handler(name)(args, settings))
     except CerebriError as error:
         return error_result(error)
     except Exception:  # a bug: the agent learns that much, never the traceback
@@ -126,9 +140,13 @@ def build_server(settings: McpSettings) -> Server[Any]:
         max_kept_bytes=settings.kept_bytes,
         max_result_bytes=settings.max_result_bytes,
     )
-    tools = tool_list(with_store=settings.store is not None)
+    tools: list[types.Tool] = []  # made at the first tools/list (fast start)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        if not tools:
+            from cerebri.mcp.schemas import tool_list  # noqa: PLC0415 - fast start
+
+            tools.extend(tool_list(with_store=settings.store is not None))
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cerebri.clock import Clock, FakeClock, SystemClock
-from cerebri.integrations.credentials import CalDAVLogins
 from cerebri.mcp.results import MAX_KEPT_BYTES, MAX_RESULT_BYTES
 from cerebri.temporal import Instant
+
+if TYPE_CHECKING:  # the CalDAV client loads only when a source is configured
+    from cerebri.integrations.credentials import CalDAVLogins
 
 __all__ = ["DEFAULT_AUTHOR", "DEFAULT_SUMMARY_BYTES", "McpSettings"]
 

@@ -17,15 +17,16 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from typing import TYPE_CHECKING, Any, Final
 
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 from cerebri.plans.vocabulary import Risk, TargetRule
 from cerebri.temporal import Instant
+
+if TYPE_CHECKING:  # jsonschema loads when the first registry is built (fast CLI start)
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 __all__ = [
     "BUILTIN_CAPABILITIES",
@@ -104,6 +105,9 @@ def _pointer(parts: Iterable[object]) -> str:
 
 
 def _compile(capability: Capability) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 - fast CLI start
+    from jsonschema.exceptions import SchemaError  # noqa: PLC0415
+
     if capability.target_rule is TargetRule.PARAM and not capability.target_param:
         raise CapabilityError(
             f"{capability.name}: target rule 'param' needs target_param",
