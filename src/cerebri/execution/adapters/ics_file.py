@@ -35,12 +35,11 @@ from typing import Final
 import filelock
 from icalendar import Calendar, Component, Event
 
-from cerebri._files import read_bounded
+from cerebri._files import ReplacedNotDurableError, read_bounded, write_atomic
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
-from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
@@ -360,7 +359,7 @@ class IcsFileCalendar:
                 with before_any_effect():  # conflict, slot_taken, unreadable...
                     updated, result = edit(self._load(path, checked_as=calendar_id))
                 if updated is not None:
-                    replace_file(path, updated.to_ical())
+                    write_atomic(path, updated.to_ical(), mode=None, sync_folder=True)
                     replaced = True  # an error from here on (the unlock) follows the write
         except filelock.Timeout:
             raise AdapterError(
