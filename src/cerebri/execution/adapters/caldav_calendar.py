@@ -200,6 +200,27 @@ def _attendees(event: Component) -> list[JSONValue]:
     return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
+@contextmanager
+def _transport_errors(what: str) -> Iterator[None]:
+    """Refused credentials (``calendar.unauthorized``), a request past its deadline, a
+    transport failure and an answer that is not WebDAV (``adapter.unavailable``, retryable;
+    ``before_effect`` when the request was never sent) raised in the block, as
+    :class:`AdapterError` naming ``what``."""
+    try:
+        yield
+    except dav_error.AuthorizationError as exc:
+        raise AdapterError(
+            f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
+            code="calendar.unauthorized",
+        ) from None
+    except DeadlineError as exc:
+        raise _unavailable(what, str(exc)) from None
+    except OSError as exc:
+        raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
+    except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
+        raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+
+
 class CalDavCalendar(DispatchingAdapter):
     """Serves the calendar capabilities over CalDAV collections.
 
@@ -320,26 +341,18 @@ class CalDavCalendar(DispatchingAdapter):
     ) -> DAVResponse:
         """One request; transport failures, 5xx and refused credentials as AdapterError."""
         what = f"{method} {_shown(url)}"
-        try:
-            response = client.request(url, method, body, dict(headers or {}))
-        except dav_error.AuthorizationError as exc:
-            if any("no-uid-conflict" in p for p in exc.preconditions):
-                raise AdapterError(
-                    f"{what}: another resource of the calendar already has this UID",
-                    code="calendar.conflict",
-                ) from None
-            raise AdapterError(
-                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
-                code="calendar.unauthorized",
-            ) from None
-        except dav_error.RateLimitError as exc:
-            raise _unavailable(what, f"HTTP {exc.status or 429}, try later") from None
-        except DeadlineError as exc:
-            raise _unavailable(what, str(exc)) from None
-        except OSError as exc:
-            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
-        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
-            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+        with _transport_errors(what):
+            try:
+                response = client.request(url, method, body, dict(headers or {}))
+            except dav_error.AuthorizationError as exc:
+                if any("no-uid-conflict" in p for p in exc.preconditions):
+                    raise AdapterError(
+                        f"{what}: another resource of the calendar already has this UID",
+                        code="calendar.conflict",
+                    ) from None
+                raise  # refused credentials: told by _transport_errors
+            except dav_error.RateLimitError as exc:
+                raise _unavailable(what, f"HTTP {exc.status or 429}, try later") from None
         if response.status >= 500:
             raise _unavailable(what, f"HTTP {response.status}")
         return response
@@ -389,19 +402,8 @@ class CalDavCalendar(DispatchingAdapter):
         )
         body = etree.tostring(query.xmlelement(), encoding="utf-8", xml_declaration=True)
         what = f"REPORT {_shown(collection)}"
-        try:
+        with _transport_errors(what):
             response = client.report(collection, body.decode("utf-8"), depth=1)
-        except dav_error.AuthorizationError as exc:
-            raise AdapterError(
-                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
-                code="calendar.unauthorized",
-            ) from None
-        except DeadlineError as exc:
-            raise _unavailable(what, str(exc)) from None
-        except OSError as exc:
-            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
-        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
-            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
         if response.status in (404, 409, 410):
             raise self._missing_collection(calendar_id, collection, response.status)
         if response.status >= 500:
