@@ -377,7 +377,11 @@ class PlacementChecker:
         grid: range,
         length: int,
     ) -> Iterator[tuple[Tagged, ...]]:
-        """The merge walk of :meth:`check_grid` over the starts ``grid`` (see there)."""
+        """The merge walk of :meth:`check_grid` over the starts ``grid`` (see there).
+
+        Only objects block, never the placed one (it is not in the static busy set): with
+        no series occurrences the overlap record is :meth:`_violation`'s without its
+        evidence bookkeeping."""
         base = tuple(self._static_reasons + rule((grid.start, grid.start + length)))
         index = self._base_index
         starts, ends, order = index.starts, index.ends, index.order
@@ -387,6 +391,8 @@ class PlacementChecker:
         i, n = 0, len(starts)
         changed = True
         found: Tagged | None = None
+        plain, ids = self._plain_busy, self._busy_ids
+        overlap = ViolationReason.OVERLAP
         for s in grid:
             e = s + length
             while i < n and starts[i] < e:
@@ -398,7 +404,23 @@ class PlacementChecker:
                 changed = True
             if heap:
                 if changed or found is None:
-                    found = self._grid_overlap(object_id, [order[k] for _, k in heap])
+                    if plain:  # inlined: it runs whenever the blocking items change
+                        names = [ids[order[k]] for _, k in heap]
+                        names.sort()
+                        found = Tagged(
+                            "HardConstraint",
+                            ConstraintViolation(
+                                NO_OVERLAP_WIRE, object_id, overlap, (), tuple(names), ()
+                            ),
+                        )
+                    else:
+                        found = self._violation(
+                            NO_OVERLAP_WIRE,
+                            object_id,
+                            overlap,
+                            (),
+                            blockers=[order[k] for _, k in heap],
+                        )
                     changed = False
                 reasons = (*base, found)
             else:
@@ -408,24 +430,6 @@ class PlacementChecker:
                 extra = [reason for constraint in constraints for reason in constraint(spans)]
                 reasons = (*reasons, *extra)
             yield reasons
-
-    def _grid_overlap(self, object_id: str, blockers: list[int]) -> Tagged:
-        """The ``NO_OVERLAP`` record of a grid position blocked by the static busy items
-        ``blockers``. Only objects block, never the placed one (it is not in the static busy
-        set): with no series occurrences the record is :meth:`_violation`'s without its
-        evidence bookkeeping."""
-        if not self._plain_busy:
-            return self._violation(
-                NO_OVERLAP_WIRE, object_id, ViolationReason.OVERLAP, (), blockers=blockers
-            )
-        ids = self._busy_ids
-        names = sorted(ids[k] for k in blockers)
-        return Tagged(
-            "HardConstraint",
-            ConstraintViolation(
-                NO_OVERLAP_WIRE, object_id, ViolationReason.OVERLAP, (), tuple(names), ()
-            ),
-        )
 
     def check(self, spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
         """Every reason the placements ``spans`` (object id → ``(start_ns, end_ns)``) fail,
