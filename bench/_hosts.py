@@ -373,46 +373,16 @@ def run_hosts(settings: HostsSettings, say: Any = print) -> Outcome:
         for host in range(1, settings.hosts + 1):
             for n in range(settings.workers):
                 workers.append(_start_worker(settings, network, server, folder, host=host, n=n))
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        while not all(w.ready.exists() for w in workers):
-            if time.monotonic() > deadline or any(w.proc.poll() is not None for w in workers):
-                raise RuntimeError("the workers did not all connect over their links")
-            time.sleep(POLL_SECONDS)
+        _wait_connected(workers)
         say(f"{len(workers)} workers connected; submitting {settings.steps} steps")
-        left, index = settings.steps, 0
-        while left > 0:
-            count = min(STEPS_PER_PLAN, left)
-            submit(ex, _draft(index, count))
-            left, index = left - count, index + 1
+        _submit_steps(ex, settings.steps)
         outcome.submitted_ns = time.time_ns()
-        deadline = time.monotonic() + settings.timeout
-        cut_when = settings.cut_at * settings.steps
-        while True:
-            done = _completed(engine)
-            if outcome.cut_ns is None and done >= cut_when:
-                _wait_busy([w for w in workers if w.host == CUT_HOST])
-                network.cut(CUT_HOST)
-                outcome.cut_ns, outcome.cut_done = time.time_ns(), done
-                say(f"cut host {CUT_HOST}'s link at {done} steps completed")
-            if done >= settings.steps:
-                break
-            if time.monotonic() > deadline:
-                outcome.timed_out = True
-                say(f"timed out with {done} of {settings.steps} steps completed")
-                break
-            time.sleep(POLL_SECONDS)
+        _run_until_done(settings, network, engine, workers, outcome, say=say)
         outcome.ended_ns = time.time_ns()
         outcome.cut_sockets = network.sockets(CUT_HOST)
         outcome.cut_backends = _backends(engine, network.server_address(CUT_HOST))
         (folder / "stop").write_text("stop")
-        grace = time.monotonic() + STOP_GRACE_SECONDS
-        for worker in workers:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                worker.proc.wait(timeout=max(0.1, grace - time.monotonic()))
-            if worker.proc.poll() is None:
-                outcome.killed.append(worker.worker_id)
-                os.killpg(worker.proc.pid, signal.SIGKILL)
-                worker.proc.wait()
+        _stop_workers(workers, outcome)
         _read_store(engine, outcome)
         for worker in workers:
             outcome.journals[worker.worker_id] = list(journal_entries(worker.journal))
@@ -422,6 +392,66 @@ def run_hosts(settings: HostsSettings, say: Any = print) -> Outcome:
         clean()
         atexit.unregister(clean)
     return outcome
+
+
+def _wait_connected(workers: list[Worker]) -> None:
+    """Wait until every worker says it is ready (RuntimeError when one exits or after
+    READY_TIMEOUT_SECONDS)."""
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while not all(w.ready.exists() for w in workers):
+        if time.monotonic() > deadline or any(w.proc.poll() is not None for w in workers):
+            raise RuntimeError("the workers did not all connect over their links")
+        time.sleep(POLL_SECONDS)
+
+
+def _submit_steps(ex: Any, steps: int) -> None:
+    """Submit ``steps`` no-op steps in plans of at most STEPS_PER_PLAN."""
+    left, index = steps, 0
+    while left > 0:
+        count = min(STEPS_PER_PLAN, left)
+        submit(ex, _draft(index, count))
+        left, index = left - count, index + 1
+
+
+def _run_until_done(
+    settings: HostsSettings,
+    network: Network,
+    engine: Engine,
+    workers: list[Worker],
+    outcome: Outcome,
+    *,
+    say: Any,
+) -> None:
+    """Poll until every step completed or the timeout; cut CUT_HOST's link once the
+    ``cut_at`` fraction of the steps completed (recorded in ``outcome``)."""
+    deadline = time.monotonic() + settings.timeout
+    cut_when = settings.cut_at * settings.steps
+    while True:
+        done = _completed(engine)
+        if outcome.cut_ns is None and done >= cut_when:
+            _wait_busy([w for w in workers if w.host == CUT_HOST])
+            network.cut(CUT_HOST)
+            outcome.cut_ns, outcome.cut_done = time.time_ns(), done
+            say(f"cut host {CUT_HOST}'s link at {done} steps completed")
+        if done >= settings.steps:
+            return
+        if time.monotonic() > deadline:
+            outcome.timed_out = True
+            say(f"timed out with {done} of {settings.steps} steps completed")
+            return
+        time.sleep(POLL_SECONDS)
+
+
+def _stop_workers(workers: list[Worker], outcome: Outcome) -> None:
+    """Give the workers STOP_GRACE_SECONDS to stop, then kill (and record) the stuck ones."""
+    grace = time.monotonic() + STOP_GRACE_SECONDS
+    for worker in workers:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.proc.wait(timeout=max(0.1, grace - time.monotonic()))
+        if worker.proc.poll() is None:
+            outcome.killed.append(worker.worker_id)
+            os.killpg(worker.proc.pid, signal.SIGKILL)
+            worker.proc.wait()
 
 
 def _backends(engine: Engine, server_address: str) -> list[str]:
@@ -499,26 +529,6 @@ def summary(outcome: Outcome) -> dict[str, Any]:
     s = outcome.settings
     completed = [h for h in outcome.history if h[2] == "completed"]
     interrupted = [h for h in outcome.history if h[2] == "interrupted"]
-    per_step = Counter(h[0] for h in completed)
-    finisher = {h[0]: _host_of(h[1]) for h in completed}
-    terminal = set(TERMINAL)
-    cut = outcome.cut_ns
-    before = [h for h in completed if cut is None or h[3] < cut]
-    after = [h for h in completed if cut is not None and h[3] >= cut]
-    last = max((h[3] for h in completed), default=outcome.ended_ns)
-    invoked: dict[str, list[str]] = defaultdict(list)
-    for worker_id, entries in outcome.journals.items():
-        for entry in entries:
-            invoked[str(entry["origin"])].append(_host_of(worker_id))
-    times = Counter(len(hosts) for hosts in invoked.values())
-    cut_name = f"h{CUT_HOST}"
-    twice_cut = sum(
-        1 for hosts in invoked.values() if len(hosts) == 2 and hosts.count(cut_name) == 1
-    )
-    first_takeover = min((h[3] for h in interrupted), default=None)
-    # The interrupted attempt's start is its claim: its lease ran out ``lease`` s later.
-    expiry = max((h[4] for h in interrupted), default=None)
-    recovered = [h for h in after if first_takeover is not None and h[3] >= first_takeover]
     result: dict[str, Any] = {
         "hosts": s.hosts,
         "workers_per_host": s.workers,
@@ -527,8 +537,39 @@ def summary(outcome: Outcome) -> dict[str, Any]:
         "step_delay_ms": s.delay_ms,
         "server_settings": list(outcome.server_settings),
         "timed_out": outcome.timed_out,
-        "cut_host": cut_name,
-        "cut_at_completed": outcome.cut_done if cut is not None else None,
+        "cut_host": f"h{CUT_HOST}",
+        "cut_at_completed": outcome.cut_done if outcome.cut_ns is not None else None,
+        **_store_counts(outcome, completed, interrupted),
+        **_invocation_counts(outcome),
+        **_timings(outcome, completed, interrupted),
+        "workers_killed_at_end": outcome.killed,
+        "cut_host_sockets_at_end": outcome.cut_sockets,
+        "cut_host_server_sessions_at_end": outcome.cut_backends,
+        "worker_events": {
+            worker: _digest_events(lines, outcome.cut_ns)
+            for worker, lines in sorted(outcome.events.items())
+        },
+    }
+    result["every_step_exactly_once"] = (
+        not outcome.timed_out
+        and result["steps_with_one_completed_attempt"] == s.steps
+        and result["steps_with_several_completed_attempts"] == 0
+        and result["steps_not_terminal"] == 0
+        and result["open_attempt_rows"] == 0
+        and outcome.statuses.get("completed") == s.steps
+    )
+    return result
+
+
+_History = list[tuple[str, str | None, str, int, int]]
+
+
+def _store_counts(outcome: Outcome, completed: _History, interrupted: _History) -> dict[str, Any]:
+    """What the store holds at the end: completions and takeovers per host, statuses."""
+    per_step = Counter(h[0] for h in completed)
+    finisher = {h[0]: _host_of(h[1]) for h in completed}
+    terminal = set(TERMINAL)
+    return {
         "completed_per_host": dict(sorted(Counter(_host_of(h[1]) for h in completed).items())),
         "takeovers": len(interrupted),
         # An idempotent step's interrupted attempt is rebuilt from the step row at the takeover
@@ -545,43 +586,64 @@ def summary(outcome: Outcome) -> dict[str, Any]:
         "steps_with_several_completed_attempts": sum(1 for c in per_step.values() if c > 1),
         "steps_not_terminal": sum(n for st, n in outcome.statuses.items() if st not in terminal),
         "open_attempt_rows": outcome.open_attempts,
+    }
+
+
+def _invocation_counts(outcome: Outcome) -> dict[str, Any]:
+    """What the adapters' journals say: how often each step was invoked, and why twice."""
+    invoked: dict[str, list[str]] = defaultdict(list)
+    for worker_id, entries in outcome.journals.items():
+        for entry in entries:
+            invoked[str(entry["origin"])].append(_host_of(worker_id))
+    times = Counter(len(hosts) for hosts in invoked.values())
+    cut_name = f"h{CUT_HOST}"
+    twice_cut = sum(
+        1 for hosts in invoked.values() if len(hosts) == 2 and hosts.count(cut_name) == 1
+    )
+    return {
         "invocations": sum(len(h) for h in invoked.values()),
         "steps_invoked": {str(k): v for k, v in sorted(times.items())},
-        "steps_never_invoked": s.steps - len(invoked),
+        "steps_never_invoked": outcome.settings.steps - len(invoked),
         "invoked_twice_cut_outcome_lost": twice_cut,
         "invoked_twice_other": times.get(2, 0) - twice_cut,
-        "seconds_cut_to_first_takeover": None
-        if cut is None or first_takeover is None
-        else (first_takeover - cut) / 1e9,
-        "seconds_cut_to_last_dead_lease_expiry": None
-        if cut is None or expiry is None
-        else (expiry + s.lease * 1e9 - cut) / 1e9,
+    }
+
+
+def _since(later: int | None, earlier: int | None, extra_ns: float = 0) -> float | None:
+    """``later + extra_ns - earlier`` in seconds, ``None`` when either is unknown."""
+    if later is None or earlier is None:
+        return None
+    return (later + extra_ns - earlier) / 1e9
+
+
+def _per_second(count: int, start: int | None, end: int) -> float | None:
+    """``count`` steps over ``[start, end]`` (ns) per second; ``None`` for no steps or no
+    time."""
+    if not count or start is None or end <= start:
+        return None
+    return count / (end - start) * 1e9
+
+
+def _timings(outcome: Outcome, completed: _History, interrupted: _History) -> dict[str, Any]:
+    """Recovery times after the cut and throughput before and after it."""
+    cut = outcome.cut_ns
+    before = [h for h in completed if cut is None or h[3] < cut]
+    after = [h for h in completed if cut is not None and h[3] >= cut]
+    last = max((h[3] for h in completed), default=outcome.ended_ns)
+    first_takeover = min((h[3] for h in interrupted), default=None)
+    # The interrupted attempt's start is its claim: its lease ran out ``lease`` s later.
+    expiry = max((h[4] for h in interrupted), default=None)
+    recovered = [h for h in after if first_takeover is not None and h[3] >= first_takeover]
+    return {
+        "seconds_cut_to_first_takeover": _since(first_takeover, cut),
+        "seconds_cut_to_last_dead_lease_expiry": _since(expiry, cut, outcome.settings.lease * 1e9),
         "steps_per_s_before_cut": len(before) / ((cut or last) - outcome.submitted_ns) * 1e9
         if before
         else None,
-        "steps_per_s_after_cut": len(after) / (last - cut) * 1e9
-        if after and cut is not None and last > cut
-        else None,
-        "steps_per_s_after_first_takeover": len(recovered) / (last - first_takeover) * 1e9
-        if recovered and first_takeover is not None and last > first_takeover
-        else None,
+        "steps_per_s_after_cut": _per_second(len(after), cut, last),
+        "steps_per_s_after_first_takeover": _per_second(len(recovered), first_takeover, last),
         "seconds_total": (last - outcome.submitted_ns) / 1e9,
-        "workers_killed_at_end": outcome.killed,
-        "cut_host_sockets_at_end": outcome.cut_sockets,
-        "cut_host_server_sessions_at_end": outcome.cut_backends,
-        "worker_events": {
-            worker: _digest_events(lines, cut) for worker, lines in sorted(outcome.events.items())
-        },
     }
-    result["every_step_exactly_once"] = (
-        not outcome.timed_out
-        and result["steps_with_one_completed_attempt"] == s.steps
-        and result["steps_with_several_completed_attempts"] == 0
-        and result["steps_not_terminal"] == 0
-        and result["open_attempt_rows"] == 0
-        and outcome.statuses.get("completed") == s.steps
-    )
-    return result
 
 
 def _digest_events(lines: list[str], cut: int | None) -> list[str]:

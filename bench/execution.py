@@ -303,7 +303,7 @@ def many_hosts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     return 0 if data["every_step_exactly_once"] else 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=2000, help="no-op jobs per row (2000)")
     parser.add_argument(
@@ -352,13 +352,14 @@ def main(argv: list[str] | None = None) -> int:
         "their defaults",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    args = parser.parse_args(argv)
-    if args.steps < 1 or args.repeats < 1:
-        parser.error("--steps and --repeats must be positive")
-    if args.hosts is not None:
-        return many_hosts(parser, args)
-    os.environ["BENCH_PGQUEUER_DRIVER"] = args.pgqueuer_driver  # read by the workers
+    return parser
 
+
+def _postgres(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[str, str | None, str]:
+    """The server URL, why it is not reachable (``None``: it is) and the line that says so.
+    An unreachable ``--pg-url`` given explicitly ends the run (``parser.error``)."""
     server = args.pg_url or DEFAULT_PG_URL
     shown = make_url(server).render_as_string(hide_password=True)
     problem = reachable(server)
@@ -368,26 +369,22 @@ def main(argv: list[str] | None = None) -> int:
         pg = f"{shown} (PostgreSQL {server_version(server)}), a fresh database per measurement"
     else:
         pg = f"not reachable at {shown} ({problem}): PostgreSQL rows skipped"
+    return server, problem, pg
+
+
+def _peers(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The peers that can run, and what is missing for the others."""
     missing = missing_peers(tuple(args.peers))
     if "pgqueuer" in args.peers and args.pgqueuer_driver == "asyncpg":
         missing += [f"pgqueuer (asyncpg driver: {m})" for m in missing_peers(("asyncpg",))]
     peers = [p for p in args.peers if not any(m.startswith(p) for m in missing)]
+    return peers, missing
 
-    header = [
-        "Execution benchmark: cerebri durable executor vs procrastinate and pgqueuer (no-op jobs)",
-        *machine_info(pg),
-        f"steps    {args.steps} per measurement; PostgreSQL workers "
-        f"{','.join(map(str, args.workers))}; repeats {args.repeats}; "
-        f"pgqueuer driver {args.pgqueuer_driver}",
-    ]
-    if missing:
-        header.append(
-            f"missing  {', '.join(missing)}: pip install procrastinate 'pgqueuer[asyncpg]'"
-        )
-    if not args.json:
-        print("\n".join(header), flush=True)
-        print(flush=True)
 
+def _measure_rows(
+    args: argparse.Namespace, server: str, problem: str | None, pg: str, peers: list[str]
+) -> list[Row]:
+    """The SQLite row, then one PostgreSQL row per worker count (when it is reachable)."""
     rows = [Row("sqlite", 1)]
     say("sqlite, 1 worker")
     with tempfile.TemporaryDirectory(prefix="bench-exec-") as tmp:
@@ -403,7 +400,49 @@ def main(argv: list[str] | None = None) -> int:
                 measure_peer(row, peer, server, args.steps, args.repeats)
     else:
         say(f"PostgreSQL {pg}")
+    return rows
 
+
+def _print_report(rows: list[Row], peers: list[str], verdicts: list[dict[str, Any]]) -> None:
+    print()
+    for line in table(rows, peers):
+        print(line)
+    print("(claim ms: p50/p99 of the claim calls that claimed work; pgq claims up to 10 a call)")
+    print()
+    print("goals (#12):")
+    for verdict in verdicts:
+        met = {True: "met", False: "NOT met", None: "not measured"}[verdict["met"]]
+        print(f"  {verdict['goal']}: {met}")
+    print(f"load     {load_average()} (1/5/15 min, at the end)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.steps < 1 or args.repeats < 1:
+        parser.error("--steps and --repeats must be positive")
+    if args.hosts is not None:
+        return many_hosts(parser, args)
+    os.environ["BENCH_PGQUEUER_DRIVER"] = args.pgqueuer_driver  # read by the workers
+
+    server, problem, pg = _postgres(parser, args)
+    peers, missing = _peers(args)
+    header = [
+        "Execution benchmark: cerebri durable executor vs procrastinate and pgqueuer (no-op jobs)",
+        *machine_info(pg),
+        f"steps    {args.steps} per measurement; PostgreSQL workers "
+        f"{','.join(map(str, args.workers))}; repeats {args.repeats}; "
+        f"pgqueuer driver {args.pgqueuer_driver}",
+    ]
+    if missing:
+        header.append(
+            f"missing  {', '.join(missing)}: pip install procrastinate 'pgqueuer[asyncpg]'"
+        )
+    if not args.json:
+        print("\n".join(header), flush=True)
+        print(flush=True)
+
+    rows = _measure_rows(args, server, problem, pg, peers)
     verdicts = goals(rows)
     if args.json:
         document = {
@@ -418,16 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(json.dumps(document, indent=2))
         return 0
-    print()
-    for line in table(rows, peers):
-        print(line)
-    print("(claim ms: p50/p99 of the claim calls that claimed work; pgq claims up to 10 a call)")
-    print()
-    print("goals (#12):")
-    for verdict in verdicts:
-        met = {True: "met", False: "NOT met", None: "not measured"}[verdict["met"]]
-        print(f"  {verdict['goal']}: {met}")
-    print(f"load     {load_average()} (1/5/15 min, at the end)")
+    _print_report(rows, peers, verdicts)
     return 0
 
 

@@ -16,6 +16,7 @@ Instants are integer microseconds since the Unix epoch.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -263,6 +264,116 @@ def violation(
     }
 
 
+Verdict = tuple[str, list[str]] | None
+"""A broken rule's reason and blocking object ids; ``None`` when the rule holds."""
+
+
+def _outside(broken: bool) -> Verdict:
+    return ("OutsideBounds", []) if broken else None
+
+
+def _no_overlap(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    start, end = subject.start, subject.end
+    blockers = [
+        other.id
+        for other in others
+        if other.id != subject.id and overlaps(other.start, other.end, start, end)
+    ]
+    return ("Overlap", blockers) if blockers else None
+
+
+def _explicit_time(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    want = (parse_instant(rule["value"]["start"]), parse_instant(rule["value"]["end"]))
+    return _outside((subject.start, subject.end) != want)
+
+
+def _explicit_date(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    try:
+        return _outside(local_date(subject.start, subject.timezone) != rule["value"])
+    except (OverflowError, ValueError):
+        return _outside(True)
+
+
+def _earliest_start(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    return _outside(subject.start < parse_instant(rule["value"]))
+
+
+def _latest_end(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    return _outside(subject.end > parse_instant(rule["value"]))
+
+
+def _min_duration(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    short = subject.end - subject.start < rule["value"] * MICROS
+    return ("WrongDuration", []) if short else None
+
+
+def _fixed_duration(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    wrong = subject.end - subject.start != rule["value"] * MICROS
+    return ("WrongDuration", []) if wrong else None
+
+
+def _availability(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    w_start = parse_instant(rule["value"]["start"])
+    w_end = parse_instant(rule["value"]["end"])
+    return _outside(not (w_start <= subject.start and subject.end <= w_end))
+
+
+def _dependency(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    predecessor = next((other for other in others if other.id == rule["value"]), None)
+    if predecessor is None:
+        return ("DependencyMissing", [])
+    if predecessor.end > subject.start:
+        return ("DependencyOrder", [predecessor.id])
+    return None
+
+
+def _buffer(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    start, end = subject.start, subject.end
+    buffer = rule["value"] * MICROS
+    blockers: list[str] = []
+    for other in others:
+        if other.id == subject.id:
+            continue
+        if overlaps(other.start, other.end, start, end):
+            blockers.append(other.id)
+            continue
+        gap = start - other.end if other.end <= start else other.start - end
+        if gap < buffer:
+            blockers.append(other.id)
+    return ("InsufficientBuffer", blockers) if blockers else None
+
+
+def _recurrence(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    return ("UnsupportedRecurrence", [])
+
+
+def _timezone(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    return ("TimezoneMismatch", []) if subject.timezone != rule["value"] else None
+
+
+def _lock(rule: Any, subject: Timed, original: Any, others: list[Timed]) -> Verdict:
+    return ("Locked", []) if original != (subject.start, subject.end) else None
+
+
+RULE_CHECKS: dict[str, Callable[[Any, Timed, Any, list[Timed]], Verdict]] = {
+    "NO_OVERLAP": _no_overlap,
+    "EXPLICIT_TIME": _explicit_time,
+    "EXPLICIT_DATE": _explicit_date,
+    "EARLIEST_START": _earliest_start,
+    "LATEST_END": _latest_end,
+    "DEADLINE": _latest_end,
+    "MIN_DURATION": _min_duration,
+    "FIXED_DURATION": _fixed_duration,
+    "AVAILABILITY_WINDOW": _availability,
+    "DEPENDENCY_ORDER": _dependency,
+    "REQUIRED_BUFFER": _buffer,
+    "RECURRENCE_RULE": _recurrence,
+    "TIMEZONE_INTEGRITY": _timezone,
+    "EXTERNAL_LOCK": _lock,
+}
+"""cpir-0.2.md section 9: each constraint kind's check."""
+
+
 def check_constraint(
     spec: dict[str, Any],
     subject: Timed,
@@ -271,79 +382,13 @@ def check_constraint(
 ) -> dict[str, Any] | None:
     """cpir-0.2.md section 9, one constraint on one object; ``None`` when satisfied."""
     rule = spec["rule"]
-    kind = rule["kind"]
-    start, end = subject.start, subject.end
-    blockers: list[str] = []
-    reason: str | None = None
-    if kind == "NO_OVERLAP":
-        for other in others:
-            if other.id != subject.id and overlaps(other.start, other.end, start, end):
-                blockers.append(other.id)
-        if blockers:
-            reason = "Overlap"
-    elif kind == "EXPLICIT_TIME":
-        want = (parse_instant(rule["value"]["start"]), parse_instant(rule["value"]["end"]))
-        if (start, end) != want:
-            reason = "OutsideBounds"
-    elif kind == "EXPLICIT_DATE":
-        try:
-            if local_date(start, subject.timezone) != rule["value"]:
-                reason = "OutsideBounds"
-        except (OverflowError, ValueError):
-            reason = "OutsideBounds"
-    elif kind == "EARLIEST_START":
-        if start < parse_instant(rule["value"]):
-            reason = "OutsideBounds"
-    elif kind in ("LATEST_END", "DEADLINE"):
-        if end > parse_instant(rule["value"]):
-            reason = "OutsideBounds"
-    elif kind == "MIN_DURATION":
-        if end - start < rule["value"] * MICROS:
-            reason = "WrongDuration"
-    elif kind == "FIXED_DURATION":
-        if end - start != rule["value"] * MICROS:
-            reason = "WrongDuration"
-    elif kind == "AVAILABILITY_WINDOW":
-        w_start = parse_instant(rule["value"]["start"])
-        w_end = parse_instant(rule["value"]["end"])
-        if not (w_start <= start and end <= w_end):
-            reason = "OutsideBounds"
-    elif kind == "DEPENDENCY_ORDER":
-        predecessor = None
-        for other in others:
-            if other.id == rule["value"]:
-                predecessor = other
-                break
-        if predecessor is None:
-            reason = "DependencyMissing"
-        elif predecessor.end > start:
-            blockers.append(predecessor.id)
-            reason = "DependencyOrder"
-    elif kind == "REQUIRED_BUFFER":
-        buffer = rule["value"] * MICROS
-        for other in others:
-            if other.id == subject.id:
-                continue
-            if overlaps(other.start, other.end, start, end):
-                blockers.append(other.id)
-                continue
-            gap = start - other.end if other.end <= start else other.start - end
-            if gap < buffer:
-                blockers.append(other.id)
-        if blockers:
-            reason = "InsufficientBuffer"
-    elif kind == "RECURRENCE_RULE":
-        reason = "UnsupportedRecurrence"
-    elif kind == "TIMEZONE_INTEGRITY":
-        if subject.timezone != rule["value"]:
-            reason = "TimezoneMismatch"
-    elif kind == "EXTERNAL_LOCK":
-        if original != (start, end):
-            reason = "Locked"
-    else:
-        raise AssertionError(f"unknown constraint kind {kind}")
-    if reason is None:
+    check = RULE_CHECKS.get(rule["kind"])
+    if check is None:
+        raise AssertionError(f"unknown constraint kind {rule['kind']}")
+    verdict = check(rule, subject, original, others)
+    if verdict is None:
         return None
+    reason, blockers = verdict
     return violation(rule, subject.id, reason, spec["evidence"], blockers)
 
 
@@ -352,29 +397,24 @@ def check_constraint(
 # --------------------------------------------------------------------------------------
 
 
-def hard_checks(request: dict[str, Any], target_id: str, start: int, end: int) -> list[Any]:
+def _limit_reasons(request: dict[str, Any], target: Any, analysis_only: bool) -> list[Any]:
+    """Steps 2 and 3: the mutation and moved-object limits."""
     reasons: list[Any] = []
-    objects = request["context"]["objects"]
-    analysis_only = is_analysis_only(request)
-
-    # 1. placement ids == target ids
-    if sorted([target_id]) != sorted(request["target_ids"]):
-        return ["InvalidTargets"]
-    # 2. mutation limit
     if not analysis_only and (
         request["scope"]["max_mutations"] < 1
         or request["policy"]["snapshot"]["mutation"]["max_mutations"] < 1
     ):
         reasons.append("MutationLimit")
-    # 3. moved-object limit
-    target = None
-    for obj in objects:
-        if obj["id"] == target_id:
-            target = obj
     moved = 1 if target is not None and target["revision"] is not None else 0
     if moved > request["budget"]["max_moved_objects"]:
         reasons.append("MovedObjectLimit")
-    # 4. resulting world
+    return reasons
+
+
+def _resulting_world(
+    objects: list[Any], target_id: str, start: int, end: int
+) -> tuple[list[Timed], list[Timed]]:
+    """Step 4: every timed object of the world with the placement (by id), and the busy ones."""
     final_objects: list[Timed] = []
     for obj in objects:
         if obj["id"] == target_id:
@@ -389,9 +429,20 @@ def hard_checks(request: dict[str, Any], target_id: str, start: int, end: int) -
         for obj in objects:
             if obj["id"] == timed.id and obj["kind"]["kind"] in BLOCKING_KINDS:
                 busy.append(timed)
-    # 5. the placement itself
-    if target is None:
-        return ["InvalidTargets"]
+    return final_objects, busy
+
+
+def _placement_reasons(
+    request: dict[str, Any],
+    target: Any,
+    span: tuple[int, int],
+    busy: list[Timed],
+    analysis_only: bool,
+) -> list[Any]:
+    """Step 5: scope, duration, capability, policy and the implicit no-overlap."""
+    target_id = target["id"]
+    start, end = span
+    reasons: list[Any] = []
     if not scope_allows(request["scope"], target, start, end):
         reasons.append({"Scope": target_id})
     original = known_range(target["time"])
@@ -415,13 +466,16 @@ def hard_checks(request: dict[str, Any], target_id: str, start: int, end: int) -
     found = check_constraint(implicit, placed, None, busy)
     if found is not None:
         reasons.append(found)
-    # 6./7. the constraint set against the resulting world
+    return reasons
+
+
+def _constraint_reasons(
+    request: dict[str, Any], objects: list[Any], final_objects: list[Timed], busy: list[Timed]
+) -> list[Any]:
+    """Steps 6 and 7: the constraint set against the resulting world."""
+    reasons: list[Any] = []
     for spec in constraint_set(request):
-        subject = None
-        for timed in final_objects:
-            if timed.id == spec["object_id"]:
-                subject = timed
-                break
+        subject = next((t for t in final_objects if t.id == spec["object_id"]), None)
         if subject is None:
             reasons.append("InvalidTargets")
             continue
@@ -434,6 +488,24 @@ def hard_checks(request: dict[str, Any], target_id: str, start: int, end: int) -
         if found is not None:
             reasons.append(found)
     return reasons
+
+
+def hard_checks(request: dict[str, Any], target_id: str, start: int, end: int) -> list[Any]:
+    objects = request["context"]["objects"]
+    analysis_only = is_analysis_only(request)
+    # 1. placement ids == target ids
+    if sorted([target_id]) != sorted(request["target_ids"]):
+        return ["InvalidTargets"]
+    target = None
+    for obj in objects:
+        if obj["id"] == target_id:
+            target = obj  # the last one of that id
+    reasons = _limit_reasons(request, target, analysis_only)
+    final_objects, busy = _resulting_world(objects, target_id, start, end)
+    if target is None:
+        return ["InvalidTargets"]
+    reasons += _placement_reasons(request, target, (start, end), busy, analysis_only)
+    return reasons + _constraint_reasons(request, objects, final_objects, busy)
 
 
 # --------------------------------------------------------------------------------------

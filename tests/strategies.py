@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -276,6 +277,60 @@ def _context_object(
     )
 
 
+def _time_value(draw: st.DrawFn, kind: str, moment: Callable[[], datetime], **known: Any) -> Any:
+    """The value of a rule about the placed time (``EXPLICIT_*``, bounds, window); ``known``
+    holds ``zone``, ``duration`` and ``granularity``."""
+    duration, granularity = known["duration"], known["granularity"]
+    if kind == "EXPLICIT_TIME":
+        begin = moment()
+        length = draw(st.integers(60, 3600)) if one_in(draw, 4) else duration
+        return time_range(begin, begin + timedelta(seconds=length))
+    if kind == "EXPLICIT_DATE":
+        if draw(st.booleans()):  # the local date of some grid position: often satisfiable
+            return moment().astimezone(ZoneInfo(known["zone"])).date().isoformat()
+        return (DAY.date() + timedelta(days=draw(st.integers(-1, 2)))).isoformat()
+    if kind in ("EARLIEST_START", "LATEST_END", "DEADLINE"):
+        return instant(moment())
+    # AVAILABILITY_WINDOW
+    begin = moment()
+    if draw(st.booleans()):  # grid-aligned: some positions end exactly at the window end
+        length = duration + granularity * draw(st.integers(0, 4))
+    else:
+        length = draw(st.integers(600, 10800))
+    return time_range(begin, begin + timedelta(seconds=length))
+
+
+def _other_value(
+    draw: st.DrawFn, kind: str, *, zone: str, duration: int, predecessors: list[str]
+) -> Any:
+    """The value of a rule that is not about the placed time."""
+    if kind in ("MIN_DURATION", "FIXED_DURATION"):
+        return draw(st.sampled_from([duration, duration, duration + 60, duration - 60, 1800]))
+    if kind == "DEPENDENCY_ORDER":
+        return draw(st.sampled_from(predecessors))
+    if kind == "REQUIRED_BUFFER":
+        return draw(st.sampled_from([60, 300, 600, 900, 1800]))
+    if kind == "TIMEZONE_INTEGRITY":
+        return zone if draw(st.booleans()) else draw(st.sampled_from(ZONES))
+    # EXTERNAL_LOCK
+    return {
+        "provenance": draw(st.sampled_from(PROVENANCES)),
+        "reason": draw(st.sampled_from(LOCK_REASONS)),
+    }
+
+
+_TIME_KINDS = frozenset(
+    {
+        "EXPLICIT_TIME",
+        "EXPLICIT_DATE",
+        "EARLIEST_START",
+        "LATEST_END",
+        "DEADLINE",
+        "AVAILABILITY_WINDOW",
+    }
+)
+
+
 @st.composite
 def _constraint(
     draw: st.DrawFn,
@@ -306,37 +361,13 @@ def _constraint(
     value: Any
     if kind in ("NO_OVERLAP", "RECURRENCE_RULE"):
         return {"object_id": object_id, "rule": {"kind": kind}, "evidence": draw(evidence_lists)}
-    if kind == "EXPLICIT_TIME":
-        begin = moment()
-        length = draw(st.integers(60, 3600)) if one_in(draw, 4) else duration
-        value = time_range(begin, begin + timedelta(seconds=length))
-    elif kind == "EXPLICIT_DATE":
-        if draw(st.booleans()):  # the local date of some grid position: often satisfiable
-            value = moment().astimezone(ZoneInfo(zones[object_id])).date().isoformat()
-        else:
-            value = (DAY.date() + timedelta(days=draw(st.integers(-1, 2)))).isoformat()
-    elif kind in ("EARLIEST_START", "LATEST_END", "DEADLINE"):
-        value = instant(moment())
-    elif kind in ("MIN_DURATION", "FIXED_DURATION"):
-        value = draw(st.sampled_from([duration, duration, duration + 60, duration - 60, 1800]))
-    elif kind == "AVAILABILITY_WINDOW":
-        begin = moment()
-        if draw(st.booleans()):  # grid-aligned: some positions end exactly at the window end
-            length = duration + granularity * draw(st.integers(0, 4))
-        else:
-            length = draw(st.integers(600, 10800))
-        value = time_range(begin, begin + timedelta(seconds=length))
-    elif kind == "DEPENDENCY_ORDER":
-        value = draw(st.sampled_from(predecessors))
-    elif kind == "REQUIRED_BUFFER":
-        value = draw(st.sampled_from([60, 300, 600, 900, 1800]))
-    elif kind == "TIMEZONE_INTEGRITY":
-        value = zones[object_id] if draw(st.booleans()) else draw(st.sampled_from(ZONES))
-    else:  # EXTERNAL_LOCK
-        value = {
-            "provenance": draw(st.sampled_from(PROVENANCES)),
-            "reason": draw(st.sampled_from(LOCK_REASONS)),
-        }
+    zone = zones[object_id]
+    if kind in _TIME_KINDS:
+        value = _time_value(
+            draw, kind, moment, zone=zone, duration=duration, granularity=granularity
+        )
+    else:
+        value = _other_value(draw, kind, zone=zone, duration=duration, predecessors=predecessors)
     return {
         "object_id": object_id,
         "rule": {"kind": kind, "value": value},
@@ -344,19 +375,8 @@ def _constraint(
     }
 
 
-@st.composite
-def requests(draw: st.DrawFn) -> dict[str, Any]:
-    """A random valid single-target request without temporal input."""
-    start = DAY + timedelta(
-        hours=draw(st.sampled_from([0, 9, 10, 21, 22, 23])),
-        minutes=draw(st.sampled_from([0, 5, 30, 45])),
-        seconds=draw(st.sampled_from([0, 0, 0, 17])),
-    )
-    end = start + timedelta(minutes=draw(st.integers(60, 180)))
-    granularity = draw(st.sampled_from([60, 300, 600, 900]))
-    duration = draw(st.sampled_from([300, 600, 900, 1200, 1800, 2700, 3600, 420]))
-
-    # ---- context objects ------------------------------------------------------------
+def _context_objects(draw: st.DrawFn, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    """Busy events and tasks ``b<n>``, then other objects ``x<n>``."""
     objects: list[dict[str, Any]] = []
     for index in range(draw(st.sampled_from([0, 1, 1, 2, 2, 2, 3, 3, 4, 5, 6]))):
         kind_name = draw(st.sampled_from(["EVENT", "EVENT", "TASK"]))
@@ -366,17 +386,13 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     )
     for index, kind_name in enumerate(extra_kinds):
         objects.append(draw(_context_object(f"x{index}", kind_name, start, end)))
+    return objects
 
-    # ---- target and operation -------------------------------------------------------
-    operation = draw(st.sampled_from(["CREATE", "MOVE", "FIND_SLOT", "ANALYZE", "PLAN"]))
-    if operation == "CREATE":
-        existing = False
-    elif operation == "MOVE":
-        existing = True
-    else:
-        existing = draw(st.booleans())
-    max_mutations = draw(st.integers(0, 3))
-    analysis_only = max_mutations == 0 or operation in ("FIND_SLOT", "ANALYZE")
+
+def _target(
+    draw: st.DrawFn, existing: bool, *, start: datetime, end: datetime, duration: int
+) -> dict[str, Any]:
+    """The target event: existing (known time, a revision) or new (time missing)."""
     calendar = draw(st.sampled_from(CALENDARS))
     integration = draw(st.sampled_from(INTEGRATIONS))
     target_resources = draw(st.lists(st.sampled_from(RESOURCES), max_size=2, unique=True))
@@ -389,7 +405,7 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     else:
         target_time = MISSING
         target_provenance = draw(st.sampled_from(PROVENANCES))
-    target = _make_object(
+    return _make_object(
         TARGET,
         {"kind": "EVENT"},
         revision=draw(st.integers(1, 9)) if existing else None,
@@ -401,11 +417,20 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
         zone=zone,
         evidence=draw(evidence_lists),
     )
-    objects.insert(draw(st.integers(0, len(objects))), target)
-    ids = [obj["id"] for obj in objects]
-    kind = "MOVE_EVENT" if existing else "CREATE_EVENT"
 
-    # ---- scope ----------------------------------------------------------------------
+
+def _scope(
+    draw: st.DrawFn,
+    target: dict[str, Any],
+    ids: list[str],
+    *,
+    start: datetime,
+    end: datetime,
+    max_mutations: int,
+) -> dict[str, Any]:
+    """A scope around the target: optional filters that always admit it."""
+    target_resources = target["resource_ids"]
+
     def optional_filter(member: str, pool: tuple[str, ...]) -> list[str] | None:
         if not one_in(draw, 4):
             return None
@@ -426,17 +451,21 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     else:
         others = [oid for oid in ids if oid != TARGET]
         movable = draw(st.lists(st.sampled_from(others), max_size=1)) if others else []
-    scope = {
+    return {
         "time_range": time_range(start, end),
-        "calendar_ids": optional_filter(calendar, CALENDARS),
+        "calendar_ids": optional_filter(target["calendar_id"], CALENDARS),
         "object_ids": optional_filter(TARGET, tuple(ids)),
         "resource_ids": resource_filter,
-        "integration_ids": optional_filter(integration, INTEGRATIONS),
+        "integration_ids": optional_filter(target["integration_id"], INTEGRATIONS),
         "movable_object_ids": movable,
         "max_mutations": max_mutations,
     }
 
-    # ---- policy and capability ------------------------------------------------------
+
+def _policy_and_grants(
+    draw: st.DrawFn, target: dict[str, Any], ids: list[str], *, kind: str, analysis_only: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A policy and capability grants; a mutating request may do ``kind`` on the target."""
     allowed = draw(
         st.lists(
             st.sampled_from(["CREATE_EVENT", "MOVE_EVENT", "UPDATE_EVENT", "DELETE_EVENT"]),
@@ -452,8 +481,8 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
         grants.append(
             {
                 "object_id": TARGET,
-                "calendar_id": calendar,
-                "integration_id": integration,
+                "calendar_id": target["calendar_id"],
+                "integration_id": target["integration_id"],
                 "kind": kind,
             }
         )
@@ -468,12 +497,11 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
                 "kind": draw(st.sampled_from(["CREATE_EVENT", "MOVE_EVENT"])),
             }
         )
-    allow_uncertain = draw(st.booleans())
     policy = {
         "policy_set_id": "prop-policy",
         "policy_version": 1,
         "snapshot": {
-            "allow_uncertain_duration": allow_uncertain,
+            "allow_uncertain_duration": draw(st.booleans()),
             "confirmation": {"all_mutations": draw(st.booleans()), "deletion": True},
             "mutation": {
                 "max_mutations": draw(st.sampled_from([1, 1, 1, 1, 2, 2, 5, 0])),
@@ -482,36 +510,34 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
             "mode": mode,
         },
     }
+    return policy, grants
 
-    # ---- duration -------------------------------------------------------------------
-    if analysis_only and allow_uncertain and one_in(draw, 3):
+
+def _duration_value(draw: st.DrawFn, duration: int, *, uncertain_allowed: bool) -> Any:
+    """The duration, now and then uncertain when the request may take that."""
+    if uncertain_allowed and one_in(draw, 3):
         confidence = draw(st.sampled_from([0.0, 0.5, 1.0]))
-        duration_value: dict[str, Any] = {
+        return {
             "processing": "RESOLVED",
             "knowledge": {
                 "state": "UNCERTAIN",
                 "data": {"value": duration, "confidence": confidence},
             },
         }
-    else:
-        duration_value = known(duration)
+    return known(duration)
 
-    # ---- constraints, facts, preferences --------------------------------------------
+
+def _constraints(
+    draw: st.DrawFn,
+    objects: list[dict[str, Any]],
+    ids: list[str],
+    **grid: Any,
+) -> list[dict[str, Any]]:
+    """Up to four constraints, now and then a near twin and two locks that differ only in
+    their reason; ``grid`` holds ``start``, ``end``, ``duration`` and ``granularity``."""
     zones = {obj["id"]: obj["timezone"] for obj in objects}
     dag_order = draw(st.permutations(ids))
-    constraints = draw(
-        st.lists(
-            _constraint(
-                zones,
-                list(dag_order),
-                start=start,
-                end=end,
-                duration=duration,
-                granularity=granularity,
-            ),
-            max_size=4,
-        )
-    )
+    constraints = draw(st.lists(_constraint(zones, list(dag_order), **grid), max_size=4))
     if constraints and one_in(draw, 3):
         # A near twin: equal up to the lock reason or the evidence, so that the order of
         # the checks rests on the compact-JSON text of those parts (or an exact duplicate).
@@ -526,7 +552,18 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
         for reason in draw(st.lists(st.sampled_from(LOCK_REASONS), min_size=2, max_size=2)):
             rule = {"kind": "EXTERNAL_LOCK", "value": {"provenance": provenance, "reason": reason}}
             constraints.append({"object_id": TARGET, "rule": rule, "evidence": []})
+    return constraints
 
+
+def _facts(
+    draw: st.DrawFn,
+    objects: list[dict[str, Any]],
+    ids: list[str],
+    *,
+    start: datetime,
+    duration: int,
+) -> list[dict[str, Any]]:
+    """Deadline and lock facts, then facts that restate some known object times."""
     facts: list[dict[str, Any]] = []
     for index in range(draw(st.integers(0, 2))):
         provenance = draw(st.sampled_from(FACT_SOURCES))
@@ -560,7 +597,11 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
                     "provenance": draw(st.sampled_from(FACT_SOURCES)),
                 }
             )
+    return facts
 
+
+def _preferences(draw: st.DrawFn, start: datetime) -> list[dict[str, Any]]:
+    """Up to three preferred starts near ``start``, some with milliseconds."""
     preferences = []
     for _ in range(draw(st.integers(0, 3))):
         seconds = draw(st.integers(-3600, 4 * 3600))
@@ -573,17 +614,55 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
                 "evidence": draw(evidence_lists),
             }
         )
+    return preferences
 
-    positions = (int((end - start).total_seconds()) - duration) // granularity + 1
+
+def _max_candidates(draw: st.DrawFn, positions: int) -> int:
+    """Mostly an ample budget; sometimes exactly the grid, less, or zero."""
     budget_choice = draw(st.sampled_from(["ample"] * 6 + ["exact", "below", "below", "zero"]))
     if budget_choice == "zero":
-        max_candidates = 0
-    elif budget_choice == "below":
-        max_candidates = draw(st.integers(1, max(1, positions - 1)))
-    elif budget_choice == "exact":
-        max_candidates = positions
-    else:
-        max_candidates = draw(st.sampled_from([256, 512]))
+        return 0
+    if budget_choice == "below":
+        return draw(st.integers(1, max(1, positions - 1)))
+    if budget_choice == "exact":
+        return positions
+    return draw(st.sampled_from([256, 512]))
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A random valid single-target request without temporal input."""
+    start = DAY + timedelta(
+        hours=draw(st.sampled_from([0, 9, 10, 21, 22, 23])),
+        minutes=draw(st.sampled_from([0, 5, 30, 45])),
+        seconds=draw(st.sampled_from([0, 0, 0, 17])),
+    )
+    end = start + timedelta(minutes=draw(st.integers(60, 180)))
+    granularity = draw(st.sampled_from([60, 300, 600, 900]))
+    duration = draw(st.sampled_from([300, 600, 900, 1200, 1800, 2700, 3600, 420]))
+    objects = _context_objects(draw, start, end)
+
+    # ---- target and operation -------------------------------------------------------
+    operation = draw(st.sampled_from(["CREATE", "MOVE", "FIND_SLOT", "ANALYZE", "PLAN"]))
+    existing = operation == "MOVE" or (operation != "CREATE" and draw(st.booleans()))
+    max_mutations = draw(st.integers(0, 3))
+    analysis_only = max_mutations == 0 or operation in ("FIND_SLOT", "ANALYZE")
+    target = _target(draw, existing, start=start, end=end, duration=duration)
+    objects.insert(draw(st.integers(0, len(objects))), target)
+    ids = [obj["id"] for obj in objects]
+    kind = "MOVE_EVENT" if existing else "CREATE_EVENT"
+
+    scope = _scope(draw, target, ids, start=start, end=end, max_mutations=max_mutations)
+    policy, grants = _policy_and_grants(draw, target, ids, kind=kind, analysis_only=analysis_only)
+    uncertain = analysis_only and policy["snapshot"]["allow_uncertain_duration"]
+    duration_value = _duration_value(draw, duration, uncertain_allowed=uncertain)
+    constraints = _constraints(
+        draw, objects, ids, start=start, end=end, duration=duration, granularity=granularity
+    )
+    facts = _facts(draw, objects, ids, start=start, duration=duration)
+    preferences = _preferences(draw, start)
+    positions = (int((end - start).total_seconds()) - duration) // granularity + 1
+    max_candidates = _max_candidates(draw, positions)
 
     request = {
         "schema_version": {"major": 0, "minor": 2},

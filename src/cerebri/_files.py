@@ -13,6 +13,9 @@ keys, replay ledgers, object store entries, .ics files, packaged examples) goes 
 4. reads at most ``limit + 1`` bytes (a file that grows while it is read, or a ``/proc``
    file that reports size 0, is still bounded), so memory use never exceeds the limit.
 
+Every file the product writes goes through :func:`write_atomic` (temporary file, fsync,
+rename), directly or through :func:`write_output` for paths a user names.
+
 Errors: :class:`~cerebri.errors.InputTooLargeError` (``input.too_large``) and
 :class:`~cerebri.errors.UnreadableInputError` (``input.unreadable``, also for special
 files); both messages name the path. Callers in a domain with its own file codes
@@ -21,14 +24,23 @@ files); both messages name the path. Callers in a domain with its own file codes
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Final
 
 from cerebri.errors import InputTooLargeError, UnreadableInputError, UnwritableOutputError
 
-__all__ = ["DEFAULT_MAX_BYTES", "check_output_path", "read_bounded", "write_output"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "ReplacedNotDurableError",
+    "check_output_path",
+    "read_bounded",
+    "write_atomic",
+    "write_output",
+]
 
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 """The default limit, in bytes (64 MiB): what ``cerebri plan`` accepts for a request."""
@@ -40,6 +52,7 @@ _FLAGS: Final = (
     | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_CLOEXEC", 0)
 )
+_CREATE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _kind(mode: int) -> str:
@@ -145,27 +158,107 @@ def check_output_path(path: str | os.PathLike[str], *, what: str = "output") -> 
     return where
 
 
+class ReplacedNotDurableError(OSError):
+    """:func:`write_atomic` with ``sync_folder=True``: ``os.replace`` succeeded (readers
+    already see the new bytes) but the fsync of the folder failed, so the new name may not
+    survive a power loss. Carries the ``errno`` and ``strerror`` of the failed fsync."""
+
+
+def _temporary_name(path: Path) -> Path:
+    """``.<name>.<pid>.<thread>.tmp`` beside ``path``: unique per writer thread, with no
+    clock and no randomness (a crash leaves only such a file, never a half-written target)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _create_temporary(tmp: Path, mode: int) -> int:
+    """A descriptor of the new, empty file ``tmp``. ``O_EXCL | O_NOFOLLOW``: never opens a
+    link or a file planted at that name; a leftover of a dead writer with the same process
+    and thread ids is removed first (the name is this thread's alone)."""
+    try:
+        return os.open(tmp, _CREATE, mode)
+    except FileExistsError:
+        tmp.unlink()
+        return os.open(tmp, _CREATE, mode)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise ReplacedNotDurableError(exc.errno, exc.strerror or str(exc)) from exc
+
+
+def write_atomic(
+    path: Path,
+    data: bytes,
+    *,
+    mode: int | None = 0o644,
+    exclusive: bool = False,
+    sync_folder: bool = False,
+) -> None:
+    """Make ``path`` hold exactly ``data``; readers see the old bytes or the new, never a mix.
+
+    The bytes go to a temporary file beside ``path`` (``.<name>.<pid>.<thread>.tmp``, created
+    with ``O_EXCL | O_NOFOLLOW``), which is fsynced and then renamed over ``path`` with
+    ``os.replace``. Callers serialise writers of one file (a lock) when they need to.
+
+    ``mode`` is the permission bits the file gets exactly (whatever the umask); ``None``
+    creates it with ``0o644`` less the umask. ``exclusive=True`` never replaces an existing
+    file: the temporary file is hard-linked into place, which fails atomically with
+    ``FileExistsError`` if ``path`` exists. ``sync_folder=True`` also fsyncs the folder after
+    the rename, so the new name survives a power loss and not only a crash.
+
+    Raises:
+        ReplacedNotDurableError: only with ``sync_folder``, after ``os.replace``: the new bytes
+            are in place, the folder fsync failed (the write happened, its durability is
+            unknown).
+        OSError: any other failure, all before or at the rename (creating, writing or
+            fsyncing the temporary file, the rename or the link): the temporary file is
+            removed and ``path`` is unchanged.
+    """
+    tmp = _temporary_name(path)
+    try:
+        fd = _create_temporary(tmp, 0o644 if mode is None else mode)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            os.link(tmp, path)
+            tmp.unlink()
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # keep the error that stopped the write
+            tmp.unlink(missing_ok=True)
+        raise
+    if sync_folder:
+        _sync_folder(path.parent)
+
+
 def write_output(path: str | os.PathLike[str], data: bytes, *, what: str = "output") -> None:
-    """Write ``data`` to ``path`` atomically: a temporary file beside it (created with
-    ``O_EXCL | O_NOFOLLOW``), fsync, then ``os.replace``. Readers see the old file or the
-    whole new one, never a part. :func:`check_output_path` runs first.
+    """Write ``data`` to ``path`` atomically with :func:`write_atomic` (mode ``0o644`` less the
+    umask). Readers see the old file or the whole new one, never a part.
+    :func:`check_output_path` runs first.
 
     Raises:
         UnwritableOutputError: ``input.unwritable``; the temporary file is removed.
     """
     where = check_output_path(path, what=what)
-    tmp = where.with_name(f".{where.name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(tmp, flags, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, where)
+        write_atomic(where, data, mode=None)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise UnwritableOutputError(f"cannot write {what} {where}: {exc.strerror or exc}") from None

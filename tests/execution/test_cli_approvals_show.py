@@ -9,7 +9,7 @@ alice, taken in by the store, run by a worker until it asks for approval.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,37 @@ def _ics(start: datetime, end: datetime) -> str:
     )
 
 
+def _alice_may_create_bob_approves() -> None:
+    """Keys and principals: alice requests (and may create events in calendar alice), bob
+    approves."""
+    for name, role in (("alice", "requester"), ("bob", "approver")):
+        _cli("keys", "new", "--dir", "keys", name, "--principal", f"principal:{name}")
+        _cli("principals", "add", f"principal:{name}", "--role", role)
+        _cli("principals", "key", f"principal:{name}", "--keys", "keys", "--keyid", name)
+    _cli("principals", "grant", "principal:alice", "calendar.event.create", "--calendar", "alice")
+
+
+def _propose_submit_and_run(tmp_path: Path, day: date) -> dict[str, Any]:
+    """alice finds a slot on ``day``, proposes it and submits it; a worker runs until the
+    plan waits for approval. The ``submit --json`` answer."""
+    window = f"{day.isoformat()}T09:00/{day.isoformat()}T12:30"
+    request = _cli(
+        "find-slot", "--ics", "alice.ics", "--duration", "30m", "--tz", ZONE,
+        "--between", window, "--create", TITLE, "--emit-request",
+    )  # fmt: skip
+    (tmp_path / "request.json").write_text(request, encoding="utf-8")
+    _cli(
+        "propose", "request.json", "--as", "plan-graph", "--title", TITLE, "--limits", "local",
+        "--key", "keys/alice.pem", "--keyid", "alice", "--objects", "objects",
+        "--expires-in", "7d", "--out", "envelope.json",
+    )  # fmt: skip
+    submitted: dict[str, Any] = json.loads(
+        _cli("submit", "envelope.json", "--objects", "objects", "--json")
+    )
+    _cli("worker", "--until-idle", "--poll", "0.05", "--ics-calendar", "alice=alice.ics")
+    return submitted
+
+
 def test_approvals_show_prints_what_was_proposed(
     store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -51,24 +82,8 @@ def test_approvals_show_prints_what_was_proposed(
     busy = (midnight, midnight + timedelta(hours=1, minutes=30))
     (tmp_path / "alice.ics").write_text(_ics(*busy), encoding="utf-8")
     execution_store.init(store_url)
-    for name, role in (("alice", "requester"), ("bob", "approver")):
-        _cli("keys", "new", "--dir", "keys", name, "--principal", f"principal:{name}")
-        _cli("principals", "add", f"principal:{name}", "--role", role)
-        _cli("principals", "key", f"principal:{name}", "--keys", "keys", "--keyid", name)
-    _cli("principals", "grant", "principal:alice", "calendar.event.create", "--calendar", "alice")
-    window = f"{day.isoformat()}T09:00/{day.isoformat()}T12:30"
-    request = _cli(
-        "find-slot", "--ics", "alice.ics", "--duration", "30m", "--tz", ZONE,
-        "--between", window, "--create", TITLE, "--emit-request",
-    )  # fmt: skip
-    (tmp_path / "request.json").write_text(request, encoding="utf-8")
-    _cli(
-        "propose", "request.json", "--as", "plan-graph", "--title", TITLE, "--limits", "local",
-        "--key", "keys/alice.pem", "--keyid", "alice", "--objects", "objects",
-        "--expires-in", "7d", "--out", "envelope.json",
-    )  # fmt: skip
-    submitted = json.loads(_cli("submit", "envelope.json", "--objects", "objects", "--json"))
-    _cli("worker", "--until-idle", "--poll", "0.05", "--ics-calendar", "alice=alice.ics")
+    _alice_may_create_bob_approves()
+    submitted = _propose_submit_and_run(tmp_path, day)
     [asked] = json.loads(_cli("approvals", "list", "--json"))
 
     start_utc = midnight + timedelta(hours=1, minutes=30)

@@ -193,6 +193,46 @@ def _plan_statuses(loop: Loop) -> Counter[str]:
         engine.dispose()
 
 
+def _operator_settles(
+    loop: Loop, plan_of: dict[str, int], rng: random.Random, *, seed: int, journal: Path
+) -> tuple[list[Any], set[str], set[str]]:
+    """Settle each create blocked for verification by reading the server: an event there
+    is, at random, confirmed or run again (then adopted); an event missing is run again.
+    The blocked rows, the UIDs on the server, the UIDs run again although present."""
+    blocked = [
+        r
+        for r in loop.step_rows()
+        if r.status == StepStatus.BLOCKED.value
+        and (r.status_reason or "").startswith("needs_verification")
+    ]
+    assert blocked, (seed, loop.log)  # the loop did kill creates mid-invocation
+    on_server = {str(e["UID"]) for e in loop.server_events()}
+    operator = proc.build(loop.store_url, loop.collection, journal, loop.offset, proc.Killer(None))
+    rerun_present: set[str] = set()
+    for row in blocked:
+        assert row.key == "create", row
+        uid = _uid(plan_of[row.plan_id])
+        present = uid in on_server
+        run_again = not present or rng.random() < 0.5
+        if present and run_again:
+            rerun_present.add(uid)
+        resolve_step(operator, row.id, happened=not run_again, by="principal:operator")
+    return blocked, on_server, rerun_present
+
+
+def _assert_one_event_per_plan(loop: Loop, seed: int) -> None:
+    """The server holds exactly one event per plan, each where its plan put it."""
+    events = loop.server_events()
+    uids = [str(e["UID"]) for e in events]
+    assert len(events) == EVENTS and len(set(uids)) == EVENTS, (seed, Counter(uids))
+    for event in events:
+        index = int(str(event["UID"]).rsplit("-", 1)[1])
+        start, end = _span(index)
+        assert event.decoded("DTSTART").strftime("%Y-%m-%dT%H:%M:%SZ") == start
+        assert event.decoded("DTEND").strftime("%Y-%m-%dT%H:%M:%SZ") == end
+        assert str(event["X-CEREBRI-IDEMPOTENCY-KEY"]) == f"booking-{index}"
+
+
 def test_killed_workers_never_lose_or_double_an_event(
     store_url: str, collection: Any, tmp_path: Path
 ) -> None:
@@ -218,40 +258,14 @@ def test_killed_workers_never_lose_or_double_an_event(
     assert set(settled) <= {PlanStatus.COMPLETED.value, PlanStatus.BLOCKED.value}, (seed, settled)
 
     # 2. the operator settles each create that needs verification by reading the server
-    blocked = [
-        r
-        for r in loop.step_rows()
-        if r.status == StepStatus.BLOCKED.value
-        and (r.status_reason or "").startswith("needs_verification")
-    ]
-    assert blocked, (seed, loop.log)  # the loop did kill creates mid-invocation
-    on_server = {str(e["UID"]) for e in loop.server_events()}
-    operator = proc.build(
-        store_url, loop.collection, tmp_path / "here.jsonl", loop.offset, proc.Killer(None)
+    blocked, on_server, rerun_present = _operator_settles(
+        loop, plan_of, rng, seed=seed, journal=tmp_path / "here.jsonl"
     )
-    rerun_present: set[str] = set()
-    for row in blocked:
-        assert row.key == "create", row
-        uid = _uid(plan_of[row.plan_id])
-        present = uid in on_server
-        run_again = not present or rng.random() < 0.5
-        if present and run_again:
-            rerun_present.add(uid)
-        resolve_step(operator, row.id, happened=not run_again, by="principal:operator")
 
     # 3. the rest finishes without kills
     assert loop.run(None) == 0
 
-    # the server: exactly one event per plan, each where its plan put it
-    events = loop.server_events()
-    uids = [str(e["UID"]) for e in events]
-    assert len(events) == EVENTS and len(set(uids)) == EVENTS, (seed, Counter(uids))
-    for event in events:
-        index = int(str(event["UID"]).rsplit("-", 1)[1])
-        start, end = _span(index)
-        assert event.decoded("DTSTART").strftime("%Y-%m-%dT%H:%M:%SZ") == start
-        assert event.decoded("DTEND").strftime("%Y-%m-%dT%H:%M:%SZ") == end
-        assert str(event["X-CEREBRI-IDEMPOTENCY-KEY"]) == f"booking-{index}"
+    _assert_one_event_per_plan(loop, seed)
 
     # the store: every plan completed, every step too
     assert _plan_statuses(loop) == Counter({PlanStatus.COMPLETED.value: EVENTS}), seed

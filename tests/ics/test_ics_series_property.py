@@ -62,6 +62,46 @@ def _written(instant: datetime, zone_name: str) -> str:
     return f":{_stamp(instant.astimezone(UTC))}Z"
 
 
+def _ending(draw: st.DrawFn, start: datetime) -> tuple[str, dict[str, object]]:
+    """A ``COUNT``, an ``UNTIL`` or no end: the ``RRULE`` text to append and the same as
+    ``dateutil`` arguments."""
+    ending = draw(st.sampled_from(["count", "until", "none"]))
+    if ending == "count":
+        count = draw(st.integers(1, 25))
+        return f";COUNT={count}", {"count": count}
+    if ending == "until":
+        until = (start + timedelta(hours=draw(st.integers(0, 24 * 12)))).astimezone(UTC)
+        return f";UNTIL={_stamp(until)}Z", {"until": until}
+    return "", {}
+
+
+def _expected(
+    walls: list[datetime],
+    starts: list[datetime],
+    exdates: set[datetime],
+    overrides: dict[datetime, datetime],
+    futures: list[datetime],
+) -> list[tuple[datetime, datetime]]:
+    """The busy periods of the series by an independent reading of RFC 5545: overrides not
+    excluded, then each instance neither excluded nor overridden, moved by the last
+    THISANDFUTURE override before it."""
+    expected = [(moved, moved + OVERRIDE_LENGTH) for rid, moved in overrides.items()]
+    expected = [pair for pair, rid in zip(expected, overrides, strict=True) if rid not in exdates]
+    for wall, s in zip(walls, starts, strict=True):
+        if s in exdates or s in overrides:
+            continue
+        earlier = [rid for rid in futures if rid < s]
+        if not earlier:
+            expected.append((s, s + LENGTH))
+            continue
+        # RFC 5545 3.8.4.4: moved by the last THISANDFUTURE override before it, by the
+        # same difference on the series' wall clock, with that override's length.
+        governing = max(earlier)
+        moved = (wall + (overrides[governing] - governing)).astimezone(UTC)
+        expected.append((moved, moved + OVERRIDE_LENGTH))
+    return expected
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     zone_name = draw(st.sampled_from(ZONES))
@@ -71,17 +111,8 @@ def cases(draw: st.DrawFn) -> Case:
     day = draw(st.sampled_from(DAYS))
     local = datetime.combine(day, time(draw(st.integers(0, 23)), draw(st.sampled_from([0, 30]))))
     start = local.replace(tzinfo=zone)
-    ending = draw(st.sampled_from(["count", "until", "none"]))
-    rule_text = f"FREQ={freq};INTERVAL={interval}"
-    kwargs: dict[str, object] = {}
-    if ending == "count":
-        count = draw(st.integers(1, 25))
-        rule_text += f";COUNT={count}"
-        kwargs["count"] = count
-    elif ending == "until":
-        until = (start + timedelta(hours=draw(st.integers(0, 24 * 12)))).astimezone(UTC)
-        rule_text += f";UNTIL={_stamp(until)}Z"
-        kwargs["until"] = until
+    ending_text, kwargs = _ending(draw, start)
+    rule_text = f"FREQ={freq};INTERVAL={interval}{ending_text}"
     horizon = start.astimezone(UTC) + timedelta(days=17)
     walls = rrule(FREQUENCIES[freq], dtstart=start, interval=interval, **kwargs).between(
         start - timedelta(seconds=1), horizon.astimezone(zone), inc=True
@@ -127,20 +158,7 @@ def cases(draw: st.DrawFn) -> Case:
                 uid="p",
             )
         )
-    expected = [(moved, moved + OVERRIDE_LENGTH) for rid, moved in overrides.items()]
-    expected = [pair for pair, rid in zip(expected, overrides, strict=True) if rid not in exdates]
-    for wall, s in zip(walls, starts, strict=True):
-        if s in exdates or s in overrides:
-            continue
-        earlier = [rid for rid in futures if rid < s]
-        if not earlier:
-            expected.append((s, s + LENGTH))
-            continue
-        # RFC 5545 3.8.4.4: moved by the last THISANDFUTURE override before it, by the
-        # same difference on the series' wall clock, with that override's length.
-        governing = max(earlier)
-        moved = (wall + (overrides[governing] - governing)).astimezone(UTC)
-        expected.append((moved, moved + OVERRIDE_LENGTH))
+    expected = _expected(walls, starts, exdates, overrides, futures)
     window_start = start.astimezone(UTC) + timedelta(hours=draw(st.integers(-24, 24 * 6)))
     window_end = window_start + timedelta(hours=draw(st.integers(1, 24 * 8)))
     inside = sorted((a, b) for a, b in expected if a < window_end and b > window_start)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import cerebri.proposals._atomic as atomic
+import cerebri._files as atomic
 from cerebri.proposals import (
     MAX_JSON_DEPTH,
     FileReplayLedger,

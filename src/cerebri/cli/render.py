@@ -172,6 +172,55 @@ def _candidates(
     )
 
 
+def _issues(
+    result: PlanningResult,
+    request: PlanningRequest,
+    console: Console,
+    *,
+    limits: PlannerLimits,
+    limit_hint: str | None,
+) -> None:
+    """Each validation issue once, with its limit breaches, hint and note; then the
+    request's validation warnings."""
+    shown_issues: set[str] = set()
+    for issue in result.validation.issues:
+        text = _reason_text(issue)
+        if text in shown_issues:
+            continue  # each issue once, with its breaches and hint
+        shown_issues.add(text)
+        console.print(f"  issue: {text}")
+        if issue.name == "InputLimit":
+            for breach in limit_breaches(request, limits):
+                console.print(f"    {breach}", soft_wrap=True)
+            if limit_hint is not None:
+                console.print(f"  hint: {limit_hint}", soft_wrap=True)
+        note = issue_note(request, issue)
+        if note is not None:
+            console.print(f"    {note.message}", soft_wrap=True)
+    for warning in validation_warnings(request):
+        console.print(
+            f"  warning {warning.code} at {warning.path}: {warning.message}", soft_wrap=True
+        )
+
+
+def _search_hints(
+    result: PlanningResult, request: PlanningRequest, console: Console, budget_option: str
+) -> None:
+    """The hints about the search itself: a window shorter than the duration, a search
+    stopped by the budget (``budget_option`` names the setting)."""
+    space = result.search_space
+    if result.outcome is Outcome.NO_SOLUTION and space.evaluated == 0:
+        console.print("  hint: the window is shorter than the duration; no start fits in it")
+    if result.outcome is Outcome.NEEDS_RELAXATION or (
+        result.outcome is Outcome.SOLUTION and not space.exhausted
+    ):
+        console.print(
+            f"  hint: the search stopped after {budget_option} = "
+            f"{request.budget.max_candidates} grid positions; raise it (or the granularity) "
+            "to search the rest"
+        )
+
+
 def render_result(
     result: PlanningResult,
     request: PlanningRequest,
@@ -218,35 +267,8 @@ def render_result(
             f"grid {'exhausted' if space.exhausted else 'not exhausted'}",
         )
     )
-    shown_issues: set[str] = set()
-    for issue in result.validation.issues:
-        text = _reason_text(issue)
-        if text in shown_issues:
-            continue  # each issue once, with its breaches and hint
-        shown_issues.add(text)
-        console.print(f"  issue: {text}")
-        if issue.name == "InputLimit":
-            for breach in limit_breaches(request, limits):
-                console.print(f"    {breach}", soft_wrap=True)
-            if limit_hint is not None:
-                console.print(f"  hint: {limit_hint}", soft_wrap=True)
-        note = issue_note(request, issue)
-        if note is not None:
-            console.print(f"    {note.message}", soft_wrap=True)
-    for warning in validation_warnings(request):
-        console.print(
-            f"  warning {warning.code} at {warning.path}: {warning.message}", soft_wrap=True
-        )
-    if result.outcome is Outcome.NO_SOLUTION and space.evaluated == 0:
-        console.print("  hint: the window is shorter than the duration; no start fits in it")
-    if result.outcome is Outcome.NEEDS_RELAXATION or (
-        result.outcome is Outcome.SOLUTION and not space.exhausted
-    ):
-        console.print(
-            f"  hint: the search stopped after {budget_option} = "
-            f"{request.budget.max_candidates} grid positions; raise it (or the granularity) "
-            "to search the rest"
-        )
+    _issues(result, request, console, limits=limits, limit_hint=limit_hint)
+    _search_hints(result, request, console, budget_option)
     if result.candidates:
         _candidates(result, console, zone, top, ranking)
     if result.rejections:

@@ -27,6 +27,7 @@ validated by the model itself, so valid documents give exactly the model's insta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -39,6 +40,8 @@ _SEQUENCES = frozenset(
     {"list", "tuple", "set", "frozenset", "deque", "dict", "frozendict", "ordered_dict"}
 )
 _RAW_FUNCTIONS = frozenset({"function-before", "function-wrap", "function-plain"})
+_ACCEPT_ANYTHING = _RAW_FUNCTIONS | {"dataclass"}
+"""Node kinds the shadow replaces with ``any``: functions reading the raw input, dataclasses."""
 _KEEP_AS_IS = frozenset({"serialization", "metadata", "cls", "ref", "function"})
 
 
@@ -87,39 +90,63 @@ def _shadow(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     kind = node.get("type")
-    if kind in _RAW_FUNCTIONS or (kind in ("model", "dataclass") and node.get("root_model")):
+    if (
+        kind in _RAW_FUNCTIONS
+        or kind == "dataclass"
+        or (kind == "model" and node.get("root_model"))
+    ):
         return _anything(node)
-    if kind == "dataclass":
-        return _anything(node)
-    if kind == "function-after":
-        inner = dict(_shadow(node["schema"]))
-        if "ref" in node:
-            inner["ref"] = node["ref"]
-        return inner
-    if kind == "model-field":
-        out = {key: value for key, value in node.items() if key != "schema"}
-        inner = _shadow(node["schema"])
-        if not (isinstance(inner, dict) and inner.get("type") == "default"):
-            inner = {
-                "type": "default",
-                "default": MISSING,
-                "validate_default": True,
-                "schema": inner,
-            }
-        out["schema"] = inner
-        return out
-    if kind == "model":
-        fields = dict(_shadow(node["schema"]))
-        config = node.get("config") or {}
-        if config.get("extra_fields_behavior") == "forbid":
-            fields["extra_behavior"] = "forbid"
-        if "ref" in node:
-            fields["ref"] = node["ref"]
-        return fields
+    special = _SPECIAL.get(kind)
+    if special is not None:
+        return special(node)
     out = {key: (value if key in _KEEP_AS_IS else _shadow(value)) for key, value in node.items()}
     if kind in _SEQUENCES:
         out["fail_fast"] = True
     return out
+
+
+def _after_function(node: dict[str, Any]) -> dict[str, Any]:
+    """A ``function-after`` node: the schema it follows, under the node's ``ref``."""
+    inner = dict(_shadow(node["schema"]))
+    if "ref" in node:
+        inner["ref"] = node["ref"]
+    return inner
+
+
+def _model_field(node: dict[str, Any]) -> dict[str, Any]:
+    """A ``model-field`` node whose schema defaults to :data:`MISSING` when it had no
+    default (a left-out member is then validated as that marker)."""
+    out = {key: value for key, value in node.items() if key != "schema"}
+    inner = _shadow(node["schema"])
+    if not (isinstance(inner, dict) and inner.get("type") == "default"):
+        inner = {
+            "type": "default",
+            "default": MISSING,
+            "validate_default": True,
+            "schema": inner,
+        }
+    out["schema"] = inner
+    return out
+
+
+def _model(node: dict[str, Any]) -> dict[str, Any]:
+    """A ``model`` node: the ``model-fields`` schema it wraps, keeping ``extra="forbid"``
+    and the node's ``ref``."""
+    fields = dict(_shadow(node["schema"]))
+    config = node.get("config") or {}
+    if config.get("extra_fields_behavior") == "forbid":
+        fields["extra_behavior"] = "forbid"
+    if "ref" in node:
+        fields["ref"] = node["ref"]
+    return fields
+
+
+_SPECIAL: dict[Any, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "function-after": _after_function,
+    "model-field": _model_field,
+    "model": _model,
+}
+"""The node kinds :func:`_shadow` rewrites, each with its rewrite."""
 
 
 @cache

@@ -52,37 +52,50 @@ def _tag_values(model: type[BaseModel], tag: str) -> frozenset[object]:
     return frozenset(v.value if isinstance(v, Enum) else v for v in get_args(annotation))
 
 
+_OPAQUE = ("opaque", None)
+
+
 @cache
 def _reader(annotation: Any, tag: str | None) -> tuple[str, Any]:
     """How a value of this annotation is read: ``("model", cls)``, ``("items", inner)``,
     ``("tagged", (tag, {tag value: cls}))`` or ``("opaque", None)``."""
     annotation, inner_tag = _plain(annotation)
-    tag = inner_tag or tag
     origin = get_origin(annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return ("model", annotation)
     if origin in (tuple, list):
-        args = get_args(annotation)
-        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            return ("opaque", None)
-        return ("items", args[0]) if args else ("opaque", None)
+        return _sequence_reader(origin, get_args(annotation))
     if origin in (Union, UnionType):
-        members = [a for a in get_args(annotation) if a is not NoneType]
-        models = [m for m in (_plain(a)[0] for a in members) if isinstance(m, type)]
-        if len(members) != len(models) or not all(issubclass(m, BaseModel) for m in models):
-            return ("opaque", None)
-        if len(models) == 1:
-            return ("model", models[0])
-        if tag is None:
-            return ("opaque", None)  # a smart union tries every member: blank nothing
-        by_value: dict[object, type[BaseModel]] = {}
-        for model in models:
-            for value in _tag_values(model, tag):
-                if value in by_value:
-                    return ("opaque", None)
-                by_value[value] = model
-        return ("tagged", (tag, by_value))
-    return ("opaque", None)
+        return _union_reader(get_args(annotation), inner_tag or tag)
+    return _OPAQUE
+
+
+def _sequence_reader(origin: Any, args: tuple[Any, ...]) -> tuple[str, Any]:
+    """``list[X]`` and ``tuple[X, ...]`` read their items as ``X``; a fixed-length tuple and
+    a bare ``list``/``tuple`` are opaque."""
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        return _OPAQUE
+    return ("items", args[0]) if args else _OPAQUE
+
+
+def _union_reader(args: tuple[Any, ...], tag: str | None) -> tuple[str, Any]:
+    """A union of models (``None`` allowed): the one model, or the models picked by the
+    value of ``tag`` when every tag value names one model; anything else is opaque."""
+    members = [a for a in args if a is not NoneType]
+    models = [m for m in (_plain(a)[0] for a in members) if isinstance(m, type)]
+    if len(members) != len(models) or not all(issubclass(m, BaseModel) for m in models):
+        return _OPAQUE
+    if len(models) == 1:
+        return ("model", models[0])
+    if tag is None:
+        return _OPAQUE  # a smart union tries every member: blank nothing
+    by_value: dict[object, type[BaseModel]] = {}
+    for model in models:
+        for value in _tag_values(model, tag):
+            if value in by_value:
+                return _OPAQUE
+            by_value[value] = model
+    return ("tagged", (tag, by_value))
 
 
 @cache
@@ -143,32 +156,49 @@ def blank_unknown_members(model: type[BaseModel], document: dict[str, Any]) -> b
         if kind == "items" and isinstance(value, list):
             reader = items.get(id(detail))
             if reader is None:
-                try:
-                    reader = _reader(detail, None)
-                except TypeError:
-                    reader = ("opaque", None)
-                items[id(detail)] = reader
+                reader = items[id(detail)] = _item_reader(detail)
             if reader[0] != "opaque":
                 frames.append(zip(repeat(reader), value))
             continue
         if kind == "tagged" and isinstance(value, dict):
             # The tag picks the model; it reads the same object, so no frame is needed.
-            tag, by_value = detail
-            chosen = by_value.get(value.get(tag)) if isinstance(value.get(tag), str) else None
-            if chosen is None:
-                continue
-            kind, detail = "model", chosen
+            kind, detail = "model", _tagged_model(detail, value)
         if kind == "model" and isinstance(value, dict):
-            known = _readers(detail)
+            known = None if detail is None else _readers(detail)
             if known is None:
                 continue
             names, deep = known
             if not names.issuperset(value):
-                for key in value:
-                    if key not in names:
-                        value[key] = None  # the model refuses the key whatever its value
-                        blanked = True
+                blanked = _blank_unknown(value, names) or blanked
             children = [(reader, value[key]) for key, reader in deep if key in value]
             if children:
                 frames.append(iter(children))
+    return blanked
+
+
+def _item_reader(annotation: Any) -> tuple[str, Any]:
+    """:func:`_reader` of a list's item annotation; opaque when it cannot be a cache key."""
+    try:
+        return _reader(annotation, None)
+    except TypeError:
+        return _OPAQUE
+
+
+def _tagged_model(
+    detail: tuple[str, dict[object, type[BaseModel]]], value: dict[str, Any]
+) -> type[BaseModel] | None:
+    """The model the tag member of ``value`` picks, ``None`` when it picks none."""
+    tag, by_value = detail
+    chosen = value.get(tag)
+    return by_value.get(chosen) if isinstance(chosen, str) else None
+
+
+def _blank_unknown(value: dict[str, Any], names: frozenset[str]) -> bool:
+    """Set to ``None`` every member of ``value`` not in ``names`` (the model refuses such a
+    key whatever its value); True when there was one."""
+    blanked = False
+    for key in value:
+        if key not in names:
+            value[key] = None
+            blanked = True
     return blanked

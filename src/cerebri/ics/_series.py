@@ -290,6 +290,52 @@ class _Master:
         return found
 
 
+def _override_key(component: Component, first: date | None, floating: tzinfo) -> Key:
+    """The instance key of an override's ``RECURRENCE-ID`` (read like the series' start
+    ``first`` when there is a master)."""
+    rid = time_of(component, "RECURRENCE-ID")
+    return value_key(rid, rid if first is None else first, floating)
+
+
+def _winning_overrides(
+    components: list[Component], first: date | None, floating: tzinfo
+) -> dict[Key, Component]:
+    """Per instance key, the override with the highest ``SEQUENCE`` (the first of equals)."""
+    overrides: dict[Key, Component] = {}
+    for component in components:
+        if "RECURRENCE-ID" not in component:
+            continue
+        key = _override_key(component, first, floating)
+        known = overrides.get(key)
+        if known is None or _sequence(component) > _sequence(known):
+            overrides[key] = component
+    return overrides
+
+
+def _repeated_overrides(
+    components: list[Component],
+    overrides: dict[Key, Component],
+    first: date | None,
+    floating: tzinfo,
+) -> list[tuple[Key, Component]]:
+    """The overrides other than the winner with the winner's ``SEQUENCE`` and a different
+    text, one per distinct text."""
+    repeated: list[tuple[Key, Component]] = []
+    for component in components:
+        if "RECURRENCE-ID" not in component:
+            continue
+        key = _override_key(component, first, floating)
+        winner = overrides[key]
+        if (
+            component is not winner
+            and _sequence(component) == _sequence(winner)
+            and not _same_text(component, winner)
+            and not any(_same_text(component, kept) for _, kept in repeated)
+        ):
+            repeated.append((key, component))
+    return repeated
+
+
 class _Series:
     """All components of one UID, and how to turn them into instances."""
 
@@ -310,38 +356,18 @@ class _Series:
         self.masters = [_Master(c, adapter, floating) for c in all_masters if _sequence(c) == top]
         self.master: Component | None = self.masters[0].component if self.masters else None
         first = None if self.master is None else self.masters[0].start
-        self.overrides: dict[Key, Component] = {}
+        self.overrides: dict[Key, Component] = _winning_overrides(components, first, floating)
         # Repeated overrides of one instance with the winner's SEQUENCE, kept as busy time
         # too (the policy of repeated masters); identical copies are not kept.
-        self.repeated: list[tuple[Key, Component]] = []
-        for component in components:
-            if "RECURRENCE-ID" not in component:
-                continue
-            rid = time_of(component, "RECURRENCE-ID")
-            key = value_key(rid, rid if first is None else first, floating)
-            known = self.overrides.get(key)
-            if known is None or _sequence(component) > _sequence(known):
-                self.overrides[key] = component
-        for component in components:
-            if "RECURRENCE-ID" not in component:
-                continue
-            rid = time_of(component, "RECURRENCE-ID")
-            key = value_key(rid, rid if first is None else first, floating)
-            winner = self.overrides[key]
-            if (
-                component is not winner
-                and _sequence(component) == _sequence(winner)
-                and not _same_text(component, winner)
-                and not any(_same_text(component, kept) for _, kept in self.repeated)
-            ):
-                self.repeated.append((key, component))
-        self.future: list[tuple[int, Component]] = []
-        for component in self.overrides.values():
-            if _is_this_and_future(component):
-                self.future.append(
-                    (self._instant(time_of(component, "RECURRENCE-ID")).ns, component)
-                )
-        self.future.sort(key=lambda pair: pair[0])
+        self.repeated = _repeated_overrides(components, self.overrides, first, floating)
+        self.future: list[tuple[int, Component]] = sorted(
+            (
+                (self._instant(time_of(component, "RECURRENCE-ID")).ns, component)
+                for component in self.overrides.values()
+                if _is_this_and_future(component)
+            ),
+            key=lambda pair: pair[0],
+        )
         self.recurring = bool(self.overrides) or any(
             bool(_rule_values(m.component)) or "RDATE" in m.component for m in self.masters
         )
@@ -351,11 +377,16 @@ class _Series:
         self._sequences: dict[int, int] = {}
         self._dates_only: bool | None = None
         for master in self.masters:
-            for leaf in _rdate_leaves(master.component):
-                if isinstance(leaf, tuple):
-                    self.periods[to_instant(leaf[0], floating).ns] = (leaf[0], leaf[1])
-                elif _is_day_on_times(leaf, master.start):
-                    self.day_rdates.add(_midnight(leaf, master.start, floating).ns)
+            self._add_rdates(master)
+
+    def _add_rdates(self, master: _Master) -> None:
+        """Record the ``RDATE`` periods of ``master`` and, for a DATE-TIME series, its DATE
+        values (whole days)."""
+        for leaf in _rdate_leaves(master.component):
+            if isinstance(leaf, tuple):
+                self.periods[to_instant(leaf[0], self.floating).ns] = (leaf[0], leaf[1])
+            elif _is_day_on_times(leaf, master.start):
+                self.day_rdates.add(_midnight(leaf, master.start, self.floating).ns)
 
     @property
     def line(self) -> int | None:

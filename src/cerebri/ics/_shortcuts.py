@@ -11,6 +11,7 @@ there.
 
 from __future__ import annotations
 
+from collections.abc import KeysView
 from datetime import date, datetime, timedelta, tzinfo
 from enum import Enum
 from typing import Any, Final, cast
@@ -21,6 +22,7 @@ from cerebri.ics._ends import _end_rule_of
 from cerebri.ics.instance import Instance
 from cerebri.ics.times import to_instant
 from cerebri.ics.validate import component_duration, time_of
+from cerebri.temporal.instant import Instant
 
 _SERIES_PROPERTIES: Final = ("RECURRENCE-ID", "RRULE", "RDATE", "EXDATE")
 _LONGEST_LONE: Final = timedelta(days=3650)
@@ -113,14 +115,47 @@ def _lone_instance(
     # Property names are stored upper case (icalendar's CaselessDict); looking them up in
     # the key view spares the failed look-ups of ``get`` for the many absent ones.
     keys = component.keys()
+    sequence = component["SEQUENCE"] if "SEQUENCE" in keys else None
+    if not isinstance(sequence, int | None) or _library_decides(component, keys):
+        return _Lone.LIBRARY
+    span = _lone_span(component, keys, floating=floating, low=low, high=high)
+    if isinstance(span, _Lone):
+        return span
+    summary = component["SUMMARY"] if "SUMMARY" in keys else None
+    transparent = "TRANSP" in keys and str(component["TRANSP"]).upper() == "TRANSPARENT"
+    cancelled = "STATUS" in keys and str(component["STATUS"]).upper() == "CANCELLED"
+    return Instance(
+        start=span[0],
+        end=span[1],
+        uid=uid,
+        recurrence_id=None,
+        summary=None if summary is None else str(summary),
+        sequence=0 if sequence is None else max(int(sequence), 0),
+        transparent=transparent,
+        cancelled=cancel_all or cancelled,
+    )
+
+
+def _library_decides(component: Component, keys: KeysView[str]) -> bool:
+    """The component has a recurrence property or a repeated ``UID`` (the caller checks that
+    ``SEQUENCE`` is one integer): only the library's path reads it as before."""
     for name in _SERIES_PROPERTIES:
         if name in keys:
-            return _Lone.LIBRARY
-    if "UID" in keys and isinstance(component["UID"], list):
-        return _Lone.LIBRARY  # the library groups by the UID value; a list fails there
-    sequence = component["SEQUENCE"] if "SEQUENCE" in keys else None
-    if sequence is not None and not isinstance(sequence, int):
-        return _Lone.LIBRARY
+            return True
+    # the library groups by the UID value; a list fails there
+    return "UID" in keys and isinstance(component["UID"], list)
+
+
+def _lone_span(
+    component: Component,
+    keys: KeysView[str],
+    *,
+    floating: tzinfo,
+    low: datetime,
+    high: datetime,
+) -> tuple[Instant, Instant] | _Lone:
+    """Start and end of the lone instance as :meth:`_Series._make` computes them, or the
+    :class:`_Lone` verdict (see :func:`_lone_instance`)."""
     try:
         raw_start: Any = component["DTSTART"].dt  # type: ignore[union-attr]  # as the library
         if not isinstance(raw_start, date):
@@ -142,19 +177,6 @@ def _lone_instance(
             None if defined_end is not None else component_duration(component),
             floating,
         )
-        end = rule.end(start_value, start, floating)
+        return start, rule.end(start_value, start, floating)
     except Exception:  # the library path reports it, or not, as before
         return _Lone.LIBRARY
-    summary = component["SUMMARY"] if "SUMMARY" in keys else None
-    transparent = "TRANSP" in keys and str(component["TRANSP"]).upper() == "TRANSPARENT"
-    cancelled = "STATUS" in keys and str(component["STATUS"]).upper() == "CANCELLED"
-    return Instance(
-        start=start,
-        end=end,
-        uid=uid,
-        recurrence_id=None,
-        summary=None if summary is None else str(summary),
-        sequence=0 if sequence is None else max(int(sequence), 0),
-        transparent=transparent,
-        cancelled=cancel_all or cancelled,
-    )

@@ -37,7 +37,7 @@ with :func:`cerebri.ics.parse_calendar` know their lines, calendars built in cod
 
 from __future__ import annotations
 
-from typing import Final, Literal, cast
+from typing import Final, Literal, cast, get_args
 
 from cerebri.errors import CerebriError
 
@@ -60,15 +60,7 @@ CalendarErrorCode = Literal[
     "ics.invalid_argument",
 ]
 
-CODES: Final[tuple[CalendarErrorCode, ...]] = (
-    "ics.syntax",
-    "ics.invalid_rrule",
-    "ics.unknown_timezone",
-    "ics.invalid_range",
-    "ics.expansion_limit",
-    "ics.unsupported",
-    "ics.invalid_argument",
-)
+CODES: Final[tuple[CalendarErrorCode, ...]] = get_args(CalendarErrorCode)
 
 SKIP_HINT: Final = (
     "to leave this event out and read the rest of the calendar, pass --skip-invalid-events "

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import UnionType
+from typing import Any
 
 from cerebri._json import JSONValue, compact
 from cerebri.cpir import (
@@ -77,43 +79,85 @@ def constraint_set(request: PlanningRequest) -> list[Constraint]:
     return [constraint for _, constraint in entries]
 
 
-def simple_test(rule: object, obj: PlanningObject) -> Callable[[Span], ViolationReason | None]:
+SpanTest = Callable[[Span], ViolationReason | None]
+_BOUNDS = ViolationReason.OUTSIDE_BOUNDS
+
+
+def _explicit_time(rule: ExplicitTime, obj: PlanningObject) -> SpanTest:
+    want = (rule.value.start.ns, rule.value.end.ns)
+    return lambda span: None if span == want else _BOUNDS
+
+
+def _explicit_date(rule: ExplicitDate, obj: PlanningObject) -> SpanTest:
+    date, zone_name = rule.value, obj.timezone
+
+    def on_date(span: Span) -> ViolationReason | None:
+        local = local_date_of(Instant(span[0]), zone_name)
+        return None if local is not None and local == date else _BOUNDS
+
+    return on_date
+
+
+def _earliest_start(rule: EarliestStart, obj: PlanningObject) -> SpanTest:
+    earliest = rule.value.ns
+    return lambda span: _BOUNDS if span[0] < earliest else None
+
+
+def _latest_end(rule: LatestEnd | Deadline, obj: PlanningObject) -> SpanTest:
+    latest = rule.value.ns
+    return lambda span: _BOUNDS if span[1] > latest else None
+
+
+def _min_duration(rule: MinDuration, obj: PlanningObject) -> SpanTest:
+    minimum = rule.value * NS
+    return lambda span: ViolationReason.WRONG_DURATION if span[1] - span[0] < minimum else None
+
+
+def _fixed_duration(rule: FixedDuration, obj: PlanningObject) -> SpanTest:
+    exact = rule.value * NS
+    return lambda span: ViolationReason.WRONG_DURATION if span[1] - span[0] != exact else None
+
+
+def _availability_window(rule: AvailabilityWindow, obj: PlanningObject) -> SpanTest:
+    w0, w1 = rule.value.start.ns, rule.value.end.ns
+    return lambda span: None if w0 <= span[0] and span[1] <= w1 else _BOUNDS
+
+
+def _recurrence(rule: RecurrenceRule, obj: PlanningObject) -> SpanTest:
+    return lambda span: ViolationReason.UNSUPPORTED_RECURRENCE
+
+
+def _timezone_integrity(rule: TimezoneIntegrity, obj: PlanningObject) -> SpanTest:
+    verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
+    return lambda span: verdict
+
+
+def _external_lock(rule: ExternalLock, obj: PlanningObject) -> SpanTest:
+    original = obj.known_time
+    kept = None if original is None else (original.start.ns, original.end.ns)
+    return lambda span: None if kept is not None and span == kept else (ViolationReason.LOCKED)
+
+
+_SIMPLE_TESTS: tuple[tuple[type | UnionType, Callable[[Any, PlanningObject], SpanTest]], ...] = (
+    (ExplicitTime, _explicit_time),
+    (ExplicitDate, _explicit_date),
+    (EarliestStart, _earliest_start),
+    (LatestEnd | Deadline, _latest_end),
+    (MinDuration, _min_duration),
+    (FixedDuration, _fixed_duration),
+    (AvailabilityWindow, _availability_window),
+    (RecurrenceRule, _recurrence),
+    (TimezoneIntegrity, _timezone_integrity),
+    (ExternalLock, _external_lock),
+)
+"""Each rule kind that looks at the placed span alone, with the builder of its test (the
+first ``isinstance`` match wins)."""
+
+
+def simple_test(rule: object, obj: PlanningObject) -> SpanTest:
     """The verdict of one rule that looks at the placed span alone (planner.md 6, step 7):
     ``None`` when the span satisfies it, else the violation reason."""
-    bounds = ViolationReason.OUTSIDE_BOUNDS
-    if isinstance(rule, ExplicitTime):
-        want = (rule.value.start.ns, rule.value.end.ns)
-        return lambda span: None if span == want else bounds
-    if isinstance(rule, ExplicitDate):
-        date, zone_name = rule.value, obj.timezone
-
-        def on_date(span: Span) -> ViolationReason | None:
-            local = local_date_of(Instant(span[0]), zone_name)
-            return None if local is not None and local == date else bounds
-
-        return on_date
-    if isinstance(rule, EarliestStart):
-        earliest = rule.value.ns
-        return lambda span: bounds if span[0] < earliest else None
-    if isinstance(rule, LatestEnd | Deadline):
-        latest = rule.value.ns
-        return lambda span: bounds if span[1] > latest else None
-    if isinstance(rule, MinDuration):
-        minimum = rule.value * NS
-        return lambda span: ViolationReason.WRONG_DURATION if span[1] - span[0] < minimum else None
-    if isinstance(rule, FixedDuration):
-        exact = rule.value * NS
-        return lambda span: ViolationReason.WRONG_DURATION if span[1] - span[0] != exact else None
-    if isinstance(rule, AvailabilityWindow):
-        w0, w1 = rule.value.start.ns, rule.value.end.ns
-        return lambda span: None if w0 <= span[0] and span[1] <= w1 else bounds
-    if isinstance(rule, RecurrenceRule):
-        return lambda span: ViolationReason.UNSUPPORTED_RECURRENCE
-    if isinstance(rule, TimezoneIntegrity):
-        verdict = None if obj.timezone == rule.value else ViolationReason.TIMEZONE_MISMATCH
-        return lambda span: verdict
-    if isinstance(rule, ExternalLock):
-        original = obj.known_time
-        kept = None if original is None else (original.start.ns, original.end.ns)
-        return lambda span: None if kept is not None and span == kept else (ViolationReason.LOCKED)
+    for kind, build in _SIMPLE_TESTS:
+        if isinstance(rule, kind):
+            return build(rule, obj)
     raise TypeError(f"unhandled constraint {rule!r}")  # pragma: no cover - exhaustive

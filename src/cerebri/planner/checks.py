@@ -343,24 +343,46 @@ class PlacementChecker:
         The placement rule is evaluated once when every window lies in the scope (its
         verdict then depends on the length only); the overlap record is rebuilt only when
         the set of blocking items changed since the previous position. Same reasons, same
-        order as :meth:`check_one`.
+        order as :meth:`check_one`. Lazy: nothing is checked before the first ``next``.
         """
         rule = self._placement_rules.get(object_id)
-        lo, hi = self._scope_span
         last = first + (count - 1) * step
-        if (
-            count <= 0
-            or step <= 0
-            or rule is None
-            or self._placed != (object_id,)
-            or self._targets != (object_id,)
-            or not (lo <= first and last + length <= hi)
-        ):
-            for k in range(count):
-                s = first + k * step
-                yield self.check_one(object_id, s, s + length)
-            return
-        base = tuple(self._static_reasons + rule((first, first + length)))
+        walkable = self._walkable(
+            object_id, first=first, last=last, step=step, count=count, length=length
+        )
+        if rule is None or not walkable:
+            starts = (first + k * step for k in range(count))
+            return (self.check_one(object_id, s, s + length) for s in starts)
+        return self._walk_grid(object_id, rule, range(first, last + 1, step), length)
+
+    def _walkable(
+        self, object_id: str, *, first: int, last: int, step: int, count: int, length: int
+    ) -> bool:
+        """The merge walk of :meth:`check_grid` applies: a non-empty grid with a forward
+        step, ``object_id`` the single placed target, every window inside the scope."""
+        lo, hi = self._scope_span
+        return (
+            count > 0
+            and step > 0
+            and self._placed == (object_id,)
+            and self._targets == (object_id,)
+            and lo <= first
+            and last + length <= hi
+        )
+
+    def _walk_grid(
+        self,
+        object_id: str,
+        rule: Callable[[Span], list[Tagged]],
+        grid: range,
+        length: int,
+    ) -> Iterator[tuple[Tagged, ...]]:
+        """The merge walk of :meth:`check_grid` over the starts ``grid`` (see there).
+
+        Only objects block, never the placed one (it is not in the static busy set): with
+        no series occurrences the overlap record is :meth:`_violation`'s without its
+        evidence bookkeeping."""
+        base = tuple(self._static_reasons + rule((grid.start, grid.start + length)))
         index = self._base_index
         starts, ends, order = index.starts, index.ends, index.order
         constraints = self._constraints
@@ -369,11 +391,9 @@ class PlacementChecker:
         i, n = 0, len(starts)
         changed = True
         found: Tagged | None = None
-        overlap = ViolationReason.OVERLAP
-        # Only objects block, never the placed one (it is not in the static busy set): the
-        # record is :meth:`_violation`'s without its evidence bookkeeping.
         plain, ids = self._plain_busy, self._busy_ids
-        for s in range(first, last + 1, step):
+        overlap = ViolationReason.OVERLAP
+        for s in grid:
             e = s + length
             while i < n and starts[i] < e:
                 push(heap, (ends[i], i))
@@ -384,7 +404,7 @@ class PlacementChecker:
                 changed = True
             if heap:
                 if changed or found is None:
-                    if plain:
+                    if plain:  # inlined: it runs whenever the blocking items change
                         names = [ids[order[k]] for _, k in heap]
                         names.sort()
                         found = Tagged(

@@ -15,8 +15,10 @@ from cerebri.cpir import (
     FACT_SOURCES,
     ContextSnapshot,
     ExistingSeries,
+    ExpansionLimits,
     PlanningObject,
     Tagged,
+    TemporalContext,
     TemporalSeries,
     TimeRange,
     range_wire,
@@ -160,12 +162,32 @@ def compile_snapshot(context: ContextSnapshot, horizon: TimeRange) -> CompiledSn
     temporal = context.temporal
     if temporal is None:
         return None
+    _check_limits(temporal, horizon, len(context.objects))
+    ordered = sorted(temporal.series, key=lambda s: s.id)
+    object_ids = {o.id for o in context.objects}
+    _check_series(ordered, object_ids)
+    produced, compiled_series = _expand_series(ordered, horizon, temporal.limits, object_ids)
+    occurrences = tuple(produced[k] for k in sorted(produced))
+    inputs = _object_inputs(context.objects)
+    inputs.extend(BusyInput(o.occurrence.start, o.occurrence.end) for o in occurrences)
+    try:
+        availability = free_busy(horizon.start, horizon.end, inputs, temporal.coverage)
+    except TemporalRejected as rejected:
+        raise _fail("Temporal", rejected.error.value) from None
+    return CompiledSnapshot(
+        context.revision, horizon, occurrences, tuple(compiled_series), availability
+    )
+
+
+def _check_limits(temporal: TemporalContext, horizon: TimeRange, object_count: int) -> None:
+    """``HorizonMismatch``, ``InputLimit`` or ``{"Temporal": "InputLimit"}`` when the
+    temporal input does not match the horizon or exceeds a limit (checked in that order)."""
     if temporal.horizon.start != horizon.start or temporal.horizon.end != horizon.end:
         raise _fail("HorizonMismatch")
     limits = temporal.limits
     if (
         len(temporal.series) > MAX_SERIES
-        or len(context.objects) > MAX_OBJECTS
+        or object_count > MAX_OBJECTS
         or limits.max_occurrences > MAX_OCCURRENCES
         or any(len(s.evidence) > MAX_SERIES_EVIDENCE for s in temporal.series)
     ):
@@ -173,20 +195,24 @@ def compile_snapshot(context: ContextSnapshot, horizon: TimeRange) -> CompiledSn
     if limits.max_occurrences > MAX_DIAGNOSTIC_OCCURRENCES or limits.max_dates > MAX_DATES:
         raise _fail("Temporal", TemporalError.INPUT_LIMIT.value)
 
-    ordered = sorted(temporal.series, key=lambda s: s.id)
-    object_ids = {o.id for o in context.objects}
-    _check_series(ordered, object_ids)
 
+def _expand_series(
+    ordered: list[TemporalSeries],
+    horizon: TimeRange,
+    limits: ExpansionLimits,
+    object_ids: set[str],
+) -> tuple[dict[str, MaterializedOccurrence], list[tuple[TemporalSeries, Expansion]]]:
+    """Every occurrence of the series (by occurrence id) and each series with its expansion,
+    in id order; the occurrence and date budgets of ``limits`` are shared by all series."""
     remaining_occurrences = limits.max_occurrences
     remaining_dates = limits.max_dates
     evidence_bytes = 0
     produced: dict[str, MaterializedOccurrence] = {}
     compiled_series: list[tuple[TemporalSeries, Expansion]] = []
     for entry in ordered:
-        rule = entry.rule
         try:
             expansion = expand(
-                rule,
+                entry.rule,
                 horizon.start,
                 horizon.end,
                 max_occurrences=remaining_occurrences,
@@ -200,25 +226,28 @@ def compile_snapshot(context: ContextSnapshot, horizon: TimeRange) -> CompiledSn
         evidence_bytes += sum(len(e) + 3 for e in evidence) * len(expansion.occurrences)
         if evidence_bytes > MAX_EVIDENCE_BYTES:
             raise _fail("InputLimit")
-        assert isinstance(entry.state, ExistingSeries)
-        for occurrence in expansion.occurrences:
-            oid = occurrence_id(
-                entry.id, occurrence.date.format(), occurrence.local_time.format(), rule.timezone
-            )
-            if oid in produced or oid in object_ids:
-                raise _fail("IdentityCollision", oid)
-            produced[oid] = MaterializedOccurrence(
-                oid, entry.id, entry.state.revision, entry.provenance.value, evidence, occurrence
-            )
+        _materialize(entry, expansion, evidence, produced, object_ids)
         compiled_series.append((entry.model_copy(update={"evidence": evidence}), expansion))
+    return produced, compiled_series
 
-    occurrences = tuple(produced[k] for k in sorted(produced))
-    inputs = _object_inputs(context.objects)
-    inputs.extend(BusyInput(o.occurrence.start, o.occurrence.end) for o in occurrences)
-    try:
-        availability = free_busy(horizon.start, horizon.end, inputs, temporal.coverage)
-    except TemporalRejected as rejected:
-        raise _fail("Temporal", rejected.error.value) from None
-    return CompiledSnapshot(
-        context.revision, horizon, occurrences, tuple(compiled_series), availability
-    )
+
+def _materialize(
+    entry: TemporalSeries,
+    expansion: Expansion,
+    evidence: tuple[str, ...],
+    produced: dict[str, MaterializedOccurrence],
+    object_ids: set[str],
+) -> None:
+    """Add the occurrences of ``entry`` to ``produced`` (``IdentityCollision`` when an id is
+    already taken by an occurrence or an object)."""
+    rule = entry.rule
+    assert isinstance(entry.state, ExistingSeries)
+    for occurrence in expansion.occurrences:
+        oid = occurrence_id(
+            entry.id, occurrence.date.format(), occurrence.local_time.format(), rule.timezone
+        )
+        if oid in produced or oid in object_ids:
+            raise _fail("IdentityCollision", oid)
+        produced[oid] = MaterializedOccurrence(
+            oid, entry.id, entry.state.revision, entry.provenance.value, evidence, occurrence
+        )

@@ -198,19 +198,47 @@ def build_dependency_graph(
     graph_edges = tuple(sorted(set(edge_list)))
     position = {node: i for i, node in enumerate(nodes)}
 
-    issues: list[DependencyIssue] = []
-    successors: list[list[int]] = [[] for _ in nodes]
-    self_loop = [False] * len(nodes)
+    successors, self_loop, missing = _adjacency(position, graph_edges)
+    issues: list[DependencyIssue] = [
+        *missing,
+        *_cycles(nodes, position, graph_edges, successors, self_loop),
+    ]
+
+    order: tuple[str, ...] = ()
+    if not issues:
+        order = tuple(nodes[i] for i in _smallest_topological_order(successors))
+    return DependencyGraph(nodes=nodes, edges=graph_edges, order=order, issues=tuple(issues))
+
+
+def _adjacency(
+    position: dict[str, int], graph_edges: tuple[Edge, ...]
+) -> tuple[list[list[int]], list[bool], list[MissingReference]]:
+    """The successor lists of the vertices (edge order), which vertex has an edge to itself,
+    and one :class:`MissingReference` per edge naming an unknown id (edge order)."""
+    missing: list[MissingReference] = []
+    successors: list[list[int]] = [[] for _ in position]
+    self_loop = [False] * len(position)
     for edge in graph_edges:
         src = position.get(edge.predecessor)
         dst = position.get(edge.dependent)
         if src is None or dst is None:
-            issues.append(MissingReference(edge))
+            missing.append(MissingReference(edge))
             continue
         successors[src].append(dst)
         if src == dst:
             self_loop[src] = True
+    return successors, self_loop, missing
 
+
+def _cycles(
+    nodes: tuple[str, ...],
+    position: dict[str, int],
+    graph_edges: tuple[Edge, ...],
+    successors: list[list[int]],
+    self_loop: list[bool],
+) -> list[Cycle]:
+    """One :class:`Cycle` per strongly connected component with two or more members or a
+    self loop, in the order of its smallest member; members ascending, edges in edge order."""
     component = _strongly_connected_components(successors)
     members: dict[int, list[str]] = {}
     for i, node in enumerate(nodes):  # ascending ids, so every member list comes out sorted
@@ -222,18 +250,15 @@ def build_dependency_graph(
         if src is not None and dst is not None and component[src] == component[dst]:
             inner_edges.setdefault(component[src], []).append(edge)
 
+    cycles: list[Cycle] = []
     reported: set[int] = set()
     for i in range(len(nodes)):
         comp = component[i]
         if comp in reported or not (len(members[comp]) > 1 or self_loop[i]):
             continue
         reported.add(comp)
-        issues.append(Cycle(members=tuple(members[comp]), edges=tuple(inner_edges[comp])))
-
-    order: tuple[str, ...] = ()
-    if not issues:
-        order = tuple(nodes[i] for i in _smallest_topological_order(successors))
-    return DependencyGraph(nodes=nodes, edges=graph_edges, order=order, issues=tuple(issues))
+        cycles.append(Cycle(members=tuple(members[comp]), edges=tuple(inner_edges[comp])))
+    return cycles
 
 
 def _strongly_connected_components(successors: list[list[int]]) -> list[int]:

@@ -276,6 +276,25 @@ def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
     }
 
 
+def _event_write(
+    name: str, description: str, params_schema: dict[str, Any], *, idempotent: bool
+) -> Capability:
+    """A calendar write over ``[start, end)``: medium risk, approved by a person, the event
+    named by ``object_id``."""
+    return Capability(
+        name=name,
+        description=description,
+        params_schema=params_schema,
+        read_only=False,
+        idempotent=idempotent,
+        risk=Risk.MEDIUM,
+        range_params=("start", "end"),
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+        requires_approval=True,
+    )
+
+
 BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     Capability(
         name="calendar.freebusy",
@@ -303,40 +322,28 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         target_rule=TargetRule.PARAM,
         target_param="object_id",
     ),
-    Capability(
-        name="calendar.event.create",
-        description="Create an event over [start, end) in a calendar. Not idempotent: a "
+    _event_write(
+        "calendar.event.create",
+        "Create an event over [start, end) in a calendar. Not idempotent: a "
         "repeat may create a second event where the calendar ignores the idempotency key.",
-        params_schema=_object(
+        _object(
             _EVENT_WRITE,
             {"title": {"type": "string", "maxLength": 1024}, "timezone": _ZONE},
         ),
-        read_only=False,
         idempotent=False,
-        risk=Risk.MEDIUM,
-        range_params=("start", "end"),
-        target_rule=TargetRule.PARAM,
-        target_param="object_id",
-        requires_approval=True,
     ),
-    Capability(
-        name="calendar.event.move",
-        description="Move an existing event to [start, end), refused when its revision is no "
+    _event_write(
+        "calendar.event.move",
+        "Move an existing event to [start, end), refused when its revision is no "
         "longer expected_revision. Idempotent: the range is absolute.",
-        params_schema=_object(
+        _object(
             {
                 **_EVENT_WRITE,
                 "expected_revision": {"type": ["integer", "null"], "minimum": 0},
             },
             {"timezone": _ZONE},
         ),
-        read_only=False,
         idempotent=True,
-        risk=Risk.MEDIUM,
-        range_params=("start", "end"),
-        target_rule=TargetRule.PARAM,
-        target_param="object_id",
-        requires_approval=True,
     ),
     Capability(
         name="calendar.event.cancel",

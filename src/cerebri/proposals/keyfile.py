@@ -52,10 +52,9 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from cerebri._files import read_bounded
+from cerebri._files import read_bounded, write_atomic
 from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
-from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.authors import canonical_principal
 from cerebri.proposals.digest import load_json
 from cerebri.proposals.envelope import is_rfc3339_utc

@@ -34,10 +34,9 @@ from typing import Annotated, Final, Literal, Protocol, runtime_checkable
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._files import DEFAULT_MAX_BYTES, read_bounded, write_atomic
 from cerebri._guard import PATH, arguments
 from cerebri.errors import UnreadableInputError
-from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import DIGEST_PATTERN, canonical_json, load_json
 from cerebri.proposals.envelope import Envelope
 from cerebri.proposals.errors import ProposalError, json_pointer, proposal_argument_error

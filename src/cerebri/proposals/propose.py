@@ -15,7 +15,7 @@ from typing import Any, Final
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import ValidationError
 
-from cerebri._guard import arguments
+from cerebri._guard import Kind, arguments
 from cerebri.proposals.checks import check_schema, check_validity_span
 from cerebri.proposals.digest import canonical_json, envelope_payload, sha256_digest
 from cerebri.proposals.envelope import (
@@ -106,6 +106,29 @@ def _document(
     return document
 
 
+_ENVELOPE_FIELDS: Final[dict[str, Kind]] = {
+    "artifact": StoredArtifact,
+    "artifact_type": str,
+    "author": Subject,
+    "author_node_id": str,
+    "query_id": str,
+    "room_id": str,
+    "turn_id": str,
+    "class_key": str,
+    "executor_mode": str,
+    "proposed_at": Instant,
+    "expires_at": Instant,
+    "idempotency_key": str,
+}
+_ENVELOPE_OPTIONS: Final[dict[str, Kind]] = {
+    "proposal_ref": (str, type(None)),
+    "target": (Target, type(None)),
+    "slot_starts": (list, tuple),
+}
+"""The argument guard of :func:`propose` and :func:`unsigned_envelope`: their common
+required parameters, then their common optional ones (checked in that order)."""
+
+
 def _check(
     document: dict[str, Any],
     keyids: Sequence[str],
@@ -123,22 +146,9 @@ def _check(
 
 @arguments(
     proposal_argument_error,
-    artifact=StoredArtifact,
-    artifact_type=str,
-    author=Subject,
-    author_node_id=str,
-    query_id=str,
-    room_id=str,
-    turn_id=str,
-    class_key=str,
-    executor_mode=str,
-    proposed_at=Instant,
-    expires_at=Instant,
-    idempotency_key=str,
+    **_ENVELOPE_FIELDS,
     signing_keys=(list, tuple),
-    proposal_ref=(str, type(None)),
-    target=(Target, type(None)),
-    slot_starts=(list, tuple),
+    **_ENVELOPE_OPTIONS,
 )
 def propose(
     artifact: StoredArtifact,
@@ -215,24 +225,7 @@ UNSIGNED_KEYID: Final = "unsigned"
 """The keyid of the placeholder signature an unsigned envelope is checked with."""
 
 
-@arguments(
-    proposal_argument_error,
-    artifact=StoredArtifact,
-    artifact_type=str,
-    author=Subject,
-    author_node_id=str,
-    query_id=str,
-    room_id=str,
-    turn_id=str,
-    class_key=str,
-    executor_mode=str,
-    proposed_at=Instant,
-    expires_at=Instant,
-    idempotency_key=str,
-    proposal_ref=(str, type(None)),
-    target=(Target, type(None)),
-    slot_starts=(list, tuple),
-)
+@arguments(proposal_argument_error, **_ENVELOPE_FIELDS, **_ENVELOPE_OPTIONS)
 def unsigned_envelope(
     artifact: StoredArtifact,
     artifact_type: ArtifactType | str,

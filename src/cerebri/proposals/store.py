@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
+from cerebri._files import DEFAULT_MAX_BYTES, read_bounded, write_atomic
 from cerebri._guard import PATH, arguments
 from cerebri.errors import InputTooLargeError, UnreadableInputError
-from cerebri.proposals._atomic import write_atomic
 from cerebri.proposals.digest import canonical_json, sha256_digest
 from cerebri.proposals.errors import ProposalError, proposal_argument_error
 

@@ -280,6 +280,51 @@ def _pick(
     return instants[1], Resolution.LATER_FOLD
 
 
+def _window_of(rule: Recurrence, horizon_start: Instant, horizon_end: Instant) -> _Window:
+    """The horizon of an expansion and its local wall-clock bounds (the lower one looks back
+    by the duration, so an occurrence that starts before the horizon and overlaps it counts).
+
+    Raises:
+        TemporalRejected: ``Overflow``, the look-back is out of range.
+    """
+    tz = zone(rule.timezone)
+    lookback = horizon_start.plus_seconds(-rule.duration)
+    if lookback is None:
+        raise _overflow()
+    return _Window(
+        start=horizon_start.ns,
+        end=horizon_end.ns,
+        duration_ns=rule.duration * NS_PER_SECOND,
+        lower_wall=_local_wall_ns(lookback, tz),
+        upper_wall=_local_wall_ns(horizon_end, tz),
+    )
+
+
+def _examined_ordinals(rule: Recurrence, window: _Window) -> range:
+    """The ordinals of the examined dates: the local dates of the window widened by two days
+    on each side, from the rule's start date and up to its ``until``."""
+    first_ordinal = max(_wall_date(window.lower_wall, -2), rule.start_date).ordinal()
+    last_ordinal = _wall_date(window.upper_wall, 2).ordinal()
+    if rule.until is not None:
+        last_ordinal = min(last_ordinal, rule.until.ordinal())
+    return range(first_ordinal, last_ordinal + 1)
+
+
+def _gap_in_window(rule: Recurrence, date: LocalDate, window: _Window) -> bool:
+    """Whether the nonexistent local time of ``date`` lies in the window (the date is then
+    skipped and reported).
+
+    Raises:
+        TemporalRejected: ``NonexistentLocalTime``, it does and the gap policy is ``Reject``.
+    """
+    wall = _wall_ns(date, rule.local_time.ns)
+    if not window.lower_wall <= wall < window.upper_wall:
+        return False
+    if rule.gap_policy is GapPolicy.REJECT:
+        raise TemporalRejected(TemporalError.NONEXISTENT_LOCAL_TIME)
+    return True
+
+
 @arguments(
     invalid_argument,
     horizon_start=Instant,
@@ -314,27 +359,11 @@ def expand(
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
     if not horizon_start < horizon_end:
         raise TemporalRejected(TemporalError.INVALID_RANGE)
-    tz = zone(rule.timezone)
-    lookback = horizon_start.plus_seconds(-rule.duration)
-    if lookback is None:
-        raise _overflow()
-    window = _Window(
-        start=horizon_start.ns,
-        end=horizon_end.ns,
-        duration_ns=rule.duration * NS_PER_SECOND,
-        lower_wall=_local_wall_ns(lookback, tz),
-        upper_wall=_local_wall_ns(horizon_end, tz),
-    )
-    # Examined dates: the local dates of the window widened by two days on each side.
-    first_ordinal = max(_wall_date(window.lower_wall, -2), rule.start_date).ordinal()
-    last_ordinal = _wall_date(window.upper_wall, 2).ordinal()
-    if rule.until is not None:
-        last_ordinal = min(last_ordinal, rule.until.ordinal())
-
+    window = _window_of(rule, horizon_start, horizon_end)
     occurrences: list[Occurrence] = []
     skipped: list[SkippedDate] = []
     examined = 0
-    for ordinal in range(first_ordinal, last_ordinal + 1):
+    for ordinal in _examined_ordinals(rule, window):
         if examined >= max_dates:
             raise TemporalRejected(TemporalError.DATE_LIMIT_EXCEEDED)
         examined += 1
@@ -346,10 +375,7 @@ def expand(
             break
         instants = _resolve_local(date, rule.local_time, rule.timezone)
         if not instants:
-            wall = _wall_ns(date, rule.local_time.ns)
-            if window.lower_wall <= wall < window.upper_wall:
-                if rule.gap_policy is GapPolicy.REJECT:
-                    raise TemporalRejected(TemporalError.NONEXISTENT_LOCAL_TIME)
+            if _gap_in_window(rule, date, window):
                 skipped.append(SkippedDate(sequence, date))
             continue
         picked = _pick(rule, instants, window)

@@ -65,24 +65,33 @@ class TemporalResult:
         }
 
 
-def _run(
-    horizon_start: Instant,
-    horizon_end: Instant,
+def _check_limits(
     busy: Sequence[BusyInput],
     recurrences: Sequence[Recurrence],
-    coverage: Coverage,
     *,
     max_occurrences: int,
     max_dates: int,
-) -> TemporalResult:
-    """Steps 1-4 of temporal.md 2.3; raises ``TemporalRejected``."""
+) -> None:
+    """``InputLimit`` when a budget is above its cap or there are too many inputs."""
     if max_occurrences > MAX_OCCURRENCES or max_dates > MAX_DATES:
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
     if len(recurrences) > MAX_RECURRENCES or len(busy) > MAX_BUSY_INPUTS:
         raise TemporalRejected(TemporalError.INPUT_LIMIT)
-    inputs = list(busy)
+
+
+def _expand_all(
+    recurrences: Sequence[Recurrence],
+    horizon_start: Instant,
+    horizon_end: Instant,
+    *,
+    max_occurrences: int,
+    max_dates: int,
+) -> tuple[list[Expansion], list[BusyInput]]:
+    """Each rule's expansion, in order, sharing the budgets; and the visible range of every
+    occurrence as a busy input with zero buffers."""
     occurrences_left, dates_left = max_occurrences, max_dates
     expansions: list[Expansion] = []
+    inputs: list[BusyInput] = []
     for rule in recurrences:
         expansion = expand(
             rule,
@@ -97,12 +106,7 @@ def _run(
             BusyInput(item.visible_start, item.visible_end) for item in expansion.occurrences
         )
         expansions.append(expansion)
-    availability = free_busy(
-        horizon_start, horizon_end, inputs, coverage, max_inputs=MAX_BUSY_INPUTS
-    )
-    return TemporalResult(
-        status="Complete", availability=availability, expansions=tuple(expansions), error=None
-    )
+    return expansions, inputs
 
 
 def report(
@@ -124,15 +128,24 @@ def report(
     10 000 busy inputs or a budget above the caps; ``Overflow``, DST ``Reject`` policies,
     exhausted budgets) give a ``Rejected`` result, never an exception.
     """
-    try:
-        return _run(
+    try:  # steps 1-4 of temporal.md 2.3
+        _check_limits(busy, recurrences, max_occurrences=max_occurrences, max_dates=max_dates)
+        expansions, occurrences = _expand_all(
+            recurrences,
             horizon_start,
             horizon_end,
-            busy,
-            recurrences,
-            coverage,
             max_occurrences=max_occurrences,
             max_dates=max_dates,
         )
+        availability = free_busy(
+            horizon_start,
+            horizon_end,
+            [*busy, *occurrences],
+            coverage,
+            max_inputs=MAX_BUSY_INPUTS,
+        )
     except TemporalRejected as exc:
         return TemporalResult.rejected(exc.error)
+    return TemporalResult(
+        status="Complete", availability=availability, expansions=tuple(expansions), error=None
+    )

@@ -12,11 +12,11 @@ table from capability name to adapter.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol, TypeVar, runtime_checkable
 
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
@@ -25,10 +25,18 @@ __all__ = [
     "Adapter",
     "AdapterError",
     "Adapters",
+    "DispatchingAdapter",
     "Invocation",
     "adapter_argument_error",
     "before_any_effect",
+    "configured_calendar",
+    "serves",
 ]
+
+_Handler = Callable[[Any, "Invocation"], dict[str, JSONValue]]
+_H = TypeVar("_H", bound=_Handler)
+_T = TypeVar("_T")
+_SERVES: Final = "_cerebri_serves"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,72 @@ def adapter_argument_error(message: str) -> AdapterError:
     """The argument guard's error for :mod:`cerebri.execution.adapters`: code
     ``adapter.invalid_argument``, not retryable (see :mod:`cerebri._guard`)."""
     return AdapterError(message, code="adapter.invalid_argument")
+
+
+def configured_calendar(calendars: Mapping[str, _T], calendar_id: str) -> _T:
+    """What ``calendars`` holds for ``calendar_id`` (a path, a URL...).
+
+    Raises:
+        AdapterError: ``calendar.unknown_calendar``, no such calendar is configured.
+    """
+    found = calendars.get(calendar_id)
+    if found is None:
+        raise AdapterError(
+            f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
+        )
+    return found
+
+
+def serves(*capabilities: str) -> Callable[[_H], _H]:
+    """Mark a method of a :class:`DispatchingAdapter` subclass as the handler of
+    ``capabilities``: it takes the :class:`Invocation` and returns the result object."""
+
+    def mark(handler: _H) -> _H:
+        setattr(handler, _SERVES, capabilities)
+        return handler
+
+    return mark
+
+
+class DispatchingAdapter:
+    """Base of an adapter that serves each capability with one method marked :func:`serves`.
+
+    :meth:`invoke` calls the method for ``invocation.capability``; the table is built once,
+    when the subclass is defined (a subclass inherits its parent's handlers and may add or
+    replace some).
+
+    Raises:
+        AdapterError: ``adapter.unsupported_capability``, from :meth:`invoke` for a
+            capability no method serves (the message names the class); otherwise what the
+            handler raises.
+    """
+
+    __slots__ = ()
+
+    _handlers: ClassVar[Mapping[str, _Handler]] = MappingProxyType({})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table = dict(cls._handlers)
+        for member in vars(cls).values():
+            for capability in getattr(member, _SERVES, ()):
+                table[capability] = member
+        cls._handlers = MappingProxyType(table)
+
+    @classmethod
+    def capabilities(cls) -> tuple[str, ...]:
+        """The capability names this adapter serves, sorted."""
+        return tuple(sorted(cls._handlers))
+
+    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+        """Carry out ``invocation`` with the method that serves its capability."""
+        handler = self._handlers.get(invocation.capability)
+        if handler is None:
+            raise AdapterError(
+                f"{type(self).__name__} does not serve {invocation.capability!r}",
+                code="adapter.unsupported_capability",
+            )
+        return handler(self, invocation)
 
 
 @runtime_checkable

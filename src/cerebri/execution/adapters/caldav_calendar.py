@@ -68,12 +68,12 @@ from __future__ import annotations
 import hashlib
 import re
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 from caldav.davclient import DAVClient
@@ -92,19 +92,25 @@ from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
     AdapterError,
+    DispatchingAdapter,
     Invocation,
     adapter_argument_error,
     before_any_effect,
+    configured_calendar,
+    serves,
 )
 from cerebri.execution.adapters.ics_file import (
     IDEMPOTENCY_PROPERTY,
     MAX_EXCERPT_CHARS,
     PRODID,
+    _event_view,
     _events,
     _excerpt,
-    _instant,
+    _freebusy_params,
     _invalid,
     _master,
+    _new_event,
+    _parse_object,
     _range,
     _sequence,
     _span,
@@ -148,6 +154,18 @@ class _Found:
     event: Component
 
 
+class _WriteTarget(NamedTuple):
+    """What a create or a move writes: the event and where."""
+
+    calendar_id: str
+    uid: str
+    idempotency_key: str
+    start: Instant
+    end: Instant
+    collection: str
+    """The calendar's collection URL (ends with ``/``)."""
+
+
 def _unavailable(what: str, why: str, *, before_effect: bool = False) -> AdapterError:
     return AdapterError(
         f"{what}: {why}",
@@ -175,18 +193,6 @@ def _never_sent(exc: BaseException) -> bool:
     return False
 
 
-def _parse_object(text: str, where: str) -> Calendar:
-    try:
-        calendar = Calendar.from_ical(text)
-    except ValueError as exc:
-        raise AdapterError(
-            f"{where} is not iCalendar: {_excerpt(str(exc))}", code="calendar.unreadable"
-        ) from None
-    if not isinstance(calendar, Calendar):
-        raise AdapterError(f"{where} holds no single VCALENDAR", code="calendar.unreadable")
-    return calendar
-
-
 def _attendees(event: Component) -> list[JSONValue]:
     found = event.get("ATTENDEE")
     if found is None:
@@ -194,7 +200,28 @@ def _attendees(event: Component) -> list[JSONValue]:
     return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
-class CalDavCalendar:
+@contextmanager
+def _transport_errors(what: str) -> Iterator[None]:
+    """Refused credentials (``calendar.unauthorized``), a request past its deadline, a
+    transport failure and an answer that is not WebDAV (``adapter.unavailable``, retryable;
+    ``before_effect`` when the request was never sent) raised in the block, as
+    :class:`AdapterError` naming ``what``."""
+    try:
+        yield
+    except dav_error.AuthorizationError as exc:
+        raise AdapterError(
+            f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
+            code="calendar.unauthorized",
+        ) from None
+    except DeadlineError as exc:
+        raise _unavailable(what, str(exc)) from None
+    except OSError as exc:
+        raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
+    except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
+        raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+
+
+class CalDavCalendar(DispatchingAdapter):
     """Serves the calendar capabilities over CalDAV collections.
 
     ``calendars`` maps a calendar id to its collection URL (``http(s)://``). Each URL's
@@ -275,25 +302,10 @@ class CalDavCalendar:
         self._clock = clock
         self._timeout = float(timeout_seconds)
 
-    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
-        """Carry out ``invocation`` (see the class and module docs for results and errors)."""
-        handler = _HANDLERS.get(invocation.capability)
-        if handler is None:
-            raise AdapterError(
-                f"CalDavCalendar does not serve {invocation.capability!r}",
-                code="adapter.unsupported_capability",
-            )
-        return handler(self, invocation)
-
     # ------------------------------------------------------------------ HTTP
 
     def _collection(self, calendar_id: str) -> str:
-        url = self._calendars.get(calendar_id)
-        if url is None:
-            raise AdapterError(
-                f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
-            )
-        return url
+        return configured_calendar(self._calendars, calendar_id)
 
     @contextmanager
     def _client(self, calendar_id: str, collection: str) -> Iterator[DAVClient]:
@@ -329,26 +341,18 @@ class CalDavCalendar:
     ) -> DAVResponse:
         """One request; transport failures, 5xx and refused credentials as AdapterError."""
         what = f"{method} {_shown(url)}"
-        try:
-            response = client.request(url, method, body, dict(headers or {}))
-        except dav_error.AuthorizationError as exc:
-            if any("no-uid-conflict" in p for p in exc.preconditions):
-                raise AdapterError(
-                    f"{what}: another resource of the calendar already has this UID",
-                    code="calendar.conflict",
-                ) from None
-            raise AdapterError(
-                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
-                code="calendar.unauthorized",
-            ) from None
-        except dav_error.RateLimitError as exc:
-            raise _unavailable(what, f"HTTP {exc.status or 429}, try later") from None
-        except DeadlineError as exc:
-            raise _unavailable(what, str(exc)) from None
-        except OSError as exc:
-            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
-        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
-            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
+        with _transport_errors(what):
+            try:
+                response = client.request(url, method, body, dict(headers or {}))
+            except dav_error.AuthorizationError as exc:
+                if any("no-uid-conflict" in p for p in exc.preconditions):
+                    raise AdapterError(
+                        f"{what}: another resource of the calendar already has this UID",
+                        code="calendar.conflict",
+                    ) from None
+                raise  # refused credentials: told by _transport_errors
+            except dav_error.RateLimitError as exc:
+                raise _unavailable(what, f"HTTP {exc.status or 429}, try later") from None
         if response.status >= 500:
             raise _unavailable(what, f"HTTP {response.status}")
         return response
@@ -398,19 +402,8 @@ class CalDavCalendar:
         )
         body = etree.tostring(query.xmlelement(), encoding="utf-8", xml_declaration=True)
         what = f"REPORT {_shown(collection)}"
-        try:
+        with _transport_errors(what):
             response = client.report(collection, body.decode("utf-8"), depth=1)
-        except dav_error.AuthorizationError as exc:
-            raise AdapterError(
-                f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
-                code="calendar.unauthorized",
-            ) from None
-        except DeadlineError as exc:
-            raise _unavailable(what, str(exc)) from None
-        except OSError as exc:
-            raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
-        except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
-            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
         if response.status in (404, 409, 410):
             raise self._missing_collection(calendar_id, collection, response.status)
         if response.status >= 500:
@@ -483,13 +476,18 @@ class CalDavCalendar:
 
     # ------------------------------------------------------------------ capabilities
 
-    def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
+    def _write_target(self, params: Mapping[str, JSONValue]) -> _WriteTarget:
+        """The event a create or a move writes; every error is ``before_effect``."""
         with before_any_effect():
             calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
             key = _text(params, "idempotency_key")
             start, end = _range(params)
-            collection = self._collection(calendar_id)
+            return _WriteTarget(calendar_id, uid, key, start, end, self._collection(calendar_id))
+
+    @serves("calendar.event.create")
+    def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
+        params = invocation.params
+        calendar_id, uid, key, start, end, collection = self._write_target(params)
         title = params.get("title")
 
         def settle(found: _Found) -> dict[str, JSONValue]:
@@ -512,15 +510,7 @@ class CalDavCalendar:
                     return settle(found)
                 busy = self._busy_calendars(client, calendar_id, collection, start, end)
                 ensure_slot_free(busy, calendar_id, uid, start, end)
-            event = Event()
-            event.add("uid", uid)
-            event.add("dtstamp", _utc(self._clock.now()))
-            event.add("dtstart", _utc(start))
-            event.add("dtend", _utc(end))
-            event.add("sequence", 0)
-            if isinstance(title, str):
-                event.add("summary", title)
-            event.add(IDEMPOTENCY_PROPERTY, key)
+            event = _new_event(uid, start, end, title=title, key=key, stamp=self._clock.now())
             url = collection + resource_name(uid)
             response = self._put(
                 client,
@@ -542,13 +532,10 @@ class CalDavCalendar:
                     return settle(found)
         return {**_written(calendar_id, uid, start, end, 0, created=True), "replayed": False}
 
+    @serves("calendar.event.move")
     def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
-        with before_any_effect():
-            calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-            key = _text(params, "idempotency_key")
-            start, end = _range(params)
-            collection = self._collection(calendar_id)
+        calendar_id, uid, key, start, end, collection = self._write_target(params)
         expected = params.get("expected_revision")
         with self._client(calendar_id, collection) as client:
             with before_any_effect():  # reads and checks: nothing is sent to be written yet
@@ -601,6 +588,7 @@ class CalDavCalendar:
                 )
         return {**_written(calendar_id, uid, start, end, revision + 1), "replayed": False}
 
+    @serves("calendar.event.cancel")
     def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         with before_any_effect():
@@ -636,50 +624,23 @@ class CalDavCalendar:
             )
         return {**result, "cancelled": True, "existed": True}
 
+    @serves("calendar.event.get")
     def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
         collection = self._collection(calendar_id)
         with self._client(calendar_id, collection) as client:
             found = self._find(client, calendar_id, collection, uid)
-        if found is None:
-            return {
-                "object_id": uid,
-                "calendar_id": calendar_id,
-                "exists": False,
-                "start": None,
-                "end": None,
-                "range": None,
-                "revision": None,
-                "title": None,
-                "attendees": [],
-            }
-        start, end = _span(found.event, uid)
-        summary = found.event.get("SUMMARY")
-        return {
-            "object_id": uid,
-            "calendar_id": calendar_id,
-            "exists": True,
-            "start": start.format(),
-            "end": end.format(),
-            "range": {"start": start.format(), "end": end.format()},
-            "revision": _sequence(found.event),
-            "title": None if summary is None else str(summary),
-            "attendees": _attendees(found.event),
-        }
+        view = _event_view(calendar_id, uid, None if found is None else found.event)
+        return {**view, "attendees": [] if found is None else _attendees(found.event)}
 
+    @serves("calendar.freebusy")
     def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        ids = params.get("calendar_ids")
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise _invalid("param 'calendar_ids' must be a list of strings")
-        start = _instant(params, "start", whole_seconds=False)
-        end = _instant(params, "end", whole_seconds=False)
+        ids, start, end = _freebusy_params(invocation.params)
         if not start < end:
             raise _invalid(f"end {end} is not after start {start} (the range is half-open)")
         calendars: list[Component] = []
         for calendar_id in ids:
-            assert isinstance(calendar_id, str)  # checked above; narrows for mypy
             collection = self._collection(calendar_id)
             with self._client(calendar_id, collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
@@ -720,16 +681,3 @@ def _utc_floor(moment: Instant) -> datetime:
 def _utc_ceiling(moment: Instant) -> datetime:
     """``moment`` as a UTC datetime for a ``time-range``, rounded up to a whole second."""
     return _utc(Instant(moment.ns + (-moment.ns) % _NS_PER_SECOND))
-
-
-_HANDLERS: Final[Mapping[str, Callable[[CalDavCalendar, Invocation], dict[str, JSONValue]]]] = (
-    MappingProxyType(
-        {
-            "calendar.event.create": CalDavCalendar._create,
-            "calendar.event.move": CalDavCalendar._move,
-            "calendar.event.cancel": CalDavCalendar._cancel,
-            "calendar.event.get": CalDavCalendar._get,
-            "calendar.freebusy": CalDavCalendar._freebusy,
-        }
-    )
-)

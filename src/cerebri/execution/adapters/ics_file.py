@@ -35,19 +35,21 @@ from typing import Final
 import filelock
 from icalendar import Calendar, Component, Event
 
-from cerebri._files import read_bounded
+from cerebri._files import ReplacedNotDurableError, read_bounded, write_atomic
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
-from cerebri.execution.adapters._atomic import ReplacedNotDurableError, replace_file
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
     AdapterError,
+    DispatchingAdapter,
     Invocation,
     adapter_argument_error,
     before_any_effect,
+    configured_calendar,
+    serves,
 )
 from cerebri.ics import CalendarError, parse_calendar
 from cerebri.temporal import Instant
@@ -187,7 +189,7 @@ def _master(events: list[Component]) -> Component | None:
     return chosen[0] if chosen else None
 
 
-class IcsFileCalendar:
+class IcsFileCalendar(DispatchingAdapter):
     """Serves the calendar capabilities over local ``.ics`` files.
 
     ``calendars`` maps a calendar id to its file (created on the first ``create`` when
@@ -255,25 +257,10 @@ class IcsFileCalendar:
         self._clock = clock
         self._lock_timeout = lock_timeout_seconds
 
-    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
-        """Carry out ``invocation`` (see the class doc for results and errors)."""
-        handler = _HANDLERS.get(invocation.capability)
-        if handler is None:
-            raise AdapterError(
-                f"IcsFileCalendar does not serve {invocation.capability!r}",
-                code="adapter.unsupported_capability",
-            )
-        return handler(self, invocation)
-
     # ------------------------------------------------------------------ files
 
     def _path(self, calendar_id: str) -> Path:
-        path = self._calendars.get(calendar_id)
-        if path is None:
-            raise AdapterError(
-                f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
-            )
-        return path
+        return configured_calendar(self._calendars, calendar_id)
 
     @staticmethod
     def _bytes(path: Path) -> bytes | None:
@@ -313,15 +300,7 @@ class IcsFileCalendar:
                     f"{f' ({where})' if where else ''}: {_excerpt(exc.detail)}",
                     code="calendar.unreadable",
                 ) from None
-        try:
-            calendar = Calendar.from_ical(data)
-        except ValueError as exc:
-            raise AdapterError(
-                f"{path} is not iCalendar: {_excerpt(str(exc))}", code="calendar.unreadable"
-            ) from None
-        if not isinstance(calendar, Calendar):
-            raise AdapterError(f"{path} holds no single VCALENDAR", code="calendar.unreadable")
-        return calendar
+        return _parse_object(data, str(path))
 
     def _change(
         self,
@@ -360,7 +339,7 @@ class IcsFileCalendar:
                 with before_any_effect():  # conflict, slot_taken, unreadable...
                     updated, result = edit(self._load(path, checked_as=calendar_id))
                 if updated is not None:
-                    replace_file(path, updated.to_ical())
+                    write_atomic(path, updated.to_ical(), mode=None, sync_folder=True)
                     replaced = True  # an error from here on (the unlock) follows the write
         except filelock.Timeout:
             raise AdapterError(
@@ -387,6 +366,7 @@ class IcsFileCalendar:
 
     # ------------------------------------------------------------------ capabilities
 
+    @serves("calendar.event.create")
     def _create(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
@@ -411,20 +391,14 @@ class IcsFileCalendar:
                     code="calendar.conflict",
                 )
             _ensure_free(calendar, calendar_id, uid, start, end)
-            event = Event()
-            event.add("uid", uid)
-            event.add("dtstamp", _utc(self._clock.now()))
-            event.add("dtstart", _utc(start))
-            event.add("dtend", _utc(end))
-            event.add("sequence", 0)
-            if isinstance(title, str):
-                event.add("summary", title)
-            event.add(IDEMPOTENCY_PROPERTY, key)
-            calendar.add_component(event)
+            calendar.add_component(
+                _new_event(uid, start, end, title=title, key=key, stamp=self._clock.now())
+            )
             return calendar, _written(calendar_id, uid, start, end, 0, created=True)
 
         return self._change(calendar_id, edit)
 
+    @serves("calendar.event.move")
     def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
@@ -466,6 +440,7 @@ class IcsFileCalendar:
 
         return self._change(calendar_id, edit)
 
+    @serves("calendar.event.cancel")
     def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
@@ -487,45 +462,20 @@ class IcsFileCalendar:
 
         return self._change(calendar_id, edit)
 
+    @serves("calendar.event.get")
     def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
         params = invocation.params
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
         calendar = self._load(self._path(calendar_id))
-        event = None if calendar is None else _master(_events(calendar, uid))
-        if event is None:
-            return {
-                "object_id": uid,
-                "calendar_id": calendar_id,
-                "exists": False,
-                "start": None,
-                "end": None,
-                "range": None,
-                "revision": None,
-                "title": None,
-            }
-        start, end = _span(event, uid)
-        summary = event.get("SUMMARY")
-        return {
-            "object_id": uid,
-            "calendar_id": calendar_id,
-            "exists": True,
-            "start": start.format(),
-            "end": end.format(),
-            "range": {"start": start.format(), "end": end.format()},
-            "revision": _sequence(event),
-            "title": None if summary is None else str(summary),
-        }
+        return _event_view(
+            calendar_id, uid, None if calendar is None else _master(_events(calendar, uid))
+        )
 
+    @serves("calendar.freebusy")
     def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        ids = params.get("calendar_ids")
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise _invalid("param 'calendar_ids' must be a list of strings")
-        start = _instant(params, "start", whole_seconds=False)
-        end = _instant(params, "end", whole_seconds=False)
+        ids, start, end = _freebusy_params(invocation.params)
         calendars = []
         for calendar_id in ids:
-            assert isinstance(calendar_id, str)  # checked above; narrows for mypy
             data = self._bytes(self._path(calendar_id))
             text = data if data is not None else _empty_calendar().to_ical()
             try:
@@ -536,6 +486,75 @@ class IcsFileCalendar:
                     code="calendar.unreadable",
                 ) from None
         return freebusy_result(calendars, start, end)
+
+
+def _freebusy_params(params: Mapping[str, JSONValue]) -> tuple[list[str], Instant, Instant]:
+    """The calendar ids, start and end of a ``calendar.freebusy`` (``adapter.invalid_params``
+    when they are not a list of strings and two instants)."""
+    ids = params.get("calendar_ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise _invalid("param 'calendar_ids' must be a list of strings")
+    start = _instant(params, "start", whole_seconds=False)
+    end = _instant(params, "end", whole_seconds=False)
+    return [str(i) for i in ids], start, end
+
+
+def _parse_object(text: str | bytes, where: str) -> Calendar:
+    """``text`` read leniently by ``icalendar`` (``calendar.unreadable`` when it is not one
+    VCALENDAR); ``where`` names it in the message."""
+    try:
+        calendar = Calendar.from_ical(text)
+    except ValueError as exc:
+        raise AdapterError(
+            f"{where} is not iCalendar: {_excerpt(str(exc))}", code="calendar.unreadable"
+        ) from None
+    if not isinstance(calendar, Calendar):
+        raise AdapterError(f"{where} holds no single VCALENDAR", code="calendar.unreadable")
+    return calendar
+
+
+def _new_event(
+    uid: str, start: Instant, end: Instant, *, title: JSONValue, key: str, stamp: Instant
+) -> Event:
+    """The event a create writes: revision (``SEQUENCE``) 0, ``title`` as its summary when it
+    is text, ``key`` in :data:`IDEMPOTENCY_PROPERTY`, stamped ``stamp``."""
+    event = Event()
+    event.add("uid", uid)
+    event.add("dtstamp", _utc(stamp))
+    event.add("dtstart", _utc(start))
+    event.add("dtend", _utc(end))
+    event.add("sequence", 0)
+    if isinstance(title, str):
+        event.add("summary", title)
+    event.add(IDEMPOTENCY_PROPERTY, key)
+    return event
+
+
+def _event_view(calendar_id: str, uid: str, event: Component | None) -> dict[str, JSONValue]:
+    """The ``calendar.event.get`` result for ``event`` (``None``: there is none)."""
+    if event is None:
+        return {
+            "object_id": uid,
+            "calendar_id": calendar_id,
+            "exists": False,
+            "start": None,
+            "end": None,
+            "range": None,
+            "revision": None,
+            "title": None,
+        }
+    start, end = _span(event, uid)
+    summary = event.get("SUMMARY")
+    return {
+        "object_id": uid,
+        "calendar_id": calendar_id,
+        "exists": True,
+        "start": start.format(),
+        "end": end.format(),
+        "range": {"start": start.format(), "end": end.format()},
+        "revision": _sequence(event),
+        "title": None if summary is None else str(summary),
+    }
 
 
 def _ensure_free(
@@ -571,16 +590,3 @@ def _written(
         "revision": revision,
         "created" if created else "moved": True,
     }
-
-
-_HANDLERS: Final[Mapping[str, Callable[[IcsFileCalendar, Invocation], dict[str, JSONValue]]]] = (
-    MappingProxyType(
-        {
-            "calendar.event.create": IcsFileCalendar._create,
-            "calendar.event.move": IcsFileCalendar._move,
-            "calendar.event.cancel": IcsFileCalendar._cancel,
-            "calendar.event.get": IcsFileCalendar._get,
-            "calendar.freebusy": IcsFileCalendar._freebusy,
-        }
-    )
-)

@@ -16,7 +16,13 @@ from typing import Final
 
 from cerebri._guard import CALLABLE, arguments
 from cerebri._json import JSONValue
-from cerebri.execution.adapters.base import AdapterError, Invocation, adapter_argument_error
+from cerebri.execution.adapters.base import (
+    AdapterError,
+    DispatchingAdapter,
+    Invocation,
+    adapter_argument_error,
+    serves,
+)
 
 __all__ = [
     "MAX_OUTPUT_BYTES",
@@ -99,7 +105,7 @@ def systemctl_probe(
     return _parse_properties(done.stdout.decode("utf-8", "replace"))
 
 
-class ServiceStatusAdapter:
+class ServiceStatusAdapter(DispatchingAdapter):
     """Serves ``service.status`` (params ``{"service": name}``).
 
     Result: ``{"service": name, "active": ActiveState == "active", "properties":
@@ -128,13 +134,9 @@ class ServiceStatusAdapter:
             raise AdapterError(f"no service {name!r}", code="service.not_found")
         return known
 
-    def invoke(self, invocation: Invocation) -> dict[str, JSONValue]:
+    @serves("service.status")
+    def _status(self, invocation: Invocation) -> dict[str, JSONValue]:
         """The status of ``invocation.params["service"]`` (see the class doc)."""
-        if invocation.capability != "service.status":
-            raise AdapterError(
-                f"ServiceStatusAdapter does not serve {invocation.capability!r}",
-                code="adapter.unsupported_capability",
-            )
         name = invocation.params.get("service")
         if not isinstance(name, str) or not name or name.startswith("-"):
             raise AdapterError(
