@@ -36,6 +36,7 @@ from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.registry import governed
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
+from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
 from cerebri.execution.views import instant_text
 from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
@@ -51,7 +52,7 @@ __all__ = [
     "withdraw",
 ]
 
-_WAITING = (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value)
+_WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
 _OPEN_PLANS = tuple(s.value for s in OPEN_PLAN_STATUSES)
 
 
@@ -193,10 +194,10 @@ def _fail_waiting_step(
     now = executor.now_ns()
     status = StepStatus.FAILED if replan else StepStatus.CANCELLED
     moved = connection.execute(
-        update(steps)
-        .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
-        .values(
-            status=status.value,
+        move(
+            _WAITING,
+            status,
+            steps.c.id == row.step_id,
             status_reason=reason,
             next_run_at=None,
             finished_at=now,
@@ -331,10 +332,10 @@ def decide(
             _close_intention(connection, row.step_id, fulfilled, now)
             if approve:
                 connection.execute(
-                    update(steps)
-                    .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
-                    .values(
-                        status=StepStatus.READY.value,
+                    move(
+                        _WAITING,
+                        StepStatus.READY,
+                        steps.c.id == row.step_id,
                         next_run_at=now,
                         status_reason=f"approved by {by}",
                         updated_at=now,

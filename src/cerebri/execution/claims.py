@@ -51,6 +51,7 @@ from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
+from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
 
@@ -160,8 +161,9 @@ def _lease_ns(lease_seconds: float) -> int:
     return int(lease_seconds * NS)
 
 
+_CLAIMABLE = (StepStatus.READY, StepStatus.WAITING, StepStatus.EXECUTING)
+"""The statuses a claim takes a step from (``executing``: a lease that expired)."""
 _LEASE_VALUES: dict[str, Any] = {
-    "status": StepStatus.EXECUTING.value,
     "lease_token": bindparam("token"),
     "lease_until": bindparam("until"),
     "next_run_at": bindparam("until"),
@@ -180,9 +182,9 @@ _DUE = (
     .order_by(steps.c.next_run_at, steps.c.id)
     .limit(1)
 )
-_TAKE_BY_ID = (
-    update(steps).where(steps.c.id == bindparam("step")).values(_LEASE_VALUES).returning(*steps.c)
-)
+_TAKE_BY_ID = move(
+    _CLAIMABLE, StepStatus.EXECUTING, steps.c.id == bindparam("step"), **_LEASE_VALUES
+).returning(*steps.c)
 
 
 def _plan_values(kind: Any) -> dict[str, Any]:
@@ -203,9 +205,7 @@ def _claim_statement_pg() -> Any:
     """
     due = _DUE.with_for_update(skip_locked=True, of=steps).cte("due")
     taken = (
-        update(steps)
-        .where(steps.c.id == due.c.id)
-        .values(_LEASE_VALUES)
+        move(_CLAIMABLE, StepStatus.EXECUTING, steps.c.id == due.c.id, **_LEASE_VALUES)
         .returning(*steps.c)
         .cte("taken")
     )

@@ -22,7 +22,6 @@ from typing import Any, Final
 
 from sqlalchemy import (
     Connection,
-    and_,
     bindparam,
     case,
     cast,
@@ -55,6 +54,7 @@ from cerebri.execution.store.schema import (
     procedural_memories,
     steps,
 )
+from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move, move_when
 from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, IntentionStatus
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
@@ -82,22 +82,22 @@ _DUE: Final = frozenset({StepStatus.READY, StepStatus.WAITING})
 _DONE: Final = frozenset({StepStatus.COMPLETED, StepStatus.SKIPPED})
 
 
-def _ours(held: Claim) -> Any:
-    return and_(
-        steps.c.id == held.step_id,
-        steps.c.lease_token == held.token,
-        steps.c.status == StepStatus.EXECUTING.value,
-    )
-
-
-def _released(held: Claim, connection: Connection, now: int, **values: Any) -> Any:
-    """Update our step row and release the lease, or raise LeaseLostError. Returns the
-    step's ``dependants`` (JSON text)."""
+def _released(
+    held: Claim, connection: Connection, now: int, target: StepStatus, **values: Any
+) -> Any:
+    """Move our ``executing`` step to ``target`` and release the lease, or raise
+    LeaseLostError. Returns the step's ``dependants`` (JSON text)."""
     row = connection.execute(
-        update(steps)
-        .where(_ours(held))
-        .values(lease_token=None, lease_until=None, updated_at=now, **values)
-        .returning(steps.c.dependants)
+        move(
+            StepStatus.EXECUTING,
+            target,
+            steps.c.id == held.step_id,
+            steps.c.lease_token == held.token,
+            lease_token=None,
+            lease_until=None,
+            updated_at=now,
+            **values,
+        ).returning(steps.c.dependants)
     ).first()
     if row is None:
         raise LeaseLostError(held.step_id)
@@ -126,7 +126,7 @@ def park(
         held,
         connection,
         now,
-        status=status.value,
+        status,
         next_run_at=next_run_at,
         status_reason=reason,
         **values,
@@ -143,13 +143,14 @@ def _ready_dependants(connection: Connection, dependants: list[str], now: int) -
         .values(remaining_deps=steps.c.remaining_deps - 1, updated_at=now)
     )
     connection.execute(
-        update(steps)
-        .where(
+        move(
+            StepStatus.PENDING,
+            StepStatus.READY,
             steps.c.id.in_(dependants),
-            steps.c.status == StepStatus.PENDING.value,
             steps.c.remaining_deps <= 0,
+            next_run_at=now,
+            updated_at=now,
         )
-        .values(status=StepStatus.READY.value, next_run_at=now, updated_at=now)
     )
 
 
@@ -185,7 +186,7 @@ def finish(
         held,
         connection,
         now,
-        status=status.value,
+        status,
         next_run_at=None,
         status_reason=reason,
         result=None if result is None else dumps(result),
@@ -206,22 +207,19 @@ def finish(
         complete_plan(connection, executor, held.plan_id, now)
 
 
-def _finish_statement_pg() -> Any:
-    """PostgreSQL: a step's ``completed``/``skipped`` outcome as one statement (data-modifying
+def _finish_statement_pg(status: StepStatus) -> Any:
+    """PostgreSQL: a step's ``status`` (``completed``/``skipped``) as one statement (data-modifying
     CTEs): release the step on our token, move the attempt to history, count down the
     dependants and ready those at zero, count down the plan's open steps. Returns the plan's
     open steps left, or no row when the lease was lost (then nothing happened). Parameters
     are named ``p_*``: SQLAlchemy would add a parameter named like a column to the SET
     clause of every UPDATE in the statement."""
     released = (
-        update(steps)
-        .where(
+        move(
+            StepStatus.EXECUTING,
+            status,
             steps.c.id == bindparam("p_step"),
             steps.c.lease_token == bindparam("p_token"),
-            steps.c.status == StepStatus.EXECUTING.value,
-        )
-        .values(
-            status=bindparam("p_status"),
             status_reason=bindparam("p_reason"),
             result=bindparam("p_result"),
             observation=bindparam("p_observation"),
@@ -276,11 +274,12 @@ def _finish_statement_pg() -> Any:
     ).scalar_subquery()
     last = steps.c.remaining_deps <= 1
     readied = (
-        update(steps)
-        .where(steps.c.id.in_(waiting), steps.c.status == StepStatus.PENDING.value)
-        .values(
+        move_when(
+            StepStatus.PENDING,
+            StepStatus.READY,
+            last,
+            steps.c.id.in_(waiting),
             remaining_deps=steps.c.remaining_deps - 1,
-            status=case((last, StepStatus.READY.value), else_=steps.c.status),
             next_run_at=case((last, bindparam("p_now")), else_=steps.c.next_run_at),
             updated_at=bindparam("p_now"),
         )
@@ -302,7 +301,7 @@ def _finish_statement_pg() -> Any:
     )
 
 
-_FINISH_PG = _finish_statement_pg()
+_FINISH_PG = {status: _finish_statement_pg(status) for status in _DONE}
 
 
 def finish_in_one_statement(
@@ -325,7 +324,6 @@ def finish_in_one_statement(
     parameters = {
         "p_step": held.step_id,
         "p_token": held.token,
-        "p_status": status.value,
         "p_reason": reason,
         "p_result": None if result is None else dumps(result),
         "p_observation": None if observation is None else dumps(observation),
@@ -337,7 +335,7 @@ def finish_in_one_statement(
         "p_started": attempt.started_at,
     }
     with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
-        row = auto.execute(_FINISH_PG, parameters).first()
+        row = auto.execute(_FINISH_PG[status], parameters).first()
     if row is None:
         raise LeaseLostError(held.step_id)
     if row.open_steps == 0:
@@ -360,21 +358,17 @@ def complete_unleased(
     the plan may complete. Returns whether the step moved. Runs in the caller's transaction."""
     now = executor.now_ns()
     row = connection.execute(
-        update(steps)
-        .where(
+        move(
+            from_status,
+            StepStatus.COMPLETED,
             steps.c.id == step_id,
-            steps.c.status == from_status.value,
             steps.c.lease_token.is_(None),
-        )
-        .values(
-            status=StepStatus.COMPLETED.value,
             status_reason=reason,
             next_run_at=None,
             result=dumps(result),
             finished_at=now,
             updated_at=now,
-        )
-        .returning(steps.c.plan_id, steps.c.dependants)
+        ).returning(steps.c.plan_id, steps.c.dependants)
     ).first()
     if row is None:
         return False
@@ -499,10 +493,10 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
             error={"code": "plan.stopped", "message": reason},
         )
     result = connection.execute(
-        update(steps)
-        .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
-        .values(
-            status=StepStatus.CANCELLED.value,
+        move(
+            OPEN_STEP_STATUSES,
+            StepStatus.CANCELLED,
+            steps.c.plan_id == plan_id,
             status_reason=reason,
             lease_token=None,
             lease_until=None,

@@ -23,6 +23,7 @@ from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
 from cerebri.execution.store.schema import plans, steps
+from cerebri.execution.store.transitions import move
 from cerebri.execution.views import show_plan
 from cerebri.plans import PlanStatus, StepStatus
 
@@ -87,14 +88,11 @@ def resolve_step(
             group = int(row.attempt_group) + 1
             moved = (
                 connection.execute(
-                    update(steps)
-                    .where(
+                    move(
+                        StepStatus.BLOCKED,
+                        StepStatus.READY,
                         steps.c.id == step_id,
-                        steps.c.status == StepStatus.BLOCKED.value,
                         steps.c.lease_token.is_(None),
-                    )
-                    .values(
-                        status=StepStatus.READY.value,
                         status_reason=f"resolved by {by}: it did not happen; "
                         f"runs again as attempt group {group}",
                         attempt_group=group,

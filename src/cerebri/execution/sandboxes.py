@@ -18,6 +18,7 @@ from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store.schema import plans, sandboxes, steps
+from cerebri.execution.store.transitions import move
 from cerebri.execution.views import instant_text
 from cerebri.plans import PlanStatus, StepStatus
 
@@ -71,14 +72,11 @@ def set_sandbox(
         if enabled:
             of_sandbox = select(plans.c.id).where(plans.c.sandbox == name)
             done = connection.execute(
-                update(steps)
-                .where(
+                move(
+                    StepStatus.BLOCKED,
+                    StepStatus.READY,
                     steps.c.plan_id.in_(of_sandbox),
-                    steps.c.status == StepStatus.BLOCKED.value,
                     steps.c.status_reason.startswith(_DISABLED_PREFIX),
-                )
-                .values(
-                    status=StepStatus.READY.value,
                     next_run_at=now,
                     status_reason=f"sandbox {name} enabled again",
                     updated_at=now,

@@ -1,0 +1,241 @@
+"""The store interface on both back ends (decision 0043), and the step transition table.
+
+Every test that takes ``store_url`` runs on SQLite and on PostgreSQL: the interface must
+behave the same on each. The table tests check :data:`STEP_TRANSITIONS` itself and that no
+module outside :mod:`cerebri.execution.store.transitions` writes ``steps.status``.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, insert, select
+
+import cerebri.execution
+from cerebri.execution.store import init, open_engine, parse_store_url
+from cerebri.execution.store.schema import intentions, plans, steps
+from cerebri.execution.store.transitions import (
+    OPEN_STEP_STATUSES,
+    STEP_TRANSITIONS,
+    StepTransitionError,
+    check,
+    move,
+    move_when,
+)
+from cerebri.plans import TERMINAL_STEP_STATUSES, StepStatus
+
+PAIRS = list(itertools.product(StepStatus, StepStatus))
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+
+def test_the_table_names_every_status_and_only_statuses() -> None:
+    assert set(STEP_TRANSITIONS) == set(StepStatus)
+    for targets in STEP_TRANSITIONS.values():
+        assert targets <= set(StepStatus)
+
+
+def test_terminal_statuses_are_never_left() -> None:
+    for status in TERMINAL_STEP_STATUSES:
+        assert STEP_TRANSITIONS[status] == frozenset()
+    assert frozenset(StepStatus) - TERMINAL_STEP_STATUSES == OPEN_STEP_STATUSES
+
+
+def test_every_open_status_can_be_cancelled_and_none_goes_back_to_pending() -> None:
+    for status in OPEN_STEP_STATUSES:
+        assert StepStatus.CANCELLED in STEP_TRANSITIONS[status]
+    for targets in STEP_TRANSITIONS.values():
+        assert StepStatus.PENDING not in targets
+
+
+@pytest.mark.parametrize(("source", "target"), PAIRS)
+def test_check_allows_exactly_the_table(source: StepStatus, target: StepStatus) -> None:
+    if target in STEP_TRANSITIONS[source]:
+        assert check(source, target) == (source.value,)
+    else:
+        with pytest.raises(StepTransitionError) as raised:
+            check(source, target)
+        assert raised.value.code == "store.illegal_transition"
+        assert f"from {source.value} to {target.value}" in raised.value.message
+
+
+def test_check_refuses_a_set_with_one_illegal_source_and_an_empty_one() -> None:
+    assert check([StepStatus.WAITING, StepStatus.READY], StepStatus.EXECUTING) == (
+        "ready",
+        "waiting",
+    )
+    with pytest.raises(StepTransitionError):
+        check([StepStatus.READY, StepStatus.COMPLETED], StepStatus.EXECUTING)
+    with pytest.raises(StepTransitionError):
+        check([], StepStatus.READY)
+
+
+def test_a_move_takes_its_status_from_the_target_only() -> None:
+    with pytest.raises(StepTransitionError):
+        move(StepStatus.READY, StepStatus.EXECUTING, status="executing")
+    with pytest.raises(StepTransitionError):
+        move_when(StepStatus.PENDING, StepStatus.READY, steps.c.remaining_deps <= 0, status="x")
+
+
+def _names_status(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Dict) and any(
+        isinstance(k, ast.Constant) and k.value == "status" for k in node.keys
+    )
+
+
+def _status_dicts(tree: ast.Module) -> set[str]:
+    """Module-level names bound to a dict literal with a ``"status"`` key."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and _names_status(node.value):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and _names_status(node.value)
+            and isinstance(node.target, ast.Name)
+        ):
+            names.add(node.target.id)
+    return names
+
+
+def _sets_step_status(call: ast.Call, status_dicts: set[str]) -> bool:
+    """Whether ``call`` is ``<update(steps)…>.values(…)`` naming ``status`` (as a keyword, in
+    a dict literal, or through a module-level dict that has it)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "values"):
+        return False
+    if "update(steps)" not in ast.unparse(func.value).replace(" ", ""):
+        return False
+    given = [*call.args, *(k.value for k in call.keywords if k.arg is None)]
+    return (
+        any(k.arg == "status" for k in call.keywords)
+        or any(_names_status(a) for a in given)
+        or any(isinstance(a, ast.Name) and a.id in status_dicts for a in given)
+    )
+
+
+def test_no_module_but_the_transitions_writes_a_step_status() -> None:
+    root = Path(cerebri.__file__).parent
+    own = Path(cerebri.execution.store.transitions.__file__)
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        if path == own or "migrations" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        status_dicts = _status_dicts(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _sets_step_status(node, status_dicts):
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert offenders == []
+
+
+# -- both back ends ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def engine(store_url: str) -> Iterator[Engine]:
+    init(store_url)
+    engine = open_engine(parse_store_url(store_url))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _plan(engine: Engine) -> str:
+    with engine.begin() as connection:
+        connection.execute(
+            insert(intentions).values(id="i1", goal="{}", status="open", created_at=1, updated_at=1)
+        )
+        connection.execute(
+            insert(plans).values(
+                id="p1",
+                intention_id="i1",
+                revision=1,
+                status="executing",
+                origin="operator",
+                max_replans=0,
+                draft="{}",
+                created_at=1,
+                updated_at=1,
+            )
+        )
+    return "p1"
+
+
+def _step(engine: Engine, plan_id: str, position: int, status: StepStatus) -> str:
+    step_id = f"s{position}"
+    with engine.begin() as connection:
+        connection.execute(
+            insert(steps).values(
+                id=step_id,
+                plan_id=plan_id,
+                key=step_id,
+                position=position,
+                kind="internal",
+                status=status.value,
+                attempts=0,
+                max_attempts=1,
+                idempotent=True,
+                updated_at=1,
+            )
+        )
+    return step_id
+
+
+def _status(engine: Engine, step_id: str) -> str:
+    with engine.connect() as connection:
+        return str(connection.execute(select(steps.c.status).where(steps.c.id == step_id)).scalar())
+
+
+def test_every_allowed_transition_works_and_every_other_is_refused(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    for position, (source, target) in enumerate(PAIRS):
+        step_id = _step(engine, plan_id, position, source)
+        if target in STEP_TRANSITIONS[source]:
+            with engine.begin() as connection:
+                moved = connection.execute(
+                    move(source, target, steps.c.id == step_id, updated_at=2)
+                ).rowcount
+            assert (moved, _status(engine, step_id)) == (1, target.value), (source, target)
+        else:
+            with pytest.raises(StepTransitionError):
+                move(source, target, steps.c.id == step_id, updated_at=2)
+            assert _status(engine, step_id) == source.value
+
+
+def test_a_move_matches_only_rows_in_its_sources(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    ready = _step(engine, plan_id, 1, StepStatus.READY)
+    blocked = _step(engine, plan_id, 2, StepStatus.BLOCKED)
+    with engine.begin() as connection:
+        moved = connection.execute(
+            move(StepStatus.PENDING, StepStatus.READY, steps.c.plan_id == plan_id, updated_at=2)
+        ).rowcount
+        cancelled = connection.execute(
+            move(OPEN_STEP_STATUSES, StepStatus.CANCELLED, steps.c.id == blocked, updated_at=2)
+        ).rowcount
+    assert (moved, cancelled) == (0, 1)
+    assert (_status(engine, ready), _status(engine, blocked)) == ("ready", "cancelled")
+
+
+def test_move_when_moves_the_rows_its_condition_holds_for(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    first = _step(engine, plan_id, 1, StepStatus.PENDING)
+    second = _step(engine, plan_id, 2, StepStatus.PENDING)
+    with engine.begin() as connection:
+        connection.execute(
+            move_when(
+                StepStatus.PENDING,
+                StepStatus.READY,
+                steps.c.id == first,
+                steps.c.plan_id == plan_id,
+                updated_at=3,
+            )
+        )
+    assert (_status(engine, first), _status(engine, second)) == ("ready", "pending")
