@@ -34,12 +34,9 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
-    Row,
     bindparam,
     case,
-    delete,
     func,
-    insert,
     literal,
     select,
     update,
@@ -47,10 +44,18 @@ from sqlalchemy import (
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps, loads
+from cerebri.execution._rows import loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
-from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
+from cerebri.execution.store import attempts
+from cerebri.execution.store.attempts import (
+    Attempt,
+    attempt_id,
+    lease_holder,
+)
+from cerebri.execution.store.attempts import close as close_attempt
+from cerebri.execution.store.dialect import is_postgresql
+from cerebri.execution.store.schema import plans, steps
 from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
@@ -77,23 +82,6 @@ __all__ = [
 class LeaseLostError(Exception):
     """The step's lease token is no longer ours: another worker took it over, or the plan was
     cancelled. Nothing of the transaction that found it out is kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """An open attempt row: ``invoked_at`` (ns) set when a non-idempotent invocation may have
-    begun; ``outcome``/``result``/``error`` set when its result was saved."""
-
-    id: str
-    number: int
-    lease_token: str
-    worker_id: str | None
-    idempotency_key: str
-    started_at: int
-    invoked_at: int | None
-    outcome: str | None
-    result: Any
-    error: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,21 +220,6 @@ def _plan_part(row: Any) -> Any:
     return SimpleNamespace(**{c.name: getattr(row, f"plan_{c.name}") for c in _PLAN_COLUMNS})
 
 
-def _attempt(row: Row[Any]) -> Attempt:
-    return Attempt(
-        id=row.id,
-        number=row.number,
-        lease_token=row.lease_token,
-        worker_id=row.worker_id,
-        idempotency_key=row.idempotency_key,
-        started_at=row.started_at,
-        invoked_at=row.invoked_at,
-        outcome=row.outcome,
-        result=loads(row.result),
-        error=loads(row.error),
-    )
-
-
 _PLAN_COLUMNS = (
     plans.c.id,
     plans.c.status,
@@ -273,21 +246,6 @@ def invocation_limit(limits: dict[str, Any]) -> int:
     return int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
 
 
-_HOLDER = "#"
-
-
-def lease_holder(token: str | None) -> str | None:
-    """The worker id a lease token was issued to (``<worker id>#<fresh id>``), or ``None``."""
-    if not token or _HOLDER not in token:
-        return None
-    return token.rsplit(_HOLDER, 1)[0]
-
-
-def attempt_id(step_id: str, number: int) -> str:
-    """``<step id>:<number>``: an attempt's id, known without storing the attempt."""
-    return f"{step_id}:{number}"
-
-
 def _plan_for(connection: Connection, row: Any) -> Any:
     """SQLite: the plan row of a claimed step, marking the plan executing on its first claim
     and counting a capability step's invocation (one ``UPDATE … RETURNING``)."""
@@ -312,15 +270,11 @@ def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
     return True
 
 
-def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Any]:
-    """The open attempt rows of a step being taken over (none for a fresh claim)."""
+def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Attempt]:
+    """The open attempts of a step being taken over (none for a fresh claim)."""
     if before.previous_status != StepStatus.EXECUTING.value:
         return []
-    return list(
-        connection.execute(
-            select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
-        ).all()
-    )
+    return attempts.open_of_step(connection, row.id)
 
 
 def refund(connection: Connection, held: Claim) -> None:
@@ -344,10 +298,10 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     """
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
-    token = f"{worker_id}{_HOLDER}{executor.ids.new_id()}"
+    token = attempts.lease_token(worker_id, executor.ids.new_id())
     parameters = {"now": now, "token": token, "until": now + lease_ns}
     before: Any
-    if executor.engine.dialect.name == "postgresql":
+    if is_postgresql(executor.engine):
         with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
             found: Any = auto.execute(_CLAIM_PG, parameters).first()
             if found is None:
@@ -367,18 +321,10 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
     interrupted: tuple[Attempt, ...] = ()
     if before.previous_status == StepStatus.EXECUTING.value:
-        interrupted = tuple(_attempt(r) for r in stored) or (
-            Attempt(  # an idempotent step's attempt is not stored while it runs
-                id=attempt_id(row.id, row.attempts - 1),
-                number=row.attempts - 1,
-                lease_token=before.previous_token or "",
-                worker_id=lease_holder(before.previous_token),
-                idempotency_key=key,
-                started_at=before.previous_update,
-                invoked_at=None,
-                outcome=None,
-                result=None,
-                error=None,
+        interrupted = tuple(stored) or (
+            # an idempotent step's attempt is not stored while it runs
+            attempts.unstored(
+                row.id, row.attempts - 1, before.previous_token, key, before.previous_update
             ),
         )
     attempt = Attempt(
@@ -465,19 +411,7 @@ def mark_invoking(executor: Executor, held: Claim) -> bool:
     with executor.durable_transaction() as connection:
         if not holds_lease(connection, held, now):
             return False
-        attempt = held.attempt
-        connection.execute(
-            insert(attempts).values(
-                id=attempt.id,
-                step_id=held.step_id,
-                number=attempt.number,
-                lease_token=held.token,
-                worker_id=held.worker_id,
-                idempotency_key=attempt.idempotency_key,
-                started_at=attempt.started_at,
-                invoked_at=now,
-            )
-        )
+        attempts.begin(connection, held.attempt, held.step_id, now)
         return True
 
 
@@ -494,15 +428,7 @@ def save_outcome(
     with executor.durable_transaction() as connection:
         if not holds_lease(connection, held, now):
             return False
-        connection.execute(
-            update(attempts)
-            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
-            .values(
-                outcome=outcome.value,
-                result=None if result is None else dumps(result),
-                error=None if error is None else dumps(error),
-            )
-        )
+        attempts.save_outcome(connection, held.attempt, outcome, result, error)
         return True
 
 
@@ -517,22 +443,10 @@ def record_late_outcome(
     or a takeover happened while the adapter ran): onto the attempt's open row when it is still
     there (a takeover then adopts it), else onto its history row; a step that was cancelled
     meanwhile says in its reason that its invocation went through. Nothing else changes."""
-    values = {
-        "outcome": outcome.value,
-        "result": None if result is None else dumps(result),
-        "error": None if error is None else dumps(error),
-    }
     with executor.durable_transaction() as connection:
-        still_open = connection.execute(
-            update(attempts)
-            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
-            .values(values)
-        )
-        if still_open.rowcount == 1:
+        if attempts.save_outcome(connection, held.attempt, outcome, result, error):
             return
-        connection.execute(
-            update(attempt_history).where(attempt_history.c.id == held.attempt.id).values(values)
-        )
+        attempts.amend_history(connection, held.attempt, outcome, result, error)
         note = (
             f"; attempt {held.attempt.number} of a worker that had begun before the "
             f"cancellation ended {outcome.value}: check its result"
@@ -542,33 +456,3 @@ def record_late_outcome(
             .where(steps.c.id == held.step_id, steps.c.status == StepStatus.CANCELLED.value)
             .values(status_reason=func.coalesce(steps.c.status_reason, "") + note)
         )
-
-
-def close_attempt(
-    connection: Connection,
-    attempt: Attempt,
-    step_id: str,
-    outcome: AttemptOutcome,
-    now: int,
-    *,
-    result: JSONValue = None,
-    error: JSONValue = None,
-) -> None:
-    """Write a finished attempt to ``attempt_history`` with its outcome, removing its open row
-    when it had one (inside the caller's transaction)."""
-    connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
-    connection.execute(
-        insert(attempt_history).values(
-            id=attempt.id,
-            step_id=step_id,
-            number=attempt.number,
-            lease_token=attempt.lease_token,
-            worker_id=attempt.worker_id,
-            idempotency_key=attempt.idempotency_key,
-            started_at=attempt.started_at,
-            outcome=outcome.value,
-            result=None if result is None else dumps(result),
-            error=None if error is None else dumps(error),
-            finished_at=now,
-        )
-    )

@@ -24,7 +24,6 @@ from sqlalchemy import (
     Connection,
     bindparam,
     case,
-    cast,
     delete,
     func,
     insert,
@@ -32,19 +31,17 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import (
-    Attempt,
     Claim,
     LeaseLostError,
-    attempt_id,
     close_attempt,
-    lease_holder,
 )
 from cerebri.execution.context import Executor
+from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
@@ -59,7 +56,6 @@ from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, I
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
-    TERMINAL_STEP_STATUSES,
     PlanDraft,
     PlanStatus,
     StepStatus,
@@ -77,7 +73,6 @@ __all__ = [
 ]
 
 _OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
-_TERMINAL = tuple(s.value for s in TERMINAL_STEP_STATUSES)
 _DUE: Final = frozenset({StepStatus.READY, StepStatus.WAITING})
 _DONE: Final = frozenset({StepStatus.COMPLETED, StepStatus.SKIPPED})
 
@@ -269,9 +264,7 @@ def _finish_statement_pg(status: StepStatus) -> Any:
         .returning(attempt_history.c.id)
         .cte("history")
     )
-    waiting = select(
-        func.jsonb_array_elements_text(cast(released.c.dependants, JSONB))
-    ).scalar_subquery()
+    waiting = select(json_elements(released.c.dependants)).scalar_subquery()
     last = steps.c.remaining_deps <= 1
     readied = (
         move_when(
@@ -317,7 +310,7 @@ def finish_in_one_statement(
     else to write (no prediction, no money, no refund): one round trip in autocommit.
     Returns ``False`` when the store is not PostgreSQL (use :func:`finish`); raises
     :class:`LeaseLostError` when the lease was lost."""
-    if executor.engine.dialect.name != "postgresql" or status not in _DONE:
+    if not is_postgresql(executor.engine) or status not in _DONE:
         return False
     now = executor.now_ns()
     attempt = held.attempt
@@ -436,34 +429,18 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
 def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: str) -> int:
     """Cancel the plan's steps not yet terminal; the open attempt of one that was executing
     goes to history (``interrupted``, or the outcome it saved), as no worker can record it."""
-    running = connection.execute(
-        select(attempts)
-        .join(steps, steps.c.id == attempts.c.step_id)
-        .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
-    ).all()
-    for row in running:
-        attempt = Attempt(
-            id=row.id,
-            number=row.number,
-            lease_token=row.lease_token,
-            worker_id=row.worker_id,
-            idempotency_key=row.idempotency_key,
-            started_at=row.started_at,
-            invoked_at=row.invoked_at,
-            outcome=row.outcome,
-            result=loads(row.result),
-            error=loads(row.error),
-        )
+    running = attempt_store.open_of_plan(connection, plan_id, OPEN_STEP_STATUSES)
+    for step_id, attempt in running:
         close_attempt(
             connection,
             attempt,
-            row.step_id,
-            AttemptOutcome(row.outcome) if row.outcome else AttemptOutcome.INTERRUPTED,
+            step_id,
+            AttemptOutcome(attempt.outcome) if attempt.outcome else AttemptOutcome.INTERRUPTED,
             now,
             result=attempt.result,
             error=attempt.error or {"code": "plan.stopped", "message": reason},
         )
-    stored = {row.step_id for row in running}
+    stored = {step_id for step_id, _ in running}
     executing = connection.execute(
         select(steps, plans.c.revision)
         .join(plans, plans.c.id == steps.c.plan_id)
@@ -475,17 +452,12 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
         # an idempotent attempt is not stored while it runs: its history row is written here
         close_attempt(
             connection,
-            Attempt(
-                id=attempt_id(row.id, row.attempts),
-                number=row.attempts,
-                lease_token=row.lease_token or "",
-                worker_id=lease_holder(row.lease_token),
-                idempotency_key=f"{plan_id}:{row.revision}:{row.key}:{row.attempt_group}",
-                started_at=row.updated_at,
-                invoked_at=None,
-                outcome=None,
-                result=None,
-                error=None,
+            attempt_store.unstored(
+                row.id,
+                row.attempts,
+                row.lease_token,
+                f"{plan_id}:{row.revision}:{row.key}:{row.attempt_group}",
+                row.updated_at,
             ),
             row.id,
             AttemptOutcome.INTERRUPTED,
