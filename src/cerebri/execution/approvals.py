@@ -19,7 +19,6 @@ proposal's author) is decision 0023's: :mod:`cerebri.execution.decisions`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import NoneType
 from typing import Any
 
@@ -27,7 +26,7 @@ from sqlalchemy import Connection, insert, select, update
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps, loads
+from cerebri.execution._rows import dumps
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import check_signed_decision
@@ -38,7 +37,7 @@ from cerebri.execution.registry import governed
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
-from cerebri.execution.views import instant_text
+from cerebri.execution.views import ApprovalView, instant_text
 from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
 from cerebri.proposals import canonical_json, sha256_digest
 
@@ -54,38 +53,6 @@ __all__ = [
 
 _WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
 _OPEN_PLANS = tuple(s.value for s in OPEN_PLAN_STATUSES)
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalView:
-    """An approval row as listed: instants as RFC 3339 UTC text in :meth:`to_wire`."""
-
-    row: dict[str, Any]
-
-    def to_wire(self) -> dict[str, JSONValue]:
-        """``{"id", "plan_id", "step_id", "requester", "author", "status", "status_reason",
-        "decided_by", "request", "subject_digest", "keyid", "signed", "created_at",
-        "expires_at", "decided_at", "consumed_at"}`` (``author``: of the proposal the plan
-        came from, or ``null``)."""
-        r = self.row
-        return {
-            "id": r["id"],
-            "plan_id": r["plan_id"],
-            "step_id": r["step_id"],
-            "requester": r["requester"],
-            "author": r.get("author"),
-            "status": r["status"],
-            "status_reason": r["status_reason"],
-            "decided_by": r["decided_by"],
-            "request": loads(r["request"]),
-            "subject_digest": r.get("subject_digest"),
-            "keyid": r.get("keyid"),
-            "signed": r.get("signature") is not None,
-            "created_at": instant_text(r["created_at"]),
-            "expires_at": instant_text(r["expires_at"]),
-            "decided_at": instant_text(r["decided_at"]),
-            "consumed_at": instant_text(r["consumed_at"]),
-        }
 
 
 def open_request(

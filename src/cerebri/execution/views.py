@@ -17,6 +17,7 @@ is ordered totally: plans by (created_at, id), steps by position, attempts by nu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import NoneType
 from typing import Any, Final
 
@@ -25,9 +26,9 @@ from sqlalchemy import Connection, func, select
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
-from cerebri.execution.claims import lease_holder
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.store.attempts import lease_holder
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
@@ -50,6 +51,7 @@ from cerebri.temporal import Instant
 
 __all__ = [
     "STUCK_GRACE_SECONDS",
+    "ApprovalView",
     "instant_text",
     "list_plans",
     "scheduled_steps",
@@ -73,6 +75,38 @@ _SCHEDULED = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECU
 def instant_text(ns: int | None) -> str | None:
     """``None`` or the RFC 3339 UTC text of an instant given in nanoseconds since the epoch."""
     return None if ns is None else Instant(ns).format()
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalView:
+    """An approval row as listed: instants as RFC 3339 UTC text in :meth:`to_wire`."""
+
+    row: dict[str, Any]
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"id", "plan_id", "step_id", "requester", "author", "status", "status_reason",
+        "decided_by", "request", "subject_digest", "keyid", "signed", "created_at",
+        "expires_at", "decided_at", "consumed_at"}`` (``author``: of the proposal the plan
+        came from, or ``null``)."""
+        r = self.row
+        return {
+            "id": r["id"],
+            "plan_id": r["plan_id"],
+            "step_id": r["step_id"],
+            "requester": r["requester"],
+            "author": r.get("author"),
+            "status": r["status"],
+            "status_reason": r["status_reason"],
+            "decided_by": r["decided_by"],
+            "request": loads(r["request"]),
+            "subject_digest": r.get("subject_digest"),
+            "keyid": r.get("keyid"),
+            "signed": r.get("signature") is not None,
+            "created_at": instant_text(r["created_at"]),
+            "expires_at": instant_text(r["expires_at"]),
+            "decided_at": instant_text(r["decided_at"]),
+            "consumed_at": instant_text(r["consumed_at"]),
+        }
 
 
 def _strategy(limits: str | None) -> JSONValue:
@@ -226,7 +260,6 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     ``predictions`` and ``approvals`` by (created_at, id).
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
-    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
 
     with executor.engine.connect() as connection:
         row = connection.execute(select(plans).where(plans.c.id == plan_id)).first()
@@ -338,7 +371,6 @@ def show_step(executor: Executor, step_id: str) -> dict[str, JSONValue]:
 def show_approval(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
     """One approval in the wire form of :func:`~cerebri.execution.approvals.list_approvals`.
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown approval id."""
-    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
 
     with executor.engine.connect() as connection:
         row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
