@@ -33,6 +33,28 @@ PAIRS = list(itertools.product(StepStatus, StepStatus))
 
 # -- the table ---------------------------------------------------------------------------------
 
+_S = StepStatus
+EXPECTED = {
+    _S.PENDING: {_S.READY, _S.CANCELLED},
+    _S.READY: {_S.EXECUTING, _S.CANCELLED},
+    _S.WAITING: {_S.EXECUTING, _S.CANCELLED},
+    _S.EXECUTING: {
+        _S.EXECUTING, _S.READY, _S.WAITING, _S.BLOCKED, _S.AWAITING_APPROVAL, _S.AWAITING_GRANT,
+        _S.COMPLETED, _S.SKIPPED, _S.FAILED, _S.CANCELLED,
+    },
+    _S.AWAITING_APPROVAL: {_S.READY, _S.FAILED, _S.CANCELLED},
+    _S.AWAITING_GRANT: {_S.READY, _S.FAILED, _S.CANCELLED},
+    _S.BLOCKED: {_S.READY, _S.COMPLETED, _S.CANCELLED},
+    _S.COMPLETED: set(),
+    _S.SKIPPED: set(),
+    _S.FAILED: set(),
+    _S.CANCELLED: set(),
+}  # fmt: skip
+
+
+def test_the_table_is_the_one_in_decision_0043() -> None:
+    assert {k: set(v) for k, v in STEP_TRANSITIONS.items()} == EXPECTED
+
 
 def test_the_table_names_every_status_and_only_statuses() -> None:
     assert set(STEP_TRANSITIONS) == set(StepStatus)
