@@ -1,4 +1,5 @@
-"""The store interface on both back ends (decision 0043), and the step transition table.
+"""The store interface on both back ends (decision 0043): the step transition table, the plans
+and attempts repositories.
 
 Every test that takes ``store_url`` runs on SQLite and on PostgreSQL: the interface must
 behave the same on each. The table tests check :data:`STEP_TRANSITIONS` itself and that no
@@ -11,13 +12,16 @@ import ast
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, insert, select, update
 
 import cerebri.execution
+from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import init, open_engine, parse_store_url
-from cerebri.execution.store.schema import intentions, plans, steps
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
     OPEN_STEP_STATUSES,
     STEP_TRANSITIONS,
@@ -26,7 +30,8 @@ from cerebri.execution.store.transitions import (
     move,
     move_when,
 )
-from cerebri.plans import TERMINAL_STEP_STATUSES, StepStatus
+from cerebri.execution.store.vocabulary import AttemptOutcome
+from cerebri.plans import OPEN_PLAN_STATUSES, TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 
 PAIRS = list(itertools.product(StepStatus, StepStatus))
 
@@ -261,3 +266,92 @@ def test_move_when_moves_the_rows_its_condition_holds_for(engine: Engine) -> Non
             )
         )
     assert (_status(engine, first), _status(engine, second)) == ("ready", "pending")
+
+
+# -- the plans repository ----------------------------------------------------------------------
+
+
+def _plan_row(engine: Engine, plan_id: str) -> Any:
+    with engine.connect() as connection:
+        return plan_store.get(connection, plan_id)
+
+
+def test_plan_counters(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            update(plans).where(plans.c.id == plan_id).values(open_steps=3, invocations=2)
+        )
+        assert plan_store.count_down(connection, plan_id, 2) == 1
+        plan_store.give_back_invocation(connection, plan_id)
+        plan_store.count_approval_request(connection, plan_id, 7)
+    row = _plan_row(engine, plan_id)
+    assert (row.open_steps, row.invocations, row.approvals_requested) == (1, 1, 1)
+    assert (row.status, row.updated_at) == ("awaiting_approval", 7)
+
+
+def test_plan_status_writes_only_from_the_statuses_it_leaves(engine: Engine) -> None:
+    plan_id = _plan(engine)  # executing
+    with engine.begin() as connection:
+        refused = plan_store.set_status(
+            connection, plan_id, PlanStatus.EXECUTING, 5, leaving=[PlanStatus.BLOCKED]
+        )
+        written = plan_store.set_status(
+            connection,
+            plan_id,
+            PlanStatus.BLOCKED,
+            6,
+            leaving=OPEN_PLAN_STATUSES,
+            status_reason="why",
+        )
+    assert (refused, written) == (False, True)
+    row = _plan_row(engine, plan_id)
+    assert (row.status, row.status_reason, row.updated_at) == ("blocked", "why", 6)
+    with engine.begin() as connection:
+        connection.execute(update(plans).where(plans.c.id == plan_id).values(open_steps=4))
+        plan_store.close(
+            connection,
+            plan_id,
+            PlanStatus.FAILED,
+            9,
+            reason="r",
+            superseded_by=None,
+            closed_steps=3,
+        )
+    row = _plan_row(engine, plan_id)
+    assert (row.status, row.status_reason, row.open_steps, row.closed_at) == ("failed", "r", 1, 9)
+
+
+# -- the attempts repository -------------------------------------------------------------------
+
+
+def test_an_attempt_goes_from_open_to_history(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    step_id = _step(engine, plan_id, 1, StepStatus.EXECUTING)
+    token = attempt_store.lease_token("worker:w", "x")
+    assert attempt_store.lease_holder(token) == "worker:w"
+    attempt = attempt_store.unstored(step_id, 1, token, "p1:1:s1:1", 10)
+    assert (attempt.id, attempt.worker_id, attempt.invoked_at) == ("s1:1", "worker:w", None)
+    with engine.begin() as connection:
+        attempt_store.begin(connection, attempt, step_id, 11)
+        saved = attempt_store.save_outcome(
+            connection, attempt, AttemptOutcome.COMPLETED, {"uid": "a"}, None
+        )
+    with engine.connect() as connection:
+        (stored,) = attempt_store.open_of_step(connection, step_id)
+        in_plan = attempt_store.open_of_plan(connection, plan_id, OPEN_STEP_STATUSES)
+        none_done = attempt_store.open_of_plan(connection, plan_id, [StepStatus.COMPLETED])
+    assert saved
+    assert (stored.invoked_at, stored.outcome, stored.result) == (11, "completed", {"uid": "a"})
+    assert in_plan == [(step_id, stored)]
+    assert none_done == []
+    with engine.begin() as connection:
+        attempt_store.close(connection, stored, step_id, AttemptOutcome.INTERRUPTED, 12)
+        late = attempt_store.save_outcome(connection, stored, AttemptOutcome.FAILED, None, {})
+        attempt_store.amend_history(connection, stored, AttemptOutcome.FAILED, None, {"e": 1})
+        assert attempt_store.open_of_step(connection, step_id) == []
+        assert attempt_store.count_history(connection, step_id, AttemptOutcome.FAILED) == 1
+        assert attempt_store.count_history(connection, step_id, AttemptOutcome.INTERRUPTED) == 0
+        history = connection.execute(select(attempt_history)).one()
+    assert not late
+    assert (history.id, history.finished_at, history.error) == ("s1:1", 12, '{"e":1}')

@@ -34,6 +34,7 @@ from cerebri.execution.errors import ApprovalError, ExecutionError, execution_ar
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.registry import governed
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
 from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
@@ -119,15 +120,7 @@ def open_request(
             updated_at=now,
         )
     )
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == held.plan_id)
-        .values(
-            approvals_requested=plans.c.approvals_requested + 1,
-            status=PlanStatus.AWAITING_APPROVAL.value,
-            updated_at=now,
-        )
-    )
+    plan_store.count_approval_request(connection, held.plan_id, now)
     return approval_id, intention_id
 
 
@@ -172,9 +165,7 @@ def _fail_waiting_step(
         )
     )
     if moved.rowcount == 1:
-        connection.execute(
-            update(plans).where(plans.c.id == row.plan_id).values(open_steps=plans.c.open_steps - 1)
-        )
+        plan_store.count_down(connection, row.plan_id, 1)
         stop_plan(connection, executor, row.plan_id, plan_status, reason, replan=replan)
 
 
@@ -308,13 +299,12 @@ def decide(
                         updated_at=now,
                     )
                 )
-                connection.execute(
-                    update(plans)
-                    .where(
-                        plans.c.id == row.plan_id,
-                        plans.c.status == PlanStatus.AWAITING_APPROVAL.value,
-                    )
-                    .values(status=PlanStatus.EXECUTING.value, updated_at=now)
+                plan_store.set_status(
+                    connection,
+                    row.plan_id,
+                    PlanStatus.EXECUTING,
+                    now,
+                    leaving=[PlanStatus.AWAITING_APPROVAL],
                 )
             else:
                 why = f"approval {row.id} rejected by {by}" + (f": {reason}" if reason else "")

@@ -48,6 +48,7 @@ from cerebri.execution._rows import loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store import attempts
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.attempts import (
     Attempt,
     attempt_id,
@@ -264,9 +265,7 @@ def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
         return False
     if plan.invocations <= invocation_limit(loads(plan.limits) or {}):
         return False
-    connection.execute(
-        update(plans).where(plans.c.id == row.plan_id).values(invocations=plans.c.invocations - 1)
-    )
+    plan_store.give_back_invocation(connection, row.plan_id)
     return True
 
 
@@ -280,11 +279,7 @@ def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Atte
 def refund(connection: Connection, held: Claim) -> None:
     """Give back the invocation the claim counted, for a step that did not invoke."""
     if held.reserved:
-        connection.execute(
-            update(plans)
-            .where(plans.c.id == held.plan_id)
-            .values(invocations=plans.c.invocations - 1)
-        )
+        plan_store.give_back_invocation(connection, held.plan_id)
 
 
 @arguments(execution_argument_error, executor=Executor, worker_id=str, lease_seconds=(int, float))

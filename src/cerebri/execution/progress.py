@@ -41,6 +41,7 @@ from cerebri.execution.claims import (
 )
 from cerebri.execution.context import Executor
 from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import (
     approvals,
@@ -149,17 +150,6 @@ def _ready_dependants(connection: Connection, dependants: list[str], now: int) -
     )
 
 
-def _count_down(connection: Connection, plan_id: str, closed: int) -> int:
-    """Subtract ``closed`` from the plan's open steps; the count left."""
-    row = connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id)
-        .values(open_steps=plans.c.open_steps - closed)
-        .returning(plans.c.open_steps)
-    ).one()
-    return int(row.open_steps)
-
-
 def finish(
     connection: Connection,
     executor: Executor,
@@ -193,7 +183,7 @@ def finish(
     if outcome is None:
         outcome = AttemptOutcome.FAILED if status is StepStatus.FAILED else AttemptOutcome.COMPLETED
     close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
-    left = _count_down(connection, held.plan_id, 1)
+    left = plan_store.count_down(connection, held.plan_id, 1)
     if status is StepStatus.FAILED:
         stop_plan(connection, executor, held.plan_id, PlanStatus.FAILED, reason or "step failed")
         return
@@ -365,7 +355,7 @@ def complete_unleased(
     ).first()
     if row is None:
         return False
-    left = _count_down(connection, row.plan_id, 1)
+    left = plan_store.count_down(connection, row.plan_id, 1)
     _ready_dependants(connection, list(loads(row.dependants) or ()), now)
     if left == 0:
         complete_plan(connection, executor, row.plan_id, now)
@@ -375,7 +365,7 @@ def complete_unleased(
 def complete_plan(connection: Connection, executor: Executor, plan_id: str, now: int) -> None:
     """Complete an open plan whose steps all ended done (no-op when it is closed already):
     its intention is fulfilled and the plan remembered, unless it was an escalation."""
-    plan = connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+    plan = plan_store.get(connection, plan_id)
     if plan.status not in _OPEN:
         return
     draft = PlanDraft.model_validate(loads(plan.draft))
@@ -383,17 +373,16 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
         fulfils = fulfils_intention(Strategy(draft.strategy))
     except ValueError:
         fulfils = True  # a strategy outside the deterministic three (a model's, an operator's)
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id, plans.c.status.in_(_OPEN))
-        .values(
-            status=PlanStatus.COMPLETED.value,
-            status_reason=None
-            if fulfils
-            else "escalation completed: the intention is not fulfilled, the operator was informed",
-            closed_at=now,
-            updated_at=now,
-        )
+    plan_store.set_status(
+        connection,
+        plan_id,
+        PlanStatus.COMPLETED,
+        now,
+        leaving=OPEN_PLAN_STATUSES,
+        status_reason=None
+        if fulfils
+        else "escalation completed: the intention is not fulfilled, the operator was informed",
+        closed_at=now,
     )
     intention = connection.execute(
         select(intentions).where(intentions.c.id == plan.intention_id)
@@ -524,7 +513,7 @@ def stop_plan(
     ``replan`` and a failure, write the next revision instead when one is allowed. Returns
     the new revision's plan id, or ``None``. A plan already closed is left alone."""
     now = executor.now_ns()
-    plan = connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+    plan = plan_store.get(connection, plan_id)
     if plan.status not in _OPEN:
         return None
     intention = connection.execute(
@@ -543,11 +532,7 @@ def stop_plan(
                 final_reason = f"{reason}; no strategy left that has not failed"
             else:
                 # the superseded status must be written before the new revision is inserted
-                connection.execute(
-                    update(plans)
-                    .where(plans.c.id == plan_id)
-                    .values(status=PlanStatus.REPLANNING.value, updated_at=now)
-                )
+                plan_store.set_status(connection, plan_id, PlanStatus.REPLANNING, now)
                 successor, _, _ = insert_revision(
                     connection,
                     executor,
@@ -568,17 +553,8 @@ def stop_plan(
     why = f"{reason}; replanned as revision {plan.revision + 1}" if successor else final_reason
     closed = _cancel_open_steps(connection, plan_id, now, f"plan {closing.value}: {why}")
     _withdraw_open_approvals(connection, plan_id, now, f"plan {closing.value}: {why}")
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id)
-        .values(
-            status=closing.value,
-            status_reason=why,
-            superseded_by=successor,
-            open_steps=plans.c.open_steps - closed,
-            closed_at=now,
-            updated_at=now,
-        )
+    plan_store.close(
+        connection, plan_id, closing, now, reason=why, superseded_by=successor, closed_steps=closed
     )
     if successor is None:
         connection.execute(

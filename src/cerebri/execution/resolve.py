@@ -14,7 +14,7 @@ tells :func:`resolve_step` what happened:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, func, select
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -22,7 +22,8 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
-from cerebri.execution.store.schema import plans, steps
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store.schema import steps
 from cerebri.execution.store.transitions import move
 from cerebri.execution.views import show_plan
 from cerebri.plans import PlanStatus, StepStatus
@@ -42,10 +43,13 @@ def _unblock_plan(connection: Connection, plan_id: str, now: int) -> None:
     ).scalar()
     if blocked:
         return
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id, plans.c.status == PlanStatus.BLOCKED.value)
-        .values(status=PlanStatus.EXECUTING.value, status_reason=None, updated_at=now)
+    plan_store.set_status(
+        connection,
+        plan_id,
+        PlanStatus.EXECUTING,
+        now,
+        leaving=[PlanStatus.BLOCKED],
+        status_reason=None,
     )
 
 

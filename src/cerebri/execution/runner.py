@@ -65,6 +65,7 @@ from cerebri.execution.decisions import authority_refusal
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
 from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.schema import (
     approvals,
     plans,
@@ -287,10 +288,13 @@ class StepRun:
 
     def _plan_status(self, status: PlanStatus, reason: str) -> None:
         with self.ex.transaction() as connection:
-            connection.execute(
-                update(plans)
-                .where(plans.c.id == self.held.plan_id, plans.c.status.in_(_OPEN))
-                .values(status=status.value, status_reason=reason, updated_at=self.ex.now_ns())
+            plan_store.set_status(
+                connection,
+                self.held.plan_id,
+                status,
+                self.ex.now_ns(),
+                leaving=OPEN_PLAN_STATUSES,
+                status_reason=reason,
             )
 
     # -- capability steps --------------------------------------------------------------
