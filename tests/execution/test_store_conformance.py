@@ -1,5 +1,5 @@
-"""The store interface on both back ends (decision 0043): the step transition table, the plans
-and attempts repositories.
+"""The store interface on both back ends (decision 0043): the step transition table and
+the plans, attempts and approvals repositories.
 
 Every test that takes ``store_url`` runs on SQLite and on PostgreSQL: the interface must
 behave the same on each. The table tests check :data:`STEP_TRANSITIONS` itself and that no
@@ -18,8 +18,9 @@ import pytest
 from sqlalchemy import Engine, insert, select, update
 
 import cerebri.execution
+from cerebri.execution.store import StoreError, init, open_engine, parse_store_url
+from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
-from cerebri.execution.store import init, open_engine, parse_store_url
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
@@ -30,7 +31,7 @@ from cerebri.execution.store.transitions import (
     move,
     move_when,
 )
-from cerebri.execution.store.vocabulary import AttemptOutcome
+from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome
 from cerebri.plans import OPEN_PLAN_STATUSES, TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 
 PAIRS = list(itertools.product(StepStatus, StepStatus))
@@ -355,3 +356,64 @@ def test_an_attempt_goes_from_open_to_history(engine: Engine) -> None:
         history = connection.execute(select(attempt_history)).one()
     assert not late
     assert (history.id, history.finished_at, history.error) == ("s1:1", 12, '{"e":1}')
+
+
+# -- the approvals repository ------------------------------------------------------------------
+
+
+def _approval(connection: Any, approval_id: str, plan_id: str, step_id: str | None) -> None:
+    approval_store.insert_open(
+        connection,
+        id=approval_id,
+        plan_id=plan_id,
+        step_id=step_id,
+        requester="principal:a",
+        request="{}",
+        created_at=int(approval_id[1:]),
+        expires_at=100,
+        subject_digest=None,
+        author=None,
+    )
+
+
+def test_an_approval_is_settled_once(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    step_id = _step(engine, plan_id, 1, StepStatus.AWAITING_APPROVAL)
+    with engine.begin() as connection:
+        _approval(connection, "a1", plan_id, step_id)
+        _approval(connection, "a2", plan_id, None)
+        first = approval_store.settle(
+            connection, "a1", ApprovalStatus.APPROVED, 5, decided_by="principal:b"
+        )
+        second = approval_store.settle(connection, "a1", ApprovalStatus.REJECTED, 6)
+        with pytest.raises(StoreError) as raised:
+            approval_store.settle(connection, "a2", ApprovalStatus.OPEN, 6)
+        approval_store.consume(connection, "a1", 7)
+        approval_store.consume(connection, "a1", 8)
+    assert (first, second, raised.value.code) == (True, False, "store.illegal_transition")
+    with engine.connect() as connection:
+        row = approval_store.get(connection, "a1")
+        assert approval_store.get(connection, "nope") is None
+        assert [r.id for r in approval_store.listed(connection, None)] == ["a1", "a2"]
+        assert [r.id for r in approval_store.listed(connection, "open")] == ["a2"]
+    assert row is not None
+    assert (row.status, row.decided_by, row.decided_at, row.consumed_at) == (
+        "approved",
+        "principal:b",
+        5,
+        7,
+    )
+
+
+def test_a_stopped_plan_withdraws_its_open_approvals(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    step_id = _step(engine, plan_id, 1, StepStatus.AWAITING_GRANT)
+    with engine.begin() as connection:
+        _approval(connection, "a1", plan_id, step_id)
+        _approval(connection, "a2", plan_id, None)
+        _approval(connection, "a3", plan_id, None)
+        approval_store.settle(connection, "a3", ApprovalStatus.EXPIRED, 4)
+        waiting = approval_store.withdraw_of_plan(connection, plan_id, "plan failed", 9)
+        statuses = [(r.id, r.status) for r in approval_store.listed(connection, None)]
+    assert waiting == [step_id]
+    assert statuses == [("a1", "withdrawn"), ("a2", "withdrawn"), ("a3", "expired")]

@@ -34,8 +34,9 @@ from cerebri.execution.errors import ApprovalError, ExecutionError, execution_ar
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.registry import governed
+from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import plans as plan_store
-from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
+from cerebri.execution.store.schema import intentions, plans, steps, timers
 from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
 from cerebri.execution.views import ApprovalView, instant_text
@@ -87,19 +88,17 @@ def open_request(
         "request": request,
         "envelope/digest": plan.envelope_digest,
     }
-    connection.execute(
-        insert(approvals).values(
-            id=approval_id,
-            plan_id=held.plan_id,
-            step_id=held.step_id,
-            requester=held.plan["requester"] or "principal:local",
-            status=ApprovalStatus.OPEN.value,
-            request=dumps(request),
-            created_at=now,
-            expires_at=expires,
-            subject_digest=sha256_digest(canonical_json(subject)),
-            author=plan.author,
-        )
+    approval_store.insert_open(
+        connection,
+        id=approval_id,
+        plan_id=held.plan_id,
+        step_id=held.step_id,
+        requester=held.plan["requester"] or "principal:local",
+        request=dumps(request),
+        created_at=now,
+        expires_at=expires,
+        subject_digest=sha256_digest(canonical_json(subject)),
+        author=plan.author,
     )
     connection.execute(
         insert(timers).values(
@@ -125,7 +124,7 @@ def open_request(
 
 
 def _load(connection: Connection, approval_id: str) -> Any:
-    row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    row = approval_store.get(connection, approval_id)
     if row is None:
         raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
     return row
@@ -174,12 +173,9 @@ def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
     now = executor.now_ns()
     if row.status != ApprovalStatus.OPEN.value or row.expires_at > now:
         return False
-    done = connection.execute(
-        update(approvals)
-        .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-        .values(status=ApprovalStatus.EXPIRED.value, status_reason="expired", decided_at=now)
-    )
-    if done.rowcount != 1:
+    if not approval_store.settle(
+        connection, row.id, ApprovalStatus.EXPIRED, now, status_reason="expired"
+    ):
         return False
     _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
     _fail_waiting_step(connection, executor, row, f"approval {row.id} expired", replan=True)
@@ -268,19 +264,17 @@ def decide(
                     now=now,
                 )
             status = ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED
-            done = connection.execute(
-                update(approvals)
-                .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-                .values(
-                    status=status.value,
-                    decided_by=by,
-                    status_reason=reason,
-                    decided_at=now,
-                    keyid=keyid if signed else None,
-                    signature=signature if signed else None,
-                )
+            done = approval_store.settle(
+                connection,
+                row.id,
+                status,
+                now,
+                decided_by=by,
+                status_reason=reason,
+                keyid=keyid if signed else None,
+                signature=signature if signed else None,
             )
-            if done.rowcount != 1:  # a withdrawal, decision or expiry committed first: it won
+            if not done:  # a withdrawal, decision or expiry committed first: it won
                 raise ApprovalError(
                     f"approval {approval_id} was withdrawn, decided or expired first; it is "
                     "no longer open",
@@ -334,16 +328,10 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
         if row.status != ApprovalStatus.OPEN.value:
             raise ApprovalError(f"approval {approval_id} is {row.status}, not open")
         now = executor.now_ns()
-        done = connection.execute(
-            update(approvals)
-            .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-            .values(
-                status=ApprovalStatus.WITHDRAWN.value,
-                status_reason=f"withdrawn by {by}",
-                decided_at=now,
-            )
+        done = approval_store.settle(
+            connection, row.id, ApprovalStatus.WITHDRAWN, now, status_reason=f"withdrawn by {by}"
         )
-        if done.rowcount != 1:  # a decision (or expiry) committed first: it won
+        if not done:  # a decision (or expiry) committed first: it won
             raise ApprovalError(
                 f"approval {approval_id} was decided or expired first; it is no longer open",
                 code="approval.not_open",
@@ -419,16 +407,12 @@ def consume(connection: Connection, executor: Executor, held: Claim) -> str | No
     consumed once (``consumed_at``) and only by the step it was asked for."""
     if held.approval_id is None:
         return "no approval"
-    row = connection.execute(select(approvals).where(approvals.c.id == held.approval_id)).first()
+    row = approval_store.get(connection, held.approval_id)
     if row is None or row.step_id != held.step_id:
         return "the approval is not for this step"
     if row.status != ApprovalStatus.APPROVED.value:
         return f"the approval is {row.status}"
-    connection.execute(
-        update(approvals)
-        .where(approvals.c.id == row.id, approvals.c.consumed_at.is_(None))
-        .values(consumed_at=executor.now_ns())
-    )
+    approval_store.consume(connection, row.id, executor.now_ns())
     return None
 
 
@@ -443,9 +427,6 @@ def list_approvals(
     executor: Executor, *, status: str | None = "open"
 ) -> list[dict[str, JSONValue]]:
     """Approvals ordered by (created_at, id); only those in ``status`` unless it is ``None``."""
-    query = select(approvals).order_by(approvals.c.created_at, approvals.c.id)
-    if status is not None:
-        query = query.where(approvals.c.status == status)
     with executor.engine.connect() as connection:
-        rows = connection.execute(query).all()
+        rows = approval_store.listed(connection, status)
     return [ApprovalView(dict(r._mapping)).to_wire() for r in rows]

@@ -40,11 +40,11 @@ from cerebri.execution.claims import (
     close_attempt,
 )
 from cerebri.execution.context import Executor
+from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import (
-    approvals,
     attempt_history,
     attempts,
     intentions,
@@ -53,7 +53,7 @@ from cerebri.execution.store.schema import (
     steps,
 )
 from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move, move_when
-from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, IntentionStatus
+from cerebri.execution.store.vocabulary import AttemptOutcome, IntentionStatus
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
@@ -470,13 +470,7 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
 
 
 def _withdraw_open_approvals(connection: Connection, plan_id: str, now: int, reason: str) -> None:
-    withdrawn = connection.execute(
-        update(approvals)
-        .where(approvals.c.plan_id == plan_id, approvals.c.status == ApprovalStatus.OPEN.value)
-        .values(status=ApprovalStatus.WITHDRAWN.value, status_reason=reason, decided_at=now)
-        .returning(approvals.c.step_id)
-    ).all()
-    waiting = [row.step_id for row in withdrawn if row.step_id is not None]
+    waiting = approval_store.withdraw_of_plan(connection, plan_id, reason, now)
     if waiting:
         connection.execute(
             update(intentions)
