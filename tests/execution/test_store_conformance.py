@@ -1,5 +1,5 @@
 """The store interface on both back ends (decision 0043): the step transition table and
-the plans, attempts and approvals repositories.
+the plans, attempts, approvals and principals repositories.
 
 Every test that takes ``store_url`` runs on SQLite and on PostgreSQL: the interface must
 behave the same on each. The table tests check :data:`STEP_TRANSITIONS` itself and that no
@@ -16,12 +16,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 import cerebri.execution
 from cerebri.execution.store import StoreError, init, open_engine, parse_store_url
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import principals as principal_store
 from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
     OPEN_STEP_STATUSES,
@@ -417,3 +419,67 @@ def test_a_stopped_plan_withdraws_its_open_approvals(engine: Engine) -> None:
         statuses = [(r.id, r.status) for r in approval_store.listed(connection, None)]
     assert waiting == [step_id]
     assert statuses == [("a1", "withdrawn"), ("a2", "withdrawn"), ("a3", "expired")]
+
+
+# -- the principals repository -----------------------------------------------------------------
+
+
+def test_principals_tokens_keys_and_grants(engine: Engine) -> None:
+    with engine.begin() as connection:
+        assert not principal_store.governed(connection)
+        principal_store.add(
+            connection, id="principal:a", kind="person", roles='["approver"]', created_at=1
+        )
+        principal_store.add_token(
+            connection, id="t1", principal_id="principal:a", digest="sha256:x", created_at=2
+        )
+        for keyid in ("k1", "k2"):
+            principal_store.add_key(
+                connection,
+                keyid=keyid,
+                principal_id="principal:a",
+                public_key="AAAA",
+                valid_from=3,
+                created_at=3,
+            )
+        principal_store.add_grant(
+            connection,
+            id="g1",
+            principal_id="principal:a",
+            capability="calendar.event.create",
+            calendar="*",
+            created_at=4,
+        )
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        principal_store.add(connection, id="principal:a", kind="person", roles="[]", created_at=5)
+    with engine.begin() as connection:
+        assert principal_store.governed(connection)
+        token = principal_store.token_by_digest(connection, "sha256:x")
+        assert token is not None
+        assert (token.id, token.disabled_at) == ("t1", None)
+        assert principal_store.revoke_token(connection, "t1", 6) == 6
+        assert principal_store.revoke_token(connection, "t1", 7) == 6
+        assert principal_store.revoke_key(connection, "k1", 8) == 8
+        assert [k.keyid for k in principal_store.keys_of(connection, "principal:a")] == ["k1", "k2"]
+        assert [k.keyid for k in principal_store.keys_of(connection, "principal:a", ["k2"])] == [
+            "k2"
+        ]
+        assert principal_store.has_grant(connection, "principal:a", "calendar.event.create", "c")
+        assert principal_store.revoke_grant(connection, "g1", 9) == 9
+        assert not principal_store.has_grant(
+            connection, "principal:a", "calendar.event.create", "c"
+        )
+        principal_store.disable(connection, "principal:a", 10)
+        principal_store.disable(connection, "principal:a", 11)
+        row = principal_store.get(connection, "principal:a")
+        assert row is not None
+        assert row.disabled_at == 10
+        assert principal_store.get(connection, "principal:b") is None
+        assert [r.id for r in principal_store.all_principals(connection)] == ["principal:a"]
+        assert [g.revoked_at for g in principal_store.all_grants(connection)] == [9]
+        assert [k.revoked_at for k in principal_store.all_keys(connection)] == [8, None]
+        stored = principal_store.get_key(connection, "k2")
+        assert stored is not None
+        assert stored.principal_id == "principal:a"
+        assert principal_store.get_token(connection, "t1") is not None
+        assert principal_store.get_grant(connection, "g1") is not None
