@@ -1,5 +1,5 @@
 """The store interface on both back ends (decision 0043): the step transition table and
-the plans, attempts, approvals and principals repositories.
+the steps, plans, attempts, approvals and principals repositories.
 
 Every test that takes ``store_url`` runs on SQLite and on PostgreSQL: the interface must
 behave the same on each. The table tests check :data:`STEP_TRANSITIONS` itself and that no
@@ -24,6 +24,7 @@ from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
     OPEN_STEP_STATUSES,
@@ -483,3 +484,81 @@ def test_principals_tokens_keys_and_grants(engine: Engine) -> None:
         assert stored.principal_id == "principal:a"
         assert principal_store.get_token(connection, "t1") is not None
         assert principal_store.get_grant(connection, "g1") is not None
+
+
+# -- the steps repository ----------------------------------------------------------------------
+
+
+def test_take_due_leases_the_step_due_first_then_nothing(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    first = _step(engine, plan_id, 1, StepStatus.READY)
+    later = _step(engine, plan_id, 2, StepStatus.WAITING)
+    with engine.begin() as connection:
+        connection.execute(update(steps).where(steps.c.id == first).values(next_run_at=5))
+        connection.execute(update(steps).where(steps.c.id == later).values(next_run_at=50))
+    seen: list[str] = []
+
+    def then(connection: Any, row: Any, before: Any, plan: Any) -> str:
+        seen.append(before.previous_status)
+        return str(plan.status)
+
+    taken = step_store.take_due(engine, now=10, token="worker:w#1", until=40, then=then)
+    assert taken is not None
+    row, before, plan, followed = taken
+    assert (row.id, row.status, row.lease_token, row.next_run_at, row.attempts) == (
+        first,
+        "executing",
+        "worker:w#1",
+        40,
+        1,
+    )
+    assert (before.previous_status, plan.id, followed, seen) == (
+        "ready",
+        plan_id,
+        "executing",
+        ["ready"],
+    )
+    assert step_store.take_due(engine, now=10, token="worker:w#2", until=40, then=then) is None
+    with engine.begin() as connection:
+        assert step_store.lease_token_of(connection, first) == "worker:w#1"
+        assert step_store.lease_token_of(connection, later) is None
+        assert step_store.hold(connection, first, "worker:w#1", 11, lease_until=60)
+        assert not step_store.hold(connection, first, "worker:w#2", 11)
+        with pytest.raises(StepTransitionError):
+            step_store.hold(connection, first, "worker:w#1", 11, status="ready")
+    # the lease ran out at 40 (next_run_at), before the waiting step is due at 50: a takeover
+    taken_over = step_store.take_due(engine, now=45, token="worker:v#3", until=90, then=then)
+    assert taken_over is not None
+    assert (taken_over[0].id, taken_over[0].attempts, taken_over[1].previous_token) == (
+        first,
+        2,
+        "worker:w#1",
+    )
+    assert seen == ["ready", "executing"]
+
+
+def test_dependants_count_down_and_blocked_steps_are_counted(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    one = _step(engine, plan_id, 1, StepStatus.PENDING)
+    two = _step(engine, plan_id, 2, StepStatus.PENDING)
+    blocked = _step(engine, plan_id, 3, StepStatus.BLOCKED)
+    with engine.begin() as connection:
+        connection.execute(update(steps).where(steps.c.id == one).values(remaining_deps=1))
+        connection.execute(update(steps).where(steps.c.id == two).values(remaining_deps=2))
+        step_store.ready_dependants(connection, [one, two], 7)
+        step_store.ready_dependants(connection, [], 8)
+        assert step_store.count_blocked(connection, plan_id) == 1
+        connection.execute(move(StepStatus.BLOCKED, StepStatus.CANCELLED, steps.c.id == blocked))
+        step_store.note_if_cancelled(connection, blocked, "; noted")
+        step_store.note_if_cancelled(connection, one, "; not noted")
+        rows = {
+            r.id: r
+            for r in connection.execute(select(steps).where(steps.c.plan_id == plan_id)).all()
+        }
+    assert (rows[one].status, rows[one].next_run_at, rows[one].remaining_deps) == ("ready", 7, 0)
+    assert (rows[two].status, rows[two].next_run_at, rows[two].remaining_deps) == (
+        "pending",
+        None,
+        1,
+    )
+    assert (rows[blocked].status_reason, rows[one].status_reason) == ("; noted", None)

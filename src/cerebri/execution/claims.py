@@ -29,18 +29,9 @@ No advisory locks and no table of live workers: a worker is its id and its token
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    bindparam,
-    case,
-    func,
-    literal,
-    select,
-    update,
-)
+from sqlalchemy import Connection
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -49,17 +40,15 @@ from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.store import attempts
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.attempts import (
     Attempt,
     attempt_id,
     lease_holder,
 )
 from cerebri.execution.store.attempts import close as close_attempt
-from cerebri.execution.store.dialect import is_postgresql
-from cerebri.execution.store.schema import plans, steps
-from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import AttemptOutcome
-from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
+from cerebri.plans import DEFAULT_MAX_INVOCATIONS, StepKind, StepStatus
 
 __all__ = [
     "Attempt",
@@ -150,113 +139,10 @@ def _lease_ns(lease_seconds: float) -> int:
     return int(lease_seconds * NS)
 
 
-_CLAIMABLE = (StepStatus.READY, StepStatus.WAITING, StepStatus.EXECUTING)
-"""The statuses a claim takes a step from (``executing``: a lease that expired)."""
-_LEASE_VALUES: dict[str, Any] = {
-    "lease_token": bindparam("token"),
-    "lease_until": bindparam("until"),
-    "next_run_at": bindparam("until"),
-    "updated_at": bindparam("now"),
-    "attempts": steps.c.attempts + 1,
-    "started_at": func.coalesce(steps.c.started_at, bindparam("now")),
-}
-_DUE = (
-    select(
-        steps.c.id,
-        steps.c.status.label("previous_status"),
-        steps.c.lease_token.label("previous_token"),
-        steps.c.updated_at.label("previous_update"),
-    )
-    .where(steps.c.next_run_at <= bindparam("now"))  # set only while ready/waiting/executing
-    .order_by(steps.c.next_run_at, steps.c.id)
-    .limit(1)
-)
-_TAKE_BY_ID = move(
-    _CLAIMABLE, StepStatus.EXECUTING, steps.c.id == bindparam("step"), **_LEASE_VALUES
-).returning(*steps.c)
-
-
-def _plan_values(kind: Any) -> dict[str, Any]:
-    """The plan row's first-claim start and invocation count (``kind``: the step's kind)."""
-    starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
-    return {
-        "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
-        "updated_at": case((starting, bindparam("now")), else_=plans.c.updated_at),
-        "started_at": func.coalesce(plans.c.started_at, bindparam("now")),
-        "invocations": plans.c.invocations + case((kind == StepKind.CAPABILITY.value, 1), else_=0),
-    }
-
-
-def _claim_statement_pg() -> Any:
-    """PostgreSQL: the whole claim as one statement (three data-modifying CTEs), so a claim
-    costs one round trip in autocommit: lock the due row (``SKIP LOCKED``), lease it, start
-    the plan and count the invocation, and return the step, its previous values and the plan.
-    """
-    due = _DUE.with_for_update(skip_locked=True, of=steps).cte("due")
-    taken = (
-        move(_CLAIMABLE, StepStatus.EXECUTING, steps.c.id == due.c.id, **_LEASE_VALUES)
-        .returning(*steps.c)
-        .cte("taken")
-    )
-    plan = (
-        update(plans)
-        .where(plans.c.id == taken.c.plan_id)
-        .values(_plan_values(taken.c.kind))
-        .returning(*(c.label(f"plan_{c.name}") for c in _PLAN_COLUMNS))
-        .cte("plan")
-    )
-    return select(
-        taken,
-        due.c.previous_status,
-        due.c.previous_token,
-        due.c.previous_update,
-        *(c for c in plan.c),
-    ).select_from(
-        taken.join(due, taken.c.id == due.c.id).join(plan, plan.c.plan_id == taken.c.plan_id)
-    )
-
-
-def _plan_part(row: Any) -> Any:
-    """The ``plan_*`` columns of a PostgreSQL claim row, as a plan row."""
-    return SimpleNamespace(**{c.name: getattr(row, f"plan_{c.name}") for c in _PLAN_COLUMNS})
-
-
-_PLAN_COLUMNS = (
-    plans.c.id,
-    plans.c.status,
-    plans.c.origin,
-    plans.c.sandbox,
-    plans.c.revision,
-    plans.c.requester,
-    plans.c.limits,
-    plans.c.intention_id,
-    plans.c.invocations,
-    plans.c.approvals_requested,
-    plans.c.money_spent,
-    plans.c.started_at,
-    plans.c.created_at,
-)
-
-
-_CLAIM_PG = _claim_statement_pg()
-
-
 def invocation_limit(limits: dict[str, Any]) -> int:
     """The plan's ``budget.max_capability_invocations`` (0 or absent: the default 20)."""
     budget = limits.get("budget") or {}
     return int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
-
-
-def _plan_for(connection: Connection, row: Any) -> Any:
-    """SQLite: the plan row of a claimed step, marking the plan executing on its first claim
-    and counting a capability step's invocation (one ``UPDATE … RETURNING``)."""
-    return connection.execute(
-        update(plans)
-        .where(plans.c.id == row.plan_id)
-        .values(_plan_values(literal(row.kind)))
-        .returning(*_PLAN_COLUMNS),
-        {"now": row.updated_at},
-    ).one()
 
 
 def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
@@ -274,6 +160,14 @@ def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Atte
     if before.previous_status != StepStatus.EXECUTING.value:
         return []
     return attempts.open_of_step(connection, row.id)
+
+
+def _after_take(
+    connection: Connection, row: Any, before: Any, plan: Any
+) -> tuple[bool, list[Attempt]]:
+    """In the claim's connection: whether it is over the invocation budget (the count taken
+    back), and the open attempts of a takeover."""
+    return _over_budget(connection, row, plan), _stored_attempts(connection, row, before)
 
 
 def refund(connection: Connection, held: Claim) -> None:
@@ -294,25 +188,12 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
     token = attempts.lease_token(worker_id, executor.ids.new_id())
-    parameters = {"now": now, "token": token, "until": now + lease_ns}
-    before: Any
-    if is_postgresql(executor.engine):
-        with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
-            found: Any = auto.execute(_CLAIM_PG, parameters).first()
-            if found is None:
-                return None
-            row, before, plan = found, found, _plan_part(found)
-            over = _over_budget(auto, row, plan)
-            stored = _stored_attempts(auto, row, before)
-    else:
-        with executor.transaction() as connection:
-            before = connection.execute(_DUE, parameters).first()
-            if before is None:
-                return None  # inside BEGIN IMMEDIATE: nobody else writes meanwhile
-            row = connection.execute(_TAKE_BY_ID, {**parameters, "step": before.id}).one()
-            plan = _plan_for(connection, row)
-            over = _over_budget(connection, row, plan)
-            stored = _stored_attempts(connection, row, before)
+    taken = step_store.take_due(
+        executor.engine, now=now, token=token, until=now + lease_ns, then=_after_take
+    )
+    if taken is None:
+        return None
+    row, before, plan, (over, stored) = taken
     key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
     interrupted: tuple[Attempt, ...] = ()
     if before.previous_status == StepStatus.EXECUTING.value:
@@ -356,7 +237,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         observation=loads(row.observation),
         started_at=row.started_at,
         lease_until=now + lease_ns,
-        plan={**{c.name: getattr(plan, c.name) for c in _PLAN_COLUMNS}, "limits": limits},
+        plan={**{c.name: getattr(plan, c.name) for c in step_store.PLAN_COLUMNS}, "limits": limits},
         interrupted=interrupted,
         reserved=reserved,
     )
@@ -364,16 +245,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
 
 def holds_lease(connection: Connection, held: Claim, now: int, **values: Any) -> bool:
     """Touch the step row only while our token holds; ``values`` are extra columns to set."""
-    result = connection.execute(
-        update(steps)
-        .where(
-            steps.c.id == held.step_id,
-            steps.c.lease_token == held.token,
-            steps.c.status == StepStatus.EXECUTING.value,
-        )
-        .values(updated_at=now, **values)
-    )
-    return result.rowcount == 1
+    return step_store.hold(connection, held.step_id, held.token, now, **values)
 
 
 @arguments(execution_argument_error, executor=Executor, held=Claim, lease_seconds=(int, float))
@@ -392,9 +264,7 @@ def taken_over(executor: Executor, held: Claim) -> bool:
     """Whether another worker now holds the step's lease (not merely: the step ended, or its
     plan was cancelled, since the heartbeat that failed)."""
     with executor.engine.connect() as connection:
-        token = connection.execute(
-            select(steps.c.lease_token).where(steps.c.id == held.step_id)
-        ).scalar()
+        token = step_store.lease_token_of(connection, held.step_id)
         connection.rollback()
     return token is not None and token != held.token
 
@@ -446,8 +316,4 @@ def record_late_outcome(
             f"; attempt {held.attempt.number} of a worker that had begun before the "
             f"cancellation ended {outcome.value}: check its result"
         )
-        connection.execute(
-            update(steps)
-            .where(steps.c.id == held.step_id, steps.c.status == StepStatus.CANCELLED.value)
-            .values(status_reason=func.coalesce(steps.c.status_reason, "") + note)
-        )
+        step_store.note_if_cancelled(connection, held.step_id, note)

@@ -43,6 +43,7 @@ from cerebri.execution.context import Executor
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import (
     attempt_history,
@@ -130,26 +131,6 @@ def park(
     close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
 
 
-def _ready_dependants(connection: Connection, dependants: list[str], now: int) -> None:
-    if not dependants:
-        return
-    connection.execute(
-        update(steps)
-        .where(steps.c.id.in_(dependants), steps.c.status == StepStatus.PENDING.value)
-        .values(remaining_deps=steps.c.remaining_deps - 1, updated_at=now)
-    )
-    connection.execute(
-        move(
-            StepStatus.PENDING,
-            StepStatus.READY,
-            steps.c.id.in_(dependants),
-            steps.c.remaining_deps <= 0,
-            next_run_at=now,
-            updated_at=now,
-        )
-    )
-
-
 def finish(
     connection: Connection,
     executor: Executor,
@@ -187,7 +168,7 @@ def finish(
     if status is StepStatus.FAILED:
         stop_plan(connection, executor, held.plan_id, PlanStatus.FAILED, reason or "step failed")
         return
-    _ready_dependants(connection, list(loads(dependants) or ()), now)
+    step_store.ready_dependants(connection, list(loads(dependants) or ()), now)
     if left == 0:
         complete_plan(connection, executor, held.plan_id, now)
 
@@ -356,7 +337,7 @@ def complete_unleased(
     if row is None:
         return False
     left = plan_store.count_down(connection, row.plan_id, 1)
-    _ready_dependants(connection, list(loads(row.dependants) or ()), now)
+    step_store.ready_dependants(connection, list(loads(row.dependants) or ()), now)
     if left == 0:
         complete_plan(connection, executor, row.plan_id, now)
     return True

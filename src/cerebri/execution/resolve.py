@@ -14,7 +14,7 @@ tells :func:`resolve_step` what happened:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -23,6 +23,7 @@ from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.schema import steps
 from cerebri.execution.store.transitions import move
 from cerebri.execution.views import show_plan
@@ -36,12 +37,7 @@ NEEDS_VERIFICATION = "needs_verification"
 
 def _unblock_plan(connection: Connection, plan_id: str, now: int) -> None:
     """A ``blocked`` plan with no blocked step left is ``executing`` again."""
-    blocked = connection.execute(
-        select(func.count())
-        .select_from(steps)
-        .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.BLOCKED.value)
-    ).scalar()
-    if blocked:
+    if step_store.count_blocked(connection, plan_id):
         return
     plan_store.set_status(
         connection,
