@@ -133,20 +133,22 @@ def open_of_plan(
     return [(row.step_id, from_row(row)) for row in rows]
 
 
+def _columns(attempt: Attempt, step_id: str) -> dict[str, Any]:
+    """The columns an open row and a history row share."""
+    return {
+        "id": attempt.id,
+        "step_id": step_id,
+        "number": attempt.number,
+        "lease_token": attempt.lease_token,
+        "worker_id": attempt.worker_id,
+        "idempotency_key": attempt.idempotency_key,
+        "started_at": attempt.started_at,
+    }
+
+
 def begin(connection: Connection, attempt: Attempt, step_id: str, now: int) -> None:
     """Store ``attempt`` as an open row, its invocation possibly begun at ``now``."""
-    connection.execute(
-        insert(attempts).values(
-            id=attempt.id,
-            step_id=step_id,
-            number=attempt.number,
-            lease_token=attempt.lease_token,
-            worker_id=attempt.worker_id,
-            idempotency_key=attempt.idempotency_key,
-            started_at=attempt.started_at,
-            invoked_at=now,
-        )
-    )
+    connection.execute(insert(attempts).values(**_columns(attempt, step_id), invoked_at=now))
 
 
 def _outcome_values(outcome: AttemptOutcome, result: JSONValue, error: JSONValue) -> dict[str, Any]:
@@ -204,16 +206,8 @@ def close(
     connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
     connection.execute(
         insert(attempt_history).values(
-            id=attempt.id,
-            step_id=step_id,
-            number=attempt.number,
-            lease_token=attempt.lease_token,
-            worker_id=attempt.worker_id,
-            idempotency_key=attempt.idempotency_key,
-            started_at=attempt.started_at,
-            outcome=outcome.value,
-            result=None if result is None else dumps(result),
-            error=None if error is None else dumps(error),
+            **_columns(attempt, step_id),
+            **_outcome_values(outcome, result, error),
             finished_at=now,
         )
     )
