@@ -23,7 +23,9 @@ the sweep of expired leases (docs/decisions/0020):
   non-idempotent invocation, each conditional on the token: "the invocation may have begun"
   and "this is what it returned". A takeover reads them to decide (crash rules, decision 0020).
 
-No advisory locks and no table of live workers: a worker is its id and its tokens.
+No advisory locks and no table of live workers: a worker is its id and its tokens. The SQL is
+the store's (decision 0043): the statement group in :mod:`cerebri.execution.store.steps`, the
+attempts in :mod:`cerebri.execution.store.attempts`.
 """
 
 from __future__ import annotations
