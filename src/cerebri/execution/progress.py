@@ -22,12 +22,7 @@ from typing import Any, Final
 
 from sqlalchemy import (
     Connection,
-    bindparam,
-    case,
-    delete,
-    func,
     insert,
-    literal,
     select,
     update,
 )
@@ -44,16 +39,14 @@ from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import steps as step_store
-from cerebri.execution.store.dialect import is_postgresql, json_elements
+from cerebri.execution.store.dialect import is_postgresql
 from cerebri.execution.store.schema import (
-    attempt_history,
-    attempts,
     intentions,
     plans,
     procedural_memories,
     steps,
 )
-from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move, move_when
+from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move
 from cerebri.execution.store.vocabulary import AttemptOutcome, IntentionStatus
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
@@ -173,101 +166,6 @@ def finish(
         complete_plan(connection, executor, held.plan_id, now)
 
 
-def _finish_statement_pg(status: StepStatus) -> Any:
-    """PostgreSQL: a step's ``status`` (``completed``/``skipped``) as one statement (data-modifying
-    CTEs): release the step on our token, move the attempt to history, count down the
-    dependants and ready those at zero, count down the plan's open steps. Returns the plan's
-    open steps left, or no row when the lease was lost (then nothing happened). Parameters
-    are named ``p_*``: SQLAlchemy would add a parameter named like a column to the SET
-    clause of every UPDATE in the statement."""
-    released = (
-        move(
-            StepStatus.EXECUTING,
-            status,
-            steps.c.id == bindparam("p_step"),
-            steps.c.lease_token == bindparam("p_token"),
-            status_reason=bindparam("p_reason"),
-            result=bindparam("p_result"),
-            observation=bindparam("p_observation"),
-            lease_token=None,
-            lease_until=None,
-            next_run_at=None,
-            finished_at=bindparam("p_now"),
-            updated_at=bindparam("p_now"),
-        )
-        .returning(steps.c.id, steps.c.plan_id, steps.c.dependants)
-        .cte("released")
-    )
-    dropped = (
-        delete(attempts)
-        .where(attempts.c.id == bindparam("p_attempt"), attempts.c.step_id == released.c.id)
-        .returning(attempts.c.id)
-        .cte("dropped")
-    )
-    history = (
-        insert(attempt_history)
-        .from_select(
-            [
-                "id",
-                "step_id",
-                "number",
-                "lease_token",
-                "worker_id",
-                "idempotency_key",
-                "started_at",
-                "finished_at",
-                "outcome",
-                "result",
-            ],
-            select(
-                bindparam("p_attempt"),
-                released.c.id,
-                bindparam("p_number"),
-                bindparam("p_token"),
-                bindparam("p_worker"),
-                bindparam("p_key"),
-                bindparam("p_started"),
-                bindparam("p_now"),
-                literal(AttemptOutcome.COMPLETED.value),
-                bindparam("p_result"),
-            ),
-        )
-        .returning(attempt_history.c.id)
-        .cte("history")
-    )
-    waiting = select(json_elements(released.c.dependants)).scalar_subquery()
-    last = steps.c.remaining_deps <= 1
-    readied = (
-        move_when(
-            StepStatus.PENDING,
-            StepStatus.READY,
-            last,
-            steps.c.id.in_(waiting),
-            remaining_deps=steps.c.remaining_deps - 1,
-            next_run_at=case((last, bindparam("p_now")), else_=steps.c.next_run_at),
-            updated_at=bindparam("p_now"),
-        )
-        .returning(steps.c.id)
-        .cte("readied")
-    )
-    counted = (
-        update(plans)
-        .where(plans.c.id == released.c.plan_id)
-        .values(open_steps=plans.c.open_steps - 1)
-        .returning(plans.c.open_steps)
-        .cte("counted")
-    )
-    return select(
-        counted.c.open_steps,
-        select(func.count()).select_from(dropped).scalar_subquery().label("dropped"),
-        select(func.count()).select_from(history).scalar_subquery().label("history"),
-        select(func.count()).select_from(readied).scalar_subquery().label("readied"),
-    )
-
-
-_FINISH_PG = {status: _finish_statement_pg(status) for status in _DONE}
-
-
 def finish_in_one_statement(
     executor: Executor,
     held: Claim,
@@ -284,25 +182,20 @@ def finish_in_one_statement(
     if not is_postgresql(executor.engine) or status not in _DONE:
         return False
     now = executor.now_ns()
-    attempt = held.attempt
-    parameters = {
-        "p_step": held.step_id,
-        "p_token": held.token,
-        "p_reason": reason,
-        "p_result": None if result is None else dumps(result),
-        "p_observation": None if observation is None else dumps(observation),
-        "p_now": now,
-        "p_attempt": attempt.id,
-        "p_number": attempt.number,
-        "p_worker": attempt.worker_id,
-        "p_key": attempt.idempotency_key,
-        "p_started": attempt.started_at,
-    }
-    with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
-        row = auto.execute(_FINISH_PG[status], parameters).first()
-    if row is None:
+    left = step_store.finish_done(
+        executor.engine,
+        held.attempt,
+        status,
+        now,
+        step_id=held.step_id,
+        token=held.token,
+        reason=reason,
+        result=None if result is None else dumps(result),
+        observation=None if observation is None else dumps(observation),
+    )
+    if left is None:
         raise LeaseLostError(held.step_id)
-    if row.open_steps == 0:
+    if left == 0:
         with executor.transaction() as connection:
             complete_plan(connection, executor, held.plan_id, now)
     return True

@@ -5,7 +5,8 @@ Status changes are :mod:`.transitions`'; this module holds the rest of what is w
 step row. :func:`take_due` is the claim's one dialect-specific statement group: on PostgreSQL
 one statement in autocommit (data-modifying CTEs, the due row locked ``FOR UPDATE SKIP
 LOCKED``), on SQLite the same choice and updates inside one ``BEGIN IMMEDIATE`` transaction.
-Every other function runs in the caller's transaction; instants are nanoseconds.
+:func:`finish_done` is PostgreSQL's one-statement finish of a done step. Every other function
+runs in the caller's transaction; instants are nanoseconds.
 """
 
 from __future__ import annotations
@@ -14,16 +15,30 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, case, func, literal, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 
-from cerebri.execution.store.dialect import is_postgresql
-from cerebri.execution.store.schema import plans, steps
-from cerebri.execution.store.transitions import StepTransitionError, move
+from cerebri.execution.store.attempts import Attempt
+from cerebri.execution.store.dialect import is_postgresql, json_elements
+from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
+from cerebri.execution.store.transitions import StepTransitionError, move, move_when
+from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans.vocabulary import PlanStatus, StepKind, StepStatus
 
 __all__ = [
     "PLAN_COLUMNS",
     "count_blocked",
+    "finish_done",
     "hold",
     "lease_token_of",
     "note_if_cancelled",
@@ -32,6 +47,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_DONE = (StepStatus.COMPLETED, StepStatus.SKIPPED)
 
 _CLAIMABLE = (StepStatus.READY, StepStatus.WAITING, StepStatus.EXECUTING)
 """The statuses a claim takes a step from (``executing``: a lease that expired)."""
@@ -233,3 +249,134 @@ def count_blocked(connection: Connection, plan_id: str) -> int:
         ).scalar()
         or 0
     )
+
+
+def _finish_statement_pg(status: StepStatus) -> Any:
+    """PostgreSQL: a step's ``status`` (``completed``/``skipped``) as one statement
+    (data-modifying CTEs): release the step on our token, move the attempt to history, count
+    down the dependants and ready those at zero, count down the plan's open steps. Returns
+    the plan's open steps left, or no row when the lease was lost (then nothing happened).
+    Parameters are named ``p_*``: SQLAlchemy would add a parameter named like a column to the
+    SET clause of every UPDATE in the statement."""
+    released = (
+        move(
+            StepStatus.EXECUTING,
+            status,
+            steps.c.id == bindparam("p_step"),
+            steps.c.lease_token == bindparam("p_token"),
+            status_reason=bindparam("p_reason"),
+            result=bindparam("p_result"),
+            observation=bindparam("p_observation"),
+            lease_token=None,
+            lease_until=None,
+            next_run_at=None,
+            finished_at=bindparam("p_now"),
+            updated_at=bindparam("p_now"),
+        )
+        .returning(steps.c.id, steps.c.plan_id, steps.c.dependants)
+        .cte("released")
+    )
+    dropped = (
+        delete(attempts)
+        .where(attempts.c.id == bindparam("p_attempt"), attempts.c.step_id == released.c.id)
+        .returning(attempts.c.id)
+        .cte("dropped")
+    )
+    history = (
+        insert(attempt_history)
+        .from_select(
+            [
+                "id",
+                "step_id",
+                "number",
+                "lease_token",
+                "worker_id",
+                "idempotency_key",
+                "started_at",
+                "finished_at",
+                "outcome",
+                "result",
+            ],
+            select(
+                bindparam("p_attempt"),
+                released.c.id,
+                bindparam("p_number"),
+                bindparam("p_token"),
+                bindparam("p_worker"),
+                bindparam("p_key"),
+                bindparam("p_started"),
+                bindparam("p_now"),
+                literal(AttemptOutcome.COMPLETED.value),
+                bindparam("p_result"),
+            ),
+        )
+        .returning(attempt_history.c.id)
+        .cte("history")
+    )
+    waiting = select(json_elements(released.c.dependants)).scalar_subquery()
+    last = steps.c.remaining_deps <= 1
+    readied = (
+        move_when(
+            StepStatus.PENDING,
+            StepStatus.READY,
+            last,
+            steps.c.id.in_(waiting),
+            remaining_deps=steps.c.remaining_deps - 1,
+            next_run_at=case((last, bindparam("p_now")), else_=steps.c.next_run_at),
+            updated_at=bindparam("p_now"),
+        )
+        .returning(steps.c.id)
+        .cte("readied")
+    )
+    counted = (
+        update(plans)
+        .where(plans.c.id == released.c.plan_id)
+        .values(open_steps=plans.c.open_steps - 1)
+        .returning(plans.c.open_steps)
+        .cte("counted")
+    )
+    return select(
+        counted.c.open_steps,
+        select(func.count()).select_from(dropped).scalar_subquery().label("dropped"),
+        select(func.count()).select_from(history).scalar_subquery().label("history"),
+        select(func.count()).select_from(readied).scalar_subquery().label("readied"),
+    )
+
+
+_FINISH_PG = {status: _finish_statement_pg(status) for status in _DONE}
+
+
+def finish_done(
+    engine: Engine,
+    attempt: Attempt,
+    status: StepStatus,
+    now: int,
+    *,
+    step_id: str,
+    token: str,
+    reason: str | None,
+    result: str | None,
+    observation: str | None,
+) -> int | None:
+    """PostgreSQL only: end the ``executing`` step ``step_id`` held by ``token`` as ``status``
+    (``completed``/``skipped``; ``result``/``observation`` as JSON text) in one statement in
+    autocommit, with its attempt moved to history, its dependants counted down and readied,
+    and its plan's ``open_steps`` counted down. Returns the plan's open steps left, or
+    ``None`` when the lease was lost (then nothing was written). Raises ``KeyError`` for
+    another status."""
+    parameters = {
+        "p_step": step_id,
+        "p_token": token,
+        "p_reason": reason,
+        "p_result": result,
+        "p_observation": observation,
+        "p_now": now,
+        "p_attempt": attempt.id,
+        "p_number": attempt.number,
+        "p_worker": attempt.worker_id,
+        "p_key": attempt.idempotency_key,
+        "p_started": attempt.started_at,
+    }
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
+        row = auto.execute(_FINISH_PG[status], parameters).first()
+    return None if row is None else int(row.open_steps)
