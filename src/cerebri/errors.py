@@ -37,7 +37,7 @@
      ├── StoreError                   (cerebri.execution.store) store.invalid_url,
      │                                store.unreachable, store.unavailable, store.full,
      │                                store.too_new, store.not_initialised,
-     │                                store.invalid_argument
+     │                                store.invalid_argument, store.illegal_transition
      ├── AdapterError                 (cerebri.execution.adapters) adapter.failed,
      │                                adapter.unavailable, adapter.invalid_params,
      │                                adapter.unsupported_capability, adapter.output_too_large,

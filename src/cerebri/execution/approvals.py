@@ -19,7 +19,6 @@ proposal's author) is decision 0023's: :mod:`cerebri.execution.decisions`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import NoneType
 from typing import Any
 
@@ -27,7 +26,7 @@ from sqlalchemy import Connection, insert, select, update
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps, loads
+from cerebri.execution._rows import dumps
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import check_signed_decision
@@ -35,9 +34,12 @@ from cerebri.execution.errors import ApprovalError, ExecutionError, execution_ar
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.registry import governed
-from cerebri.execution.store.schema import approvals, intentions, plans, steps, timers
+from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store.schema import intentions, plans, steps, timers
+from cerebri.execution.store.transitions import move
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
-from cerebri.execution.views import instant_text
+from cerebri.execution.views import ApprovalView, instant_text
 from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
 from cerebri.proposals import canonical_json, sha256_digest
 
@@ -51,40 +53,8 @@ __all__ = [
     "withdraw",
 ]
 
-_WAITING = (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value)
+_WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
 _OPEN_PLANS = tuple(s.value for s in OPEN_PLAN_STATUSES)
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalView:
-    """An approval row as listed: instants as RFC 3339 UTC text in :meth:`to_wire`."""
-
-    row: dict[str, Any]
-
-    def to_wire(self) -> dict[str, JSONValue]:
-        """``{"id", "plan_id", "step_id", "requester", "author", "status", "status_reason",
-        "decided_by", "request", "subject_digest", "keyid", "signed", "created_at",
-        "expires_at", "decided_at", "consumed_at"}`` (``author``: of the proposal the plan
-        came from, or ``null``)."""
-        r = self.row
-        return {
-            "id": r["id"],
-            "plan_id": r["plan_id"],
-            "step_id": r["step_id"],
-            "requester": r["requester"],
-            "author": r.get("author"),
-            "status": r["status"],
-            "status_reason": r["status_reason"],
-            "decided_by": r["decided_by"],
-            "request": loads(r["request"]),
-            "subject_digest": r.get("subject_digest"),
-            "keyid": r.get("keyid"),
-            "signed": r.get("signature") is not None,
-            "created_at": instant_text(r["created_at"]),
-            "expires_at": instant_text(r["expires_at"]),
-            "decided_at": instant_text(r["decided_at"]),
-            "consumed_at": instant_text(r["consumed_at"]),
-        }
 
 
 def open_request(
@@ -118,19 +88,17 @@ def open_request(
         "request": request,
         "envelope/digest": plan.envelope_digest,
     }
-    connection.execute(
-        insert(approvals).values(
-            id=approval_id,
-            plan_id=held.plan_id,
-            step_id=held.step_id,
-            requester=held.plan["requester"] or "principal:local",
-            status=ApprovalStatus.OPEN.value,
-            request=dumps(request),
-            created_at=now,
-            expires_at=expires,
-            subject_digest=sha256_digest(canonical_json(subject)),
-            author=plan.author,
-        )
+    approval_store.insert_open(
+        connection,
+        id=approval_id,
+        plan_id=held.plan_id,
+        step_id=held.step_id,
+        requester=held.plan["requester"] or "principal:local",
+        request=dumps(request),
+        created_at=now,
+        expires_at=expires,
+        subject_digest=sha256_digest(canonical_json(subject)),
+        author=plan.author,
     )
     connection.execute(
         insert(timers).values(
@@ -151,20 +119,12 @@ def open_request(
             updated_at=now,
         )
     )
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == held.plan_id)
-        .values(
-            approvals_requested=plans.c.approvals_requested + 1,
-            status=PlanStatus.AWAITING_APPROVAL.value,
-            updated_at=now,
-        )
-    )
+    plan_store.count_approval_request(connection, held.plan_id, now)
     return approval_id, intention_id
 
 
 def _load(connection: Connection, approval_id: str) -> Any:
-    row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    row = approval_store.get(connection, approval_id)
     if row is None:
         raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
     return row
@@ -193,10 +153,10 @@ def _fail_waiting_step(
     now = executor.now_ns()
     status = StepStatus.FAILED if replan else StepStatus.CANCELLED
     moved = connection.execute(
-        update(steps)
-        .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
-        .values(
-            status=status.value,
+        move(
+            _WAITING,
+            status,
+            steps.c.id == row.step_id,
             status_reason=reason,
             next_run_at=None,
             finished_at=now,
@@ -204,9 +164,7 @@ def _fail_waiting_step(
         )
     )
     if moved.rowcount == 1:
-        connection.execute(
-            update(plans).where(plans.c.id == row.plan_id).values(open_steps=plans.c.open_steps - 1)
-        )
+        plan_store.count_down(connection, row.plan_id, 1)
         stop_plan(connection, executor, row.plan_id, plan_status, reason, replan=replan)
 
 
@@ -215,12 +173,9 @@ def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
     now = executor.now_ns()
     if row.status != ApprovalStatus.OPEN.value or row.expires_at > now:
         return False
-    done = connection.execute(
-        update(approvals)
-        .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-        .values(status=ApprovalStatus.EXPIRED.value, status_reason="expired", decided_at=now)
-    )
-    if done.rowcount != 1:
+    if not approval_store.settle(
+        connection, row.id, ApprovalStatus.EXPIRED, now, status_reason="expired"
+    ):
         return False
     _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
     _fail_waiting_step(connection, executor, row, f"approval {row.id} expired", replan=True)
@@ -309,19 +264,17 @@ def decide(
                     now=now,
                 )
             status = ApprovalStatus.APPROVED if approve else ApprovalStatus.REJECTED
-            done = connection.execute(
-                update(approvals)
-                .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-                .values(
-                    status=status.value,
-                    decided_by=by,
-                    status_reason=reason,
-                    decided_at=now,
-                    keyid=keyid if signed else None,
-                    signature=signature if signed else None,
-                )
+            done = approval_store.settle(
+                connection,
+                row.id,
+                status,
+                now,
+                decided_by=by,
+                status_reason=reason,
+                keyid=keyid if signed else None,
+                signature=signature if signed else None,
             )
-            if done.rowcount != 1:  # a withdrawal, decision or expiry committed first: it won
+            if not done:  # a withdrawal, decision or expiry committed first: it won
                 raise ApprovalError(
                     f"approval {approval_id} was withdrawn, decided or expired first; it is "
                     "no longer open",
@@ -331,22 +284,21 @@ def decide(
             _close_intention(connection, row.step_id, fulfilled, now)
             if approve:
                 connection.execute(
-                    update(steps)
-                    .where(steps.c.id == row.step_id, steps.c.status.in_(_WAITING))
-                    .values(
-                        status=StepStatus.READY.value,
+                    move(
+                        _WAITING,
+                        StepStatus.READY,
+                        steps.c.id == row.step_id,
                         next_run_at=now,
                         status_reason=f"approved by {by}",
                         updated_at=now,
                     )
                 )
-                connection.execute(
-                    update(plans)
-                    .where(
-                        plans.c.id == row.plan_id,
-                        plans.c.status == PlanStatus.AWAITING_APPROVAL.value,
-                    )
-                    .values(status=PlanStatus.EXECUTING.value, updated_at=now)
+                plan_store.set_status(
+                    connection,
+                    row.plan_id,
+                    PlanStatus.EXECUTING,
+                    now,
+                    leaving=[PlanStatus.AWAITING_APPROVAL],
                 )
             else:
                 why = f"approval {row.id} rejected by {by}" + (f": {reason}" if reason else "")
@@ -376,16 +328,10 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
         if row.status != ApprovalStatus.OPEN.value:
             raise ApprovalError(f"approval {approval_id} is {row.status}, not open")
         now = executor.now_ns()
-        done = connection.execute(
-            update(approvals)
-            .where(approvals.c.id == row.id, approvals.c.status == ApprovalStatus.OPEN.value)
-            .values(
-                status=ApprovalStatus.WITHDRAWN.value,
-                status_reason=f"withdrawn by {by}",
-                decided_at=now,
-            )
+        done = approval_store.settle(
+            connection, row.id, ApprovalStatus.WITHDRAWN, now, status_reason=f"withdrawn by {by}"
         )
-        if done.rowcount != 1:  # a decision (or expiry) committed first: it won
+        if not done:  # a decision (or expiry) committed first: it won
             raise ApprovalError(
                 f"approval {approval_id} was decided or expired first; it is no longer open",
                 code="approval.not_open",
@@ -461,16 +407,12 @@ def consume(connection: Connection, executor: Executor, held: Claim) -> str | No
     consumed once (``consumed_at``) and only by the step it was asked for."""
     if held.approval_id is None:
         return "no approval"
-    row = connection.execute(select(approvals).where(approvals.c.id == held.approval_id)).first()
+    row = approval_store.get(connection, held.approval_id)
     if row is None or row.step_id != held.step_id:
         return "the approval is not for this step"
     if row.status != ApprovalStatus.APPROVED.value:
         return f"the approval is {row.status}"
-    connection.execute(
-        update(approvals)
-        .where(approvals.c.id == row.id, approvals.c.consumed_at.is_(None))
-        .values(consumed_at=executor.now_ns())
-    )
+    approval_store.consume(connection, row.id, executor.now_ns())
     return None
 
 
@@ -485,9 +427,6 @@ def list_approvals(
     executor: Executor, *, status: str | None = "open"
 ) -> list[dict[str, JSONValue]]:
     """Approvals ordered by (created_at, id); only those in ``status`` unless it is ``None``."""
-    query = select(approvals).order_by(approvals.c.created_at, approvals.c.id)
-    if status is not None:
-        query = query.where(approvals.c.status == status)
     with executor.engine.connect() as connection:
-        rows = connection.execute(query).all()
+        rows = approval_store.listed(connection, status)
     return [ApprovalView(dict(r._mapping)).to_wire() for r in rows]

@@ -23,36 +23,34 @@ the sweep of expired leases (docs/decisions/0020):
   non-idempotent invocation, each conditional on the token: "the invocation may have begun"
   and "this is what it returned". A takeover reads them to decide (crash rules, decision 0020).
 
-No advisory locks and no table of live workers: a worker is its id and its tokens.
+No advisory locks and no table of live workers: a worker is its id and its tokens. The SQL is
+the store's (decision 0043): the statement group in :mod:`cerebri.execution.store.steps`, the
+attempts in :mod:`cerebri.execution.store.attempts`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Row,
-    bindparam,
-    case,
-    delete,
-    func,
-    insert,
-    literal,
-    select,
-    update,
-)
+from sqlalchemy import Connection
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps, loads
+from cerebri.execution._rows import loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
-from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
+from cerebri.execution.store import attempts
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store.attempts import (
+    Attempt,
+    attempt_id,
+    lease_holder,
+)
+from cerebri.execution.store.attempts import close as close_attempt
 from cerebri.execution.store.vocabulary import AttemptOutcome
-from cerebri.plans import DEFAULT_MAX_INVOCATIONS, PlanStatus, StepKind, StepStatus
+from cerebri.plans import DEFAULT_MAX_INVOCATIONS, StepKind, StepStatus
 
 __all__ = [
     "Attempt",
@@ -76,23 +74,6 @@ __all__ = [
 class LeaseLostError(Exception):
     """The step's lease token is no longer ours: another worker took it over, or the plan was
     cancelled. Nothing of the transaction that found it out is kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """An open attempt row: ``invoked_at`` (ns) set when a non-idempotent invocation may have
-    begun; ``outcome``/``result``/``error`` set when its result was saved."""
-
-    id: str
-    number: int
-    lease_token: str
-    worker_id: str | None
-    idempotency_key: str
-    started_at: int
-    invoked_at: int | None
-    outcome: str | None
-    result: Any
-    error: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,144 +141,10 @@ def _lease_ns(lease_seconds: float) -> int:
     return int(lease_seconds * NS)
 
 
-_LEASE_VALUES: dict[str, Any] = {
-    "status": StepStatus.EXECUTING.value,
-    "lease_token": bindparam("token"),
-    "lease_until": bindparam("until"),
-    "next_run_at": bindparam("until"),
-    "updated_at": bindparam("now"),
-    "attempts": steps.c.attempts + 1,
-    "started_at": func.coalesce(steps.c.started_at, bindparam("now")),
-}
-_DUE = (
-    select(
-        steps.c.id,
-        steps.c.status.label("previous_status"),
-        steps.c.lease_token.label("previous_token"),
-        steps.c.updated_at.label("previous_update"),
-    )
-    .where(steps.c.next_run_at <= bindparam("now"))  # set only while ready/waiting/executing
-    .order_by(steps.c.next_run_at, steps.c.id)
-    .limit(1)
-)
-_TAKE_BY_ID = (
-    update(steps).where(steps.c.id == bindparam("step")).values(_LEASE_VALUES).returning(*steps.c)
-)
-
-
-def _plan_values(kind: Any) -> dict[str, Any]:
-    """The plan row's first-claim start and invocation count (``kind``: the step's kind)."""
-    starting = plans.c.status.in_((PlanStatus.VALIDATED.value, PlanStatus.WAITING.value))
-    return {
-        "status": case((starting, PlanStatus.EXECUTING.value), else_=plans.c.status),
-        "updated_at": case((starting, bindparam("now")), else_=plans.c.updated_at),
-        "started_at": func.coalesce(plans.c.started_at, bindparam("now")),
-        "invocations": plans.c.invocations + case((kind == StepKind.CAPABILITY.value, 1), else_=0),
-    }
-
-
-def _claim_statement_pg() -> Any:
-    """PostgreSQL: the whole claim as one statement (three data-modifying CTEs), so a claim
-    costs one round trip in autocommit: lock the due row (``SKIP LOCKED``), lease it, start
-    the plan and count the invocation, and return the step, its previous values and the plan.
-    """
-    due = _DUE.with_for_update(skip_locked=True, of=steps).cte("due")
-    taken = (
-        update(steps)
-        .where(steps.c.id == due.c.id)
-        .values(_LEASE_VALUES)
-        .returning(*steps.c)
-        .cte("taken")
-    )
-    plan = (
-        update(plans)
-        .where(plans.c.id == taken.c.plan_id)
-        .values(_plan_values(taken.c.kind))
-        .returning(*(c.label(f"plan_{c.name}") for c in _PLAN_COLUMNS))
-        .cte("plan")
-    )
-    return select(
-        taken,
-        due.c.previous_status,
-        due.c.previous_token,
-        due.c.previous_update,
-        *(c for c in plan.c),
-    ).select_from(
-        taken.join(due, taken.c.id == due.c.id).join(plan, plan.c.plan_id == taken.c.plan_id)
-    )
-
-
-def _plan_part(row: Any) -> Any:
-    """The ``plan_*`` columns of a PostgreSQL claim row, as a plan row."""
-    return SimpleNamespace(**{c.name: getattr(row, f"plan_{c.name}") for c in _PLAN_COLUMNS})
-
-
-def _attempt(row: Row[Any]) -> Attempt:
-    return Attempt(
-        id=row.id,
-        number=row.number,
-        lease_token=row.lease_token,
-        worker_id=row.worker_id,
-        idempotency_key=row.idempotency_key,
-        started_at=row.started_at,
-        invoked_at=row.invoked_at,
-        outcome=row.outcome,
-        result=loads(row.result),
-        error=loads(row.error),
-    )
-
-
-_PLAN_COLUMNS = (
-    plans.c.id,
-    plans.c.status,
-    plans.c.origin,
-    plans.c.sandbox,
-    plans.c.revision,
-    plans.c.requester,
-    plans.c.limits,
-    plans.c.intention_id,
-    plans.c.invocations,
-    plans.c.approvals_requested,
-    plans.c.money_spent,
-    plans.c.started_at,
-    plans.c.created_at,
-)
-
-
-_CLAIM_PG = _claim_statement_pg()
-
-
 def invocation_limit(limits: dict[str, Any]) -> int:
     """The plan's ``budget.max_capability_invocations`` (0 or absent: the default 20)."""
     budget = limits.get("budget") or {}
     return int(budget.get("max_capability_invocations") or 0) or DEFAULT_MAX_INVOCATIONS
-
-
-_HOLDER = "#"
-
-
-def lease_holder(token: str | None) -> str | None:
-    """The worker id a lease token was issued to (``<worker id>#<fresh id>``), or ``None``."""
-    if not token or _HOLDER not in token:
-        return None
-    return token.rsplit(_HOLDER, 1)[0]
-
-
-def attempt_id(step_id: str, number: int) -> str:
-    """``<step id>:<number>``: an attempt's id, known without storing the attempt."""
-    return f"{step_id}:{number}"
-
-
-def _plan_for(connection: Connection, row: Any) -> Any:
-    """SQLite: the plan row of a claimed step, marking the plan executing on its first claim
-    and counting a capability step's invocation (one ``UPDATE … RETURNING``)."""
-    return connection.execute(
-        update(plans)
-        .where(plans.c.id == row.plan_id)
-        .values(_plan_values(literal(row.kind)))
-        .returning(*_PLAN_COLUMNS),
-        {"now": row.updated_at},
-    ).one()
 
 
 def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
@@ -306,31 +153,29 @@ def _over_budget(connection: Connection, row: Any, plan: Any) -> bool:
         return False
     if plan.invocations <= invocation_limit(loads(plan.limits) or {}):
         return False
-    connection.execute(
-        update(plans).where(plans.c.id == row.plan_id).values(invocations=plans.c.invocations - 1)
-    )
+    plan_store.give_back_invocation(connection, row.plan_id)
     return True
 
 
-def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Any]:
-    """The open attempt rows of a step being taken over (none for a fresh claim)."""
+def _stored_attempts(connection: Connection, row: Any, before: Any) -> list[Attempt]:
+    """The open attempts of a step being taken over (none for a fresh claim)."""
     if before.previous_status != StepStatus.EXECUTING.value:
         return []
-    return list(
-        connection.execute(
-            select(attempts).where(attempts.c.step_id == row.id).order_by(attempts.c.number)
-        ).all()
-    )
+    return attempts.open_of_step(connection, row.id)
+
+
+def _after_take(
+    connection: Connection, row: Any, before: Any, plan: Any
+) -> tuple[bool, list[Attempt]]:
+    """In the claim's connection: whether it is over the invocation budget (the count taken
+    back), and the open attempts of a takeover."""
+    return _over_budget(connection, row, plan), _stored_attempts(connection, row, before)
 
 
 def refund(connection: Connection, held: Claim) -> None:
     """Give back the invocation the claim counted, for a step that did not invoke."""
     if held.reserved:
-        connection.execute(
-            update(plans)
-            .where(plans.c.id == held.plan_id)
-            .values(invocations=plans.c.invocations - 1)
-        )
+        plan_store.give_back_invocation(connection, held.plan_id)
 
 
 @arguments(execution_argument_error, executor=Executor, worker_id=str, lease_seconds=(int, float))
@@ -344,41 +189,20 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
     """
     lease_ns = _lease_ns(lease_seconds)
     now = executor.now_ns()
-    token = f"{worker_id}{_HOLDER}{executor.ids.new_id()}"
-    parameters = {"now": now, "token": token, "until": now + lease_ns}
-    before: Any
-    if executor.engine.dialect.name == "postgresql":
-        with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
-            found: Any = auto.execute(_CLAIM_PG, parameters).first()
-            if found is None:
-                return None
-            row, before, plan = found, found, _plan_part(found)
-            over = _over_budget(auto, row, plan)
-            stored = _stored_attempts(auto, row, before)
-    else:
-        with executor.transaction() as connection:
-            before = connection.execute(_DUE, parameters).first()
-            if before is None:
-                return None  # inside BEGIN IMMEDIATE: nobody else writes meanwhile
-            row = connection.execute(_TAKE_BY_ID, {**parameters, "step": before.id}).one()
-            plan = _plan_for(connection, row)
-            over = _over_budget(connection, row, plan)
-            stored = _stored_attempts(connection, row, before)
+    token = attempts.lease_token(worker_id, executor.ids.new_id())
+    taken = step_store.take_due(
+        executor.engine, now=now, token=token, until=now + lease_ns, then=_after_take
+    )
+    if taken is None:
+        return None
+    row, before, plan, (over, stored) = taken
     key = f"{row.plan_id}:{plan.revision}:{row.key}:{row.attempt_group}"
     interrupted: tuple[Attempt, ...] = ()
     if before.previous_status == StepStatus.EXECUTING.value:
-        interrupted = tuple(_attempt(r) for r in stored) or (
-            Attempt(  # an idempotent step's attempt is not stored while it runs
-                id=attempt_id(row.id, row.attempts - 1),
-                number=row.attempts - 1,
-                lease_token=before.previous_token or "",
-                worker_id=lease_holder(before.previous_token),
-                idempotency_key=key,
-                started_at=before.previous_update,
-                invoked_at=None,
-                outcome=None,
-                result=None,
-                error=None,
+        interrupted = tuple(stored) or (
+            # an idempotent step's attempt is not stored while it runs
+            attempts.unstored(
+                row.id, row.attempts - 1, before.previous_token, key, before.previous_update
             ),
         )
     attempt = Attempt(
@@ -415,7 +239,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
         observation=loads(row.observation),
         started_at=row.started_at,
         lease_until=now + lease_ns,
-        plan={**{c.name: getattr(plan, c.name) for c in _PLAN_COLUMNS}, "limits": limits},
+        plan={**{c.name: getattr(plan, c.name) for c in step_store.PLAN_COLUMNS}, "limits": limits},
         interrupted=interrupted,
         reserved=reserved,
     )
@@ -423,16 +247,7 @@ def claim(executor: Executor, worker_id: str, lease_seconds: float = 30) -> Clai
 
 def holds_lease(connection: Connection, held: Claim, now: int, **values: Any) -> bool:
     """Touch the step row only while our token holds; ``values`` are extra columns to set."""
-    result = connection.execute(
-        update(steps)
-        .where(
-            steps.c.id == held.step_id,
-            steps.c.lease_token == held.token,
-            steps.c.status == StepStatus.EXECUTING.value,
-        )
-        .values(updated_at=now, **values)
-    )
-    return result.rowcount == 1
+    return step_store.hold(connection, held.step_id, held.token, now, **values)
 
 
 @arguments(execution_argument_error, executor=Executor, held=Claim, lease_seconds=(int, float))
@@ -451,9 +266,7 @@ def taken_over(executor: Executor, held: Claim) -> bool:
     """Whether another worker now holds the step's lease (not merely: the step ended, or its
     plan was cancelled, since the heartbeat that failed)."""
     with executor.engine.connect() as connection:
-        token = connection.execute(
-            select(steps.c.lease_token).where(steps.c.id == held.step_id)
-        ).scalar()
+        token = step_store.lease_token_of(connection, held.step_id)
         connection.rollback()
     return token is not None and token != held.token
 
@@ -465,19 +278,7 @@ def mark_invoking(executor: Executor, held: Claim) -> bool:
     with executor.durable_transaction() as connection:
         if not holds_lease(connection, held, now):
             return False
-        attempt = held.attempt
-        connection.execute(
-            insert(attempts).values(
-                id=attempt.id,
-                step_id=held.step_id,
-                number=attempt.number,
-                lease_token=held.token,
-                worker_id=held.worker_id,
-                idempotency_key=attempt.idempotency_key,
-                started_at=attempt.started_at,
-                invoked_at=now,
-            )
-        )
+        attempts.begin(connection, held.attempt, held.step_id, now)
         return True
 
 
@@ -494,15 +295,7 @@ def save_outcome(
     with executor.durable_transaction() as connection:
         if not holds_lease(connection, held, now):
             return False
-        connection.execute(
-            update(attempts)
-            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
-            .values(
-                outcome=outcome.value,
-                result=None if result is None else dumps(result),
-                error=None if error is None else dumps(error),
-            )
-        )
+        attempts.save_outcome(connection, held.attempt, outcome, result, error)
         return True
 
 
@@ -517,58 +310,12 @@ def record_late_outcome(
     or a takeover happened while the adapter ran): onto the attempt's open row when it is still
     there (a takeover then adopts it), else onto its history row; a step that was cancelled
     meanwhile says in its reason that its invocation went through. Nothing else changes."""
-    values = {
-        "outcome": outcome.value,
-        "result": None if result is None else dumps(result),
-        "error": None if error is None else dumps(error),
-    }
     with executor.durable_transaction() as connection:
-        still_open = connection.execute(
-            update(attempts)
-            .where(attempts.c.id == held.attempt.id, attempts.c.lease_token == held.token)
-            .values(values)
-        )
-        if still_open.rowcount == 1:
+        if attempts.save_outcome(connection, held.attempt, outcome, result, error):
             return
-        connection.execute(
-            update(attempt_history).where(attempt_history.c.id == held.attempt.id).values(values)
-        )
+        attempts.amend_history(connection, held.attempt, outcome, result, error)
         note = (
             f"; attempt {held.attempt.number} of a worker that had begun before the "
             f"cancellation ended {outcome.value}: check its result"
         )
-        connection.execute(
-            update(steps)
-            .where(steps.c.id == held.step_id, steps.c.status == StepStatus.CANCELLED.value)
-            .values(status_reason=func.coalesce(steps.c.status_reason, "") + note)
-        )
-
-
-def close_attempt(
-    connection: Connection,
-    attempt: Attempt,
-    step_id: str,
-    outcome: AttemptOutcome,
-    now: int,
-    *,
-    result: JSONValue = None,
-    error: JSONValue = None,
-) -> None:
-    """Write a finished attempt to ``attempt_history`` with its outcome, removing its open row
-    when it had one (inside the caller's transaction)."""
-    connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
-    connection.execute(
-        insert(attempt_history).values(
-            id=attempt.id,
-            step_id=step_id,
-            number=attempt.number,
-            lease_token=attempt.lease_token,
-            worker_id=attempt.worker_id,
-            idempotency_key=attempt.idempotency_key,
-            started_at=attempt.started_at,
-            outcome=outcome.value,
-            result=None if result is None else dumps(result),
-            error=None if error is None else dumps(error),
-            finished_at=now,
-        )
-    )
+        step_store.note_if_cancelled(connection, held.step_id, note)

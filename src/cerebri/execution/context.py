@@ -19,6 +19,7 @@ from cerebri.clock import Clock, IdGenerator
 from cerebri.execution.adapters import Adapters
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.replan import Replanner, alternatives_replanner
+from cerebri.execution.store.dialect import durable_transaction
 from cerebri.plans import CapabilityRegistry, builtin_registry
 
 __all__ = ["APPROVAL_TTL_SECONDS", "NS", "Executor"]
@@ -92,16 +93,5 @@ class Executor:
         SQLite runs with ``synchronous=NORMAL`` and this raises it to ``FULL`` for this
         commit, which also syncs every earlier commit still in the write-ahead log.
         """
-        if self.engine.dialect.name != "sqlite":
-            with self.transaction() as connection:
-                yield connection
-            return
-        with self.engine.connect() as connection:
-            raw = connection.connection.driver_connection
-            assert raw is not None
-            raw.execute("PRAGMA synchronous=FULL")
-            try:
-                with connection.begin():
-                    yield connection
-            finally:
-                raw.execute("PRAGMA synchronous=NORMAL")
+        with durable_transaction(self.engine) as connection:
+            yield connection

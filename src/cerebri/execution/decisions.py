@@ -31,7 +31,10 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import governed, has_grant, key_owner, public_key_of
-from cerebri.execution.store.schema import approvals, envelopes, plans, principal_keys, principals
+from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store.schema import envelopes
 from cerebri.execution.views import instant_text
 from cerebri.proposals import (
     APPROVAL_PAYLOAD_TYPE,
@@ -80,14 +83,14 @@ def decision_payload(executor: Executor, approval_id: str, *, decision: str, by:
         )
     by = principal_id(by)
     with executor.engine.connect() as connection:
-        row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+        row = approval_store.get(connection, approval_id)
     if row is None:
         raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
     return payload_for(row, decision, by)
 
 
 def _approver_refusal(connection: Connection, by: str) -> str | None:
-    row = connection.execute(select(principals).where(principals.c.id == by)).first()
+    row = principal_store.get(connection, by)
     if row is None:
         return f"{by} is not a registered principal"
     if row.disabled_at is not None:
@@ -171,9 +174,7 @@ def _disabled_at(connection: Connection, principal: str) -> int | None:
     """When ``principal`` was disabled (ns), or ``None``; an unknown principal counts as
     disabled since the beginning (``0``): it can hold no authority. A principal once disabled
     stays so (there is no enabling again), whatever the clocks say."""
-    row = connection.execute(
-        select(principals.c.disabled_at).where(principals.c.id == principal)
-    ).first()
+    row = principal_store.get(connection, principal)
     if row is None:
         return 0
     return None if row.disabled_at is None else int(row.disabled_at)
@@ -187,10 +188,8 @@ def _signing_keys(connection: Connection, plan: Any) -> list[Any]:
         .where(envelopes.c.digest == plan.envelope_digest)
         .order_by(envelopes.c.idempotency_key)
     ).scalar()
-    query = select(principal_keys).where(principal_keys.c.principal_id == plan.author)
-    if keyids is not None:
-        query = query.where(principal_keys.c.keyid.in_([str(k) for k in loads(keyids)]))
-    return list(connection.execute(query.order_by(principal_keys.c.keyid)).all())
+    chosen = None if keyids is None else [str(k) for k in loads(keyids)]
+    return principal_store.keys_of(connection, plan.author, chosen)
 
 
 def _proposal_refusal(connection: Connection, plan: Any, now: int) -> str | None:
@@ -253,14 +252,7 @@ def authority_refusal(
     if not governed(connection):
         return None
     now = executor.now_ns()
-    plan = connection.execute(
-        select(
-            plans.c.author,
-            plans.c.envelope_digest,
-            plans.c.envelope_expires_at,
-            plans.c.requester,
-        ).where(plans.c.id == plan_id)
-    ).one()
+    plan = plan_store.get(connection, plan_id)
     if plan.author is None:
         return (
             "proposal.unsigned: in a governed store a plan acts only when it came from a "
@@ -281,7 +273,7 @@ def authority_refusal(
         return f"grant.missing: {plan.author} holds no grant of {capability} on {where}"
     if approval_id is None:
         return None
-    row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+    row = approval_store.get(connection, approval_id)
     if row is None or row.decided_by is None:
         return "approval.not_approver: the approval has no decision"
     by = str(row.decided_by)

@@ -1,7 +1,8 @@
 """The step kinds that observe, wait or keep records (plans.md section 2), run on a claim.
 
-Each function takes the :class:`~cerebri.execution.runner.StepRun` of a claimed step and
-moves it to its next state through the run's conditional updates:
+Each function takes the :class:`StepRun` of a claimed step (the part of
+:class:`~cerebri.execution.runner.StepRun` a kind uses, so this module does not import the
+runner) and moves it to its next state through the run's conditional updates:
 
 * :func:`verify` polls its check every ``interval_seconds`` until it holds (the prediction
   is confirmed and its belief moves halfway to 1) or its deadline passes: its own
@@ -16,13 +17,14 @@ moves it to its next state through the run's conditional updates:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, insert, select, update
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
-from cerebri.execution.context import NS
+from cerebri.execution.claims import Claim
+from cerebri.execution.context import NS, Executor
 from cerebri.execution.progress import finish
 from cerebri.execution.store.schema import (
     approvals,
@@ -33,13 +35,33 @@ from cerebri.execution.store.schema import (
     steps,
 )
 from cerebri.execution.store.vocabulary import ApprovalStatus, PredictionStatus
-from cerebri.plans import InternalAction, StepStatus
+from cerebri.plans import Check, InternalAction, StepSpec, StepStatus
 from cerebri.temporal import Instant
 
-if TYPE_CHECKING:
-    from cerebri.execution.runner import StepRun
+__all__ = ["StepRun", "internal", "monitor", "request_capability", "verify", "wait"]
 
-__all__ = ["internal", "monitor", "request_capability", "verify", "wait"]
+
+class StepRun(Protocol):
+    """What a step kind needs of the run of its claimed step (implemented by
+    :class:`cerebri.execution.runner.StepRun`)."""
+
+    ex: Executor
+    held: Claim
+    spec: StepSpec
+
+    def finish(self, status: StepStatus, **kwargs: Any) -> None:
+        """End the step in a terminal ``status`` (:func:`~cerebri.execution.progress.finish`)."""
+
+    def park(self, status: StepStatus, **kwargs: Any) -> None:
+        """Release the lease leaving the step non-terminal (see
+        :func:`~cerebri.execution.progress.park`)."""
+
+    def observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
+        """Run a check through its read-only capability: ``(holds, observation)``."""
+
+    def _ask(self, status: StepStatus, request: dict[str, JSONValue]) -> str:
+        """Open an approval request and park the step in ``status``; ``"awaiting"``, or the
+        reason the request was refused (the plan was stopped)."""
 
 
 def verify(run: StepRun) -> None:

@@ -22,44 +22,35 @@ from typing import Any, Final
 
 from sqlalchemy import (
     Connection,
-    and_,
-    bindparam,
-    case,
-    cast,
-    delete,
-    func,
     insert,
-    literal,
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import (
-    Attempt,
     Claim,
     LeaseLostError,
-    attempt_id,
     close_attempt,
-    lease_holder,
 )
 from cerebri.execution.context import Executor
+from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store.dialect import is_postgresql
 from cerebri.execution.store.schema import (
-    approvals,
-    attempt_history,
-    attempts,
     intentions,
     plans,
     procedural_memories,
     steps,
 )
-from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, IntentionStatus
+from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move
+from cerebri.execution.store.vocabulary import AttemptOutcome, IntentionStatus
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
-    TERMINAL_STEP_STATUSES,
     PlanDraft,
     PlanStatus,
     StepStatus,
@@ -77,27 +68,26 @@ __all__ = [
 ]
 
 _OPEN = tuple(s.value for s in OPEN_PLAN_STATUSES)
-_TERMINAL = tuple(s.value for s in TERMINAL_STEP_STATUSES)
 _DUE: Final = frozenset({StepStatus.READY, StepStatus.WAITING})
 _DONE: Final = frozenset({StepStatus.COMPLETED, StepStatus.SKIPPED})
 
 
-def _ours(held: Claim) -> Any:
-    return and_(
-        steps.c.id == held.step_id,
-        steps.c.lease_token == held.token,
-        steps.c.status == StepStatus.EXECUTING.value,
-    )
-
-
-def _released(held: Claim, connection: Connection, now: int, **values: Any) -> Any:
-    """Update our step row and release the lease, or raise LeaseLostError. Returns the
-    step's ``dependants`` (JSON text)."""
+def _released(
+    held: Claim, connection: Connection, now: int, target: StepStatus, **values: Any
+) -> Any:
+    """Move our ``executing`` step to ``target`` and release the lease, or raise
+    LeaseLostError. Returns the step's ``dependants`` (JSON text)."""
     row = connection.execute(
-        update(steps)
-        .where(_ours(held))
-        .values(lease_token=None, lease_until=None, updated_at=now, **values)
-        .returning(steps.c.dependants)
+        move(
+            StepStatus.EXECUTING,
+            target,
+            steps.c.id == held.step_id,
+            steps.c.lease_token == held.token,
+            lease_token=None,
+            lease_until=None,
+            updated_at=now,
+            **values,
+        ).returning(steps.c.dependants)
     ).first()
     if row is None:
         raise LeaseLostError(held.step_id)
@@ -126,42 +116,12 @@ def park(
         held,
         connection,
         now,
-        status=status.value,
+        status,
         next_run_at=next_run_at,
         status_reason=reason,
         **values,
     )
     close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
-
-
-def _ready_dependants(connection: Connection, dependants: list[str], now: int) -> None:
-    if not dependants:
-        return
-    connection.execute(
-        update(steps)
-        .where(steps.c.id.in_(dependants), steps.c.status == StepStatus.PENDING.value)
-        .values(remaining_deps=steps.c.remaining_deps - 1, updated_at=now)
-    )
-    connection.execute(
-        update(steps)
-        .where(
-            steps.c.id.in_(dependants),
-            steps.c.status == StepStatus.PENDING.value,
-            steps.c.remaining_deps <= 0,
-        )
-        .values(status=StepStatus.READY.value, next_run_at=now, updated_at=now)
-    )
-
-
-def _count_down(connection: Connection, plan_id: str, closed: int) -> int:
-    """Subtract ``closed`` from the plan's open steps; the count left."""
-    row = connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id)
-        .values(open_steps=plans.c.open_steps - closed)
-        .returning(plans.c.open_steps)
-    ).one()
-    return int(row.open_steps)
 
 
 def finish(
@@ -185,7 +145,7 @@ def finish(
         held,
         connection,
         now,
-        status=status.value,
+        status,
         next_run_at=None,
         status_reason=reason,
         result=None if result is None else dumps(result),
@@ -197,112 +157,13 @@ def finish(
     if outcome is None:
         outcome = AttemptOutcome.FAILED if status is StepStatus.FAILED else AttemptOutcome.COMPLETED
     close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
-    left = _count_down(connection, held.plan_id, 1)
+    left = plan_store.count_down(connection, held.plan_id, 1)
     if status is StepStatus.FAILED:
         stop_plan(connection, executor, held.plan_id, PlanStatus.FAILED, reason or "step failed")
         return
-    _ready_dependants(connection, list(loads(dependants) or ()), now)
+    step_store.ready_dependants(connection, list(loads(dependants) or ()), now)
     if left == 0:
         complete_plan(connection, executor, held.plan_id, now)
-
-
-def _finish_statement_pg() -> Any:
-    """PostgreSQL: a step's ``completed``/``skipped`` outcome as one statement (data-modifying
-    CTEs): release the step on our token, move the attempt to history, count down the
-    dependants and ready those at zero, count down the plan's open steps. Returns the plan's
-    open steps left, or no row when the lease was lost (then nothing happened). Parameters
-    are named ``p_*``: SQLAlchemy would add a parameter named like a column to the SET
-    clause of every UPDATE in the statement."""
-    released = (
-        update(steps)
-        .where(
-            steps.c.id == bindparam("p_step"),
-            steps.c.lease_token == bindparam("p_token"),
-            steps.c.status == StepStatus.EXECUTING.value,
-        )
-        .values(
-            status=bindparam("p_status"),
-            status_reason=bindparam("p_reason"),
-            result=bindparam("p_result"),
-            observation=bindparam("p_observation"),
-            lease_token=None,
-            lease_until=None,
-            next_run_at=None,
-            finished_at=bindparam("p_now"),
-            updated_at=bindparam("p_now"),
-        )
-        .returning(steps.c.id, steps.c.plan_id, steps.c.dependants)
-        .cte("released")
-    )
-    dropped = (
-        delete(attempts)
-        .where(attempts.c.id == bindparam("p_attempt"), attempts.c.step_id == released.c.id)
-        .returning(attempts.c.id)
-        .cte("dropped")
-    )
-    history = (
-        insert(attempt_history)
-        .from_select(
-            [
-                "id",
-                "step_id",
-                "number",
-                "lease_token",
-                "worker_id",
-                "idempotency_key",
-                "started_at",
-                "finished_at",
-                "outcome",
-                "result",
-            ],
-            select(
-                bindparam("p_attempt"),
-                released.c.id,
-                bindparam("p_number"),
-                bindparam("p_token"),
-                bindparam("p_worker"),
-                bindparam("p_key"),
-                bindparam("p_started"),
-                bindparam("p_now"),
-                literal(AttemptOutcome.COMPLETED.value),
-                bindparam("p_result"),
-            ),
-        )
-        .returning(attempt_history.c.id)
-        .cte("history")
-    )
-    waiting = select(
-        func.jsonb_array_elements_text(cast(released.c.dependants, JSONB))
-    ).scalar_subquery()
-    last = steps.c.remaining_deps <= 1
-    readied = (
-        update(steps)
-        .where(steps.c.id.in_(waiting), steps.c.status == StepStatus.PENDING.value)
-        .values(
-            remaining_deps=steps.c.remaining_deps - 1,
-            status=case((last, StepStatus.READY.value), else_=steps.c.status),
-            next_run_at=case((last, bindparam("p_now")), else_=steps.c.next_run_at),
-            updated_at=bindparam("p_now"),
-        )
-        .returning(steps.c.id)
-        .cte("readied")
-    )
-    counted = (
-        update(plans)
-        .where(plans.c.id == released.c.plan_id)
-        .values(open_steps=plans.c.open_steps - 1)
-        .returning(plans.c.open_steps)
-        .cte("counted")
-    )
-    return select(
-        counted.c.open_steps,
-        select(func.count()).select_from(dropped).scalar_subquery().label("dropped"),
-        select(func.count()).select_from(history).scalar_subquery().label("history"),
-        select(func.count()).select_from(readied).scalar_subquery().label("readied"),
-    )
-
-
-_FINISH_PG = _finish_statement_pg()
 
 
 def finish_in_one_statement(
@@ -318,29 +179,23 @@ def finish_in_one_statement(
     else to write (no prediction, no money, no refund): one round trip in autocommit.
     Returns ``False`` when the store is not PostgreSQL (use :func:`finish`); raises
     :class:`LeaseLostError` when the lease was lost."""
-    if executor.engine.dialect.name != "postgresql" or status not in _DONE:
+    if not is_postgresql(executor.engine) or status not in _DONE:
         return False
     now = executor.now_ns()
-    attempt = held.attempt
-    parameters = {
-        "p_step": held.step_id,
-        "p_token": held.token,
-        "p_status": status.value,
-        "p_reason": reason,
-        "p_result": None if result is None else dumps(result),
-        "p_observation": None if observation is None else dumps(observation),
-        "p_now": now,
-        "p_attempt": attempt.id,
-        "p_number": attempt.number,
-        "p_worker": attempt.worker_id,
-        "p_key": attempt.idempotency_key,
-        "p_started": attempt.started_at,
-    }
-    with executor.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
-        row = auto.execute(_FINISH_PG, parameters).first()
-    if row is None:
+    left = step_store.finish_done(
+        executor.engine,
+        held.attempt,
+        status,
+        now,
+        step_id=held.step_id,
+        token=held.token,
+        reason=reason,
+        result=None if result is None else dumps(result),
+        observation=None if observation is None else dumps(observation),
+    )
+    if left is None:
         raise LeaseLostError(held.step_id)
-    if row.open_steps == 0:
+    if left == 0:
         with executor.transaction() as connection:
             complete_plan(connection, executor, held.plan_id, now)
     return True
@@ -360,26 +215,22 @@ def complete_unleased(
     the plan may complete. Returns whether the step moved. Runs in the caller's transaction."""
     now = executor.now_ns()
     row = connection.execute(
-        update(steps)
-        .where(
+        move(
+            from_status,
+            StepStatus.COMPLETED,
             steps.c.id == step_id,
-            steps.c.status == from_status.value,
             steps.c.lease_token.is_(None),
-        )
-        .values(
-            status=StepStatus.COMPLETED.value,
             status_reason=reason,
             next_run_at=None,
             result=dumps(result),
             finished_at=now,
             updated_at=now,
-        )
-        .returning(steps.c.plan_id, steps.c.dependants)
+        ).returning(steps.c.plan_id, steps.c.dependants)
     ).first()
     if row is None:
         return False
-    left = _count_down(connection, row.plan_id, 1)
-    _ready_dependants(connection, list(loads(row.dependants) or ()), now)
+    left = plan_store.count_down(connection, row.plan_id, 1)
+    step_store.ready_dependants(connection, list(loads(row.dependants) or ()), now)
     if left == 0:
         complete_plan(connection, executor, row.plan_id, now)
     return True
@@ -388,7 +239,7 @@ def complete_unleased(
 def complete_plan(connection: Connection, executor: Executor, plan_id: str, now: int) -> None:
     """Complete an open plan whose steps all ended done (no-op when it is closed already):
     its intention is fulfilled and the plan remembered, unless it was an escalation."""
-    plan = connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+    plan = plan_store.get(connection, plan_id)
     if plan.status not in _OPEN:
         return
     draft = PlanDraft.model_validate(loads(plan.draft))
@@ -396,17 +247,16 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
         fulfils = fulfils_intention(Strategy(draft.strategy))
     except ValueError:
         fulfils = True  # a strategy outside the deterministic three (a model's, an operator's)
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id, plans.c.status.in_(_OPEN))
-        .values(
-            status=PlanStatus.COMPLETED.value,
-            status_reason=None
-            if fulfils
-            else "escalation completed: the intention is not fulfilled, the operator was informed",
-            closed_at=now,
-            updated_at=now,
-        )
+    plan_store.set_status(
+        connection,
+        plan_id,
+        PlanStatus.COMPLETED,
+        now,
+        leaving=OPEN_PLAN_STATUSES,
+        status_reason=None
+        if fulfils
+        else "escalation completed: the intention is not fulfilled, the operator was informed",
+        closed_at=now,
     )
     intention = connection.execute(
         select(intentions).where(intentions.c.id == plan.intention_id)
@@ -442,34 +292,18 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
 def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: str) -> int:
     """Cancel the plan's steps not yet terminal; the open attempt of one that was executing
     goes to history (``interrupted``, or the outcome it saved), as no worker can record it."""
-    running = connection.execute(
-        select(attempts)
-        .join(steps, steps.c.id == attempts.c.step_id)
-        .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
-    ).all()
-    for row in running:
-        attempt = Attempt(
-            id=row.id,
-            number=row.number,
-            lease_token=row.lease_token,
-            worker_id=row.worker_id,
-            idempotency_key=row.idempotency_key,
-            started_at=row.started_at,
-            invoked_at=row.invoked_at,
-            outcome=row.outcome,
-            result=loads(row.result),
-            error=loads(row.error),
-        )
+    running = attempt_store.open_of_plan(connection, plan_id, OPEN_STEP_STATUSES)
+    for step_id, attempt in running:
         close_attempt(
             connection,
             attempt,
-            row.step_id,
-            AttemptOutcome(row.outcome) if row.outcome else AttemptOutcome.INTERRUPTED,
+            step_id,
+            AttemptOutcome(attempt.outcome) if attempt.outcome else AttemptOutcome.INTERRUPTED,
             now,
             result=attempt.result,
             error=attempt.error or {"code": "plan.stopped", "message": reason},
         )
-    stored = {row.step_id for row in running}
+    stored = {step_id for step_id, _ in running}
     executing = connection.execute(
         select(steps, plans.c.revision)
         .join(plans, plans.c.id == steps.c.plan_id)
@@ -481,17 +315,12 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
         # an idempotent attempt is not stored while it runs: its history row is written here
         close_attempt(
             connection,
-            Attempt(
-                id=attempt_id(row.id, row.attempts),
-                number=row.attempts,
-                lease_token=row.lease_token or "",
-                worker_id=lease_holder(row.lease_token),
-                idempotency_key=f"{plan_id}:{row.revision}:{row.key}:{row.attempt_group}",
-                started_at=row.updated_at,
-                invoked_at=None,
-                outcome=None,
-                result=None,
-                error=None,
+            attempt_store.unstored(
+                row.id,
+                row.attempts,
+                row.lease_token,
+                f"{plan_id}:{row.revision}:{row.key}:{row.attempt_group}",
+                row.updated_at,
             ),
             row.id,
             AttemptOutcome.INTERRUPTED,
@@ -499,10 +328,10 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
             error={"code": "plan.stopped", "message": reason},
         )
     result = connection.execute(
-        update(steps)
-        .where(steps.c.plan_id == plan_id, steps.c.status.not_in(_TERMINAL))
-        .values(
-            status=StepStatus.CANCELLED.value,
+        move(
+            OPEN_STEP_STATUSES,
+            StepStatus.CANCELLED,
+            steps.c.plan_id == plan_id,
             status_reason=reason,
             lease_token=None,
             lease_until=None,
@@ -515,13 +344,7 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
 
 
 def _withdraw_open_approvals(connection: Connection, plan_id: str, now: int, reason: str) -> None:
-    withdrawn = connection.execute(
-        update(approvals)
-        .where(approvals.c.plan_id == plan_id, approvals.c.status == ApprovalStatus.OPEN.value)
-        .values(status=ApprovalStatus.WITHDRAWN.value, status_reason=reason, decided_at=now)
-        .returning(approvals.c.step_id)
-    ).all()
-    waiting = [row.step_id for row in withdrawn if row.step_id is not None]
+    waiting = approval_store.withdraw_of_plan(connection, plan_id, reason, now)
     if waiting:
         connection.execute(
             update(intentions)
@@ -558,7 +381,7 @@ def stop_plan(
     ``replan`` and a failure, write the next revision instead when one is allowed. Returns
     the new revision's plan id, or ``None``. A plan already closed is left alone."""
     now = executor.now_ns()
-    plan = connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+    plan = plan_store.get(connection, plan_id)
     if plan.status not in _OPEN:
         return None
     intention = connection.execute(
@@ -577,11 +400,7 @@ def stop_plan(
                 final_reason = f"{reason}; no strategy left that has not failed"
             else:
                 # the superseded status must be written before the new revision is inserted
-                connection.execute(
-                    update(plans)
-                    .where(plans.c.id == plan_id)
-                    .values(status=PlanStatus.REPLANNING.value, updated_at=now)
-                )
+                plan_store.set_status(connection, plan_id, PlanStatus.REPLANNING, now)
                 successor, _, _ = insert_revision(
                     connection,
                     executor,
@@ -602,17 +421,8 @@ def stop_plan(
     why = f"{reason}; replanned as revision {plan.revision + 1}" if successor else final_reason
     closed = _cancel_open_steps(connection, plan_id, now, f"plan {closing.value}: {why}")
     _withdraw_open_approvals(connection, plan_id, now, f"plan {closing.value}: {why}")
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id)
-        .values(
-            status=closing.value,
-            status_reason=why,
-            superseded_by=successor,
-            open_steps=plans.c.open_steps - closed,
-            closed_at=now,
-            updated_at=now,
-        )
+    plan_store.close(
+        connection, plan_id, closing, now, reason=why, superseded_by=successor, closed_steps=closed
     )
     if successor is None:
         connection.execute(

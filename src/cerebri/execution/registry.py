@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from sqlalchemy import Connection, exists, insert, select, update
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from cerebri._guard import arguments
@@ -46,7 +46,7 @@ from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import AuthError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import is_agent, principal_id
-from cerebri.execution.store.schema import grants, principal_keys, principal_tokens, principals
+from cerebri.execution.store import principals as principal_store
 from cerebri.execution.views import instant_text
 from cerebri.proposals import KEYID_PATTERN, KeyRegistry
 from cerebri.temporal import Instant
@@ -91,11 +91,11 @@ def token_digest(secret: str) -> str:
 
 def governed(connection: Connection) -> bool:
     """Whether the store has at least one registered principal (see the module doc)."""
-    return bool(connection.execute(select(exists().select_from(principals))).scalar())
+    return principal_store.governed(connection)
 
 
 def _principal_row(connection: Connection, principal: str) -> Any:
-    row = connection.execute(select(principals).where(principals.c.id == principal)).first()
+    row = principal_store.get(connection, principal)
     if row is None:
         raise ExecutionError(
             f"no principal {principal!r} is registered", code="execution.not_found"
@@ -155,14 +155,13 @@ def add_principal(
         raise AuthError("roles are text", code="auth.invalid_role")
     try:
         with executor.transaction() as connection:
-            connection.execute(
-                insert(principals).values(
-                    id=canonical,
-                    kind="agent" if is_agent(canonical) else "person",
-                    roles=dumps(list[JSONValue](chosen)),
-                    display_name=display_name,
-                    created_at=executor.now_ns(),
-                )
+            principal_store.add(
+                connection,
+                id=canonical,
+                kind="agent" if is_agent(canonical) else "person",
+                roles=dumps(list[JSONValue](chosen)),
+                display_name=display_name,
+                created_at=executor.now_ns(),
             )
     except IntegrityError:
         raise AuthError(f"{canonical} is already registered", code="auth.duplicate") from None
@@ -183,9 +182,9 @@ def list_principals(executor: Executor) -> list[dict[str, JSONValue]]:
     """Every registered principal, ordered by id, with its keys (``keys``: keyid, created,
     revoked) and grants (``grants``: id, capability, calendar, revoked)."""
     with executor.engine.connect() as connection:
-        rows = connection.execute(select(principals).order_by(principals.c.id)).all()
-        keys = connection.execute(select(principal_keys).order_by(principal_keys.c.keyid)).all()
-        given = connection.execute(select(grants).order_by(grants.c.created_at, grants.c.id)).all()
+        rows = principal_store.all_principals(connection)
+        keys = principal_store.all_keys(connection)
+        given = principal_store.all_grants(connection)
     listed = []
     for row in rows:
         wire = _principal_wire(row)
@@ -219,11 +218,7 @@ def disable_principal(executor: Executor, principal: str) -> dict[str, JSONValue
     canonical = principal_id(principal)
     with executor.transaction() as connection:
         _principal_row(connection, canonical)
-        connection.execute(
-            update(principals)
-            .where(principals.c.id == canonical, principals.c.disabled_at.is_(None))
-            .values(disabled_at=executor.now_ns())
-        )
+        principal_store.disable(connection, canonical, executor.now_ns())
     return principal_info(executor, canonical)
 
 
@@ -235,7 +230,7 @@ def require_role(executor: Executor, principal: str, role: str) -> None:
     with executor.engine.connect() as connection:
         if not governed(connection):
             return
-        row = connection.execute(select(principals).where(principals.c.id == canonical)).first()
+        row = principal_store.get(connection, canonical)
     if row is None:
         raise AuthError(f"{canonical} is not a registered principal", code="auth.forbidden")
     if row.disabled_at is not None:
@@ -274,14 +269,13 @@ def issue_token(
     try:
         with executor.transaction() as connection:
             _principal_row(connection, canonical)
-            connection.execute(
-                insert(principal_tokens).values(
-                    id=token_id,
-                    principal_id=canonical,
-                    digest=token_digest(secret),
-                    label=label,
-                    created_at=now,
-                )
+            principal_store.add_token(
+                connection,
+                id=token_id,
+                principal_id=canonical,
+                digest=token_digest(secret),
+                label=label,
+                created_at=now,
             )
     except IntegrityError:
         raise AuthError("that token is already issued", code="auth.duplicate") from None
@@ -299,19 +293,10 @@ def revoke_token(executor: Executor, token_id: str) -> dict[str, JSONValue]:
     Returns ``{"token_id", "principal", "revoked_at"}``; :class:`ExecutionError`
     ``execution.not_found``."""
     with executor.transaction() as connection:
-        row = connection.execute(
-            select(principal_tokens).where(principal_tokens.c.id == token_id)
-        ).first()
+        row = principal_store.get_token(connection, token_id)
         if row is None:
             raise ExecutionError(f"no token {token_id!r}", code="execution.not_found")
-        connection.execute(
-            update(principal_tokens)
-            .where(principal_tokens.c.id == token_id, principal_tokens.c.revoked_at.is_(None))
-            .values(revoked_at=executor.now_ns())
-        )
-        revoked = connection.execute(
-            select(principal_tokens.c.revoked_at).where(principal_tokens.c.id == token_id)
-        ).scalar_one()
+        revoked = principal_store.revoke_token(connection, token_id, executor.now_ns())
     return {
         "token_id": token_id,
         "principal": row.principal_id,
@@ -331,11 +316,7 @@ def authenticate(executor: Executor, token: str) -> str:
         raise AuthError("a valid bearer token is required", code="auth.unauthorized")
     digest = token_digest(token)
     with executor.engine.connect() as connection:
-        row = connection.execute(
-            select(principal_tokens, principals.c.disabled_at)
-            .join(principals, principals.c.id == principal_tokens.c.principal_id)
-            .where(principal_tokens.c.digest == digest)
-        ).first()
+        row = principal_store.token_by_digest(connection, digest)
     if row is None or not hmac.compare_digest(row.digest, digest):
         raise AuthError("a valid bearer token is required", code="auth.unauthorized")
     if row.revoked_at is not None:
@@ -387,14 +368,13 @@ def register_key(
     try:
         with executor.transaction() as connection:
             _principal_row(connection, canonical)
-            connection.execute(
-                insert(principal_keys).values(
-                    keyid=keyid,
-                    principal_id=canonical,
-                    public_key=_key_text(public_key),
-                    valid_from=start,
-                    created_at=now,
-                )
+            principal_store.add_key(
+                connection,
+                keyid=keyid,
+                principal_id=canonical,
+                public_key=_key_text(public_key),
+                valid_from=start,
+                created_at=now,
             )
     except IntegrityError:
         raise AuthError(f"keyid {keyid!r} is already registered", code="auth.duplicate") from None
@@ -410,23 +390,18 @@ def revoke_key(executor: Executor, keyid: str) -> dict[str, JSONValue]:
         row = key_owner(connection, keyid)
         if row is None:
             raise ExecutionError(f"no key {keyid!r}", code="execution.not_found")
-        connection.execute(
-            update(principal_keys)
-            .where(principal_keys.c.keyid == keyid, principal_keys.c.revoked_at.is_(None))
-            .values(revoked_at=executor.now_ns())
-        )
-        row = key_owner(connection, keyid)
+        revoked = principal_store.revoke_key(connection, keyid, executor.now_ns())
     return {
         "keyid": keyid,
         "principal": row.principal_id,
-        "revoked_at": instant_text(row.revoked_at),
+        "revoked_at": instant_text(revoked),
     }
 
 
 def key_owner(connection: Connection, keyid: str) -> Any:
     """The ``principal_keys`` row of ``keyid`` (``principal_id``, ``public_key``,
     ``valid_from``, ``revoked_at``), or ``None``."""
-    return connection.execute(select(principal_keys).where(principal_keys.c.keyid == keyid)).first()
+    return principal_store.get_key(connection, keyid)
 
 
 def public_key_of(row: Any) -> Ed25519PublicKey:
@@ -445,8 +420,7 @@ def key_registry(executor: Executor) -> KeyRegistry:
 def registry_of(connection: Connection) -> KeyRegistry:
     """:func:`key_registry` inside a caller's connection."""
     registry = KeyRegistry()
-    rows = connection.execute(select(principal_keys).order_by(principal_keys.c.keyid)).all()
-    for row in rows:
+    for row in principal_store.all_keys(connection):
         registry = registry.add(
             row.keyid, _key_of(row.public_key), valid_from=Instant(row.valid_from)
         )
@@ -472,14 +446,13 @@ def grant(
     now = executor.now_ns()
     with executor.transaction() as connection:
         _principal_row(connection, canonical)
-        connection.execute(
-            insert(grants).values(
-                id=grant_id,
-                principal_id=canonical,
-                capability=capability,
-                calendar=calendar,
-                created_at=now,
-            )
+        principal_store.add_grant(
+            connection,
+            id=grant_id,
+            principal_id=canonical,
+            capability=capability,
+            calendar=calendar,
+            created_at=now,
         )
     return {
         "id": grant_id,
@@ -496,32 +469,14 @@ def revoke_grant(executor: Executor, grant_id: str) -> dict[str, JSONValue]:
     Returns ``{"id", "principal", "revoked_at"}``; :class:`ExecutionError`
     ``execution.not_found``."""
     with executor.transaction() as connection:
-        row = connection.execute(select(grants).where(grants.c.id == grant_id)).first()
+        row = principal_store.get_grant(connection, grant_id)
         if row is None:
             raise ExecutionError(f"no grant {grant_id!r}", code="execution.not_found")
-        connection.execute(
-            update(grants)
-            .where(grants.c.id == grant_id, grants.c.revoked_at.is_(None))
-            .values(revoked_at=executor.now_ns())
-        )
-        revoked = connection.execute(
-            select(grants.c.revoked_at).where(grants.c.id == grant_id)
-        ).scalar_one()
+        revoked = principal_store.revoke_grant(connection, grant_id, executor.now_ns())
     return {"id": grant_id, "principal": row.principal_id, "revoked_at": instant_text(revoked)}
 
 
 def has_grant(connection: Connection, principal: str, capability: str, calendar: str) -> bool:
     """Whether ``principal`` holds an unrevoked grant of ``capability`` on ``calendar``
     (or on ``*``)."""
-    return bool(
-        connection.execute(
-            select(
-                exists().where(
-                    grants.c.principal_id == principal,
-                    grants.c.capability == capability,
-                    grants.c.calendar.in_((calendar, "*")),
-                    grants.c.revoked_at.is_(None),
-                )
-            )
-        ).scalar()
-    )
+    return principal_store.has_grant(connection, principal, capability, calendar)

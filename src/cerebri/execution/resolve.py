@@ -14,7 +14,7 @@ tells :func:`resolve_step` what happened:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, select
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -22,7 +22,10 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
-from cerebri.execution.store.schema import plans, steps
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store.schema import steps
+from cerebri.execution.store.transitions import move
 from cerebri.execution.views import show_plan
 from cerebri.plans import PlanStatus, StepStatus
 
@@ -34,17 +37,15 @@ NEEDS_VERIFICATION = "needs_verification"
 
 def _unblock_plan(connection: Connection, plan_id: str, now: int) -> None:
     """A ``blocked`` plan with no blocked step left is ``executing`` again."""
-    blocked = connection.execute(
-        select(func.count())
-        .select_from(steps)
-        .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.BLOCKED.value)
-    ).scalar()
-    if blocked:
+    if step_store.count_blocked(connection, plan_id):
         return
-    connection.execute(
-        update(plans)
-        .where(plans.c.id == plan_id, plans.c.status == PlanStatus.BLOCKED.value)
-        .values(status=PlanStatus.EXECUTING.value, status_reason=None, updated_at=now)
+    plan_store.set_status(
+        connection,
+        plan_id,
+        PlanStatus.EXECUTING,
+        now,
+        leaving=[PlanStatus.BLOCKED],
+        status_reason=None,
     )
 
 
@@ -87,14 +88,11 @@ def resolve_step(
             group = int(row.attempt_group) + 1
             moved = (
                 connection.execute(
-                    update(steps)
-                    .where(
+                    move(
+                        StepStatus.BLOCKED,
+                        StepStatus.READY,
                         steps.c.id == step_id,
-                        steps.c.status == StepStatus.BLOCKED.value,
                         steps.c.lease_token.is_(None),
-                    )
-                    .values(
-                        status=StepStatus.READY.value,
                         status_reason=f"resolved by {by}: it did not happen; "
                         f"runs again as attempt group {group}",
                         attempt_group=group,

@@ -64,9 +64,10 @@ from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import authority_refusal
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
+from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store.schema import (
     approvals,
-    attempt_history,
     plans,
     predictions,
     sandboxes,
@@ -281,20 +282,19 @@ class StepRun:
 
     def _interruptions(self) -> int:
         with self.ex.engine.connect() as connection:
-            rows = connection.execute(
-                select(attempt_history.c.id).where(
-                    attempt_history.c.step_id == self.held.step_id,
-                    attempt_history.c.outcome == AttemptOutcome.INTERRUPTED.value,
-                )
-            ).all()
-        return len(rows)
+            return attempt_store.count_history(
+                connection, self.held.step_id, AttemptOutcome.INTERRUPTED
+            )
 
     def _plan_status(self, status: PlanStatus, reason: str) -> None:
         with self.ex.transaction() as connection:
-            connection.execute(
-                update(plans)
-                .where(plans.c.id == self.held.plan_id, plans.c.status.in_(_OPEN))
-                .values(status=status.value, status_reason=reason, updated_at=self.ex.now_ns())
+            plan_store.set_status(
+                connection,
+                self.held.plan_id,
+                status,
+                self.ex.now_ns(),
+                leaving=OPEN_PLAN_STATUSES,
+                status_reason=reason,
             )
 
     # -- capability steps --------------------------------------------------------------
@@ -659,13 +659,7 @@ class StepRun:
 
     def _failures(self) -> int:
         with self.ex.engine.connect() as connection:
-            rows = connection.execute(
-                select(attempt_history.c.id).where(
-                    attempt_history.c.step_id == self.held.step_id,
-                    attempt_history.c.outcome == AttemptOutcome.FAILED.value,
-                )
-            ).all()
-        return len(rows)
+            return attempt_store.count_history(connection, self.held.step_id, AttemptOutcome.FAILED)
 
     # -- other kinds -----------------------------------------------------------------
 

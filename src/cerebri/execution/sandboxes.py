@@ -11,13 +11,14 @@ from types import NoneType
 from typing import Any
 
 from sqlalchemy import Connection, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.store.dialect import upsert
 from cerebri.execution.store.schema import plans, sandboxes, steps
+from cerebri.execution.store.transitions import move
 from cerebri.execution.views import instant_text
 from cerebri.plans import PlanStatus, StepStatus
 
@@ -29,13 +30,15 @@ _DISABLED_PREFIX = "sandbox_disabled"
 def _upsert(connection: Connection, values: dict[str, Any]) -> None:
     """Insert or update one sandbox row in one statement (``ON CONFLICT (name) DO UPDATE``),
     so two operators enabling the same new sandbox never collide."""
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(sandboxes).values(values)
-    statement = statement.on_conflict_do_update(
-        index_elements=[sandboxes.c.name],
-        set_={k: statement.excluded[k] for k in ("enabled", "reason", "updated_at")},
+    connection.execute(
+        upsert(
+            connection,
+            sandboxes,
+            values,
+            key=[sandboxes.c.name],
+            refresh=("enabled", "reason", "updated_at"),
+        )
     )
-    connection.execute(statement)
 
 
 def _wire(row: Any) -> dict[str, JSONValue]:
@@ -71,14 +74,11 @@ def set_sandbox(
         if enabled:
             of_sandbox = select(plans.c.id).where(plans.c.sandbox == name)
             done = connection.execute(
-                update(steps)
-                .where(
+                move(
+                    StepStatus.BLOCKED,
+                    StepStatus.READY,
                     steps.c.plan_id.in_(of_sandbox),
-                    steps.c.status == StepStatus.BLOCKED.value,
                     steps.c.status_reason.startswith(_DISABLED_PREFIX),
-                )
-                .values(
-                    status=StepStatus.READY.value,
                     next_run_at=now,
                     status_reason=f"sandbox {name} enabled again",
                     updated_at=now,

@@ -17,6 +17,7 @@ is ordered totally: plans by (created_at, id), steps by position, attempts by nu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import NoneType
 from typing import Any, Final
 
@@ -25,9 +26,9 @@ from sqlalchemy import Connection, func, select
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
-from cerebri.execution.claims import lease_holder
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.store.attempts import lease_holder
 from cerebri.execution.store.schema import (
     approvals,
     attempt_history,
@@ -50,6 +51,7 @@ from cerebri.temporal import Instant
 
 __all__ = [
     "STUCK_GRACE_SECONDS",
+    "ApprovalView",
     "instant_text",
     "list_plans",
     "scheduled_steps",
@@ -73,6 +75,38 @@ _SCHEDULED = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECU
 def instant_text(ns: int | None) -> str | None:
     """``None`` or the RFC 3339 UTC text of an instant given in nanoseconds since the epoch."""
     return None if ns is None else Instant(ns).format()
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalView:
+    """An approval row as listed: instants as RFC 3339 UTC text in :meth:`to_wire`."""
+
+    row: dict[str, Any]
+
+    def to_wire(self) -> dict[str, JSONValue]:
+        """``{"id", "plan_id", "step_id", "requester", "author", "status", "status_reason",
+        "decided_by", "request", "subject_digest", "keyid", "signed", "created_at",
+        "expires_at", "decided_at", "consumed_at"}`` (``author``: of the proposal the plan
+        came from, or ``null``)."""
+        r = self.row
+        return {
+            "id": r["id"],
+            "plan_id": r["plan_id"],
+            "step_id": r["step_id"],
+            "requester": r["requester"],
+            "author": r.get("author"),
+            "status": r["status"],
+            "status_reason": r["status_reason"],
+            "decided_by": r["decided_by"],
+            "request": loads(r["request"]),
+            "subject_digest": r.get("subject_digest"),
+            "keyid": r.get("keyid"),
+            "signed": r.get("signature") is not None,
+            "created_at": instant_text(r["created_at"]),
+            "expires_at": instant_text(r["expires_at"]),
+            "decided_at": instant_text(r["decided_at"]),
+            "consumed_at": instant_text(r["consumed_at"]),
+        }
 
 
 def _strategy(limits: str | None) -> JSONValue:
@@ -226,7 +260,6 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     ``predictions`` and ``approvals`` by (created_at, id).
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
-    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
 
     with executor.engine.connect() as connection:
         row = connection.execute(select(plans).where(plans.c.id == plan_id)).first()
@@ -338,7 +371,6 @@ def show_step(executor: Executor, step_id: str) -> dict[str, JSONValue]:
 def show_approval(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
     """One approval in the wire form of :func:`~cerebri.execution.approvals.list_approvals`.
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown approval id."""
-    from cerebri.execution.approvals import ApprovalView  # noqa: PLC0415 - import cycle
 
     with executor.engine.connect() as connection:
         row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
@@ -390,6 +422,69 @@ def _entry(
     }
 
 
+_Verdict = tuple[str, int | None, bool, str | None]
+"""A step's ``(owner, timeout, stuck, reason)`` in :func:`stuck`."""
+
+
+def _due_verdict(step: Any, now: int, grace_ns: int) -> _Verdict:
+    """A ``ready``/``waiting`` step."""
+    if (step.status_reason or "").startswith("no_adapter"):
+        # passed on by a worker that cannot carry it out: someone must start one that can
+        return "operator", step.next_run_at, True, step.status_reason
+    if step.next_run_at is not None and step.next_run_at < now - grace_ns:
+        reason = (
+            f"overdue since {instant_text(step.next_run_at)}: no worker is running "
+            "(start `cerebri worker`)"
+        )
+        return "workers", step.next_run_at, True, reason
+    return "workers", step.next_run_at, False, step.status_reason
+
+
+def _executing_verdict(
+    step: Any, now: int, grace_ns: int, workers: dict[str, str | None]
+) -> _Verdict:
+    owner = workers.get(step.id) or lease_holder(step.lease_token) or "workers"
+    if step.lease_until is not None and step.lease_until < now - grace_ns:
+        reason = (
+            f"lease expired at {instant_text(step.lease_until)} and nobody took it over: "
+            "no worker is running"
+        )
+        return owner, step.lease_until, True, reason
+    return owner, step.lease_until, False, step.status_reason
+
+
+def _approval_verdict(
+    step: Any, now: int, grace_ns: int, approval_expiry: dict[str, int]
+) -> _Verdict:
+    """An ``awaiting_approval``/``awaiting_grant`` step."""
+    timeout = approval_expiry.get(step.approval_id or "")
+    if timeout is not None and timeout < now - grace_ns:
+        reason = (
+            f"approval {step.approval_id} expired at {instant_text(timeout)} and no "
+            "worker has swept it"
+        )
+        return "approver", timeout, True, reason
+    reason = f"waiting for approval {step.approval_id} (`cerebri approvals list`)"
+    return "approver", timeout, False, reason
+
+
+def _pending_verdict(step: Any, statuses: dict[str, str]) -> _Verdict:
+    spec = loads(step.spec) or {}
+    ended = [
+        f"{key} is {statuses[key]}"
+        for key in spec.get("depends_on", ())
+        if statuses.get(key) in _TERMINAL and statuses.get(key) not in _DONE
+    ]
+    if ended:
+        return (
+            "dependencies",
+            None,
+            True,
+            "a dependency ended without being done: " + ", ".join(ended),
+        )
+    return "dependencies", None, False, f"waiting for {step.remaining_deps} dependencies"
+
+
 def _step_entry(
     step: Any,
     plan: Any,
@@ -401,51 +496,18 @@ def _step_entry(
     statuses: dict[str, str],
 ) -> tuple[tuple[Any, ...], dict[str, JSONValue]]:
     status = step.status
-    owner, timeout, is_stuck, reason = "workers", step.next_run_at, False, step.status_reason
+    verdict: _Verdict
     if status in (StepStatus.READY.value, StepStatus.WAITING.value):
-        if (step.status_reason or "").startswith("no_adapter"):
-            # passed on by a worker that cannot carry it out: someone must start one that can
-            owner, is_stuck = "operator", True
-        elif step.next_run_at is not None and step.next_run_at < now - grace_ns:
-            is_stuck = True
-            reason = (
-                f"overdue since {instant_text(step.next_run_at)}: no worker is running "
-                "(start `cerebri worker`)"
-            )
+        verdict = _due_verdict(step, now, grace_ns)
     elif status == StepStatus.EXECUTING.value:
-        owner = workers.get(step.id) or lease_holder(step.lease_token) or "workers"
-        timeout = step.lease_until
-        if step.lease_until is not None and step.lease_until < now - grace_ns:
-            is_stuck = True
-            reason = (
-                f"lease expired at {instant_text(step.lease_until)} and nobody took it over: "
-                "no worker is running"
-            )
+        verdict = _executing_verdict(step, now, grace_ns, workers)
     elif status in (StepStatus.AWAITING_APPROVAL.value, StepStatus.AWAITING_GRANT.value):
-        owner = "approver"
-        timeout = approval_expiry.get(step.approval_id or "")
-        reason = f"waiting for approval {step.approval_id} (`cerebri approvals list`)"
-        if timeout is not None and timeout < now - grace_ns:
-            is_stuck = True
-            reason = (
-                f"approval {step.approval_id} expired at {instant_text(timeout)} and no "
-                "worker has swept it"
-            )
+        verdict = _approval_verdict(step, now, grace_ns, approval_expiry)
     elif status == StepStatus.BLOCKED.value:
-        owner, timeout, is_stuck = "operator", None, True
+        verdict = "operator", None, True, step.status_reason
     else:  # pending
-        owner, timeout = "dependencies", None
-        spec = loads(step.spec) or {}
-        ended = [
-            f"{key} is {statuses[key]}"
-            for key in spec.get("depends_on", ())
-            if statuses.get(key) in _TERMINAL and statuses.get(key) not in _DONE
-        ]
-        if ended:
-            is_stuck = True
-            reason = "a dependency ended without being done: " + ", ".join(ended)
-        else:
-            reason = f"waiting for {step.remaining_deps} dependencies"
+        verdict = _pending_verdict(step, statuses)
+    owner, timeout, is_stuck, reason = verdict
     return _entry(
         "step",
         step.id,
@@ -458,6 +520,138 @@ def _step_entry(
         step_key=step.key,
         position=step.position,
     )
+
+
+@dataclass(frozen=True)
+class _Unfinished:
+    """What :func:`stuck` reads, in one connection: open predictions, the plans they or the
+    open plans belong to (``by_id``), the open plans, their steps, and the open attempts'
+    workers and approvals' expiries."""
+
+    predictions: list[Any]
+    by_id: dict[str, Any]
+    plans: list[Any]
+    steps: list[Any]
+    workers: dict[str, str | None]
+    expiry: dict[str, int]
+
+
+def _unfinished(connection: Connection) -> _Unfinished:
+    prediction_rows = connection.execute(
+        select(predictions).where(predictions.c.status == PredictionStatus.OPEN.value)
+    ).all()
+    with_predictions = {r.plan_id for r in prediction_rows}
+    plan_rows = connection.execute(
+        select(plans).where(
+            plans.c.status.in_(_OPEN_PLANS) | plans.c.id.in_(sorted(with_predictions))
+        )
+    ).all()
+    by_id = {p.id: p for p in plan_rows}
+    open_plans = [p for p in plan_rows if p.status in _OPEN_PLANS]
+    ids = [p.id for p in open_plans]
+    step_rows = connection.execute(select(steps).where(steps.c.plan_id.in_(ids))).all()
+    open_attempts = connection.execute(
+        select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
+    ).all()
+    approval_rows = connection.execute(
+        select(approvals.c.id, approvals.c.expires_at).where(approvals.c.plan_id.in_(ids))
+    ).all()
+    tokens = {s.id: s.lease_token for s in step_rows}
+    return _Unfinished(
+        predictions=list(prediction_rows),
+        by_id=by_id,
+        plans=open_plans,
+        steps=list(step_rows),
+        workers={
+            a.step_id: a.worker_id for a in open_attempts if tokens.get(a.step_id) == a.lease_token
+        },
+        expiry={a.id: int(a.expires_at) for a in approval_rows},
+    )
+
+
+_Entry = tuple[tuple[Any, ...], dict[str, JSONValue]]
+
+
+def _step_entries(found: _Unfinished, now: int, grace_ns: int) -> list[_Entry]:
+    statuses: dict[str, dict[str, str]] = {p.id: {} for p in found.plans}
+    for s in found.steps:
+        statuses[s.plan_id][s.key] = s.status
+    return [
+        _step_entry(
+            s,
+            found.by_id[s.plan_id],
+            now=now,
+            grace_ns=grace_ns,
+            workers=found.workers,
+            approval_expiry=found.expiry,
+            statuses=statuses[s.plan_id],
+        )
+        for s in found.steps
+        if s.status not in _TERMINAL
+    ]
+
+
+def _open_steps(found: _Unfinished) -> dict[str, int]:
+    counts: dict[str, int] = {p.id: 0 for p in found.plans}
+    for s in found.steps:
+        if s.status not in _TERMINAL:
+            counts[s.plan_id] += 1
+    return counts
+
+
+def _plan_entries(found: _Unfinished) -> list[_Entry]:
+    open_steps = _open_steps(found)
+    entries = []
+    for p in found.plans:
+        empty = open_steps[p.id] == 0
+        entries.append(
+            _entry(
+                "plan",
+                p.id,
+                p,
+                status=p.status,
+                owner="operator" if empty else "workers",
+                timeout=None,
+                is_stuck=empty,
+                reason="an open plan with no open step: nothing will move it"
+                if empty
+                else f"{open_steps[p.id]} open steps",
+            )
+        )
+    return entries
+
+
+def _prediction_reason(verifying: bool, late: bool, due_at: int | None) -> str:
+    if verifying:
+        return "a verify step will resolve it"
+    if late:
+        return f"past due at {instant_text(due_at)} and no verify step will resolve it"
+    return "no verify step: an operator resolves it"
+
+
+def _prediction_entries(found: _Unfinished, now: int) -> list[_Entry]:
+    open_verify = {
+        s.plan_id
+        for s in found.steps
+        if s.status not in _TERMINAL and s.kind == StepKind.VERIFY.value
+    }
+    entries = []
+    for r in found.predictions:
+        verifying = r.plan_id in open_verify
+        late = r.due_at is not None and r.due_at < now
+        entries.append(
+            _entry(
+                "prediction",
+                r.id,
+                found.by_id[r.plan_id],
+                status=r.status,
+                owner="workers" if verifying else "operator",
+                timeout=r.due_at,
+                is_stuck=late and not verifying,
+                reason=_prediction_reason(verifying, late, r.due_at),
+            )
+        )
+    return entries
 
 
 @arguments(execution_argument_error, executor=Executor, grace_seconds=int)
@@ -486,90 +680,10 @@ def stuck(
     * open plan: owner ``workers``; stuck when it has no open step.
     """
     now = executor.now_ns()
-    grace_ns = grace_seconds * NS
     with executor.engine.connect() as connection:
-        prediction_rows = connection.execute(
-            select(predictions).where(predictions.c.status == PredictionStatus.OPEN.value)
-        ).all()
-        with_predictions = {r.plan_id for r in prediction_rows}
-        plan_rows = connection.execute(
-            select(plans).where(
-                plans.c.status.in_(_OPEN_PLANS) | plans.c.id.in_(sorted(with_predictions))
-            )
-        ).all()
-        by_id = {p.id: p for p in plan_rows}
-        plan_rows = [p for p in plan_rows if p.status in _OPEN_PLANS]
-        ids = [p.id for p in plan_rows]
-        step_rows = connection.execute(select(steps).where(steps.c.plan_id.in_(ids))).all()
-        open_attempts = connection.execute(
-            select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
-        ).all()
-        approval_rows = connection.execute(
-            select(approvals.c.id, approvals.c.expires_at).where(approvals.c.plan_id.in_(ids))
-        ).all()
-    tokens = {s.id: s.lease_token for s in step_rows}
-    workers = {
-        a.step_id: a.worker_id for a in open_attempts if tokens.get(a.step_id) == a.lease_token
-    }
-    expiry = {a.id: int(a.expires_at) for a in approval_rows}
-    statuses: dict[str, dict[str, str]] = {pid: {} for pid in ids}
-    open_steps: dict[str, int] = dict.fromkeys(ids, 0)
-    open_verify: set[str] = set()
-    for s in step_rows:
-        statuses[s.plan_id][s.key] = s.status
-        if s.status not in _TERMINAL:
-            open_steps[s.plan_id] += 1
-            if s.kind == StepKind.VERIFY.value:
-                open_verify.add(s.plan_id)
-    entries = [
-        _step_entry(
-            s,
-            by_id[s.plan_id],
-            now=now,
-            grace_ns=grace_ns,
-            workers=workers,
-            approval_expiry=expiry,
-            statuses=statuses[s.plan_id],
-        )
-        for s in step_rows
-        if s.status not in _TERMINAL
-    ]
-    for p in plan_rows:
-        empty = open_steps[p.id] == 0
-        entries.append(
-            _entry(
-                "plan",
-                p.id,
-                p,
-                status=p.status,
-                owner="operator" if empty else "workers",
-                timeout=None,
-                is_stuck=empty,
-                reason="an open plan with no open step: nothing will move it"
-                if empty
-                else f"{open_steps[p.id]} open steps",
-            )
-        )
-    for r in prediction_rows:
-        verifying = r.plan_id in open_verify
-        late = r.due_at is not None and r.due_at < now
-        entries.append(
-            _entry(
-                "prediction",
-                r.id,
-                by_id[r.plan_id],
-                status=r.status,
-                owner="workers" if verifying else "operator",
-                timeout=r.due_at,
-                is_stuck=late and not verifying,
-                reason=(
-                    "a verify step will resolve it"
-                    if verifying
-                    else f"past due at {instant_text(r.due_at)} and no verify step will resolve it"
-                    if late
-                    else "no verify step: an operator resolves it"
-                ),
-            )
-        )
+        found = _unfinished(connection)
+    entries = _step_entries(found, now, grace_seconds * NS)
+    entries += _plan_entries(found)
+    entries += _prediction_entries(found, now)
     entries.sort(key=lambda pair: pair[0])
     return [wire for _, wire in entries]

@@ -179,115 +179,166 @@ def run_worker(
     if outages is not None and stop is not None and outages.stop is not stop:
         raise execution_argument_error("run_worker(outages=...) must share the worker's stop")
     stop = stop or (outages.stop if outages is not None else threading.Event())
+    settings = _Settings(
+        concurrency=concurrency,
+        lease_seconds=lease_seconds,
+        until_idle=until_idle,
+        poll_seconds=poll_seconds,
+        max_claims=max_claims,
+        hook=hook,
+        on_claim=on_claim,
+    )
     guard = outages or OutageGuard(executor.now_ns, stop=stop)
-    report = WorkerReport(worker_id=f"worker:{executor.ids.new_id()}")
-    in_flight = _InFlight()
-    claimed = threading.Semaphore(max_claims) if max_claims is not None else None
-    idle_threads = [False] * concurrency
-    idle_lock = threading.Lock()
-    beats_done = threading.Event()
+    return _Worker(executor, settings, stop, guard).run()
 
-    def beat_once(held: Claim) -> None:
-        extend = partial(heartbeat, executor, held, lease_seconds)
-        kept = guard.attempt(extend, wrote=bool, default=None)
-        if kept is None or kept or not in_flight.holds(held):
+
+@dataclass(frozen=True)
+class _Settings:
+    """The arguments of one :func:`run_worker` call, checked."""
+
+    concurrency: int
+    lease_seconds: float
+    until_idle: bool
+    poll_seconds: float
+    max_claims: int | None
+    hook: Hook | None
+    on_claim: Callable[[Claim], None] | None
+
+
+class _Worker:
+    """One :func:`run_worker` call: its threads, the heartbeat, the timers and the report."""
+
+    def __init__(
+        self, executor: Executor, settings: _Settings, stop: threading.Event, guard: OutageGuard
+    ) -> None:
+        self.ex = executor
+        self.settings = settings
+        self.stop = stop
+        self.guard = guard
+        self.report = WorkerReport(worker_id=f"worker:{executor.ids.new_id()}")
+        self.in_flight = _InFlight()
+        most = settings.max_claims
+        self.claimed = threading.Semaphore(most) if most is not None else None
+        self.idle_threads = [False] * settings.concurrency
+        self.idle_lock = threading.Lock()
+        self.beats_done = threading.Event()
+        self.timers_due = 0  # next instant (ns, injected clock) at which this worker fires timers
+        self.fatal: list[Exception] = []
+
+    # -- the heartbeat -----------------------------------------------------------------
+
+    def beat_once(self, held: Claim) -> None:
+        extend = partial(heartbeat, self.ex, held, self.settings.lease_seconds)
+        kept = self.guard.attempt(extend, wrote=bool, default=None)
+        if kept is None or kept or not self.in_flight.holds(held):
             return  # an outage: try again at the next beat (the lease may run out meanwhile)
-        in_flight.remove(held)
-        lost = guard.attempt(partial(taken_over, executor, held), wrote=_no, default=False)
+        self.in_flight.remove(held)
+        lost = self.guard.attempt(partial(taken_over, self.ex, held), wrote=_no, default=False)
         if lost:  # not merely finished or cancelled meanwhile
-            report.count("leases_lost")
+            self.report.count("leases_lost")
 
-    def beat() -> None:
-        while not beats_done.wait(lease_seconds / 3):
-            for held in in_flight.snapshot():
+    def beat(self) -> None:
+        while not self.beats_done.wait(self.settings.lease_seconds / 3):
+            for held in self.in_flight.snapshot():
                 try:
-                    beat_once(held)
+                    self.beat_once(held)
                 except Exception as error:  # not an outage: counted, the heartbeat goes on
-                    report.failed(error)
+                    self.report.failed(error)
 
-    def all_idle(index: int, idle: bool) -> bool:
-        with idle_lock:
-            idle_threads[index] = idle
-            return all(idle_threads) and len(in_flight) == 0
+    # -- the claiming threads ----------------------------------------------------------
 
-    timers_due = [0]  # next instant (ns, injected clock) at which this worker fires timers
+    def all_idle(self, index: int, idle: bool) -> bool:
+        with self.idle_lock:
+            self.idle_threads[index] = idle
+            return all(self.idle_threads) and len(self.in_flight) == 0
 
-    def fire_timers(force: bool) -> None:
-        now = executor.now_ns()
-        with idle_lock:
-            if not force and now < timers_due[0]:
+    def fire_timers(self, force: bool) -> None:
+        now = self.ex.now_ns()
+        with self.idle_lock:
+            if not force and now < self.timers_due:
                 return
-            timers_due[0] = now + TIMER_SWEEP_SECONDS * NS
-        fired = guard.retry(partial(expire_due, executor), wrote=bool)
+            self.timers_due = now + TIMER_SWEEP_SECONDS * NS
+        fired = self.guard.retry(partial(expire_due, self.ex), wrote=bool)
         if fired:
-            report.count("timers_fired", fired)
+            self.report.count("timers_fired", fired)
 
-    fatal: list[Exception] = []
-
-    def loop(index: int) -> None:
+    def loop(self, index: int) -> None:
         try:
-            work(index)
+            self.work(index)
         except StoppedDuringOutageError:
             return  # stopped while the store was away: raised below as the outage's error
         except Exception as error:  # past the outage limit, or not an outage: stop them all
-            with idle_lock:
-                fatal.append(error)
-            stop.set()
+            with self.idle_lock:
+                self.fatal.append(error)
+            self.stop.set()
 
-    def work(index: int) -> None:
-        take = partial(claim, executor, report.worker_id, lease_seconds)
-        while not stop.is_set():
-            fire_timers(force=False)
-            if claimed is not None and not claimed.acquire(blocking=False):
+    def work(self, index: int) -> None:
+        take = partial(claim, self.ex, self.report.worker_id, self.settings.lease_seconds)
+        while not self.stop.is_set():
+            self.fire_timers(force=False)
+            if self.claimed is not None and not self.claimed.acquire(blocking=False):
                 return
-            held = guard.retry(take, wrote=_taken)
+            held = self.guard.retry(take, wrote=_taken)
             if held is None:
-                if claimed is not None:
-                    claimed.release()
-                fire_timers(force=True)
-                if until_idle and not guard.ongoing and all_idle(index, True):
+                if self.idle(index):
                     return
-                stop.wait(poll_seconds)
                 continue
-            all_idle(index, False)
-            report.count("claims")
-            if held.takeover:
-                report.count("takeovers")
-            if on_claim is not None:
-                on_claim(held)
-            in_flight.add(held)
-            try:
-                if hook is None:
-                    run_claim(executor, held)
-                else:
-                    run_claim(executor, held, hook)
-                guard.succeeded(wrote=True)
-            except Exception as error:  # the store or an adapter broke: the lease expires and
-                if not guard.failed(error):  # a takeover settles the step by the crash rules
-                    report.failed(error)
-            finally:
-                in_flight.remove(held)
+            self.all_idle(index, False)
+            self.run_one(held)
 
-    heart = threading.Thread(target=beat, name="cerebri-heartbeat", daemon=True)
-    heart.start()
-    threads = [
-        threading.Thread(target=loop, args=(i,), name=f"cerebri-worker-{i}", daemon=True)
-        for i in range(concurrency)
-    ]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        beats_done.set()
-        heart.join()
-    report.outages = guard.outages
-    if fatal:
-        raise fatal[0]
-    if guard.ongoing:
-        raise guard.error()
-    return report
+    def idle(self, index: int) -> bool:
+        """Nothing was due: give back the claim slot, fire timers, and wait a poll; whether
+        the worker is done (``until_idle`` and every thread idle with nothing in flight)."""
+        if self.claimed is not None:
+            self.claimed.release()
+        self.fire_timers(force=True)
+        if self.settings.until_idle and not self.guard.ongoing and self.all_idle(index, True):
+            return True
+        self.stop.wait(self.settings.poll_seconds)
+        return False
+
+    def run_one(self, held: Claim) -> None:
+        self.report.count("claims")
+        if held.takeover:
+            self.report.count("takeovers")
+        if self.settings.on_claim is not None:
+            self.settings.on_claim(held)
+        self.in_flight.add(held)
+        try:
+            if self.settings.hook is None:
+                run_claim(self.ex, held)
+            else:
+                run_claim(self.ex, held, self.settings.hook)
+            self.guard.succeeded(wrote=True)
+        except Exception as error:  # the store or an adapter broke: the lease expires and
+            if not self.guard.failed(error):  # a takeover settles the step by the crash rules
+                self.report.failed(error)
+        finally:
+            self.in_flight.remove(held)
+
+    # -- the whole call ----------------------------------------------------------------
+
+    def run(self) -> WorkerReport:
+        heart = threading.Thread(target=self.beat, name="cerebri-heartbeat", daemon=True)
+        heart.start()
+        threads = [
+            threading.Thread(target=self.loop, args=(i,), name=f"cerebri-worker-{i}", daemon=True)
+            for i in range(self.settings.concurrency)
+        ]
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            self.beats_done.set()
+            heart.join()
+        self.report.outages = self.guard.outages
+        if self.fatal:
+            raise self.fatal[0]
+        if self.guard.ongoing:
+            raise self.guard.error()
+        return self.report
 
 
 def _taken(held: Claim | None) -> bool:

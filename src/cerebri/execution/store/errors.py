@@ -16,6 +16,9 @@
   (raised by the execution commands: run ``cerebri store init``).
 * ``store.invalid_argument``: a store function got a wrong-typed Python argument (a URL
   that is not text, ...), refused before anything is opened (:func:`store_argument_error`).
+* ``store.illegal_transition``: a step status change the transition table does not allow
+  (:class:`~cerebri.execution.store.transitions.StepTransitionError`; a programming error,
+  decision 0043).
 
 :func:`store_error_code` is the one place that decides which exceptions of SQLAlchemy, psycopg
 and ``sqlite3`` are store outages (``store.unavailable``, ``store.full``) rather than

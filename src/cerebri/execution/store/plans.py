@@ -1,0 +1,110 @@
+"""The plans repository: reads and writes of one plan row (decision 0043).
+
+Every function runs in the caller's transaction (``connection``) and touches the row of
+``plan_id`` only. Instants are nanoseconds since the epoch. A status write names the statuses
+it may leave (``leaving``) when it must not overwrite a plan that moved meanwhile; without it
+the row is written whatever its status (the caller read it in this transaction).
+
+The claim's statements, which start a plan and count its invocations in the same statement
+group as the step's lease, stay with the claim (:mod:`cerebri.execution.claims`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, Row, select, update
+
+from cerebri.execution.store.schema import plans
+from cerebri.plans.vocabulary import PlanStatus
+
+__all__ = [
+    "close",
+    "count_approval_request",
+    "count_down",
+    "get",
+    "give_back_invocation",
+    "set_status",
+]
+
+
+def get(connection: Connection, plan_id: str) -> Row[Any]:
+    """The plan row; ``sqlalchemy.exc.NoResultFound`` when there is none."""
+    return connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+
+
+def count_down(connection: Connection, plan_id: str, closed: int) -> int:
+    """Subtract ``closed`` from the plan's ``open_steps``; the count left."""
+    row = connection.execute(
+        update(plans)
+        .where(plans.c.id == plan_id)
+        .values(open_steps=plans.c.open_steps - closed)
+        .returning(plans.c.open_steps)
+    ).one()
+    return int(row.open_steps)
+
+
+def give_back_invocation(connection: Connection, plan_id: str) -> None:
+    """Take back one capability invocation the plan's budget counted."""
+    connection.execute(
+        update(plans).where(plans.c.id == plan_id).values(invocations=plans.c.invocations - 1)
+    )
+
+
+def count_approval_request(connection: Connection, plan_id: str, now: int) -> None:
+    """The plan asked a person: ``approvals_requested`` + 1, status ``awaiting_approval``."""
+    connection.execute(
+        update(plans)
+        .where(plans.c.id == plan_id)
+        .values(
+            approvals_requested=plans.c.approvals_requested + 1,
+            status=PlanStatus.AWAITING_APPROVAL.value,
+            updated_at=now,
+        )
+    )
+
+
+def set_status(
+    connection: Connection,
+    plan_id: str,
+    status: PlanStatus,
+    now: int,
+    *,
+    leaving: Iterable[PlanStatus] | None = None,
+    **values: Any,
+) -> bool:
+    """Write the plan's ``status`` (and ``updated_at`` = ``now``, and ``values``), only from
+    a status in ``leaving`` when it is given; whether the row was written."""
+    statement = update(plans).where(plans.c.id == plan_id)
+    if leaving is not None:
+        froms = tuple(s.value for s in leaving)
+        statement = statement.where(
+            plans.c.status == froms[0] if len(froms) == 1 else plans.c.status.in_(froms)
+        )
+    written = connection.execute(statement.values(status=status.value, updated_at=now, **values))
+    return written.rowcount == 1
+
+
+def close(
+    connection: Connection,
+    plan_id: str,
+    status: PlanStatus,
+    now: int,
+    *,
+    reason: str,
+    superseded_by: str | None,
+    closed_steps: int,
+) -> None:
+    """Close the plan as ``status`` for ``reason`` (``superseded_by``: its next revision), its
+    ``open_steps`` less the ``closed_steps`` just cancelled."""
+    set_status(
+        connection,
+        plan_id,
+        status,
+        now,
+        status_reason=reason,
+        superseded_by=superseded_by,
+        open_steps=plans.c.open_steps - closed_steps,
+        closed_at=now,
+    )
