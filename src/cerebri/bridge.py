@@ -34,13 +34,11 @@ from collections.abc import Callable
 from typing import BinaryIO, Final
 
 from cerebri._json import JSONValue, compact
+from cerebri.calendars.find_slot_body import MAX_FIND_SLOT_BYTES, read_find_slot_body
+from cerebri.calendars.wire import answer_wire, plan_slots
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan, validate
-from cerebri.service.find_slot_api import answer_wire, plan_slots
-from cerebri.service.find_slot_body import read_find_slot_body
-from cerebri.service.problems import ServiceError
-from cerebri.service.settings import MAX_FIND_SLOT_BYTES
 
 __all__ = [
     "DEFAULT_MAX_FIND_SLOT_BYTES",
@@ -89,10 +87,7 @@ def _temporal(body: bytes) -> JSONValue:
 
 def _find_slot(body: bytes) -> JSONValue:
     # the HTTP route's own reader and answer: the same checks, codes and bytes
-    try:
-        ask = read_find_slot_body(body)
-    except ServiceError as error:
-        raise BridgeError(error.code, error.detail, error.path) from None
+    ask = read_find_slot_body(body)
     found, busy = plan_slots(ask)
     return answer_wire(ask, found, busy)
 

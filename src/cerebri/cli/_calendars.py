@@ -25,6 +25,7 @@ from cerebri.calendars.slot_options import (
     slot_query,
 )
 from cerebri.calendars.sources import load_sources, source_ids
+from cerebri.calendars.wire import find_slot_document, freebusy_wire
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._durations import DURATION_FORMS
@@ -50,12 +51,10 @@ from cerebri.cli._slot_inputs import (
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
-    freebusy_wire,
     render_freebusy,
     render_slots,
     series_label,
     slot_columns,
-    slots_wire,
 )
 from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
@@ -514,10 +513,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         return
     ranked = _ranks(query) or bool(optional)
     if as_json:
-        document = {**result.to_wire(), "warnings": answer.warnings_wire()}
-        if ranked:
-            document.update(slots_wire(answer))
-        sys.stdout.write(pretty(document))
+        sys.stdout.write(pretty(find_slot_document(answer, ranked=ranked)))
         return
     _print_warnings(answer.warnings, complete=answer.complete)
     if ics_out is not None and to_stdout(ics_out):

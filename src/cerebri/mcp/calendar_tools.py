@@ -21,7 +21,7 @@ from cerebri.calendars import freebusy as freebusy_view
 from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.slot_options import SlotOptions, pointer_name, read_window, slot_query
 from cerebri.calendars.sources import calendar_id_for, load_sources
-from cerebri.cli.render_calendars import freebusy_wire, slots_wire
+from cerebri.calendars.wire import find_slot_document, freebusy_wire
 from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarError
 from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
@@ -136,13 +136,8 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
         sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
     )
     answer = calendars.find_slot(query, optional=optional)
-    document: dict[str, JSONValue] = {
-        **answer.result.to_wire(),
-        "warnings": answer.warnings_wire(),
-    }
-    if has_daily_preference(query) or query.min_attendance is not None or optional:
-        document.update(slots_wire(answer))
-    return document
+    ranked = has_daily_preference(query) or query.min_attendance is not None or bool(optional)
+    return find_slot_document(answer, ranked=ranked)
 
 
 def freebusy_tool(args: FreeBusyArgs, settings: McpSettings) -> dict[str, JSONValue]:
