@@ -79,23 +79,12 @@ def errors_to_exit(as_json: bool) -> Iterator[None]:
 def open_executor(
     store: str | None, *, clock: Clock | None = None, adapters: Adapters | None = None
 ) -> Executor:
-    """An executor on the store (checked to be initialised and up to date), with the system
-    clock and random UUIDs."""
+    """An executor on the store (:func:`cerebri.execution.connect.open_executor`: checked to
+    be initialised and up to date), with the system clock and random UUIDs."""
     from cerebri.clock import SystemClock, UuidIds  # noqa: PLC0415 - fast CLI start
-    from cerebri.execution import Executor  # noqa: PLC0415
-    from cerebri.execution import store as execution_store  # noqa: PLC0415
-    from cerebri.execution.adapters import Adapters  # noqa: PLC0415
+    from cerebri.execution.connect import open_executor as opened  # noqa: PLC0415
 
-    url = execution_store.resolve_store_url(store)
-    state = execution_store.status(url)
-    if not state.up_to_date:
-        raise execution_store.StoreError(
-            f"the store {state.url} is at revision {state.current or '(none)'}, not "
-            f"{state.head}: run `cerebri store init` (or `cerebri store upgrade`) first",
-            code="store.not_initialised",
-        )
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    return Executor(engine, clock or SystemClock(), UuidIds(), adapters=adapters or Adapters())
+    return opened(store, clock=clock or SystemClock(), ids=UuidIds(), adapters=adapters)
 
 
 def emit(value: JSONValue) -> None:

@@ -17,7 +17,8 @@ document the matching command prints with ``--json`` (the same bytes through
   the configured object store), else the envelope without ``signature``
   (:func:`cerebri.proposals.unsigned_envelope`). With ``submit: true`` (key and store
   configured, else ``mcp.not_configured`` at ``/submit``) the signed envelope is taken in by
-  the store (:func:`cerebri.execution.submit_envelope`, as ``cerebri submit ENVELOPE``) and
+  the store (:func:`cerebri.execution.take_in.take_in_envelope`, as ``cerebri submit
+  ENVELOPE``) and
   ``submitted`` is ``cerebri submit --json``'s answer; the plan's requester is the envelope's
   author, so with ``--author agent:NAME`` it is an agent, which can never approve. A slot
   after expiry is ``proposal.expires_before_slot`` at ``/expires_in``;
@@ -225,10 +226,9 @@ def _signed(
 
 def _submit(settings: McpSettings, envelope: bytes, payload: bytes) -> dict[str, JSONValue]:
     """The signed envelope taken in by the execution store (``cerebri submit --json``)."""
-    from cerebri.execution import submit_envelope  # noqa: PLC0415 - store only
+    from cerebri.execution.take_in import take_in_envelope  # noqa: PLC0415 - store only
 
-    executor = _executor(settings)
-    done = submit_envelope(executor, envelope, artifact=payload)
+    done = take_in_envelope(_executor(settings), envelope, artifact=payload)
     return done.to_wire()
 
 
@@ -297,9 +297,10 @@ def _executor(settings: McpSettings) -> Any:
             "no execution store is configured: start the server with --store URL",
             code="mcp.not_configured",
         )
-    from cerebri.cli._execution_common import open_executor  # noqa: PLC0415 - store only
+    from cerebri.clock import UuidIds  # noqa: PLC0415 - store only
+    from cerebri.execution.connect import open_executor  # noqa: PLC0415
 
-    return open_executor(settings.store, clock=settings.clock())
+    return open_executor(settings.store, clock=settings.clock(), ids=UuidIds())
 
 
 def preview_tool(args: PreviewArgs, settings: McpSettings) -> dict[str, JSONValue]:
