@@ -24,7 +24,7 @@ from cerebri.calendars.slot_options import (
     refuse_two_preferences,
     slot_query,
 )
-from cerebri.calendars.sources import load_sources, source_ids
+from cerebri.calendars.sources import CalDAVReader, load_sources, source_ids
 from cerebri.calendars.wire import find_slot_document, freebusy_wire
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
@@ -191,16 +191,17 @@ def _sources(
     total = len(ics_paths) + len(urls)
     err = Console(stderr=True)
 
+    reader = _caldav_reader(logins, cache=use_cache) if urls else None
+
     def load(step: Callable[[str], None] | None) -> list[tuple[str, Component]]:
         return load_sources(
             ics_paths,
             urls,
             window,
-            caldav_logins=logins,
+            read_caldav=reader,
             ids=ids,
             step=step,
             skip_invalid_events=skip_invalid_events,
-            caldav_cache=use_cache,
         )
 
     if err.is_terminal and total > 1:
@@ -212,6 +213,13 @@ def _sources(
 
             return load(step)
     return load(None)
+
+
+def _caldav_reader(logins: CalDAVLogins | None, *, cache: bool) -> CalDAVReader:
+    """The CalDAV reader of the command's URLs (the network stack loads only for them)."""
+    from cerebri.integrations.caldav_reader import caldav_reader  # noqa: PLC0415 - network edge
+
+    return caldav_reader(logins=logins, cache=cache)
 
 
 def _print_warnings(

@@ -67,18 +67,19 @@ def _load(
     urls = _urls(caldav, settings, members[1])
     taken = set() if taken is None else taken
     loaded = read_calendars(ics, members[0], settings.ics, settings.ics_root, taken, skip=skip)
+    if not urls:
+        return loaded
+    from cerebri.integrations.caldav_reader import caldav_reader  # noqa: PLC0415 - network edge
+
+    reader = caldav_reader(
+        logins=settings.caldav_logins,
+        username=settings.caldav_user,
+        password=settings.caldav_password,
+        cache=settings.use_cache,
+    )
     for index, url in enumerate(urls):
         try:
-            fetched = load_sources(
-                [],
-                [url],
-                window,
-                caldav_username=settings.caldav_user,
-                caldav_password=settings.caldav_password,
-                caldav_logins=settings.caldav_logins,
-                skip_invalid_events=skip,
-                caldav_cache=settings.use_cache,
-            )
+            fetched = load_sources([], [url], window, read_caldav=reader, skip_invalid_events=skip)
         except CerebriError as error:
             error.path = f"/{members[1]}/{index}"
             if isinstance(error, CalendarError):  # quote nothing of the fetched objects
