@@ -12,9 +12,9 @@ full) is the typed ``store.unavailable`` or ``store.full``, never a traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Concatenate, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "JsonOption",
     "PrincipalOption",
+    "answer_on_store",
     "emit",
     "errors_to_exit",
     "new_table",
@@ -85,6 +86,29 @@ def open_executor(
     from cerebri.execution.connect import open_executor as opened  # noqa: PLC0415
 
     return opened(store, clock=clock or SystemClock(), ids=UuidIds(), adapters=adapters)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def answer_on_store(
+    store: str | None,
+    as_json: bool,
+    action: Callable[Concatenate[Executor, P], T],
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> T | None:
+    """``action(executor, *args, **kwargs)`` on the store's executor (:func:`open_executor`),
+    errors as exit 2 (:func:`errors_to_exit`). With ``--json`` its answer is printed
+    (:func:`emit`) and ``None`` returned: the command prints nothing more. Otherwise the
+    answer is returned for the command to print."""
+    with errors_to_exit(as_json):
+        done = action(open_executor(store), *args, **kwargs)
+    if as_json:
+        emit(done)  # type: ignore[arg-type]  # the execution views answer JSON objects
+        return None
+    return done
 
 
 def emit(value: JSONValue) -> None:
