@@ -58,6 +58,8 @@ from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, SlotDetail
 from cerebri.calendars.find_slot_body import MAX_CALENDARS, MAX_TOP, SlotAsk
 from cerebri.calendars.imported import ImportedCalendars
+from cerebri.calendars.query import SlotQuery
+from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.view import FreeBusyView
 from cerebri.errors import CerebriError
 from cerebri.ics import BusyPeriod, CalendarError
@@ -72,6 +74,7 @@ __all__ = [
     "find_slot_document",
     "freebusy_wire",
     "plan_slots",
+    "ranked_beyond_planner",
     "slots_wire",
 ]
 
@@ -190,6 +193,13 @@ def slots_wire(answer: SlotAnswer) -> dict[str, JSONValue]:
         "slots": [detail.to_wire() for detail in answer.slots],
         "below_min_attendance": [detail.to_wire() for detail in answer.below_min_attendance],
     }
+
+
+def ranked_beyond_planner(query: SlotQuery, *, optional: bool) -> bool:
+    """Whether find-slot ranks beyond the planner (docs/decisions/0026): a daily preference,
+    a minimum attendance, or ``optional`` attendees. Then its ``--json`` document carries
+    :func:`slots_wire` and its table the ranking columns."""
+    return has_daily_preference(query) or query.min_attendance is not None or optional
 
 
 def find_slot_document(answer: SlotAnswer, *, ranked: bool) -> dict[str, JSONValue]:

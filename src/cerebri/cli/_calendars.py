@@ -16,7 +16,6 @@ from rich.progress import Progress
 from cerebri._json import pretty
 from cerebri.calendars import FIND_SLOT_LIMITS, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.slot_options import (
     SlotOptions,
     option_name,
@@ -26,7 +25,7 @@ from cerebri.calendars.slot_options import (
 )
 from cerebri.calendars.slot_search import SlotSearch, SlotsFound, SourceLoader, search_slots
 from cerebri.calendars.sources import CalDAVReader, load_sources
-from cerebri.calendars.wire import find_slot_document, freebusy_wire
+from cerebri.calendars.wire import find_slot_document, freebusy_wire, ranked_beyond_planner
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._durations import DURATION_FORMS
@@ -264,11 +263,6 @@ def _check_inputs(
     refuse_output_over_input(ics_out, files)
 
 
-def _ranks(query: SlotQuery) -> bool:
-    """Whether find-slot ranks beyond the planner (a daily preference or min attendance)."""
-    return has_daily_preference(query) or query.min_attendance is not None
-
-
 @app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
 def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     duration: DurationOption,
@@ -440,7 +434,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     if emit_request:
         _print_request(found, query)
         return
-    ranked = _ranks(query) or bool(found.optional)
+    ranked = ranked_beyond_planner(query, optional=bool(found.optional))
     if as_json:
         sys.stdout.write(pretty(find_slot_document(found.answer, ranked=ranked)))
         return

@@ -18,10 +18,9 @@ from icalendar import Component
 from cerebri._json import JSONValue
 from cerebri.calendars import ImportedCalendars, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.slot_options import SlotOptions, pointer_name, read_window, slot_query
 from cerebri.calendars.sources import calendar_id_for, load_sources
-from cerebri.calendars.wire import find_slot_document, freebusy_wire
+from cerebri.calendars.wire import find_slot_document, freebusy_wire, ranked_beyond_planner
 from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarError
 from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
@@ -137,7 +136,7 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
         sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
     )
     answer = calendars.find_slot(query, optional=optional)
-    ranked = has_daily_preference(query) or query.min_attendance is not None or bool(optional)
+    ranked = ranked_beyond_planner(query, optional=bool(optional))
     return find_slot_document(answer, ranked=ranked)
 
 
