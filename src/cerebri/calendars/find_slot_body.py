@@ -47,6 +47,7 @@ from pydantic import ValidationError as PydanticValidationError
 from cerebri.calendars import SlotQuery
 from cerebri.calendars.query import MAX_TITLE_LENGTH
 from cerebri.calendars.slot_options import SlotOptions, pointer_name, slot_query
+from cerebri.calendars.wire import MAX_CALENDARS, MAX_TOP, SlotAsk
 from cerebri.cpir.parse import load_json
 from cerebri.errors import CerebriError
 from cerebri.ics import CalendarError, parse_calendar
@@ -67,10 +68,6 @@ MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024
 """Largest find-slot body, in bytes: it carries whole calendars, which routinely exceed
 the planning routes' 256 KiB (docs/decisions/0029); the HTTP route and the Node bridge
 refuse one more byte with ``input.too_large``."""
-MAX_CALENDARS = 32
-"""Most calendars (attendees) in one request."""
-MAX_TOP = 100
-"""Most slots one answer lists."""
 MAX_ADDRESS_LENGTH = 320
 """Longest ``organizer`` or attendee address (an e-mail address is at most 320 characters)."""
 DEFAULT_TITLE = "Meeting"
@@ -169,18 +166,6 @@ class EventBody(FindSlotBody):
             description="Attendees besides the calendars' owners (find-slot --attendee).",
         ),
     ] = []
-
-
-@dataclass(frozen=True, slots=True)
-class SlotAsk:
-    """A checked body: the query, the required and the optional attendees' parsed calendars
-    by id (each in body order), ``top``, and every id in body order."""
-
-    query: SlotQuery
-    calendars: tuple[tuple[str, Component], ...]
-    top: int
-    optional: tuple[tuple[str, Component], ...] = ()
-    ids: tuple[str, ...] = ()
 
 
 def _invalid(message: str, path: str | None) -> CerebriError:

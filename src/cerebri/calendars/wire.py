@@ -51,12 +51,14 @@ All instants are RFC 3339 UTC; ``local_*`` are ISO 8601 with the offset of ``tz`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from icalendar import Component
+
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, SlotDetail
-from cerebri.calendars.find_slot_body import MAX_CALENDARS, MAX_TOP, SlotAsk
 from cerebri.calendars.imported import ImportedCalendars
 from cerebri.calendars.query import SlotQuery
 from cerebri.calendars.ranking import has_daily_preference
@@ -70,6 +72,9 @@ __all__ = [
     "FIND_SLOT_ANSWER_SCHEMA",
     "FIND_SLOT_MAX_OCCURRENCES",
     "MAX_BUSY_SHOWN",
+    "MAX_CALENDARS",
+    "MAX_TOP",
+    "SlotAsk",
     "answer_wire",
     "find_slot_document",
     "freebusy_wire",
@@ -83,6 +88,22 @@ FIND_SLOT_MAX_OCCURRENCES = 20_000
 (``ics.expansion_limit`` beyond; the command line allows 100 000)."""
 MAX_BUSY_SHOWN = 5_000
 """Most busy periods an answer lists for the timeline."""
+MAX_CALENDARS = 32
+"""Most calendars (attendees) in one question."""
+MAX_TOP = 100
+"""Most slots one answer lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlotAsk:
+    """A checked body: the query, the required and the optional attendees' parsed calendars
+    by id (each in body order), ``top``, and every id in body order."""
+
+    query: SlotQuery
+    calendars: tuple[tuple[str, Component], ...]
+    top: int
+    optional: tuple[tuple[str, Component], ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 Busy = tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
