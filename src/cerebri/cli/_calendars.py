@@ -418,8 +418,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         if ics_out is not None:
             write_event(
                 ics_out,
-                found.answer.request,
-                found.answer.result,
+                found.answer,
                 found.sources,
                 calendar,
                 pick=pick,

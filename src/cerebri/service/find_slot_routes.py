@@ -31,17 +31,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri._json import JSONValue
-from cerebri.calendars.event_out import slot_event
+from cerebri.calendars.event_out import invitation
 from cerebri.calendars.find_slot_body import (
     EventBody,
     FindSlotBody,
     read_event_body,
     read_find_slot_body,
 )
-from cerebri.calendars.owners import invitation_people
 from cerebri.calendars.wire import FIND_SLOT_ANSWER_SCHEMA, answer_wire, plan_slots
 from cerebri.clock import Clock
-from cerebri.cpir import parse_request
 from cerebri.errors import CerebriError, InputTooLargeError, ParseError
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
 from cerebri.service.openapi import json_body, responses
@@ -128,18 +126,15 @@ def _event(clock: Clock) -> Callable[[bytes], Response]:
     def run(body: bytes) -> Response:
         event = read_event_body(body)
         answer, _ = plan_slots(event.ask)
-        organizer, attendees = invitation_people(
-            event.ask.calendars, organizer=event.organizer, attendees=event.attendees
-        )
-        data = slot_event(
-            parse_request(answer.request),
-            answer.result,
+        data = invitation(
+            answer,
+            event.ask.calendars,
             pick=event.pick,
             title=event.title,
             dtstamp=clock.now(),
-            attendees=attendees,
-            organizer=organizer,
-        )
+            organizer=event.organizer,
+            attendees=event.attendees,
+        ).data
         pick = event.pick
         return Response(
             data,
