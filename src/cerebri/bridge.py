@@ -37,7 +37,6 @@ from cerebri._json import JSONValue, compact
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan, validate
-from cerebri.service.settings import MAX_FIND_SLOT_BYTES
 
 __all__ = [
     "DEFAULT_MAX_FIND_SLOT_BYTES",
@@ -52,7 +51,7 @@ __all__ = [
 
 DEFAULT_MAX_INPUT_BYTES: Final = 256 * 1024
 """Largest request body, in bytes (the HTTP service's ``max_request_bytes``)."""
-DEFAULT_MAX_FIND_SLOT_BYTES: Final = MAX_FIND_SLOT_BYTES
+DEFAULT_MAX_FIND_SLOT_BYTES: Final = 4 * 1024 * 1024
 """Largest ``find_slot`` body, in bytes: 4 MiB, as ``POST /v1/find-slot`` (it carries calendars)."""
 DEFAULT_MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
 """Largest answer body, in bytes; longer answers are refused (``bridge.output_too_large``)."""
@@ -87,14 +86,10 @@ def _temporal(body: bytes) -> JSONValue:
 def _find_slot(body: bytes) -> JSONValue:
     # the HTTP route's own reader and answer: the same checks, codes and bytes (loaded at
     # the first find_slot: the other operations start without the calendar stack)
-    from cerebri.service.find_slot_api import answer_wire, plan_slots  # noqa: PLC0415
-    from cerebri.service.find_slot_body import read_find_slot_body  # noqa: PLC0415
-    from cerebri.service.problems import ServiceError  # noqa: PLC0415
+    from cerebri.calendars.find_slot_body import read_find_slot_body  # noqa: PLC0415
+    from cerebri.calendars.wire import answer_wire, plan_slots  # noqa: PLC0415
 
-    try:
-        ask = read_find_slot_body(body)
-    except ServiceError as error:
-        raise BridgeError(error.code, error.detail, error.path) from None
+    ask = read_find_slot_body(body)
     found, busy = plan_slots(ask)
     return answer_wire(ask, found, busy)
 

@@ -24,12 +24,12 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cerebri._json import compact, pretty
+from cerebri.calendars.find_slot_body import read_find_slot_body
+from cerebri.calendars.wire import answer_wire, plan_slots
 from cerebri.cli import app as cli_app
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.planner import plan, validate
 from cerebri.service import create_app
-from cerebri.service.find_slot_api import answer_wire, plan_slots
-from cerebri.service.find_slot_body import read_find_slot_body
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "bindings" / "node"

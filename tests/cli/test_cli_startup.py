@@ -305,7 +305,6 @@ def test_bridge_starts_without_the_calendar_stack() -> None:
         "icalendar",
         "caldav",
         "cerebri.calendars",
-        "cerebri.service.find_slot_api",
         "starlette",
     )
     assert [m for m in modules if any(m == h or m.startswith(h + ".") for h in later)] == []

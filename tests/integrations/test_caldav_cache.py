@@ -323,7 +323,7 @@ def test_invalid_object_keeps_its_ics_code_uid_and_url(fresh: Fresh) -> None:
     assert caught.value.source is not None
     assert _same((caught.value.source,), [object_url])
 
-    from cerebri.calendars.sources import load_sources
+    from cerebri.integrations.caldav_reader import load_sources
 
     with pytest.raises(CerebriError) as through_sources:
         load_sources([], [fresh.url], WINDOW, caldav_username=fresh.server.username)
@@ -345,7 +345,7 @@ def test_invalid_object_is_skipped_on_request_and_the_answer_is_incomplete(fresh
     assert any(calendar_incomplete(calendar) for calendar in fetched)
 
     from cerebri.calendars import freebusy
-    from cerebri.calendars.sources import load_sources
+    from cerebri.integrations.caldav_reader import load_sources
 
     loaded = load_sources(
         [], [fresh.url], WINDOW, caldav_username=fresh.server.username, skip_invalid_events=True

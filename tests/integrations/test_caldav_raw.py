@@ -149,7 +149,7 @@ def test_object_without_calendar_data_is_skipped_on_request(
     assert result.collections[0].fetched == ()
 
     from cerebri.calendars import freebusy
-    from cerebri.calendars.sources import load_sources
+    from cerebri.integrations.caldav_reader import load_sources
 
     loaded = load_sources([], [stub.url], (START, END), skip_invalid_events=True)
     view = freebusy([calendar for _, calendar in loaded], START, END)

@@ -11,7 +11,7 @@ import pytest
 
 from cerebri.calendars import freebusy
 from cerebri.calendars.options import parse_window
-from cerebri.cli.render_calendars import freebusy_wire
+from cerebri.calendars.wire import freebusy_wire
 from cerebri.ics import parse_calendar
 from tests.mcp_server.support import Live, live_server
 

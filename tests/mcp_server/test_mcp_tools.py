@@ -14,7 +14,7 @@ import pytest
 import cerebri
 from cerebri.calendars import ImportedCalendars, SlotQuery, freebusy
 from cerebri.calendars.options import parse_window
-from cerebri.cli.render_calendars import freebusy_wire
+from cerebri.calendars.wire import freebusy_wire
 from cerebri.ics import parse_calendar
 from cerebri.plans import builtin_registry, parse_model_draft
 from cerebri.service.openapi import component_schemas

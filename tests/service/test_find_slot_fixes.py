@@ -13,9 +13,9 @@ import icalendar
 import pytest
 from fastapi.testclient import TestClient
 
+from cerebri.calendars.wire import FIND_SLOT_MAX_OCCURRENCES
 from cerebri.clock import FakeClock
 from cerebri.service import create_app
-from cerebri.service.find_slot_api import FIND_SLOT_MAX_OCCURRENCES
 from cerebri.temporal import Instant
 from tests.service.test_find_slot_route import ALICE, BOB, BODY
 

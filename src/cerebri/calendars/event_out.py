@@ -30,18 +30,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from email.utils import parseaddr
 
-from icalendar import Calendar, Event, vCalAddress
+from icalendar import Calendar, Component, Event, vCalAddress
 
 from cerebri._guard import arguments
+from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.arguments import invalid_argument
-from cerebri.cpir import PlanningRequest, PlanningResult
+from cerebri.calendars.owners import invitation_people
+from cerebri.cpir import PlanningRequest, PlanningResult, parse_request
 from cerebri.errors import CerebriError
 from cerebri.temporal import Instant, zone
 
-__all__ = ["PRODID", "SlotEventError", "chosen_candidate", "slot_event"]
+__all__ = [
+    "PRODID",
+    "Invitation",
+    "SlotEventError",
+    "chosen_candidate",
+    "invitation",
+    "slot_event",
+]
 
 PRODID = "-//cerebri//find-slot//EN"
 """The ``PRODID`` of every calendar written here (RFC 5545 section 3.7.3)."""
@@ -205,3 +215,51 @@ def slot_event(
         first_date=date(first.year, 1, 1), last_date=date(min(first.year + 2, 9999), 1, 1)
     )
     return bytes(calendar.to_ical())
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """A found slot as an invitation: the iCalendar bytes (:func:`slot_event`) and who it
+    names (:func:`~cerebri.calendars.owners.invitation_people`)."""
+
+    data: bytes
+    organizer: str | None
+    attendees: tuple[str, ...]
+
+
+def invitation(
+    answer: SlotAnswer,
+    calendars: Sequence[tuple[str, Component]],
+    *,
+    pick: int,
+    title: str,
+    dtstamp: Instant,
+    calendar: str | None = None,
+    organizer: str | None = None,
+    attendees: Sequence[str] = (),
+    uid: str | None = None,
+) -> Invitation:
+    """Candidate ``pick`` of a find-slot ``answer`` over ``calendars`` as an invitation:
+    ``find-slot --ics-out`` and ``POST /v1/find-slot/event`` (docs/decisions/0028). The
+    organizer and attendees follow :func:`~cerebri.calendars.owners.invitation_people`
+    (``calendar``, ``organizer``, ``attendees``); ``DTSTAMP`` is ``dtstamp``.
+
+    Raises:
+        SlotEventError: ``calendars.no_candidate``, ``calendars.invalid_pick``.
+        InvalidArgumentError: ``calendars.invalid_argument`` (wrong types, empty title,
+            a bad UID or address).
+    """
+    boss, people = invitation_people(
+        calendars, calendar=calendar, organizer=organizer, attendees=attendees
+    )
+    data = slot_event(
+        parse_request(answer.request),
+        answer.result,
+        pick=pick,
+        title=title,
+        dtstamp=dtstamp,
+        uid=uid,
+        attendees=people,
+        organizer=boss,
+    )
+    return Invitation(data, boss, tuple(people))

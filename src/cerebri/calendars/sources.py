@@ -1,6 +1,9 @@
 """Loading calendars named on the command line: .ics files and CalDAV collections.
 
-This is the I/O edge of the calendar commands; everything after it is pure.
+This is the I/O edge of the calendar commands; everything after it is pure. .ics files are
+read here; a CalDAV collection is read by the :class:`CalDAVReader` the caller passes in
+(the shells pass :func:`cerebri.integrations.caldav_reader.caldav_reader`, which picks each
+URL's login and keeps the local cache): this package never imports the network stack.
 
 Calendar ids (:func:`source_ids`, docs/decisions/0037): each source's id is the shortest
 suffix of its path that no other source given together shares, its segments joined with
@@ -19,20 +22,38 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 from icalendar import Calendar, Component
 
 from cerebri._files import read_bounded
-from cerebri.errors import CerebriError, InvalidArgumentError
+from cerebri.errors import InvalidArgumentError
 from cerebri.ics import parse_calendar
 from cerebri.temporal import Instant
 
-if TYPE_CHECKING:
-    from cerebri.integrations.credentials import CalDAVLogins, Login
+__all__ = [
+    "MAX_CALENDAR_BYTES",
+    "CalDAVReader",
+    "calendar_id_for",
+    "load_sources",
+    "source_ids",
+]
 
-__all__ = ["MAX_CALENDAR_BYTES", "calendar_id_for", "load_sources", "source_ids"]
+
+class CalDAVReader(Protocol):
+    """Reads one CalDAV URL's calendar objects over ``window`` (UTC instants, start and end).
+
+    Returns the parsed objects (an empty sequence for an empty collection). Raises the
+    reader's typed errors (``caldav.*``, ``credentials.*``, ``ics.*`` for an object that is
+    not valid iCalendar, ``input.invalid_option`` for a malformed URL); ``skip_invalid_events``
+    leaves out unreadable events instead (:func:`cerebri.ics.parse_calendar`).
+    """
+
+    def __call__(
+        self, url: str, window: tuple[Instant, Instant], *, skip_invalid_events: bool
+    ) -> Sequence[Component]: ...
+
 
 MAX_CALENDAR_BYTES = 256 * 1024 * 1024
 """Largest .ics file read, in bytes (``input.too_large`` beyond)."""
@@ -109,42 +130,37 @@ def load_sources(
     caldav_urls: Sequence[str],
     window: tuple[Instant, Instant],
     *,
-    caldav_username: str | None = None,
-    caldav_password: str | None = None,
-    caldav_logins: CalDAVLogins | None = None,
+    read_caldav: CalDAVReader | None = None,
     ids: Sequence[str] | None = None,
     step: Callable[[str], None] | None = None,
     skip_invalid_events: bool = False,
-    caldav_cache: bool = True,
 ) -> list[tuple[str, Component]]:
     """Parsed calendars paired with their calendar ids, in the order given (files first).
 
     ``ids`` gives one id per file, then per URL (default: :func:`source_ids` of these
     sources alone; a caller reading more sources together passes the ids of all of them).
-    Every object of one CalDAV URL is paired with that URL's id: one id, one attendee.
-    ``caldav_logins`` picks each URL's login (a credentials file, netrc, a default:
-    :class:`~cerebri.integrations.credentials.CalDAVLogins`); without it every URL is read
-    with ``caldav_username``/``caldav_password``.
+    Every object of one CalDAV URL, read with ``read_caldav`` (required when there are
+    URLs), is paired with that URL's id: one id, one attendee; an empty collection is one
+    empty calendar (free all window long).
     ``step`` is called with a label before each source is read (for a progress display).
     ``skip_invalid_events`` is passed to :func:`cerebri.ics.parse_calendar` for .ics files
-    and to :func:`cerebri.integrations.fetch_calendars` for CalDAV objects.
-    ``caldav_cache`` is handed to :func:`cerebri.integrations.fetch_calendars` as ``cache``:
-    ``True`` keeps CalDAV collections in the user's cache (``$CEREBRI_CACHE_DIR``) and
-    downloads only what changed, ``False`` (``--no-cache``) downloads everything and
-    writes nothing.
+    and to ``read_caldav`` for CalDAV objects.
 
     Raises:
-        CalendarError: a malformed .ics file, or a CalDAV object that is not valid
-            iCalendar (its own ``ics.*`` code; ``source`` is the object's URL).
-        CalDAVError: a CalDAV server could not be read; ``caldav.unauthorized`` names the
-            URL and where its login came from (never the password).
-        CredentialsError: ``credentials.*``, a netrc file that cannot be used.
-        CerebriError: ``input.unreadable`` / ``input.too_large`` for files;
-            ``input.invalid_option`` for a malformed ``--caldav`` URL.
+        CalendarError: a malformed .ics file.
+        CerebriError: ``input.unreadable`` / ``input.too_large`` for files; whatever
+            ``read_caldav`` raises for a URL.
+        InvalidArgumentError: ``calendars.invalid_argument`` for CalDAV URLs without a
+            ``read_caldav``.
     """
     names = list(ids) if ids is not None else source_ids([*ics_paths, *caldav_urls])
     if len(names) != len(ics_paths) + len(caldav_urls):
         raise ValueError("load_sources(): ids must give one id per file and URL")
+    if caldav_urls and read_caldav is None:
+        raise InvalidArgumentError(
+            "load_sources(): CalDAV URLs need a read_caldav reader",
+            code="calendars.invalid_argument",
+        )
     loaded: list[tuple[str, Component]] = []
     for path, name in zip(ics_paths, names, strict=False):
         if step is not None:
@@ -156,62 +172,11 @@ def load_sources(
     for url, name in zip(caldav_urls, names[len(ics_paths) :], strict=True):
         if step is not None:
             step(url)
-        fetched = _fetch(
-            url,
-            window,
-            _login(url, caldav_logins, caldav_username, caldav_password),
-            skip_invalid_events=skip_invalid_events,
-            cache=caldav_cache,
-        )
+        assert read_caldav is not None
+        fetched = read_caldav(url, window, skip_invalid_events=skip_invalid_events)
         # an empty collection is still a calendar (free all window long) with its id
         loaded.extend((name, calendar) for calendar in fetched or (_empty_calendar(),))
     return loaded
-
-
-def _login(
-    url: str, logins: CalDAVLogins | None, username: str | None, password: str | None
-) -> Login:
-    from cerebri.integrations.credentials import Login  # noqa: PLC0415 - network edge
-
-    if logins is not None:
-        return logins.login_for(url)
-    return Login(username, password, "the login given")
-
-
-def _fetch(
-    url: str,
-    window: tuple[Instant, Instant],
-    login: Login,
-    *,
-    skip_invalid_events: bool,
-    cache: bool,
-) -> tuple[Component, ...]:
-    from cerebri.integrations import CalDAVError, fetch_calendars  # noqa: PLC0415 - network edge
-
-    try:
-        return fetch_calendars(
-            url,
-            window[0],
-            window[1],
-            username=login.username,
-            password=login.password,
-            cache=cache,
-            skip_invalid_events=skip_invalid_events,
-        )
-    except InvalidArgumentError as exc:  # caldav.invalid_argument: the option's value
-        raise CerebriError(
-            f"--caldav {url!r}: {exc.message}", code="input.invalid_option"
-        ) from None
-    except CalDAVError as exc:
-        if exc.code != "caldav.unauthorized":
-            raise
-        raise CalDAVError(
-            "caldav.unauthorized", f"{exc.message}; login: {login.shown()}", url=exc.url
-        ) from None
-    except CerebriError:
-        raise  # CalendarError is a ValueError too, but keeps its own ics.* code
-    except (ValueError, TypeError) as exc:  # a malformed URL or option, not I/O
-        raise CerebriError(f"--caldav {url!r}: {exc}", code="input.invalid_option") from None
 
 
 def _empty_calendar() -> Calendar:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -14,9 +14,8 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from cerebri._json import pretty
-from cerebri.calendars import FIND_SLOT_LIMITS, ImportedCalendars, NewEvent, SlotQuery
+from cerebri.calendars import FIND_SLOT_LIMITS, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.slot_options import (
     SlotOptions,
     option_name,
@@ -24,7 +23,9 @@ from cerebri.calendars.slot_options import (
     refuse_two_preferences,
     slot_query,
 )
-from cerebri.calendars.sources import load_sources, source_ids
+from cerebri.calendars.slot_search import SlotSearch, SlotsFound, SourceLoader, search_slots
+from cerebri.calendars.sources import CalDAVReader, load_sources
+from cerebri.calendars.wire import find_slot_document, freebusy_wire, ranked_beyond_planner
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail, printable, table_console
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
 from cerebri.cli._durations import DURATION_FORMS
@@ -50,15 +51,13 @@ from cerebri.cli._slot_inputs import (
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
-    freebusy_wire,
     render_freebusy,
     render_slots,
     series_label,
     slot_columns,
-    slots_wire,
 )
 from cerebri.cpir import parse_request
-from cerebri.errors import CerebriError, InvalidArgumentError
+from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarWarning, object_id
 from cerebri.temporal import Instant
 
@@ -192,16 +191,17 @@ def _sources(
     total = len(ics_paths) + len(urls)
     err = Console(stderr=True)
 
+    reader = _caldav_reader(logins, cache=use_cache) if urls else None
+
     def load(step: Callable[[str], None] | None) -> list[tuple[str, Component]]:
         return load_sources(
             ics_paths,
             urls,
             window,
-            caldav_logins=logins,
+            read_caldav=reader,
             ids=ids,
             step=step,
             skip_invalid_events=skip_invalid_events,
-            caldav_cache=use_cache,
         )
 
     if err.is_terminal and total > 1:
@@ -213,6 +213,13 @@ def _sources(
 
             return load(step)
     return load(None)
+
+
+def _caldav_reader(logins: CalDAVLogins | None, *, cache: bool) -> CalDAVReader:
+    """The CalDAV reader of the command's URLs (the network stack loads only for them)."""
+    from cerebri.integrations.caldav_reader import caldav_reader  # noqa: PLC0415 - network edge
+
+    return caldav_reader(logins=logins, cache=cache)
 
 
 def _print_warnings(
@@ -236,36 +243,6 @@ def _reason(exc: ValueError) -> str:
     return exc.message if isinstance(exc, CerebriError) else str(exc)
 
 
-def _new_event(
-    title: str, calendar: str | None, sources: list[tuple[str, Component]], ics_count: int
-) -> NewEvent:
-    """The event ``--create`` asks for, on ``--calendar`` or by default the first calendar
-    read (the first --ics file's, else the first --caldav calendar's: .ics files are read
-    first). Integration ``ics`` for a file, ``caldav`` for a CalDAV calendar.
-
-    Raises ``calendars.no_calendar`` when there is no calendar to write to (none was read,
-    or --calendar names none of those read) and ``input.invalid_option`` for an empty or
-    too long title.
-    """
-    names = list(dict.fromkeys(name for name, _ in sources))
-    chosen = calendar if calendar is not None else (names[0] if names else None)
-    if chosen is None or chosen not in names:
-        known = ", ".join(names) or "none"
-        raise CerebriError(
-            f"--create needs a calendar to write to: --calendar {chosen!r} is not one of the "
-            f"calendars read ({known}); pass --calendar with one of them"
-            if chosen is not None
-            else "--create needs a calendar to write to, and no calendar was read",
-            code="calendars.no_calendar",
-        )
-    from_file = {name for name, _ in sources[:ics_count]}
-    integration = "ics" if chosen in from_file else "caldav"
-    try:
-        return NewEvent(title, chosen, integration)
-    except InvalidArgumentError as exc:
-        raise CerebriError(f"--create: {exc.message}", code="input.invalid_option") from None
-
-
 def _check_inputs(
     ics: list[Path] | None,
     optional_ics: list[Path] | None,
@@ -284,25 +261,6 @@ def _check_inputs(
     ]
     refuse_repeated_calendars(files, urls)
     refuse_output_over_input(ics_out, files)
-
-
-def _ranks(query: SlotQuery) -> bool:
-    """Whether find-slot ranks beyond the planner (a daily preference or min attendance)."""
-    return has_daily_preference(query) or query.min_attendance is not None
-
-
-def _calendar_ids(
-    ics: list[Path] | None,
-    caldav: list[str] | None,
-    optional_ics: list[Path] | None,
-    optional_caldav: list[str] | None,
-) -> tuple[list[str], list[str]]:
-    """The ids of the required sources and of the optional ones, made together so they are
-    all distinct (:func:`cerebri.calendars.sources.source_ids`, docs/decisions/0037)."""
-    required: list[Path | str] = [*(ics or ()), *(caldav or ())]
-    optional: list[Path | str] = [*(optional_ics or ()), *(optional_caldav or ())]
-    ids = source_ids([*required, *optional])
-    return ids[: len(required)], ids[len(required) :]
 
 
 @app.command("find-slot", short_help="Find free slots for a meeting across attendees' calendars.")
@@ -404,28 +362,23 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
-        if as_json and emit_request:
-            raise CerebriError(
-                "--json and --emit-request print different documents; pass one of them",
-                code="input.invalid_option",
-            )
-        if calendar is not None and create is None:
-            raise CerebriError(
-                "--calendar names the calendar --create writes to; pass --create TITLE too",
-                code="input.invalid_option",
-            )
-        refuse_two_preferences(
-            prefer, prefer_between, prefer_earliest, prefer_latest, name=option_name
+        stamp = _check_options(
+            as_json=as_json,
+            emit_request=emit_request,
+            create=create,
+            calendar=calendar,
+            preferences=(prefer, prefer_between, prefer_earliest, prefer_latest),
+            ics_out=ics_out,
+            pick=pick,
+            extras={
+                "--title": title,
+                "--attendee": attendee,
+                "--organizer": organizer,
+                "--uid": uid,
+                "--at": at,
+            },
+            inputs=(ics, optional_ics, caldav, optional_caldav),
         )
-        extras = {"--title": title, "--attendee": attendee, "--organizer": organizer}
-        stamp = check_event_options(ics_out, pick=pick, extras={**extras, "--uid": uid, "--at": at})
-        _check_inputs(ics, optional_ics, caldav, optional_caldav, ics_out)
-        if ics_out is not None and to_stdout(ics_out) and (as_json or emit_request):
-            raise CerebriError(
-                "--ics-out - and --json/--emit-request would both print to stdout; "
-                "write the event to a file",
-                code="input.invalid_option",
-            )
         query = slot_query(
             SlotOptions(
                 duration=duration,
@@ -444,7 +397,6 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             ),
             name=option_name,
         )
-        window = (query.window_start, query.window_end)
         logins = caldav_logins(
             caldav_credentials,
             caldav_user,
@@ -452,42 +404,22 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             [*(caldav or ()), *(optional_caldav or ())],
             url_options="--caldav or --optional-caldav",
         )
-        required_ids, optional_ids = _calendar_ids(ics, caldav, optional_ics, optional_caldav)
-        sources = _sources(
-            ics,
-            caldav,
-            window,
-            logins,
-            ids=required_ids,
-            skip_invalid_events=skip,
-            use_cache=not no_cache,
+        search = SlotSearch(
+            ics or (),
+            caldav or (),
+            optional_ics or (),
+            optional_caldav or (),
+            create=create,
+            calendar=calendar,
+            max_occurrences=max_occurrences,
         )
-        new_event = (
-            None if create is None else _new_event(create, calendar, sources, len(ics or ()))
-        )
-        optional = (
-            _sources(
-                optional_ics,
-                optional_caldav,
-                window,
-                logins,
-                ids=optional_ids,
-                skip_invalid_events=skip,
-                use_cache=not no_cache,
-            )
-            if optional_ids
-            else []
-        )
-        calendars = ImportedCalendars(sources, floating_zone=tz, max_occurrences=max_occurrences)
-        answer = calendars.find_slot(query, create=new_event, optional=optional)
-        request, result = answer
-        busy = calendars.busy(window[0], window[1])
+        window = (query.window_start, query.window_end)
+        found = search_slots(query, search, _loader(window, logins, skip, use_cache=not no_cache))
         if ics_out is not None:
             write_event(
                 ics_out,
-                request,
-                result,
-                sources,
+                found.answer,
+                found.sources,
                 calendar,
                 pick=pick,
                 title=title or create or DEFAULT_TITLE,
@@ -499,40 +431,115 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     except CerebriError as error:
         raise fail(error) from None
     if emit_request:
-        sys.stdout.write(pretty(request))
-        note = replay_note(
-            optional=bool(optional),
-            min_attendance=query.min_attendance is not None,
-            left_out=len(answer.below_min_attendance),
-            first_choice=bool(result.candidates),
-        )
-        if note is not None:
-            sys.stderr.write(note + "\n")
-        _print_warnings(answer.warnings, complete=answer.complete, note=_REQUEST_INCOMPLETE)
-        if not answer.complete:
-            raise typer.Exit(EXIT_INCOMPLETE)
+        _print_request(found, query)
         return
-    ranked = _ranks(query) or bool(optional)
+    ranked = ranked_beyond_planner(query, optional=bool(found.optional))
     if as_json:
-        document = {**result.to_wire(), "warnings": answer.warnings_wire()}
-        if ranked:
-            document.update(slots_wire(answer))
-        sys.stdout.write(pretty(document))
+        sys.stdout.write(pretty(find_slot_document(found.answer, ranked=ranked)))
         return
-    _print_warnings(answer.warnings, complete=answer.complete)
+    _print_warnings(found.answer.warnings, complete=found.answer.complete)
     if ics_out is not None and to_stdout(ics_out):
         return  # stdout holds the event alone
-    parsed = parse_request(request)
+    _render_found(found, create=create, top=top, explain=explain, ranked=ranked, tz=tz)
+
+
+def _check_options(
+    *,
+    as_json: bool,
+    emit_request: bool,
+    create: str | None,
+    calendar: str | None,
+    preferences: tuple[str | None, str | None, bool, bool],
+    ics_out: Path | None,
+    pick: int,
+    extras: dict[str, object],
+    inputs: tuple[list[Path] | None, list[Path] | None, list[str] | None, list[str] | None],
+) -> Instant | None:
+    """Refuse find-slot options that do not go together, before any calendar is read
+    (``input.invalid_option``; ``cli/_slot_inputs`` for repeated calendars and an
+    ``--ics-out`` over an input). Returns ``--at`` parsed (:func:`check_event_options`)."""
+    if as_json and emit_request:
+        raise CerebriError(
+            "--json and --emit-request print different documents; pass one of them",
+            code="input.invalid_option",
+        )
+    if calendar is not None and create is None:
+        raise CerebriError(
+            "--calendar names the calendar --create writes to; pass --create TITLE too",
+            code="input.invalid_option",
+        )
+    refuse_two_preferences(*preferences, name=option_name)
+    stamp = check_event_options(ics_out, pick=pick, extras=extras)
+    _check_inputs(*inputs, ics_out)
+    if ics_out is not None and to_stdout(ics_out) and (as_json or emit_request):
+        raise CerebriError(
+            "--ics-out - and --json/--emit-request would both print to stdout; "
+            "write the event to a file",
+            code="input.invalid_option",
+        )
+    return stamp
+
+
+def _loader(
+    window: tuple[Instant, Instant],
+    logins: CalDAVLogins | None,
+    skip: bool,
+    *,
+    use_cache: bool,
+) -> SourceLoader:
+    """Reads find-slot's sources (:func:`_sources`: a progress display on a terminal)."""
+
+    def load(
+        paths: Sequence[Path], urls: Sequence[str], ids: Sequence[str]
+    ) -> list[tuple[str, Component]]:
+        return _sources(
+            list(paths),
+            list(urls),
+            window,
+            logins,
+            ids=list(ids),
+            skip_invalid_events=skip,
+            use_cache=use_cache,
+        )
+
+    return load
+
+
+def _print_request(found: SlotsFound, query: SlotQuery) -> None:
+    """``--emit-request``: the CPIR request on stdout, what a replay cannot know on stderr;
+    exit :data:`EXIT_INCOMPLETE` when events were left out."""
+    answer = found.answer
+    sys.stdout.write(pretty(answer.request))
+    note = replay_note(
+        optional=bool(found.optional),
+        min_attendance=query.min_attendance is not None,
+        left_out=len(answer.below_min_attendance),
+        first_choice=bool(answer.result.candidates),
+    )
+    if note is not None:
+        sys.stderr.write(note + "\n")
+    _print_warnings(answer.warnings, complete=answer.complete, note=_REQUEST_INCOMPLETE)
+    if not answer.complete:
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def _render_found(
+    found: SlotsFound, *, create: str | None, top: int, explain: bool, ranked: bool, tz: str
+) -> None:
+    """The candidates table (busy time labelled by event, a CREATE's target by its title)
+    and, when ranked beyond the planner, what the ranking left out."""
+    answer = found.answer
+    parsed = parse_request(answer.request)
     labels = {o.id: o.id for o in parsed.context.objects}
     if create is not None:
         labels.update({target: f"{target} ({create})" for target in parsed.target_ids})
     groups: dict[str, str] = {}
-    for _, periods in busy:
+    for _, periods in found.busy:
         for period in periods:
             labels[object_id(period)] = busy_label(period)
             groups[object_id(period)] = series_label(period)
     render_result(
-        result,
+        answer.result,
         parsed,
         table_console(),
         top=top or None,

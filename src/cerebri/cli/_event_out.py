@@ -14,12 +14,10 @@ import typer
 from icalendar import Component
 
 from cerebri._files import check_output_path, write_output
-from cerebri._json import JSONValue
-from cerebri.calendars import slot_event
-from cerebri.calendars.owners import invitation_people
+from cerebri.calendars import SlotAnswer
+from cerebri.calendars.event_out import invitation
 from cerebri.cli._app import printable
 from cerebri.clock import SystemClock
-from cerebri.cpir import PlanningResult, parse_request
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.temporal import Instant
 
@@ -129,8 +127,7 @@ def check_event_options(
 
 def write_event(
     path: Path,
-    request: dict[str, JSONValue],
-    result: PlanningResult,
+    answer: SlotAnswer,
     sources: list[tuple[str, Component]],
     calendar: str | None,
     *,
@@ -141,40 +138,39 @@ def write_event(
     uid: str | None,
     at: Instant | None,
 ) -> None:
-    """Write candidate ``pick`` to ``path``; attendees are the owners of the calendars read
-    plus ``attendees``; the organizer is ``organizer``, else the owner of ``calendar``,
-    else of the first calendar with a known owner. DTSTAMP is ``at`` or the system clock
-    (read here, in the shell). Errors are :class:`CerebriError` (``calendars.*`` codes from
-    :func:`slot_event` become ``input.invalid_option`` when they come from an option)."""
-    boss, people = invitation_people(
-        sources, calendar=calendar, organizer=organizer, attendees=attendees or ()
-    )
+    """Write candidate ``pick`` of ``answer`` to ``path``
+    (:func:`cerebri.calendars.event_out.invitation`): attendees are the owners of the
+    calendars read plus ``attendees``; the organizer is ``organizer``, else the owner of
+    ``calendar``, else of the first calendar with a known owner. DTSTAMP is ``at`` or the
+    system clock (read here, in the shell). Errors are :class:`CerebriError`
+    (``calendars.*`` codes of an unusable option value become ``input.invalid_option``)."""
     stamp = at if at is not None else SystemClock().now()
     try:
-        data = slot_event(
-            parse_request(request),
-            result,
+        made = invitation(
+            answer,
+            sources,
             pick=pick,
             title=title,
             dtstamp=stamp,
+            calendar=calendar,
+            organizer=organizer,
+            attendees=attendees or (),
             uid=uid,
-            attendees=people,
-            organizer=boss,
         )
     except InvalidArgumentError as exc:
         raise CerebriError(exc.message, code="input.invalid_option") from None
-    start = result.candidates[pick - 1].start.format()
-    if boss is None and not people:
+    start = answer.result.candidates[pick - 1].start.format()
+    if made.organizer is None and not made.attendees:
         sys.stderr.write(
             "note: no organizer or attendee is known (no calendar names its owner); the "
             "invitation has neither: pass --organizer and --attendee to send it\n"
         )
     if to_stdout(path):
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)  # the exact bytes (CRLF lines), no newline translation
+        sys.stdout.buffer.write(made.data)  # the exact bytes (CRLF lines), no newline translation
         sys.stdout.buffer.flush()
         return
     existed = path.exists()
-    write_output(path, data, what="--ics-out file")
+    write_output(path, made.data, what="--ics-out file")
     verb = "replaced" if existed else "wrote"
     sys.stderr.write(printable(f"{verb} {path}: candidate {pick} (start {start})") + "\n")

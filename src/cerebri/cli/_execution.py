@@ -149,13 +149,14 @@ def submit_command(  # noqa: PLR0917 - typer maps every option to a parameter
         recall,
         submit,
     )
+    from cerebri.execution.take_in import is_envelope  # noqa: PLC0415
     from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
 
     with errors_to_exit(as_json):
         executor = open_executor(store)
         if plan is not None:
             source: Any = read_input(plan)
-            if _is_envelope(source):
+            if is_envelope(source):
                 _refuse_draft_options(alternatives=alternatives, goal=goal, sandbox=sandbox)
                 done = _submit_envelope(
                     executor,
@@ -215,18 +216,6 @@ def _report(done: Submitted, as_json: bool) -> None:
         raise typer.Exit(EXIT_INVALID_DRAFT)
 
 
-def _is_envelope(source: bytes) -> bool:
-    """Whether the input is a JSON object with ``schema/v`` (a signed envelope)."""
-    from cerebri.cpir import load_json  # noqa: PLC0415 - fast CLI start
-    from cerebri.errors import CerebriError  # noqa: PLC0415
-
-    try:
-        document = load_json(source)
-    except CerebriError:
-        return False  # not JSON: the draft parser reports it
-    return isinstance(document, dict) and "schema/v" in document
-
-
 def _refuse_draft_options(
     *, alternatives: list[str] | None, goal: str | None, sandbox: str | None
 ) -> None:
@@ -267,23 +256,6 @@ def _refuse_envelope_options(*, artifact: Path | None, objects: Path | None) -> 
         )
 
 
-def _refuse_unsigned(source: bytes) -> None:
-    """An envelope without any signature (``cerebri mcp`` without ``--key`` hands such
-    envelopes out) is ``proposal.schema`` at ``/signature``, said plainly, before anything
-    else is read."""
-    from cerebri.proposals import ProposalError, load_json  # noqa: PLC0415
-
-    document = load_json(source)
-    if isinstance(document, dict) and "signature" not in document:
-        raise ProposalError(
-            "the envelope is unsigned (no signature member): only a signed envelope can be "
-            "submitted; sign it with `cerebri propose --key ... --keyid ...` (or start "
-            "`cerebri mcp` with --key and --keyid)",
-            code="proposal.schema",
-            path="/signature",
-        )
-
-
 def _submit_envelope(
     executor: Executor,
     source: bytes,
@@ -293,29 +265,14 @@ def _submit_envelope(
     principal: str | None,
     max_replans: int | None,
 ) -> Submitted:
-    from cerebri.execution import ExecutionError, submit_envelope  # noqa: PLC0415
+    from cerebri.execution.take_in import take_in_envelope  # noqa: PLC0415 - fast CLI start
     from cerebri.plans import DEFAULT_MAX_REPLANS  # noqa: PLC0415
-    from cerebri.proposals import ObjectStore  # noqa: PLC0415
-    from cerebri.proposals.checks import check_schema  # noqa: PLC0415
 
-    data = source
-    _refuse_unsigned(data)
-    if (artifact is None) == (objects is None):
-        raise ExecutionError(
-            "an envelope comes with its artifact: give --objects DIR (the object store "
-            "`propose` wrote to) or --artifact PATH",
-            code="intake.artifact_required",
-        )
-    if artifact is not None:
-        artifact_bytes = read_input(str(artifact))
-    else:
-        assert objects is not None
-        ref = check_schema(data).envelope.candidate.artifact_ref  # typed shape errors
-        artifact_bytes = ObjectStore(objects).get(ref)
-    return submit_envelope(
+    return take_in_envelope(
         executor,
-        data,
-        artifact=artifact_bytes,
+        source,
+        artifact=None if artifact is None else partial(read_input, str(artifact)),
+        objects=objects,
         submitted_by=principal,
         max_replans=DEFAULT_MAX_REPLANS if max_replans is None else max_replans,
     )

@@ -12,9 +12,9 @@ full) is the typed ``store.unavailable`` or ``store.full``, never a traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Concatenate, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "JsonOption",
     "PrincipalOption",
+    "answer_on_store",
     "emit",
     "errors_to_exit",
     "new_table",
@@ -79,23 +80,35 @@ def errors_to_exit(as_json: bool) -> Iterator[None]:
 def open_executor(
     store: str | None, *, clock: Clock | None = None, adapters: Adapters | None = None
 ) -> Executor:
-    """An executor on the store (checked to be initialised and up to date), with the system
-    clock and random UUIDs."""
+    """An executor on the store (:func:`cerebri.execution.connect.open_executor`: checked to
+    be initialised and up to date), with the system clock and random UUIDs."""
     from cerebri.clock import SystemClock, UuidIds  # noqa: PLC0415 - fast CLI start
-    from cerebri.execution import Executor  # noqa: PLC0415
-    from cerebri.execution import store as execution_store  # noqa: PLC0415
-    from cerebri.execution.adapters import Adapters  # noqa: PLC0415
+    from cerebri.execution.connect import open_executor as opened  # noqa: PLC0415
 
-    url = execution_store.resolve_store_url(store)
-    state = execution_store.status(url)
-    if not state.up_to_date:
-        raise execution_store.StoreError(
-            f"the store {state.url} is at revision {state.current or '(none)'}, not "
-            f"{state.head}: run `cerebri store init` (or `cerebri store upgrade`) first",
-            code="store.not_initialised",
-        )
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    return Executor(engine, clock or SystemClock(), UuidIds(), adapters=adapters or Adapters())
+    return opened(store, clock=clock or SystemClock(), ids=UuidIds(), adapters=adapters)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def answer_on_store(
+    store: str | None,
+    as_json: bool,
+    action: Callable[Concatenate[Executor, P], T],
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> T | None:
+    """``action(executor, *args, **kwargs)`` on the store's executor (:func:`open_executor`),
+    errors as exit 2 (:func:`errors_to_exit`). With ``--json`` its answer is printed
+    (:func:`emit`) and ``None`` returned: the command prints nothing more. Otherwise the
+    answer is returned for the command to print."""
+    with errors_to_exit(as_json):
+        done = action(open_executor(store), *args, **kwargs)
+    if as_json:
+        emit(done)  # type: ignore[arg-type]  # the execution views answer JSON objects
+        return None
+    return done
 
 
 def emit(value: JSONValue) -> None:

@@ -6,6 +6,7 @@ Options and errors: :mod:`cerebri.cli._execution_common`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
     PrincipalOption,
+    answer_on_store,
     emit,
     errors_to_exit,
     new_table,
@@ -92,11 +94,9 @@ def plans_show(
     """One plan: its revisions, steps (status, attempts, result), predictions, approvals."""
     from cerebri.execution import show_plan  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        shown = show_plan(open_executor(store), plan_id)
-    if as_json:
-        emit(shown)
-        return
+    shown = answer_on_store(store, as_json, show_plan, plan_id)
+    if shown is None:
+        return  # printed as JSON
     out = sys.stdout
     out.write(
         safe_text(
@@ -145,11 +145,9 @@ def plans_cancel(
     """Abandon an open plan: open steps cancelled, open approvals withdrawn, no replanning."""
     from cerebri.execution import cancel_plan  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = cancel_plan(open_executor(store), plan_id, by=principal, reason=reason)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, cancel_plan, plan_id, by=principal, reason=reason)
+    if done is None:
+        return  # printed as JSON
     sys.stdout.write(
         safe_text(f"plan {done['id']}: {done['status']} ({done['status_reason']})") + "\n"
     )
@@ -224,11 +222,9 @@ def approvals_show(
     when the request expires. Read this before `approvals approve`."""
     from cerebri.execution import describe_approval  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        shown = describe_approval(open_executor(store), approval_id)
-    if as_json:
-        emit(shown)
-        return
+    shown = answer_on_store(store, as_json, describe_approval, approval_id)
+    if shown is None:
+        return  # printed as JSON
     sys.stdout.write("".join(safe_text(line) + "\n" for line in approval_lines(shown)))
 
 
@@ -350,50 +346,45 @@ def _decide(
     sys.stdout.write(_approval_line(done) + "\n")
 
 
-@approvals_app.command("approve")
-def approvals_approve(  # noqa: PLR0917 - typer maps every option to a parameter
-    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
-    principal: PrincipalOption,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    key: KeyOption = None,
-    keyid: KeyidOption = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Approve an open request (never as its requester or the author of its proposal)."""
-    _decide(
-        approval_id,
-        principal,
-        reason,
-        approve=True,
-        key=key,
-        keyid=keyid,
-        store=store,
-        as_json=as_json,
-    )
+def _decision_command(approve: bool, help_text: str) -> Callable[..., None]:
+    """The ``approvals approve`` or ``approvals reject`` command: the same options, one
+    decision (:func:`_decide`)."""
+
+    def command(  # noqa: PLR0917 - typer maps every option to a parameter
+        approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
+        principal: PrincipalOption,
+        reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+        key: KeyOption = None,
+        keyid: KeyidOption = None,
+        store: StoreOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        _decide(
+            approval_id,
+            principal,
+            reason,
+            approve=approve,
+            key=key,
+            keyid=keyid,
+            store=store,
+            as_json=as_json,
+        )
+
+    command.__doc__ = help_text
+    command.__name__ = command.__qualname__ = f"approvals_{'approve' if approve else 'reject'}"
+    return command
 
 
-@approvals_app.command("reject")
-def approvals_reject(  # noqa: PLR0917 - typer maps every option to a parameter
-    approval_id: Annotated[str, typer.Argument(metavar="ID", help="The approval's id.")],
-    principal: PrincipalOption,
-    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    key: KeyOption = None,
-    keyid: KeyidOption = None,
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Reject an open request: its step fails and the plan replans when it can."""
-    _decide(
-        approval_id,
-        principal,
-        reason,
-        approve=False,
-        key=key,
-        keyid=keyid,
-        store=store,
-        as_json=as_json,
+approvals_approve = approvals_app.command("approve")(
+    _decision_command(
+        True, "Approve an open request (never as its requester or the author of its proposal)."
     )
+)
+approvals_reject = approvals_app.command("reject")(
+    _decision_command(
+        False, "Reject an open request: its step fails and the plan replans when it can."
+    )
+)
 
 
 @approvals_app.command("withdraw")
@@ -406,11 +397,9 @@ def approvals_withdraw(
     """The requester takes its own open request back; the plan is abandoned."""
     from cerebri.execution import withdraw  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = withdraw(open_executor(store), approval_id, by=principal)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, withdraw, approval_id, by=principal)
+    if done is None:
+        return  # printed as JSON
     sys.stdout.write(_approval_line(done) + "\n")
 
 
@@ -459,11 +448,9 @@ def _set_sandbox(
 ) -> None:
     from cerebri.execution import set_sandbox  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = set_sandbox(open_executor(store), name, enabled, reason)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, set_sandbox, name, enabled, reason)
+    if done is None:
+        return  # printed as JSON
     state = "enabled" if done["enabled"] else "disabled"
     readied = f"; {done['steps_readied']} steps ready again" if done["steps_readied"] else ""
     sys.stdout.write(safe_text(f"sandbox {done['name']}: {state}{readied}") + "\n")
@@ -524,11 +511,9 @@ def steps_resolve(
     """Settle a step blocked with needs_verification, after looking at the world."""
     from cerebri.execution import resolve_step  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = resolve_step(open_executor(store), step_id, happened=happened, by=principal)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, resolve_step, step_id, happened=happened, by=principal)
+    if done is None:
+        return  # printed as JSON
     sys.stdout.write(
         safe_text(f"step {done['key']} ({done['id']}): {done['status']} ({done['status_reason']})")
         + "\n"

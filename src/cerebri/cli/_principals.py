@@ -19,6 +19,7 @@ import typer
 from cerebri.cli._app import app
 from cerebri.cli._execution_common import (
     JsonOption,
+    answer_on_store,
     emit,
     errors_to_exit,
     new_table,
@@ -69,11 +70,11 @@ def principals_add(
     """Register a principal with its roles (the store is governed from then on)."""
     from cerebri.execution import add_principal  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = add_principal(open_executor(store), principal, roles=roles or [], display_name=name)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(
+        store, as_json, add_principal, principal, roles=roles or [], display_name=name
+    )
+    if done is None:
+        return  # printed as JSON
     roles_text = ", ".join(str(r) for r in done["roles"]) if isinstance(done["roles"], list) else ""
     _print_line(f"{done['id']} ({done['kind']}): {roles_text or 'no roles'}")
 
@@ -123,11 +124,9 @@ def principals_disable(
     gave that have not been acted on yet."""
     from cerebri.execution import disable_principal  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = disable_principal(open_executor(store), principal)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, disable_principal, principal)
+    if done is None:
+        return  # printed as JSON
     _print_line(f"{done['id']} disabled at {done['disabled_at']}")
 
 
@@ -163,11 +162,9 @@ def principals_revoke_token(
     """Revoke an API token (by the id printed when it was issued)."""
     from cerebri.execution import revoke_token  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = revoke_token(open_executor(store), token_id)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, revoke_token, token_id)
+    if done is None:
+        return  # printed as JSON
     _print_line(f"token {done['token_id']} of {done['principal']} revoked at {done['revoked_at']}")
 
 
@@ -240,11 +237,9 @@ def principals_revoke_key(
     """Revoke a key: signatures by it stop counting, also approvals not yet acted on."""
     from cerebri.execution import revoke_key  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = revoke_key(open_executor(store), keyid)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, revoke_key, keyid)
+    if done is None:
+        return  # printed as JSON
     _print_line(f"key {done['keyid']} of {done['principal']} revoked at {done['revoked_at']}")
 
 
@@ -263,11 +258,9 @@ def principals_grant(
     """Let PRINCIPAL's plans use CAPABILITY on a calendar (checked when each step acts)."""
     from cerebri.execution import grant  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = grant(open_executor(store), principal, capability, calendar=calendar)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, grant, principal, capability, calendar=calendar)
+    if done is None:
+        return  # printed as JSON
     _print_line(
         f"grant {done['id']}: {done['principal']} may use {done['capability']} on "
         f"{done['calendar']}"
@@ -283,9 +276,7 @@ def principals_revoke_grant(
     """Revoke a grant: a plan relying on it stops when its step next tries to act."""
     from cerebri.execution import revoke_grant  # noqa: PLC0415 - fast CLI start
 
-    with errors_to_exit(as_json):
-        done = revoke_grant(open_executor(store), grant_id)
-    if as_json:
-        emit(done)
-        return
+    done = answer_on_store(store, as_json, revoke_grant, grant_id)
+    if done is None:
+        return  # printed as JSON
     _print_line(f"grant {done['id']} of {done['principal']} revoked at {done['revoked_at']}")

@@ -56,24 +56,21 @@ from cerebri.proposals import (
     ExecutorMode,
     FileReplayLedger,
     ObjectStore,
+    Origin,
     Verdict,
     VerificationReport,
-    artifact_for,
     check_envelope,
     envelope_digest,
     is_rfc3339_utc,
     load_json,
-    load_private_key,
     load_registry,
+    load_signer,
+    make_proposal,
     new_key,
     proposal_artifact,
-    propose,
     public_key_text,
-    registered_signer,
     revoke_key,
     rotate_key,
-    signing_author,
-    slot_starts,
 )
 from cerebri.temporal import Instant
 
@@ -303,35 +300,23 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 "--title goes into a plan graph's create step; pass --as plan-graph too",
                 code="input.invalid_option",
             )
-        signing_key = load_private_key(key)
-        registered = registered_signer(key, keyid, signing_key, now, registry)
-        subject = signing_author(author, registered, keyid)
+        signer = load_signer(key, keyid, now=now, registry=registry, author=author)
         try:
             made = proposal_artifact(
                 read_input(file), candidate, query_id, wrap, limits_for(limits), title
             )
         except PlanError as error:
             raise limits_hint(error, limits) from None
-        payload, kind = made.payload, made.artifact_type
-        query, idempotency = made.query_id, made.idempotency_key
-        artifact = artifact_for(payload)
-        envelope = propose(
-            artifact,
-            kind,
-            author=subject,
-            author_node_id=node_id,
-            query_id=query,
-            room_id=room,
-            turn_id=turn,
-            class_key=class_key,
-            executor_mode=mode,
+        done = make_proposal(
+            made,
+            signer=signer,
+            origin=Origin(node_id, room, turn, class_key, mode),
             proposed_at=now,
             expires_at=expires,
-            idempotency_key=idempotency,
-            signing_keys=[(signing_key, keyid)],
-            slot_starts=slot_starts(payload),
+            objects=store,
         )
-        ObjectStore(store).put(payload)  # content-addressed: lands at the signed artifact/ref
+        assert done.envelope is not None
+        envelope, artifact = done.envelope, done.artifact
         if out is not None:
             write_output(out, envelope, what="--out")
     except CerebriError as error:

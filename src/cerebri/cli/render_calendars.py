@@ -1,4 +1,5 @@
-"""Human-readable free/busy tables (``cerebri freebusy``) and their JSON form."""
+"""Human-readable free/busy and slot tables (``cerebri freebusy``, ``cerebri find-slot``);
+their JSON documents are :mod:`cerebri.calendars.wire`'s."""
 
 from __future__ import annotations
 
@@ -8,20 +9,17 @@ from zoneinfo import ZoneInfo
 from rich.console import Console
 from rich.table import Table
 
-from cerebri._json import JSONValue
 from cerebri.calendars import FreeBusyView, SlotAnswer
 from cerebri.ics import BusyPeriod
-from cerebri.temporal import Instant, Interval
+from cerebri.temporal import Instant
 
 __all__ = [
     "SlotColumns",
     "busy_label",
-    "freebusy_wire",
     "render_freebusy",
     "render_slots",
     "series_label",
     "slot_columns",
-    "slots_wire",
 ]
 
 
@@ -35,50 +33,6 @@ def series_label(period: BusyPeriod) -> str:
     """``summary (uid)``: every instance of a recurring event shares it, so the rejection
     summary counts a daily meeting as one cause."""
     return f"{period.summary} ({period.uid})" if period.summary else period.uid
-
-
-def _pair(start: Instant, end: Instant, zone: ZoneInfo) -> dict[str, JSONValue]:
-    def local(instant: Instant) -> str | None:
-        moment = instant.to_datetime()
-        return None if moment is None else moment.astimezone(zone).isoformat()
-
-    return {
-        "start": start.format(),
-        "end": end.format(),
-        "local_start": local(start),
-        "local_end": local(end),
-    }
-
-
-def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
-    """JSON form: window, zone, busy (with uid/recurrence_id/summary/source), free, unknown,
-    unavailable, ``warnings`` (sorted :meth:`~cerebri.ics.CalendarWarning.to_wire` objects)
-    and ``complete`` (``false`` when events were left out: the view may miss busy time)."""
-    zone = ZoneInfo(zone_name)
-
-    def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
-        return [_pair(Instant(i.start), Instant(i.end), zone) for i in items]
-
-    return {
-        "window": _pair(Instant(view.window.start), Instant(view.window.end), zone),
-        "zone": zone_name,
-        "busy": [
-            {
-                **_pair(p.start, p.end, zone),
-                "uid": p.uid,
-                "recurrence_id": p.recurrence_id,
-                "summary": p.summary,
-                "source": p.source,
-                "kind": p.kind,
-            }
-            for p in view.busy
-        ],
-        "free": spans(view.free),
-        "unknown": spans(view.unknown),
-        "unavailable": spans(view.unavailable),
-        "warnings": [dict(warning.to_wire()) for warning in view.warnings],
-        "complete": view.complete,
-    }
 
 
 def render_freebusy(view: FreeBusyView, zone_name: str, console: Console) -> None:
@@ -112,16 +66,6 @@ def render_freebusy(view: FreeBusyView, zone_name: str, console: Console) -> Non
                 utc(item.start), utc(item.end), f"{local(item.start)} – {local(item.end)}"
             )
         console.print(listing)
-
-
-def slots_wire(answer: SlotAnswer) -> dict[str, JSONValue]:
-    """The keys ``find-slot --json`` adds when it ranks beyond the planner: ``slots`` (one
-    :meth:`~cerebri.calendars.answer.SlotDetail.to_wire` object per candidate, in the
-    candidates' order) and ``below_min_attendance`` (feasible slots left out, by start)."""
-    return {
-        "slots": [detail.to_wire() for detail in answer.slots],
-        "below_min_attendance": [detail.to_wire() for detail in answer.below_min_attendance],
-    }
 
 
 @dataclass(frozen=True, slots=True)

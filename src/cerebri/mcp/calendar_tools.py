@@ -18,10 +18,9 @@ from icalendar import Component
 from cerebri._json import JSONValue
 from cerebri.calendars import ImportedCalendars, SlotQuery
 from cerebri.calendars import freebusy as freebusy_view
-from cerebri.calendars.ranking import has_daily_preference
 from cerebri.calendars.slot_options import SlotOptions, pointer_name, read_window, slot_query
 from cerebri.calendars.sources import calendar_id_for, load_sources
-from cerebri.cli.render_calendars import freebusy_wire, slots_wire
+from cerebri.calendars.wire import find_slot_document, freebusy_wire, ranked_beyond_planner
 from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, CalendarError
 from cerebri.mcp.arguments import FindSlotArgs, FreeBusyArgs
@@ -67,18 +66,19 @@ def _load(
     urls = _urls(caldav, settings, members[1])
     taken = set() if taken is None else taken
     loaded = read_calendars(ics, members[0], settings.ics, settings.ics_root, taken, skip=skip)
+    if not urls:
+        return loaded
+    from cerebri.integrations.caldav_reader import caldav_reader  # noqa: PLC0415 - network edge
+
+    reader = caldav_reader(
+        logins=settings.caldav_logins,
+        username=settings.caldav_user,
+        password=settings.caldav_password,
+        cache=settings.use_cache,
+    )
     for index, url in enumerate(urls):
         try:
-            fetched = load_sources(
-                [],
-                [url],
-                window,
-                caldav_username=settings.caldav_user,
-                caldav_password=settings.caldav_password,
-                caldav_logins=settings.caldav_logins,
-                skip_invalid_events=skip,
-                caldav_cache=settings.use_cache,
-            )
+            fetched = load_sources([], [url], window, read_caldav=reader, skip_invalid_events=skip)
         except CerebriError as error:
             error.path = f"/{members[1]}/{index}"
             if isinstance(error, CalendarError):  # quote nothing of the fetched objects
@@ -136,13 +136,8 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
         sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
     )
     answer = calendars.find_slot(query, optional=optional)
-    document: dict[str, JSONValue] = {
-        **answer.result.to_wire(),
-        "warnings": answer.warnings_wire(),
-    }
-    if has_daily_preference(query) or query.min_attendance is not None or optional:
-        document.update(slots_wire(answer))
-    return document
+    ranked = ranked_beyond_planner(query, optional=bool(optional))
+    return find_slot_document(answer, ranked=ranked)
 
 
 def freebusy_tool(args: FreeBusyArgs, settings: McpSettings) -> dict[str, JSONValue]:

@@ -4,7 +4,7 @@ Input schemas are the JSON Schemas of the argument models (:mod:`cerebri.mcp.arg
 where a tool takes a CPIR request, its ``request`` member is the CPIR request schema
 (:func:`cerebri.cpir.request_json_schema`) or JSON text. The output schemas of ``plan`` and
 ``validate_request`` are the HTTP service's result schemas
-(:func:`cerebri.service.openapi.component_schemas`, ``$ref`` re-pointed into ``$defs``),
+(:func:`cerebri.cpir.result_schema.component_schemas`, ``$ref`` re-pointed into ``$defs``),
 or the summary of a large answer (:data:`cerebri.mcp.results.SUMMARY_SCHEMA`), each with
 only the component schemas its result reaches. Tools are
 listed in a fixed order; ``preview`` and ``plan_status`` only with an execution store.
@@ -125,8 +125,8 @@ def _rehome(node: Any) -> Any:
 
 @functools.cache
 def _components() -> dict[str, Any]:
-    """The service's component schemas with ``$ref`` into ``#/$defs/``."""
-    from cerebri.service.openapi import component_schemas  # noqa: PLC0415 - listing only
+    """The CPIR component schemas with ``$ref`` into ``#/$defs/``."""
+    from cerebri.cpir.result_schema import component_schemas  # noqa: PLC0415 - listing only
 
     rehomed: dict[str, Any] = _rehome(component_schemas())
     return rehomed

@@ -217,7 +217,7 @@ def run_http(
 
     The socket is bound first (port 0: any free port) and ``CEREBRI_LISTEN_ADDR=<ip>:<port>``
     printed to ``out`` (standard output), as ``cerebri serve`` does. With a ``token`` every
-    request needs ``Authorization: Bearer <token>`` (:mod:`cerebri.service.auth`; 401
+    request needs ``Authorization: Bearer <token>`` (:mod:`cerebri._http`; 401
     otherwise); a non-loopback host needs ``allow_remote`` and a token.
 
     Raises:
@@ -225,8 +225,7 @@ def run_http(
     """
     import uvicorn  # noqa: PLC0415 - HTTP only
 
-    from cerebri.service.auth import BearerTokenMiddleware  # noqa: PLC0415 - HTTP only
-    from cerebri.service.server import bind  # noqa: PLC0415 - HTTP only
+    from cerebri._http import BearerTokenMiddleware, bind  # noqa: PLC0415 - HTTP only
 
     check_host(host, allow_remote=allow_remote, token=token)
     sock = bind(host, port, allow_remote=allow_remote, token=token)

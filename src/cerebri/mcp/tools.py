@@ -17,7 +17,8 @@ document the matching command prints with ``--json`` (the same bytes through
   the configured object store), else the envelope without ``signature``
   (:func:`cerebri.proposals.unsigned_envelope`). With ``submit: true`` (key and store
   configured, else ``mcp.not_configured`` at ``/submit``) the signed envelope is taken in by
-  the store (:func:`cerebri.execution.submit_envelope`, as ``cerebri submit ENVELOPE``) and
+  the store (:func:`cerebri.execution.take_in.take_in_envelope`, as ``cerebri submit
+  ENVELOPE``) and
   ``submitted`` is ``cerebri submit --json``'s answer; the plan's requester is the envelope's
   author, so with ``--author agent:NAME`` it is an agent, which can never approve. A slot
   after expiry is ``proposal.expires_before_slot`` at ``/expires_in``;
@@ -49,21 +50,18 @@ from cerebri.proposals import (
     ArtifactChoice,
     Classification,
     ExecutorMode,
-    ObjectStore,
+    Origin,
     ProposalArtifact,
     ProposalError,
-    artifact_for,
+    Signer,
     author_subject,
     check_slot_times,
     envelope_digest,
     load_json,
-    load_private_key,
+    load_signer,
+    make_proposal,
     proposal_artifact,
-    propose,
-    registered_signer,
-    signing_author,
     slot_starts,
-    unsigned_envelope,
 )
 from cerebri.temporal import Instant
 
@@ -87,16 +85,19 @@ def check_configuration(settings: McpSettings, now: Instant) -> None:
         CerebriError: the typed error of the first problem (``proposal.*``, ``store.*``,
             ``keys.*``), as the tool would have raised it.
     """
-    if settings.key is not None and settings.keyid is not None:
-        signing_key = load_private_key(settings.key)
-        registered = registered_signer(
-            settings.key, settings.keyid, signing_key, now, settings.registry
-        )
-        signing_author(settings.author, registered, settings.keyid)
-    else:
+    if _signer(settings, now) is None:
         author_subject(settings.author or DEFAULT_AUTHOR)
     if settings.store is not None:
         _executor(settings)
+
+
+def _signer(settings: McpSettings, now: Instant) -> Signer | None:
+    """The configured key checked against its registry at ``now``, or None without one."""
+    if settings.key is None or settings.keyid is None:
+        return None
+    return load_signer(
+        settings.key, settings.keyid, now=now, registry=settings.registry, author=settings.author
+    )
 
 
 def relocated(error: CerebriError, prefix: str) -> CerebriError:
@@ -205,31 +206,16 @@ def _check_slots(payload: bytes, now: Instant, expires: Instant, where: str) -> 
         ) from None
 
 
-def _signed(
-    made: ProposalArtifact, settings: McpSettings, now: Instant, common: dict[str, Any]
-) -> bytes:
-    """The envelope signed with the configured key (checked against its registry)."""
-    assert settings.key is not None and settings.keyid is not None
-    signing_key = load_private_key(settings.key)
-    registered = registered_signer(
-        settings.key, settings.keyid, signing_key, now, settings.registry
-    )
-    return propose(
-        artifact_for(made.payload),
-        made.artifact_type,
-        author=signing_author(settings.author, registered, settings.keyid),
-        signing_keys=[(signing_key, settings.keyid)],
-        **common,
-    )
-
-
 def _submit(settings: McpSettings, envelope: bytes, payload: bytes) -> dict[str, JSONValue]:
     """The signed envelope taken in by the execution store (``cerebri submit --json``)."""
-    from cerebri.execution import submit_envelope  # noqa: PLC0415 - store only
+    from cerebri.execution.take_in import take_in_envelope  # noqa: PLC0415 - store only
 
-    executor = _executor(settings)
-    done = submit_envelope(executor, envelope, artifact=payload)
+    done = take_in_envelope(_executor(settings), envelope, artifact=payload)
     return done.to_wire()
+
+
+_ORIGIN = Origin("mcp", "mcp", "mcp", Classification.PERSONAL, ExecutorMode.PLAN_EXECUTOR)
+"""The envelope's node, room and turn ids, class and executor mode for every MCP proposal."""
 
 
 def propose_tool(args: ProposeArgs, settings: McpSettings) -> dict[str, JSONValue]:
@@ -252,34 +238,25 @@ def propose_tool(args: ProposeArgs, settings: McpSettings) -> dict[str, JSONValu
             "now plus expires_in is out of range", code="input.invalid_option", path="/expires_in"
         )
     _check_slots(made.payload, now, expires, where)
-    artifact = artifact_for(made.payload)
-    common: dict[str, Any] = {
-        "author_node_id": "mcp",
-        "query_id": made.query_id,
-        "room_id": "mcp",
-        "turn_id": "mcp",
-        "class_key": Classification.PERSONAL,
-        "executor_mode": ExecutorMode.PLAN_EXECUTOR,
-        "proposed_at": now,
-        "expires_at": expires,
-        "idempotency_key": made.idempotency_key,
-        "slot_starts": slot_starts(made.payload),
-    }
+    signer = _signer(settings, now)
+    done = make_proposal(
+        made,
+        signer=signer,
+        author=None if signer else author_subject(settings.author or DEFAULT_AUTHOR),
+        origin=_ORIGIN,
+        proposed_at=now,
+        expires_at=expires,
+        objects=settings.objects,
+    )
     submitted: dict[str, JSONValue] | None = None
-    if signing:
-        envelope = _signed(made, settings, now, common)
-        if settings.objects is not None:
-            ObjectStore(settings.objects).put(made.payload)
-        if args.submit:
-            submitted = _submit(settings, envelope, made.payload)
-        document = json.loads(envelope)
-    else:
-        author = author_subject(settings.author or DEFAULT_AUTHOR)
-        document = unsigned_envelope(artifact, made.artifact_type, author=author, **common)
+    if args.submit:
+        assert done.envelope is not None  # submit needs a signing key (checked first)
+        submitted = _submit(settings, done.envelope, made.payload)
+    artifact = done.artifact
     return {
         "signed": signing,
-        "envelope": document,
-        "payload_digest": envelope_digest(document),
+        "envelope": done.document,
+        "payload_digest": envelope_digest(done.document),
         "artifact": {
             "type": str(made.artifact_type),
             "ref": artifact.ref,
@@ -297,9 +274,10 @@ def _executor(settings: McpSettings) -> Any:
             "no execution store is configured: start the server with --store URL",
             code="mcp.not_configured",
         )
-    from cerebri.cli._execution_common import open_executor  # noqa: PLC0415 - store only
+    from cerebri.clock import UuidIds  # noqa: PLC0415 - store only
+    from cerebri.execution.connect import open_executor  # noqa: PLC0415
 
-    return open_executor(settings.store, clock=settings.clock())
+    return open_executor(settings.store, clock=settings.clock(), ids=UuidIds())
 
 
 def preview_tool(args: PreviewArgs, settings: McpSettings) -> dict[str, JSONValue]:

@@ -23,6 +23,9 @@ verification.
                                              the envelope author it signs as
     propose(artifact, type, ..., signing_keys) -> bytes   signed envelope (RFC 8785 bytes)
     unsigned_envelope(artifact, type, ...) -> dict        the same envelope, checked, unsigned
+    load_signer(key, keyid, ...) -> Signer, make_proposal(made, signer=..., ...) -> Proposal
+                                             the propose use-case of every shell: the key
+                                             checked, the envelope signed, the artifact stored
     slot_starts(payload), check_slot_times(...)  calendar slots of an artifact: not begun at
                                              proposed-at, none after expires-at
     canonical_principal(text), author_of(principal)  the principal a registered key speaks
@@ -143,6 +146,7 @@ from cerebri.proposals.verify import (
     check_envelope,
     verify,
 )
+from cerebri.proposals.workflow import Origin, Proposal, Signer, load_signer, make_proposal
 
 __all__ = [
     "ALLOWED_EXECUTOR_MODES",
@@ -174,11 +178,14 @@ __all__ = [
     "InMemoryReplayLedger",
     "KeyRegistry",
     "ObjectStore",
+    "Origin",
+    "Proposal",
     "ProposalArtifact",
     "ProposalError",
     "RegisteredKey",
     "ReplayLedger",
     "SignatureEntry",
+    "Signer",
     "StoredArtifact",
     "Subject",
     "SubjectKind",
@@ -203,6 +210,8 @@ __all__ = [
     "load_json",
     "load_private_key",
     "load_registry",
+    "load_signer",
+    "make_proposal",
     "new_key",
     "pae",
     "parse_registry",

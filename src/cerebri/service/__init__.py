@@ -6,7 +6,7 @@ the plan and approval routes over its store); ``serve(...)`` runs it with uvicor
 :mod:`cerebri.service.app`.
 
 The names below are loaded on first use (PEP 562 module ``__getattr__``): importing a light
-submodule such as :mod:`cerebri.service.openapi` or :mod:`cerebri.service.find_slot_api`
+submodule such as :mod:`cerebri.service.openapi` or :mod:`cerebri.service.find_slot_routes`
 (the MCP server, ``cerebri bridge``) does not load FastAPI, the execution store or uvicorn.
 """
 

@@ -1,6 +1,7 @@
 """The find-slot routes of the HTTP service (docs/decisions/0029).
 
-* ``POST /v1/find-slot`` → 200 ``FindSlotAnswer`` (:mod:`cerebri.service.find_slot_api`)
+* ``POST /v1/find-slot`` → 200 ``FindSlotAnswer`` (:mod:`cerebri.calendars.wire`; the body
+  read by :mod:`cerebri.calendars.find_slot_body`, as the Node bridge's ``find_slot``)
   for every planning outcome.
 * ``POST /v1/find-slot/event`` → 200 ``text/calendar`` (``Content-Disposition: attachment``):
   the same body plus ``pick`` (1-based rank), ``title``, ``organizer`` and ``attendees``;
@@ -30,19 +31,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri._json import JSONValue
-from cerebri.calendars.event_out import slot_event
-from cerebri.calendars.owners import invitation_people
-from cerebri.clock import Clock
-from cerebri.cpir import parse_request
-from cerebri.errors import CerebriError
-from cerebri.service.body import ClientGone, read_json_body
-from cerebri.service.find_slot_api import FIND_SLOT_ANSWER_SCHEMA, answer_wire, plan_slots
-from cerebri.service.find_slot_body import (
+from cerebri.calendars.event_out import invitation
+from cerebri.calendars.find_slot_body import (
     EventBody,
     FindSlotBody,
     read_event_body,
     read_find_slot_body,
 )
+from cerebri.calendars.wire import FIND_SLOT_ANSWER_SCHEMA, answer_wire, plan_slots
+from cerebri.clock import Clock
+from cerebri.errors import CerebriError, InputTooLargeError, ParseError
+from cerebri.service.body import ClientGone, parse_error_status, read_json_body
 from cerebri.service.openapi import json_body, responses
 from cerebri.service.problems import ServiceError, json_response, problem_response
 from cerebri.service.settings import ServiceSettings
@@ -104,7 +103,13 @@ def guarded(
             return Response(status_code=400)  # nobody is left to read it
         except ServiceError as error:
             return _problem(error)
-        except CerebriError as error:  # ics.expansion_limit, calendars.invalid_argument …
+        except ParseError as error:  # the body's JSON: json.* syntax 400, else 422
+            return problem_response(
+                parse_error_status(error), error.code, error.message, error.path
+            )
+        except InputTooLargeError as error:  # more JSON values than the reader counts
+            return problem_response(413, error.code, error.message, None)
+        except CerebriError as error:  # input.invalid_option, ics.expansion_limit, …
             return problem_response(422, error.code, error.message, error.path)
 
     return endpoint
@@ -121,18 +126,15 @@ def _event(clock: Clock) -> Callable[[bytes], Response]:
     def run(body: bytes) -> Response:
         event = read_event_body(body)
         answer, _ = plan_slots(event.ask)
-        organizer, attendees = invitation_people(
-            event.ask.calendars, organizer=event.organizer, attendees=event.attendees
-        )
-        data = slot_event(
-            parse_request(answer.request),
-            answer.result,
+        data = invitation(
+            answer,
+            event.ask.calendars,
             pick=event.pick,
             title=event.title,
             dtstamp=clock.now(),
-            attendees=attendees,
-            organizer=organizer,
-        )
+            organizer=event.organizer,
+            attendees=event.attendees,
+        ).data
         pick = event.pick
         return Response(
             data,

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from cerebri.cpir.schema import request_json_schema, temporal_json_schema
-from cerebri.service.problems import PROBLEM_MEDIA_TYPE
-from cerebri.service.response_schemas import (
+from cerebri.cpir.result_schema import (
+    PLANNING_REQUEST_REF,
     PLANNING_RESULT_REF,
+    TEMPORAL_REQUEST_REF,
     TEMPORAL_RESULT_REF,
     VALIDATION_REPORT_REF,
-    response_schemas,
 )
+from cerebri.cpir.result_schema import component_schemas as cpir_components
+from cerebri.service.problems import PROBLEM_MEDIA_TYPE
 
 __all__ = [
     "ENVELOPE_REF",
@@ -23,8 +24,6 @@ __all__ = [
     "responses",
 ]
 
-PLANNING_REQUEST_REF = "#/components/schemas/PlanningRequest"
-TEMPORAL_REQUEST_REF = "#/components/schemas/TemporalRequest"
 ENVELOPE_REF = "#/components/schemas/SuggestionRequest"
 
 RESULT_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -80,52 +79,25 @@ REJECTED_SCHEMA: dict[str, Any] = {
 }
 
 
-def _rehome(node: Any, prefix: str) -> Any:
-    if isinstance(node, dict):
-        return {
-            key: "#/components/schemas/" + prefix + value.removeprefix("#/$defs/")
-            if key == "$ref" and isinstance(value, str)
-            else _rehome(value, prefix)
-            for key, value in node.items()
-        }
-    if isinstance(node, list):
-        return [_rehome(item, prefix) for item in node]
-    return node
-
-
-def _split(schema: dict[str, Any], name: str, prefix: str) -> dict[str, Any]:
-    schema = dict(schema)
-    schema.pop("$schema", None)
-    defs = schema.pop("$defs", {})
-    out = {prefix + key: _rehome(value, prefix) for key, value in defs.items()}
-    out[name] = _rehome(schema, prefix)
-    return out
-
-
 def component_schemas() -> dict[str, Any]:
-    """Schemas to merge into ``components.schemas`` (CPIR ``$defs`` moved and re-pointed)."""
-    schemas = {
-        **_split(request_json_schema(), "PlanningRequest", "Cpir"),
-        **_split(temporal_json_schema(), "TemporalRequest", "Temporal"),
-        "Problem": PROBLEM_SCHEMA,
-        "RejectedEnvelope": REJECTED_SCHEMA,
-        "SuggestionRequest": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["integration_version", "request"],
-            "properties": {
-                "integration_version": _VERSION,
-                "request": {"$ref": PLANNING_REQUEST_REF},
+    """Schemas to merge into ``components.schemas``: the CPIR request and result schemas
+    (:func:`cerebri.cpir.result_schema.component_schemas`) with the service's ``Problem``,
+    ``RejectedEnvelope`` and ``SuggestionRequest`` between them."""
+    return cpir_components(
+        {
+            "Problem": PROBLEM_SCHEMA,
+            "RejectedEnvelope": REJECTED_SCHEMA,
+            "SuggestionRequest": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["integration_version", "request"],
+                "properties": {
+                    "integration_version": _VERSION,
+                    "request": {"$ref": PLANNING_REQUEST_REF},
+                },
             },
-        },
-    }
-    rule = dict(schemas["CpirConstraintSpec"]["properties"]["rule"])
-    rule["title"] = "HardConstraintRule"
-    results = response_schemas(rule)
-    clashes = sorted(results.keys() & schemas.keys())
-    if clashes:  # pragma: no cover - a naming mistake, caught by any test
-        raise RuntimeError(f"response schema names clash with request schemas: {clashes}")
-    return {**schemas, **results}
+        }
+    )
 
 
 def json_body(ref: str) -> dict[str, Any]:

@@ -2,46 +2,28 @@
 
 Every response body is compact JSON (``cerebri._json.compact``: no whitespace, key order kept,
 non-ASCII as raw UTF-8), so a ``/v1/plan`` body is byte-identical to
-``compact(cerebri.plan(body).to_wire())``.
+``compact(cerebri.plan(body).to_wire())``. The responses are :mod:`cerebri._http`'s (shared
+with the MCP server's HTTP transport); :class:`ServiceError` is the service's own.
 """
 
 from __future__ import annotations
 
-import re
-from http import HTTPStatus
-
-from starlette.responses import Response
-
-from cerebri._json import JSONValue, compact
+from cerebri._http import (
+    PROBLEM_MEDIA_TYPE,
+    clean_detail,
+    encodable,
+    json_response,
+    problem_response,
+)
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "ServiceError",
     "clean_detail",
+    "encodable",
     "json_response",
     "problem_response",
 ]
-
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-
-_PYDANTIC_PREFIX = re.compile(r"(^|: |; )(?:Value error|Assertion failed), ")
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def encodable(text: str) -> str:
-    """``text`` with each lone surrogate (U+D800 to U+DFFF, which has no UTF-8 form, RFC 3629
-    section 3) written as the six characters of its JSON escape, e.g. ``\\ud800``: a problem
-    can then name a member such as ``"\\ud800"`` in its ``path`` and ``detail`` instead of
-    failing to encode (decision 0036)."""
-    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
-
-
-def clean_detail(detail: str) -> str:
-    """``detail`` without the ``Value error, `` / ``Assertion failed, `` prefixes pydantic
-    puts before a validator's own message (at the start or after ``: `` / ``; ``)."""
-    return _PYDANTIC_PREFIX.sub(r"\1", detail)
 
 
 class ServiceError(Exception):
@@ -60,32 +42,3 @@ class ServiceError(Exception):
         self.code = code
         self.detail = detail
         self.path = path
-
-
-def json_response(value: JSONValue, status: int = 200) -> Response:
-    """``value`` as compact UTF-8 JSON with media type ``application/json``."""
-    return Response(compact(value).encode("utf-8"), status, media_type="application/json")
-
-
-def problem_response(
-    status: int,
-    code: str,
-    detail: str,
-    path: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response:
-    """An ``application/problem+json`` body: ``type``, ``title``, ``status``, ``detail``,
-    ``code``, ``path`` (``type`` is ``about:blank``, so ``title`` is the status phrase).
-    ``detail`` is passed through :func:`clean_detail`; ``detail`` and ``path`` through
-    :func:`encodable`."""
-    body: dict[str, JSONValue] = {
-        "type": "about:blank",
-        "title": HTTPStatus(status).phrase,
-        "status": status,
-        "detail": encodable(clean_detail(detail)),
-        "code": code,
-        "path": None if path is None else encodable(path),
-    }
-    return Response(
-        compact(body).encode("utf-8"), status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
-    )

@@ -9,14 +9,12 @@ then needs the service token or a principal's token).
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 import uvicorn
 
-from cerebri.errors import CerebriError
+from cerebri._http import ServeError, bind, is_loopback
 from cerebri.service.app import create_app
 from cerebri.service.protocol import protocol_with_head_timeout
 from cerebri.service.settings import BODY_TIMEOUT_SECONDS, ServiceSettings
@@ -25,55 +23,6 @@ if TYPE_CHECKING:
     from cerebri.execution import Executor
 
 __all__ = ["ServeError", "bind", "serve"]
-
-
-class ServeError(CerebriError):
-    """The server cannot start. Codes: ``serve.requires_loopback`` (non-loopback host
-    without ``--allow-remote`` and a token or principals), ``serve.bind_failed``."""
-
-    code = "serve.bind_failed"
-
-
-def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple[str, int]]:
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise ServeError(f"cannot resolve host {host!r}: {exc}") from None
-    family, _, _, _, sockaddr = infos[0]
-    return family, (str(sockaddr[0]), int(sockaddr[1]))
-
-
-def _loopback(ip: str) -> bool:
-    return ipaddress.ip_address(ip.split("%", maxsplit=1)[0]).is_loopback
-
-
-def bind(
-    host: str, port: int, *, allow_remote: bool, token: str | None, principals: bool = False
-) -> socket.socket:
-    """A listening TCP socket on ``host:port``.
-
-    Raises:
-        ServeError: ``serve.requires_loopback`` for a non-loopback address unless
-            ``allow_remote`` and a non-empty ``token`` or ``principals`` (the served store
-            has registered principals, whose tokens count); ``serve.bind_failed`` otherwise.
-    """
-    family, (ip, _) = _address(host, port)
-    if not _loopback(ip) and not (allow_remote and (token or principals)):
-        raise ServeError(
-            f"development API requires loopback: {host} is not a loopback address "
-            "(use --allow-remote with a token in the --token-env variable, or a --store "
-            "with registered principals)",
-            code="serve.requires_loopback",
-        )
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((ip, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    return sock
 
 
 def serve(
@@ -99,7 +48,7 @@ def serve(
             ``(0, 3600]`` seconds (checked before binding).
         ServeError: see :func:`bind`.
     """
-    remote = not _loopback(_address(host, port)[1][0])
+    remote = not is_loopback(host, port)
     settings = ServiceSettings(
         token=token or None, body_timeout_seconds=body_timeout, require_token=remote
     )

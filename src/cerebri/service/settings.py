@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cerebri.calendars.find_slot_body import MAX_FIND_SLOT_BYTES
 from cerebri.errors import CerebriError
 
 __all__ = [
@@ -22,10 +23,6 @@ __all__ = [
 
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest accepted request body, in bytes (api.md section 2); one more byte gets 413."""
-
-MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024
-"""Largest ``/v1/find-slot`` body, in bytes: it carries whole calendars, which routinely exceed
-the planning routes' 256 KiB (docs/decisions/0029); one more byte gets 413."""
 
 BODY_TIMEOUT_SECONDS = 10.0
 """Seconds a client has to send the whole request body; later gets 408 ``http.body_timeout``."""

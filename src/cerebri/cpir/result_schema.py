@@ -1,4 +1,12 @@
-"""JSON Schemas (draft 2020-12, OpenAPI 3.1) of the core routes' 200 bodies.
+"""JSON Schemas (draft 2020-12, OpenAPI 3.1) of the CPIR answers, as named components.
+
+:func:`component_schemas` is what the HTTP service puts in its OpenAPI document's
+``components.schemas`` and what the MCP server's output schemas are cut from: the request
+schemas (:func:`~cerebri.cpir.request_json_schema`, :func:`~cerebri.cpir.temporal_json_schema`,
+their ``$defs`` as ``Cpir*`` and ``Temporal*`` components), a caller's own components, then
+the result schemas below.
+
+The results, the core routes' 200 bodies:
 
 ``ValidationReport`` (``/v1/validate``), ``PlanningResult`` (``/v1/plan``) and
 ``TemporalResult`` (``/v1/temporal``), as written by the ``to_wire()`` encoders
@@ -11,12 +19,18 @@ constraint rules, temporal series, provenance, operation, preference source).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from cerebri.cpir.schema import request_json_schema, temporal_json_schema
+
 __all__ = [
+    "PLANNING_REQUEST_REF",
     "PLANNING_RESULT_REF",
+    "TEMPORAL_REQUEST_REF",
     "TEMPORAL_RESULT_REF",
     "VALIDATION_REPORT_REF",
+    "component_schemas",
     "response_schemas",
 ]
 
@@ -24,6 +38,8 @@ _PREFIX = "#/components/schemas/"
 VALIDATION_REPORT_REF = _PREFIX + "ValidationReport"
 PLANNING_RESULT_REF = _PREFIX + "PlanningResult"
 TEMPORAL_RESULT_REF = _PREFIX + "TemporalResult"
+PLANNING_REQUEST_REF = _PREFIX + "PlanningRequest"
+TEMPORAL_REQUEST_REF = _PREFIX + "TemporalRequest"
 
 
 Schema = dict[str, Any]
@@ -448,3 +464,50 @@ def response_schemas(constraint_rule: Schema) -> dict[str, Schema]:
         **_conflicts(),
         **_planning(),
     }
+
+
+def _rehome(node: Any, prefix: str) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: "#/components/schemas/" + prefix + value.removeprefix("#/$defs/")
+            if key == "$ref" and isinstance(value, str)
+            else _rehome(value, prefix)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_rehome(item, prefix) for item in node]
+    return node
+
+
+def _split(schema: dict[str, Any], name: str, prefix: str) -> dict[str, Any]:
+    schema = dict(schema)
+    schema.pop("$schema", None)
+    defs = schema.pop("$defs", {})
+    out = {prefix + key: _rehome(value, prefix) for key, value in defs.items()}
+    out[name] = _rehome(schema, prefix)
+    return out
+
+
+def component_schemas(extra: Mapping[str, Schema] | None = None) -> dict[str, Schema]:
+    """Components for ``components.schemas``, ``$ref`` as ``#/components/schemas/<name>``:
+    the CPIR request (``PlanningRequest``, its ``$defs`` as ``Cpir*``) and temporal request
+    (``TemporalRequest``, ``Temporal*``) schemas, then ``extra`` (a caller's own components,
+    in its order), then the result schemas (:func:`response_schemas`).
+
+    Raises:
+        RuntimeError: a name of ``extra`` or of the results clashes with another (a
+            programming mistake).
+    """
+    schemas = {
+        **_split(request_json_schema(), "PlanningRequest", "Cpir"),
+        **_split(temporal_json_schema(), "TemporalRequest", "Temporal"),
+    }
+    clashes = sorted(schemas.keys() & (extra or {}).keys())
+    schemas.update(extra or {})
+    rule = dict(schemas["CpirConstraintSpec"]["properties"]["rule"])
+    rule["title"] = "HardConstraintRule"
+    results = response_schemas(rule)
+    clashes += sorted(results.keys() & schemas.keys())
+    if clashes:  # pragma: no cover - a naming mistake, caught by any test
+        raise RuntimeError(f"component schema names clash: {clashes}")
+    return {**schemas, **results}

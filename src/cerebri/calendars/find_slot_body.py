@@ -1,4 +1,5 @@
-"""The body of ``POST /v1/find-slot`` and ``POST /v1/find-slot/event``: read, checked, turned
+"""A find-slot question sent as JSON (the body of ``POST /v1/find-slot`` and
+``POST /v1/find-slot/event``, and of the Node bridge's ``find_slot``): read, checked, turned
 into a :class:`~cerebri.calendars.SlotQuery` and parsed calendars.
 
 Shape (docs/decisions/0029-find-slot-route-and-lab-page.md)::
@@ -23,11 +24,14 @@ fraction 0-1 of all attendees, a JSON number or the command line's text (``"0.8"
 ``organizer`` and ``attendees`` (e-mail addresses; the calendars' owners are attendees
 anyway, as with ``find-slot --ics-out``).
 
-Every refusal is a :class:`~cerebri.service.problems.ServiceError` before anything is planned:
-a JSON syntax error is 400 (``json.*``), everything else 422 — an unknown or missing field or
-a value of the wrong type or form is ``input.invalid_option`` with ``path`` the JSON pointer of
-the field; a calendar that cannot be read keeps its ``ics.*`` code with ``path``
-``/calendars/<i>/ics``. The calendars' text is parsed in memory only, never written anywhere.
+Every refusal is a :class:`~cerebri.errors.CerebriError` raised before anything is planned:
+the strict JSON reader's :class:`~cerebri.errors.ParseError` (``json.*``) and
+:class:`~cerebri.errors.InputTooLargeError` as they are; ``json.not_object`` (path ``""``)
+for a body that is not an object; an unknown or missing field or a value of the wrong type or
+form is ``input.invalid_option`` with ``path`` the JSON pointer of the field; a calendar that
+cannot be read keeps its ``ics.*`` code with ``path`` ``/calendars/<i>/ics``. (Over HTTP a
+``json.*`` syntax error is 400, too large 413, the rest 422.) The calendars' text is parsed
+in memory only, never written anywhere.
 """
 
 from __future__ import annotations
@@ -43,14 +47,14 @@ from pydantic import ValidationError as PydanticValidationError
 from cerebri.calendars import SlotQuery
 from cerebri.calendars.query import MAX_TITLE_LENGTH
 from cerebri.calendars.slot_options import SlotOptions, pointer_name, slot_query
+from cerebri.calendars.wire import MAX_CALENDARS, MAX_TOP, SlotAsk
 from cerebri.cpir.parse import load_json
-from cerebri.errors import CerebriError, ParseError
+from cerebri.errors import CerebriError
 from cerebri.ics import CalendarError, parse_calendar
-from cerebri.service.body import parse_error_status
-from cerebri.service.problems import ServiceError
 
 __all__ = [
     "MAX_CALENDARS",
+    "MAX_FIND_SLOT_BYTES",
     "MAX_TOP",
     "EventAsk",
     "EventBody",
@@ -60,10 +64,10 @@ __all__ = [
     "read_find_slot_body",
 ]
 
-MAX_CALENDARS = 32
-"""Most calendars (attendees) in one request."""
-MAX_TOP = 100
-"""Most slots one answer lists."""
+MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024
+"""Largest find-slot body, in bytes: it carries whole calendars, which routinely exceed
+the planning routes' 256 KiB (docs/decisions/0029); the HTTP route and the Node bridge
+refuse one more byte with ``input.too_large``."""
 MAX_ADDRESS_LENGTH = 320
 """Longest ``organizer`` or attendee address (an e-mail address is at most 320 characters)."""
 DEFAULT_TITLE = "Meeting"
@@ -164,20 +168,8 @@ class EventBody(FindSlotBody):
     ] = []
 
 
-@dataclass(frozen=True, slots=True)
-class SlotAsk:
-    """A checked body: the query, the required and the optional attendees' parsed calendars
-    by id (each in body order), ``top``, and every id in body order."""
-
-    query: SlotQuery
-    calendars: tuple[tuple[str, Component], ...]
-    top: int
-    optional: tuple[tuple[str, Component], ...] = ()
-    ids: tuple[str, ...] = ()
-
-
-def _invalid(message: str, path: str | None) -> ServiceError:
-    return ServiceError(422, "input.invalid_option", message, path)
+def _invalid(message: str, path: str | None) -> CerebriError:
+    return CerebriError(message, code="input.invalid_option", path=path)
 
 
 def _pointer(location: tuple[int | str, ...]) -> str:
@@ -186,16 +178,9 @@ def _pointer(location: tuple[int | str, ...]) -> str:
 
 
 def _model(model: type[T], body: bytes) -> T:
-    try:
-        document = load_json(body)
-    except ParseError as error:
-        raise ServiceError(
-            parse_error_status(error), error.code, error.message, error.path
-        ) from None
-    except CerebriError as error:  # input.too_large: more values than the decoder counts
-        raise ServiceError(413, error.code, error.message, None) from None
+    document = load_json(body)  # ParseError; InputTooLargeError: more values than it counts
     if not isinstance(document, dict):
-        raise ServiceError(422, "json.not_object", "the body must be a JSON object", "")
+        raise CerebriError("the body must be a JSON object", code="json.not_object", path="")
     try:
         return model.model_validate(document)  # type: ignore[attr-defined, no-any-return]
     except PydanticValidationError as exc:
@@ -247,7 +232,9 @@ def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component, bool], ...]:
                 entry.ics, source=entry.id, skip_invalid_events=body.skip_invalid_events
             )
         except CalendarError as error:
-            raise ServiceError(422, error.code, error.message, f"/calendars/{index}/ics") from None
+            raise CerebriError(
+                error.message, code=error.code, path=f"/calendars/{index}/ics"
+            ) from None
         parsed.append((entry.id, calendar, entry.optional))
     return tuple(parsed)
 
@@ -268,8 +255,10 @@ def read_find_slot_body(body: bytes) -> SlotAsk:
     """Decode and check a ``/v1/find-slot`` body (errors: the module docstring).
 
     Raises:
-        ServiceError: 400 ``json.*``; 413 ``input.too_large``; 422 ``json.not_object``,
-            ``input.invalid_option`` or the calendar's ``ics.*`` code.
+        ParseError: ``json.*`` (the body is not strict JSON).
+        InputTooLargeError: ``input.too_large`` (more JSON values than the reader counts).
+        CerebriError: ``json.not_object``, ``input.invalid_option`` or the calendar's
+            ``ics.*`` code, each with its JSON pointer.
     """
     return _ask(_model(FindSlotBody, body))
 

@@ -1,11 +1,20 @@
-"""``POST /v1/find-slot``: ranked meeting slots over calendars sent in the request.
+"""The JSON documents of a slot search and a free/busy view: one encoder for every shell.
 
-The body (:mod:`cerebri.service.find_slot_body`) carries the attendees' iCalendar text; it is
-parsed in memory, planned with :meth:`cerebri.calendars.ImportedCalendars.find_slot` (the same
-answer as :func:`cerebri.calendars.find_slot` and ``cerebri find-slot``) and dropped: nothing
-the client sends is written to disk, a log or a cache (docs/decisions/0029).
+* :func:`find_slot_document`: ``cerebri find-slot --json`` and the MCP ``find_slot`` tool,
+  the PlanningResult plus ``warnings`` (and, when ranked beyond the planner,
+  :func:`slots_wire`);
+* :func:`freebusy_wire`: ``cerebri freebusy --json`` and the MCP ``freebusy`` tool;
+* :func:`answer_wire` over :func:`plan_slots`: the ``FindSlotAnswer`` body of
+  ``POST /v1/find-slot`` and of the Node bridge's ``find_slot`` (the question read by
+  :func:`cerebri.calendars.find_slot_body.read_find_slot_body`).
 
-The 200 body (schema ``FindSlotAnswer`` in the OpenAPI document)::
+The question's calendars are parsed in memory, planned with
+:meth:`cerebri.calendars.ImportedCalendars.find_slot` (the same answer as
+:func:`cerebri.calendars.find_slot` and ``cerebri find-slot``) and dropped: nothing the
+client sends is written to disk, a log or a cache (docs/decisions/0029).
+
+The ``FindSlotAnswer`` body (the 200 body of ``POST /v1/find-slot``, schema
+:data:`FIND_SLOT_ANSWER_SCHEMA`)::
 
     {"outcome": "Solution", "assessment": "ProvenOptimal", "complete": true,
      "tz": "Europe/Berlin", "window": {"start": "…Z", "end": "…Z"},
@@ -42,23 +51,36 @@ All instants are RFC 3339 UTC; ``local_*`` are ISO 8601 with the offset of ``tz`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from icalendar import Component
 
 from cerebri._json import JSONValue
-from cerebri.calendars import ImportedCalendars, SlotAnswer
-from cerebri.calendars.answer import SlotDetail
+from cerebri.calendars.answer import SlotAnswer, SlotDetail
+from cerebri.calendars.imported import ImportedCalendars
+from cerebri.calendars.query import SlotQuery
+from cerebri.calendars.ranking import has_daily_preference
+from cerebri.calendars.view import FreeBusyView
+from cerebri.errors import CerebriError
 from cerebri.ics import BusyPeriod, CalendarError
 from cerebri.ics.budget import OPTION_HINT
-from cerebri.service.find_slot_body import MAX_CALENDARS, MAX_TOP, SlotAsk
-from cerebri.service.problems import ServiceError
-from cerebri.temporal import Instant, zone
+from cerebri.temporal import Instant, Interval, zone
 
 __all__ = [
     "FIND_SLOT_ANSWER_SCHEMA",
     "FIND_SLOT_MAX_OCCURRENCES",
     "MAX_BUSY_SHOWN",
+    "MAX_CALENDARS",
+    "MAX_TOP",
+    "SlotAsk",
     "answer_wire",
+    "find_slot_document",
+    "freebusy_wire",
     "plan_slots",
+    "ranked_beyond_planner",
+    "slots_wire",
 ]
 
 FIND_SLOT_MAX_OCCURRENCES = 20_000
@@ -66,6 +88,22 @@ FIND_SLOT_MAX_OCCURRENCES = 20_000
 (``ics.expansion_limit`` beyond; the command line allows 100 000)."""
 MAX_BUSY_SHOWN = 5_000
 """Most busy periods an answer lists for the timeline."""
+MAX_CALENDARS = 32
+"""Most calendars (attendees) in one question."""
+MAX_TOP = 100
+"""Most slots one answer lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlotAsk:
+    """A checked body: the query, the required and the optional attendees' parsed calendars
+    by id (each in body order), ``top``, and every id in body order."""
+
+    query: SlotQuery
+    calendars: tuple[tuple[str, Component], ...]
+    top: int
+    optional: tuple[tuple[str, Component], ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 Busy = tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
@@ -76,9 +114,9 @@ def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
     required and optional, in body order.
 
     Raises:
-        ServiceError: 422 ``ics.expansion_limit`` past :data:`FIND_SLOT_MAX_OCCURRENCES`, or
+        CerebriError: ``ics.expansion_limit`` past :data:`FIND_SLOT_MAX_OCCURRENCES`, or
             the ``ics.*`` code of a calendar that cannot be expanded; ``path``
-            ``/calendars/<i>/ics``.
+            ``/calendars/<i>/ics`` (over HTTP a 422 problem).
     """
     try:
         return _plan_slots(ask)
@@ -86,10 +124,10 @@ def plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
         raise _calendar_problem(error, ask) from None
 
 
-def _calendar_problem(error: CalendarError, ask: SlotAsk) -> ServiceError:
-    """A calendar that cannot be expanded as a 422 problem at ``/calendars/<i>/ics`` (the
-    calendar's ``source`` is its id); the hint names this route's limit, not the command
-    line's option the body cannot set."""
+def _calendar_problem(error: CalendarError, ask: SlotAsk) -> CerebriError:
+    """A calendar that cannot be expanded, at ``/calendars/<i>/ics`` (the calendar's
+    ``source`` is its id); the hint names this route's limit, not the command line's option
+    the body cannot set."""
     index = ask.ids.index(error.source) if error.source in ask.ids else None
     message = error.message.replace(
         OPTION_HINT,
@@ -97,7 +135,7 @@ def _calendar_problem(error: CalendarError, ask: SlotAsk) -> ServiceError:
         "shorten the window (between) or send less of the calendar",
     ).replace(" (max_occurrences)", "")
     path = None if index is None else f"/calendars/{index}/ics"
-    return ServiceError(422, error.code, message, path)
+    return CerebriError(message, code=error.code, path=path)
 
 
 def _plan_slots(ask: SlotAsk) -> tuple[SlotAnswer, Busy]:
@@ -120,6 +158,82 @@ def _local(instant: Instant, zone_name: str) -> str:
     moment = instant.to_datetime()
     assert moment is not None  # the window lies within years 1-9999 (SlotQuery checks it)
     return moment.astimezone(zone(zone_name)).isoformat()
+
+
+def _pair(start: Instant, end: Instant, tz: ZoneInfo) -> dict[str, JSONValue]:
+    def local(instant: Instant) -> str | None:
+        moment = instant.to_datetime()
+        return None if moment is None else moment.astimezone(tz).isoformat()
+
+    return {
+        "start": start.format(),
+        "end": end.format(),
+        "local_start": local(start),
+        "local_end": local(end),
+    }
+
+
+def freebusy_wire(view: FreeBusyView, zone_name: str) -> dict[str, JSONValue]:
+    """The ``freebusy --json`` document: window, zone, busy (with
+    uid/recurrence_id/summary/source/kind), free, unknown, unavailable, ``warnings`` (sorted
+    :meth:`~cerebri.ics.CalendarWarning.to_wire` objects) and ``complete`` (``false`` when
+    events were left out: the view may miss busy time). Instants RFC 3339 UTC; ``local_*``
+    ISO 8601 with the offset of ``zone_name`` (an IANA zone)."""
+    tz = ZoneInfo(zone_name)
+
+    def spans(items: tuple[Interval, ...]) -> list[JSONValue]:
+        return [_pair(Instant(i.start), Instant(i.end), tz) for i in items]
+
+    return {
+        "window": _pair(Instant(view.window.start), Instant(view.window.end), tz),
+        "zone": zone_name,
+        "busy": [
+            {
+                **_pair(p.start, p.end, tz),
+                "uid": p.uid,
+                "recurrence_id": p.recurrence_id,
+                "summary": p.summary,
+                "source": p.source,
+                "kind": p.kind,
+            }
+            for p in view.busy
+        ],
+        "free": spans(view.free),
+        "unknown": spans(view.unknown),
+        "unavailable": spans(view.unavailable),
+        "warnings": [dict(warning.to_wire()) for warning in view.warnings],
+        "complete": view.complete,
+    }
+
+
+def slots_wire(answer: SlotAnswer) -> dict[str, JSONValue]:
+    """The keys ``find-slot --json`` adds when it ranks beyond the planner: ``slots`` (one
+    :meth:`~cerebri.calendars.answer.SlotDetail.to_wire` object per candidate, in the
+    candidates' order) and ``below_min_attendance`` (feasible slots left out, by start)."""
+    return {
+        "slots": [detail.to_wire() for detail in answer.slots],
+        "below_min_attendance": [detail.to_wire() for detail in answer.below_min_attendance],
+    }
+
+
+def ranked_beyond_planner(query: SlotQuery, *, optional: bool) -> bool:
+    """Whether find-slot ranks beyond the planner (docs/decisions/0026): a daily preference,
+    a minimum attendance, or ``optional`` attendees. Then its ``--json`` document carries
+    :func:`slots_wire` and its table the ranking columns."""
+    return has_daily_preference(query) or query.min_attendance is not None or optional
+
+
+def find_slot_document(answer: SlotAnswer, *, ranked: bool) -> dict[str, JSONValue]:
+    """The ``find-slot --json`` document: the PlanningResult's members, ``warnings``
+    (:meth:`SlotAnswer.warnings_wire`) and, when ``ranked`` (a daily preference, a minimum
+    attendance or optional attendees), the members of :func:`slots_wire`."""
+    document: dict[str, JSONValue] = {
+        **answer.result.to_wire(),
+        "warnings": answer.warnings_wire(),
+    }
+    if ranked:
+        document.update(slots_wire(answer))
+    return document
 
 
 def _overlaps(period: BusyPeriod, start: Instant, end: Instant) -> bool:
