@@ -7,12 +7,16 @@
   ``cerebri.service.create_app`` serves at ``/openapi.json``, with the store routes.
 * ``<!-- cerebri:decisions -->`` becomes the list of the decision records in
   ``docs/decisions/``, each linked (so a new record is listed without editing the index).
+* ``<!-- cerebri:errors -->`` becomes the table of every error, warning and reason code that
+  ``src/cerebri`` can produce (:func:`error_codes`), so a new code is listed without editing
+  the page.
 
 Nothing here reads the network or writes outside the site folder.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import tempfile
@@ -29,11 +33,82 @@ from cerebri.cli import app
 from cerebri.clock import SystemClock, UuidIds
 from cerebri.execution import Executor
 from cerebri.execution.store import open_engine, parse_store_url
+from cerebri.plans import builtin_registry
 from cerebri.service import create_app
+from cerebri.temporal import TemporalError
 
 _OPENAPI_URI = "reference/openapi.json"
 _DECISION = re.compile(r"decisions/(\d{4})-[^/]+\.md")
 _state: dict[str, Any] = {}
+_SRC = Path(__file__).resolve().parents[2] / "src" / "cerebri"
+_CODE = re.compile(r"[a-z]+\.[a-z][a-z_]*")
+_REASON = re.compile(r"([a-z]+\.[a-z][a-z_]*): ")  # a step reason: "grant.missing: ..."
+# Dotted strings in src that are not codes: field paths, file names, module names.
+_NOT_CODE_PREFIXES = ("context.", "intentions.", "plans.", "principals.", "steps.", "sandboxes.")
+_NOT_CODES = frozenset(
+    {"registry.json", "tzdata.zoneinfo", "cerebri.service", "store.outage_"}
+    | {"budget.max_candidates"}
+)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def error_codes(src: Path = _SRC) -> list[str]:
+    """Every code cerebri can report, sorted: each string literal of ``src`` (docstrings
+    aside) that is a dotted code (``cpir.unknown_field``) or starts a step reason
+    (``"grant.missing: ..."``), each ``package_argument_error(PACKAGE)``'s
+    ``PACKAGE.invalid_argument``, plus the ``temporal.*`` codes of :class:`TemporalError`;
+    capability names (``calendar.freebusy``), field paths and file names are left out."""
+    codes = {error.code for error in TemporalError}
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = _docstrings(tree)
+        for found in ast.walk(tree):
+            node = found
+            if (  # package_argument_error("caldav") raises caldav.invalid_argument
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "package_argument_error"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                codes.add(f"{node.args[0].value}.invalid_argument")
+            if isinstance(node, ast.JoinedStr) and node.values:
+                node = node.values[0]
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            if id(node) in docstrings:
+                continue
+            if _CODE.fullmatch(node.value):
+                codes.add(node.value)
+            elif reason := _REASON.match(node.value):
+                codes.add(reason.group(1))
+    capabilities = set(builtin_registry().capabilities)
+    return sorted(
+        code
+        for code in codes
+        if code not in _NOT_CODES
+        and code not in capabilities
+        and not code.startswith(_NOT_CODE_PREFIXES)
+    )
+
+
+def _errors_markdown() -> str:
+    groups: dict[str, list[str]] = {}
+    for code in error_codes():
+        groups.setdefault(code.split(".")[0], []).append(code)
+    rows = ["| namespace | codes |", "| --- | --- |"]
+    for namespace, codes in groups.items():
+        rows.append(f"| `{namespace}` | {', '.join(f'`{code}`' for code in codes)} |")
+    return "\n".join(rows)
 
 
 def _cli_markdown() -> str:
@@ -125,4 +200,6 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         markdown = markdown.replace("<!-- cerebri:http -->", _http_markdown(_state["openapi"]))
     if "<!-- cerebri:decisions -->" in markdown:
         markdown = markdown.replace("<!-- cerebri:decisions -->", _decisions_markdown(files))
+    if "<!-- cerebri:errors -->" in markdown:
+        markdown = markdown.replace("<!-- cerebri:errors -->", _errors_markdown())
     return markdown
