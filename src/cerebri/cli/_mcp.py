@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cerebri.cli._app import app, fail
-from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
+from cerebri.cli._caldav_logins import caldav_logins
 from cerebri.errors import CerebriError
 
 DEFAULT_HOST = "127.0.0.1"
@@ -18,6 +18,21 @@ DEFAULT_PORT = 8765
 """``cerebri mcp --http``'s default TCP port."""
 
 __all__ = ["mcp_command"]
+
+# find-slot's --caldav-credentials, with the fallbacks of ``cerebri mcp`` (which has no
+# --caldav-user/--caldav-password options: the environment gives the last login).
+_CredentialsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--caldav-credentials",
+        metavar="FILE",
+        readable=False,  # cerebri judges the file: credentials.*, not a usage box
+        help="A JSON file (chmod 600) mapping CalDAV URL prefixes to logins, e.g. "
+        '{"https://dav.example.org/bob/": {"user": "bob", "password_env": "BOB_DAV"}}; '
+        "before netrc ($NETRC, ~/.netrc), then CEREBRI_CALDAV_USER and "
+        "CEREBRI_CALDAV_PASSWORD.",
+    ),
+]
 
 
 def _named(option: str, values: list[str] | None) -> dict[str, str]:
@@ -96,7 +111,7 @@ def mcp_command(  # noqa: PLR0917 - typer maps every option to a parameter
             "CEREBRI_CALDAV_PASSWORD.",
         ),
     ] = None,
-    caldav_credentials: CredentialsOption = None,
+    caldav_credentials: _CredentialsOption = None,
     key: Annotated[
         Path | None,
         typer.Option("--key", readable=False, help="Sign proposals with this PKCS#8 PEM key."),
