@@ -165,6 +165,49 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
     assert offenders == []
 
 
+SQL_OUTSIDE_THE_STORE = {
+    "approval_detail.py",
+    "approvals.py",
+    "cancel.py",
+    "decisions.py",
+    "intake.py",
+    "kinds.py",
+    "memories.py",
+    "preview.py",
+    "progress.py",
+    "resolve.py",
+    "runner.py",
+    "sandboxes.py",
+    "submit.py",
+    "views.py",
+}
+"""The modules of :mod:`cerebri.execution` outside its store that still import SQLAlchemy
+(decision 0043). The goal is none: the list may only shrink."""
+
+
+def _imports_sqlalchemy(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "sqlalchemy" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy":
+            return True
+    return False
+
+
+def test_only_the_store_imports_sqlalchemy() -> None:
+    root = Path(cerebri.execution.__file__).parent
+    store = root / "store"
+    importing = {
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if store not in path.parents
+        and _imports_sqlalchemy(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert importing == SQL_OUTSIDE_THE_STORE
+
+
 # -- both back ends ----------------------------------------------------------------------------
 
 
