@@ -19,7 +19,7 @@ from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 import cerebri.execution
-from cerebri.execution.store import StoreError, init, open_engine, parse_store_url
+from cerebri.execution.store import StoreError, init, knowledge, open_engine, parse_store_url
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
@@ -34,7 +34,7 @@ from cerebri.execution.store.transitions import (
     move,
     move_when,
 )
-from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome
+from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, PredictionStatus
 from cerebri.plans import OPEN_PLAN_STATUSES, TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 
 PAIRS = list(itertools.product(StepStatus, StepStatus))
@@ -171,8 +171,6 @@ SQL_OUTSIDE_THE_STORE = {
     "cancel.py",
     "decisions.py",
     "intake.py",
-    "kinds.py",
-    "memories.py",
     "preview.py",
     "progress.py",
     "resolve.py",
@@ -605,3 +603,84 @@ def test_dependants_count_down_and_blocked_steps_are_counted(engine: Engine) -> 
         1,
     )
     assert (rows[blocked].status_reason, rows[one].status_reason) == ("; noted", None)
+
+
+def test_of_plan_reads_steps_by_position(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    second = _step(engine, plan_id, 2, StepStatus.PENDING)
+    first = _step(engine, plan_id, 1, StepStatus.READY)
+    with engine.connect() as connection:
+        assert [r.id for r in step_store.of_plan(connection, plan_id)] == [first, second]
+        assert [r.id for r in step_store.of_plan(connection, plan_id, keys=[second])] == [second]
+        assert step_store.of_plan(connection, plan_id, keys=[]) == []
+
+
+# -- the knowledge repository ------------------------------------------------------------------
+
+
+def test_a_prediction_is_resolved_once(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    step_id = _step(engine, plan_id, 1, StepStatus.COMPLETED)
+    _step(engine, plan_id, 2, StepStatus.READY)
+    with engine.begin() as connection:
+        for number, created in (("r2", 5), ("r1", 5), ("r3", 4)):
+            knowledge.open_prediction(
+                connection,
+                id=number,
+                plan_id=plan_id,
+                step_id=step_id,
+                expectation='{"belief_id":"b"}',
+                due_at=50,
+                created_at=created,
+            )
+        connection.execute(update(steps).where(steps.c.id == step_id).values(prediction_id="r1"))
+        resolved = knowledge.resolve_prediction(
+            connection, "r1", PredictionStatus.CONFIRMED, '{"seen":true}', 9
+        )
+        again = knowledge.resolve_prediction(connection, "r1", PredictionStatus.MISSED, "{}", 10)
+        with pytest.raises(StoreError) as raised:
+            knowledge.resolve_prediction(connection, "r2", PredictionStatus.OPEN, "{}", 10)
+    assert resolved is not None
+    assert (resolved.expectation, again, raised.value.code) == (
+        '{"belief_id":"b"}',
+        None,
+        "store.illegal_transition",
+    )
+    with engine.connect() as connection:
+        rows = knowledge.predictions_of_plan(connection, plan_id)
+        still_open = sorted(r.id for r in knowledge.open_predictions(connection))
+        made = knowledge.prediction_of_step(connection, plan_id, "s1")
+        none_made = knowledge.prediction_of_step(connection, plan_id, "s2")
+    assert [(r.id, r.status) for r in rows] == [("r3", "open"), ("r1", "confirmed"), ("r2", "open")]
+    assert (rows[1].observation, rows[1].resolved_at) == ('{"seen":true}', 9)
+    assert still_open == ["r2", "r3"]
+    assert (made.id, made.prediction_id, made.due_at, made.created_at) == ("s1", "r1", 50, 5)
+    assert (none_made.prediction_id, none_made.due_at) == (None, None)
+
+
+def test_a_belief_is_added_then_moved(engine: Engine) -> None:
+    with engine.begin() as connection:
+        assert knowledge.belief(connection, "b") is None
+        knowledge.add_belief(connection, "b", 0.5, '{"n":1}', 3)
+        knowledge.set_belief(connection, "b", 0.75, '{"n":2}', 4)
+        row = knowledge.belief(connection, "b")
+    assert row is not None
+    assert (row.confidence, row.evidence, row.updated_at) == (0.75, '{"n":2}', 4)
+
+
+def test_the_latest_memory_of_a_goal_is_recalled(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    with engine.begin() as connection:
+        assert knowledge.recall(connection, "g") is None
+        for memory_id, created, draft in (("m2", 5, "[2]"), ("m1", 5, "[1]"), ("m3", 4, "[3]")):
+            knowledge.remember(
+                connection,
+                id=memory_id,
+                plan_id=plan_id,
+                intention_id="i1",
+                goal_key="g",
+                steps=draft,
+                created_at=created,
+            )
+        assert knowledge.recall(connection, "g") == "[2]"
+        assert knowledge.recall(connection, "other") is None

@@ -11,13 +11,14 @@ runs in the caller's transaction; instants are nanoseconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from sqlalchemy import (
     Connection,
     Engine,
+    Row,
     bindparam,
     case,
     delete,
@@ -42,6 +43,7 @@ __all__ = [
     "hold",
     "lease_token_of",
     "note_if_cancelled",
+    "of_plan",
     "ready_dependants",
     "take_due",
 ]
@@ -380,3 +382,16 @@ def finish_done(
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
         row = auto.execute(_FINISH_PG[status], parameters).first()
     return None if row is None else int(row.open_steps)
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+def of_plan(
+    connection: Connection, plan_id: str, *, keys: Iterable[str] | None = None
+) -> list[Row[Any]]:
+    """The plan's step rows by position; only those whose ``key`` is in ``keys`` when given."""
+    query = select(steps).where(steps.c.plan_id == plan_id)
+    if keys is not None:
+        query = query.where(steps.c.key.in_(list(keys)))
+    return list(connection.execute(query.order_by(steps.c.position)).all())
