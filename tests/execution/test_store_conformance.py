@@ -24,6 +24,7 @@ from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store import sandboxes as sandbox_store
 from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
@@ -175,7 +176,6 @@ SQL_OUTSIDE_THE_STORE = {
     "progress.py",
     "resolve.py",
     "runner.py",
-    "sandboxes.py",
     "submit.py",
     "views.py",
 }
@@ -684,3 +684,43 @@ def test_the_latest_memory_of_a_goal_is_recalled(engine: Engine) -> None:
             )
         assert knowledge.recall(connection, "g") == "[2]"
         assert knowledge.recall(connection, "other") is None
+
+
+# -- the sandboxes repository ------------------------------------------------------------------
+
+
+def test_a_sandbox_enabled_again_releases_what_it_stopped(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    stopped = _step(engine, plan_id, 1, StepStatus.BLOCKED)
+    verifying = _step(engine, plan_id, 2, StepStatus.BLOCKED)
+    with engine.begin() as connection:
+        assert sandbox_store.enabled(connection, "box") is None
+        sandbox_store.put(connection, "box", False, "paused", 2)
+        sandbox_store.put(connection, "other", True, None, 2)
+        connection.execute(
+            update(plans)
+            .where(plans.c.id == plan_id)
+            .values(sandbox="box", status="blocked", status_reason="sandbox_disabled: box")
+        )
+        connection.execute(
+            update(steps).where(steps.c.id == stopped).values(status_reason="sandbox_disabled: x")
+        )
+        connection.execute(
+            update(steps).where(steps.c.id == verifying).values(status_reason="needs_verification")
+        )
+        assert sandbox_store.enabled(connection, "box") is False
+        assert sandbox_store.ready_blocked_steps(connection, "other", "sandbox", "r", 3) == 0
+        sandbox_store.put(connection, "box", True, None, 4)
+        readied = sandbox_store.ready_blocked_steps(
+            connection, "box", "sandbox_disabled", "enabled again", 4
+        )
+        sandbox_store.resume_blocked_plans(connection, "box", "sandbox_disabled", 4)
+        row = sandbox_store.get(connection, "box")
+        assert sandbox_store.get(connection, "none") is None
+        names = [r.name for r in sandbox_store.listed(connection)]
+    assert row is not None
+    assert (readied, bool(row.enabled), row.reason, row.updated_at) == (1, True, None, 4)
+    assert names == ["box", "other"]
+    assert (_status(engine, stopped), _status(engine, verifying)) == ("ready", "blocked")
+    plan = _plan_row(engine, plan_id)
+    assert (plan.status, plan.status_reason, plan.updated_at) == ("executing", None, 4)

@@ -28,7 +28,8 @@ from cerebri.execution.adapters import Adapters
 from cerebri.execution.claims import invocation_limit
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
-from cerebri.execution.store.schema import plans, sandboxes, steps
+from cerebri.execution.store import sandboxes as sandbox_store
+from cerebri.execution.store.schema import plans, steps
 from cerebri.execution.submit import limits_of
 from cerebri.plans import (
     TERMINAL_STEP_STATUSES,
@@ -231,9 +232,7 @@ def preview_plan(
         ).all()
         enabled = None
         if plan.sandbox is not None:
-            enabled = connection.execute(
-                select(sandboxes.c.enabled).where(sandboxes.c.name == plan.sandbox)
-            ).scalar()
+            enabled = sandbox_store.enabled(connection, plan.sandbox)
         connection.rollback()
     draft = PlanDraft.model_validate(loads(plan.draft))
     refusal = _plan_refusal(draft.origin, plan.status)

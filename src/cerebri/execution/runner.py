@@ -66,11 +66,11 @@ from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import sandboxes as sandbox_store
 from cerebri.execution.store.schema import (
     approvals,
     plans,
     predictions,
-    sandboxes,
 )
 from cerebri.execution.store.vocabulary import (
     ApprovalStatus,
@@ -310,9 +310,7 @@ class StepRun:
             return StepStatus.BLOCKED, "origin_dream: a dream plan never acts"
         if plan["sandbox"] is not None:
             with self.ex.engine.connect() as connection:
-                enabled = connection.execute(
-                    select(sandboxes.c.enabled).where(sandboxes.c.name == plan["sandbox"])
-                ).scalar()
+                enabled = sandbox_store.enabled(connection, plan["sandbox"])
             if not enabled:
                 return (
                     StepStatus.BLOCKED,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -23,7 +23,8 @@ from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
-from cerebri.execution.store.schema import intentions, plans, sandboxes, steps, timers
+from cerebri.execution.store import sandboxes as sandbox_store
+from cerebri.execution.store.schema import intentions, plans, steps, timers
 from cerebri.execution.store.vocabulary import IntentionStatus, TimerKind
 from cerebri.plans import (
     DEFAULT_MAX_REPLANS,
@@ -201,8 +202,7 @@ def insert_revision(
 def _check_sandbox(connection: Connection, sandbox: str | None) -> None:
     if sandbox is None:
         return
-    found = connection.execute(select(sandboxes.c.name).where(sandboxes.c.name == sandbox))
-    if found.first() is None:
+    if sandbox_store.get(connection, sandbox) is None:
         raise ExecutionError(
             f"no sandbox {sandbox!r}: create it with `cerebri sandbox enable {sandbox}`",
             code="execution.not_found",
