@@ -167,14 +167,10 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
 
 
 SQL_OUTSIDE_THE_STORE = {
-    "approval_detail.py",
     "approvals.py",
-    "cancel.py",
     "decisions.py",
     "intake.py",
-    "preview.py",
     "progress.py",
-    "resolve.py",
     "runner.py",
     "submit.py",
     "views.py",
@@ -333,6 +329,29 @@ def test_plan_counters(engine: Engine) -> None:
     row = _plan_row(engine, plan_id)
     assert (row.open_steps, row.invocations, row.approvals_requested) == (1, 1, 1)
     assert (row.status, row.updated_at) == ("awaiting_approval", 7)
+
+
+def test_plan_reads(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            update(plans)
+            .where(plans.c.id == plan_id)
+            .values(author="principal:a", envelope_digest="sha256:e", envelope_expires_at=9)
+        )
+        found = plan_store.find(connection, plan_id)
+        assert plan_store.find(connection, "nope") is None
+        assert plan_store.status_of(connection, plan_id) == "executing"
+        assert plan_store.status_of(connection, "nope") is None
+        made = plan_store.provenance(connection, plan_id)
+    assert found is not None
+    assert found.id == plan_id
+    assert (made.revision, made.author, made.envelope_digest, made.envelope_expires_at) == (
+        1,
+        "principal:a",
+        "sha256:e",
+        9,
+    )
 
 
 def test_plan_status_writes_only_from_the_statuses_it_leaves(engine: Engine) -> None:
@@ -603,6 +622,26 @@ def test_dependants_count_down_and_blocked_steps_are_counted(engine: Engine) -> 
         1,
     )
     assert (rows[blocked].status_reason, rows[one].status_reason) == ("; noted", None)
+
+
+def test_a_blocked_step_runs_again_unless_it_is_held(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    free = _step(engine, plan_id, 1, StepStatus.BLOCKED)
+    held = _step(engine, plan_id, 2, StepStatus.BLOCKED)
+    ready = _step(engine, plan_id, 3, StepStatus.READY)
+    with engine.begin() as connection:
+        connection.execute(update(steps).where(steps.c.id == held).values(lease_token="w#1"))
+        moved = [step_store.run_again(connection, s, 2, "again", 5) for s in (free, held, ready)]
+        row = step_store.get(connection, free)
+        assert step_store.get(connection, "nope") is None
+    assert moved == [True, False, False]
+    assert row is not None
+    assert (row.status, row.status_reason, row.attempt_group, row.next_run_at) == (
+        "ready",
+        "again",
+        2,
+        5,
+    )
 
 
 def test_of_plan_reads_steps_by_position(engine: Engine) -> None:

@@ -23,15 +23,43 @@ __all__ = [
     "close",
     "count_approval_request",
     "count_down",
+    "find",
     "get",
     "give_back_invocation",
+    "provenance",
     "set_status",
+    "status_of",
 ]
 
 
 def get(connection: Connection, plan_id: str) -> Row[Any]:
     """The plan row; ``sqlalchemy.exc.NoResultFound`` when there is none."""
     return connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+
+
+def find(connection: Connection, plan_id: str) -> Row[Any] | None:
+    """The plan row, or ``None`` when there is none."""
+    return connection.execute(select(plans).where(plans.c.id == plan_id)).first()
+
+
+def status_of(connection: Connection, plan_id: str) -> str | None:
+    """The plan's status (wire value), or ``None`` when there is no such plan."""
+    status = connection.execute(select(plans.c.status).where(plans.c.id == plan_id)).scalar()
+    return None if status is None else str(status)
+
+
+def provenance(connection: Connection, plan_id: str) -> Any:
+    """The plan's ``revision`` and the ``author``, ``envelope_digest`` and
+    ``envelope_expires_at`` (ns) of the envelope it came from (``None`` for a bare draft);
+    ``sqlalchemy.exc.NoResultFound`` when there is no such plan."""
+    return connection.execute(
+        select(
+            plans.c.revision,
+            plans.c.author,
+            plans.c.envelope_digest,
+            plans.c.envelope_expires_at,
+        ).where(plans.c.id == plan_id)
+    ).one()
 
 
 def count_down(connection: Connection, plan_id: str, closed: int) -> int:

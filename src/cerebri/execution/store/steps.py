@@ -40,11 +40,13 @@ __all__ = [
     "PLAN_COLUMNS",
     "count_blocked",
     "finish_done",
+    "get",
     "hold",
     "lease_token_of",
     "note_if_cancelled",
     "of_plan",
     "ready_dependants",
+    "run_again",
     "take_due",
 ]
 
@@ -241,6 +243,25 @@ def ready_dependants(connection: Connection, dependants: Sequence[str], now: int
     )
 
 
+def run_again(connection: Connection, step_id: str, group: int, reason: str, now: int) -> bool:
+    """An operator said the ``blocked`` step's effect did not happen: it is ``ready`` and due
+    at ``now`` in attempt group ``group``, with ``reason``, if no worker holds it; whether it
+    moved."""
+    moved = connection.execute(
+        move(
+            StepStatus.BLOCKED,
+            StepStatus.READY,
+            steps.c.id == step_id,
+            steps.c.lease_token.is_(None),
+            status_reason=reason,
+            attempt_group=group,
+            next_run_at=now,
+            updated_at=now,
+        )
+    )
+    return moved.rowcount == 1
+
+
 def count_blocked(connection: Connection, plan_id: str) -> int:
     """How many of the plan's steps are ``blocked``."""
     return int(
@@ -385,6 +406,11 @@ def finish_done(
 
 
 # -- reads -------------------------------------------------------------------------------------
+
+
+def get(connection: Connection, step_id: str) -> Row[Any] | None:
+    """The step row, or ``None`` when there is none."""
+    return connection.execute(select(steps).where(steps.c.id == step_id)).first()
 
 
 def of_plan(
