@@ -168,8 +168,6 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
 
 SQL_OUTSIDE_THE_STORE = {
     "approvals.py",
-    "decisions.py",
-    "intake.py",
     "progress.py",
     "runner.py",
     "submit.py",
@@ -352,6 +350,38 @@ def test_plan_reads(engine: Engine) -> None:
         "sha256:e",
         9,
     )
+
+
+def test_an_envelope_is_recorded_once_under_its_key(engine: Engine) -> None:
+    plan_id = _plan(engine)
+
+    def record(connection: Any, key: str, submitted_by: str | None) -> None:
+        plan_store.add_envelope(
+            connection,
+            idempotency_key=key,
+            digest="sha256:e",
+            plan_id=plan_id,
+            author="principal:a",
+            expires_at=9,
+            created_at=2,
+            submitted_by=submitted_by,
+            keyids=None if submitted_by is None else '["k1"]',
+        )
+
+    with engine.begin() as connection:
+        assert plan_store.ledger_of(connection, "sha256:e") is None
+        record(connection, "key-b", "principal:b")
+        record(connection, "key-a", None)
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        record(connection, "key-b", "principal:c")
+    with engine.connect() as connection:
+        found = plan_store.envelope(connection, "key-b")
+        assert plan_store.envelope(connection, "key-c") is None
+        first = plan_store.ledger_of(connection, "sha256:e")
+        assert plan_store.ledger_of(connection, None) is None
+    assert found is not None
+    assert (found.plan_id, found.submitted_by, found.keyids) == (plan_id, "principal:b", '["k1"]')
+    assert (first.submitted_by, first.keyids) == (None, None)
 
 
 def test_plan_status_writes_only_from_the_statuses_it_leaves(engine: Engine) -> None:

@@ -1,9 +1,13 @@
 """The plans repository: reads and writes of one plan row (decision 0043).
 
-Every function runs in the caller's transaction (``connection``) and touches the row of
-``plan_id`` only. Instants are nanoseconds since the epoch. A status write names the statuses
+Every function runs in the caller's transaction (``connection``); a plan function touches the
+row of ``plan_id`` only. Instants are nanoseconds since the epoch. A status write names the statuses
 it may leave (``leaving``) when it must not overwrite a plan that moved meanwhile; without it
 the row is written whatever its status (the caller read it in this transaction).
+
+The envelopes a plan was taken in from are kept with it: :func:`add_envelope` records one
+under its idempotency key (the table's primary key, so a second intake of the key raises
+``sqlalchemy.exc.IntegrityError``), :func:`envelope` and :func:`ledger_of` read it back.
 
 The claim's statements, which start a plan and count its invocations in the same statement
 group as the step's lease, stay with the claim (:mod:`cerebri.execution.claims`).
@@ -14,18 +18,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, Row, select, update
+from sqlalchemy import Connection, Row, insert, select, update
 
-from cerebri.execution.store.schema import plans
+from cerebri.execution.store.schema import envelopes, plans
 from cerebri.plans.vocabulary import PlanStatus
 
 __all__ = [
+    "add_envelope",
     "close",
     "count_approval_request",
     "count_down",
+    "envelope",
     "find",
     "get",
     "give_back_invocation",
+    "ledger_of",
     "provenance",
     "set_status",
     "status_of",
@@ -136,3 +143,31 @@ def close(
         open_steps=plans.c.open_steps - closed_steps,
         closed_at=now,
     )
+
+
+# -- envelopes ---------------------------------------------------------------------------------
+
+
+def add_envelope(connection: Connection, **values: Any) -> None:
+    """Record an envelope taken in, with ``values`` (``idempotency_key``, ``digest``,
+    ``plan_id``, ``author``, ``expires_at``, ``created_at``, ``submitted_by``, ``keyids`` as
+    JSON text). Raises ``sqlalchemy.exc.IntegrityError`` for a key already recorded."""
+    connection.execute(insert(envelopes).values(**values))
+
+
+def envelope(connection: Connection, idempotency_key: str) -> Row[Any] | None:
+    """The envelope recorded under ``idempotency_key``, or ``None``."""
+    return connection.execute(
+        select(envelopes).where(envelopes.c.idempotency_key == idempotency_key)
+    ).first()
+
+
+def ledger_of(connection: Connection, digest: str | None) -> Any:
+    """Who submitted the envelope of payload ``digest`` and which keys signed it:
+    ``submitted_by`` and ``keyids`` (JSON text; both ``None`` for envelopes taken in before
+    store revision 0004) of the first record by idempotency key, or ``None``."""
+    return connection.execute(
+        select(envelopes.c.submitted_by, envelopes.c.keyids)
+        .where(envelopes.c.digest == digest)
+        .order_by(envelopes.c.idempotency_key)
+    ).first()
