@@ -22,10 +22,12 @@ import cerebri.execution
 from cerebri.execution.store import StoreError, init, knowledge, open_engine, parse_store_url
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import intentions as intention_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
 from cerebri.execution.store import sandboxes as sandbox_store
 from cerebri.execution.store import steps as step_store
+from cerebri.execution.store import timers as timer_store
 from cerebri.execution.store.schema import attempt_history, intentions, plans, steps
 from cerebri.execution.store.transitions import (
     OPEN_STEP_STATUSES,
@@ -35,7 +37,13 @@ from cerebri.execution.store.transitions import (
     move,
     move_when,
 )
-from cerebri.execution.store.vocabulary import ApprovalStatus, AttemptOutcome, PredictionStatus
+from cerebri.execution.store.vocabulary import (
+    ApprovalStatus,
+    AttemptOutcome,
+    IntentionStatus,
+    PredictionStatus,
+    TimerKind,
+)
 from cerebri.plans import OPEN_PLAN_STATUSES, TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 
 PAIRS = list(itertools.product(StepStatus, StepStatus))
@@ -167,10 +175,8 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
 
 
 SQL_OUTSIDE_THE_STORE = {
-    "approvals.py",
     "progress.py",
     "runner.py",
-    "submit.py",
     "views.py",
 }
 """The modules of :mod:`cerebri.execution` outside its store that still import SQLAlchemy
@@ -382,6 +388,66 @@ def test_an_envelope_is_recorded_once_under_its_key(engine: Engine) -> None:
     assert found is not None
     assert (found.plan_id, found.submitted_by, found.keyids) == (plan_id, "principal:b", '["k1"]')
     assert (first.submitted_by, first.keyids) == (None, None)
+
+
+def test_a_revision_is_added_with_its_steps_and_a_finished_one_is_found(engine: Engine) -> None:
+    _plan(engine)
+    with engine.begin() as connection:
+        connection.execute(update(plans).where(plans.c.id == "p1").values(open_steps=1))
+        plan_store.add_revision(
+            connection,
+            id="p2",
+            intention_id="i1",
+            revision=2,
+            supersedes="p1",
+            status="validated",
+            origin="operator",
+            max_replans=1,
+            draft="{}",
+            created_at=3,
+            updated_at=3,
+            open_steps=2,
+        )
+        step_store.add_all(
+            connection,
+            [
+                {
+                    "id": f"p2s{n}",
+                    "plan_id": "p2",
+                    "key": f"k{n}",
+                    "position": n,
+                    "kind": "internal",
+                    "status": "ready" if n == 0 else "pending",
+                    "attempts": 0,
+                    "max_attempts": 1,
+                    "idempotent": True,
+                    "next_run_at": 3 if n == 0 else None,
+                    "updated_at": 3,
+                    "remaining_deps": n,
+                    "attempt_group": 1,
+                }
+                for n in range(2)
+            ],
+        )
+        assert plan_store.finished_open(connection, 10) == []
+        connection.execute(update(plans).where(plans.c.id == "p1").values(open_steps=0))
+        connection.execute(update(plans).where(plans.c.id == "p2").values(open_steps=0))
+        assert plan_store.finished_open(connection, 10) == ["p1", "p2"]
+        assert plan_store.finished_open(connection, 1) == ["p1"]
+        plan_store.set_status(connection, "p1", PlanStatus.COMPLETED, 4)
+        assert plan_store.finished_open(connection, 10) == ["p2"]
+        added = plan_store.get(connection, "p2")
+        rows = step_store.of_plan(connection, "p2")
+    assert (added.revision, added.supersedes, added.status, added.max_replans) == (
+        2,
+        "p1",
+        "validated",
+        1,
+    )
+    assert [(r.key, r.status, r.remaining_deps) for r in rows] == [
+        ("k0", "ready", 0),
+        ("k1", "pending", 1),
+    ]
 
 
 def test_plan_status_writes_only_from_the_statuses_it_leaves(engine: Engine) -> None:
@@ -654,6 +720,36 @@ def test_dependants_count_down_and_blocked_steps_are_counted(engine: Engine) -> 
     assert (rows[blocked].status_reason, rows[one].status_reason) == ("; noted", None)
 
 
+def test_a_waiting_step_is_released_or_ended(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    approved = _step(engine, plan_id, 1, StepStatus.AWAITING_APPROVAL)
+    granted = _step(engine, plan_id, 2, StepStatus.AWAITING_GRANT)
+    refused = _step(engine, plan_id, 3, StepStatus.AWAITING_APPROVAL)
+    blocked = _step(engine, plan_id, 4, StepStatus.BLOCKED)
+    with engine.begin() as connection:
+        step_store.ready_waiting(connection, approved, "approved", 5)
+        step_store.ready_waiting(connection, granted, "granted", 5)
+        step_store.ready_waiting(connection, blocked, "no", 5)
+        ended = step_store.end_waiting(connection, refused, StepStatus.CANCELLED, "gone", 6)
+        again = step_store.end_waiting(connection, refused, StepStatus.FAILED, "gone", 7)
+        not_waiting = step_store.end_waiting(connection, blocked, StepStatus.FAILED, "no", 7)
+        with pytest.raises(StepTransitionError):
+            step_store.end_waiting(connection, refused, StepStatus.COMPLETED, "no", 7)
+        rows = {r.id: r for r in step_store.of_plan(connection, plan_id)}
+    assert (ended, again, not_waiting) == (True, False, False)
+    assert (rows[approved].status, rows[approved].next_run_at, rows[granted].status) == (
+        "ready",
+        5,
+        "ready",
+    )
+    assert (rows[refused].status, rows[refused].finished_at, rows[refused].status_reason) == (
+        "cancelled",
+        6,
+        "gone",
+    )
+    assert rows[blocked].status == "blocked"
+
+
 def test_a_blocked_step_runs_again_unless_it_is_held(engine: Engine) -> None:
     plan_id = _plan(engine)
     free = _step(engine, plan_id, 1, StepStatus.BLOCKED)
@@ -793,3 +889,61 @@ def test_a_sandbox_enabled_again_releases_what_it_stopped(engine: Engine) -> Non
     assert (_status(engine, stopped), _status(engine, verifying)) == ("ready", "blocked")
     plan = _plan_row(engine, plan_id)
     assert (plan.status, plan.status_reason, plan.updated_at) == ("executing", None, 4)
+
+
+# -- the intentions repository -----------------------------------------------------------------
+
+
+def test_an_intention_is_closed_once(engine: Engine) -> None:
+    plan_id = _plan(engine)  # intention i1
+    step_id = _step(engine, plan_id, 1, StepStatus.AWAITING_APPROVAL)
+    with engine.begin() as connection:
+        for intention_id in ("i2", "i3"):
+            intention_store.insert_open(
+                connection,
+                id=intention_id,
+                parent_step_id=step_id,
+                goal='{"approval":"a"}',
+                created_at=2,
+                updated_at=2,
+            )
+        intention_store.close(connection, "i1", IntentionStatus.FULFILLED, 3)
+        intention_store.close(connection, "i1", IntentionStatus.ABANDONED, 4, status_reason="x")
+        intention_store.note(connection, "i1", "noted", 5)
+        intention_store.close_of_steps(
+            connection, [step_id], IntentionStatus.ABANDONED, 6, status_reason="withdrawn"
+        )
+        intention_store.close_of_steps(connection, [step_id], IntentionStatus.FULFILLED, 7)
+        intention_store.close_of_steps(connection, [], IntentionStatus.FULFILLED, 7)
+        with pytest.raises(StoreError) as raised:
+            intention_store.close(connection, "i1", IntentionStatus.OPEN, 8)
+        rows = [intention_store.get(connection, i) for i in ("i1", "i2", "i3")]
+    assert raised.value.code == "store.illegal_transition"
+    assert [(r.status, r.status_reason, r.closed_at, r.updated_at) for r in rows] == [
+        ("fulfilled", "noted", 3, 5),
+        ("abandoned", "withdrawn", 6, 6),
+        ("abandoned", "withdrawn", 6, 6),
+    ]
+    assert (rows[1].parent_step_id, rows[1].goal) == (step_id, '{"approval":"a"}')
+
+
+# -- the timers repository ---------------------------------------------------------------------
+
+
+def test_a_due_timer_fires_once(engine: Engine) -> None:
+    with engine.begin() as connection:
+        timer_store.add(connection, "t2", TimerKind.APPROVAL_EXPIRY, "a1", due_at=5, now=1)
+        timer_store.add(connection, "t1", TimerKind.WALL_DEADLINE, "p1", due_at=5, now=1)
+        timer_store.add(connection, "t0", TimerKind.WALL_DEADLINE, "p2", due_at=9, now=1)
+        assert timer_store.due(connection, 4, 10) == []
+        due = timer_store.due(connection, 5, 10)
+        assert [(t.id, t.kind, t.ref) for t in due] == [
+            ("t1", "wall_deadline", "p1"),
+            ("t2", "approval_expiry", "a1"),
+        ]
+        assert [t.id for t in timer_store.due(connection, 9, 1)] == ["t1"]
+        assert (timer_store.fire(connection, "t1", 6), timer_store.fire(connection, "t1", 7)) == (
+            True,
+            False,
+        )
+        assert [t.id for t in timer_store.due(connection, 9, 10)] == ["t2", "t0"]

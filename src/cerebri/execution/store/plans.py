@@ -21,15 +21,17 @@ from typing import Any
 from sqlalchemy import Connection, Row, insert, select, update
 
 from cerebri.execution.store.schema import envelopes, plans
-from cerebri.plans.vocabulary import PlanStatus
+from cerebri.plans.vocabulary import OPEN_PLAN_STATUSES, PlanStatus
 
 __all__ = [
     "add_envelope",
+    "add_revision",
     "close",
     "count_approval_request",
     "count_down",
     "envelope",
     "find",
+    "finished_open",
     "get",
     "give_back_invocation",
     "ledger_of",
@@ -42,6 +44,12 @@ __all__ = [
 def get(connection: Connection, plan_id: str) -> Row[Any]:
     """The plan row; ``sqlalchemy.exc.NoResultFound`` when there is none."""
     return connection.execute(select(plans).where(plans.c.id == plan_id)).one()
+
+
+def add_revision(connection: Connection, **values: Any) -> None:
+    """Insert a plan revision with ``values`` (every column of ``plans`` it sets: ``id``,
+    ``intention_id``, ``revision``, ``supersedes``, ``status``, ``draft``, ``limits``, ...)."""
+    connection.execute(insert(plans).values(**values))
 
 
 def find(connection: Connection, plan_id: str) -> Row[Any] | None:
@@ -67,6 +75,21 @@ def provenance(connection: Connection, plan_id: str) -> Any:
             plans.c.envelope_expires_at,
         ).where(plans.c.id == plan_id)
     ).one()
+
+
+def finished_open(connection: Connection, limit: int) -> list[str]:
+    """The ids of at most ``limit`` open plans with no open step left (``open_steps = 0``),
+    by id: plans whose completion a stopped worker did not write."""
+    rows = connection.execute(
+        select(plans.c.id)
+        .where(
+            plans.c.status.in_(tuple(s.value for s in OPEN_PLAN_STATUSES)),
+            plans.c.open_steps == 0,
+        )
+        .order_by(plans.c.id)
+        .limit(limit)
+    ).all()
+    return [str(row.id) for row in rows]
 
 
 def count_down(connection: Connection, plan_id: str, closed: int) -> int:

@@ -243,6 +243,49 @@ def ready_dependants(connection: Connection, dependants: Sequence[str], now: int
     )
 
 
+_WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
+
+
+def add_all(connection: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert a new plan revision's step rows (one executemany); ``rows`` is not empty."""
+    connection.execute(insert(steps), list(rows))
+
+
+def ready_waiting(connection: Connection, step_id: str, reason: str, now: int) -> None:
+    """The approval or grant the step waited on was given: ``awaiting_approval`` or
+    ``awaiting_grant`` → ``ready``, due at ``now``, with ``reason``."""
+    connection.execute(
+        move(
+            _WAITING,
+            StepStatus.READY,
+            steps.c.id == step_id,
+            next_run_at=now,
+            status_reason=reason,
+            updated_at=now,
+        )
+    )
+
+
+def end_waiting(
+    connection: Connection, step_id: str, status: StepStatus, reason: str, now: int
+) -> bool:
+    """The approval or grant the step waited on was refused: ``awaiting_approval`` or
+    ``awaiting_grant`` → ``status`` (``failed`` or ``cancelled``), finished at ``now``;
+    whether it moved. Raises :class:`StepTransitionError` for another ``status``."""
+    moved = connection.execute(
+        move(
+            _WAITING,
+            status,
+            steps.c.id == step_id,
+            status_reason=reason,
+            next_run_at=None,
+            finished_at=now,
+            updated_at=now,
+        )
+    )
+    return moved.rowcount == 1
+
+
 def run_again(connection: Connection, step_id: str, group: int, reason: str, now: int) -> bool:
     """An operator said the ``blocked`` step's effect did not happen: it is ``ready`` and due
     at ``now`` in attempt group ``group``, with ``reason``, if no worker holds it; whether it
