@@ -175,7 +175,6 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
 
 
 SQL_OUTSIDE_THE_STORE = {
-    "progress.py",
     "runner.py",
     "views.py",
 }
@@ -450,6 +449,19 @@ def test_a_revision_is_added_with_its_steps_and_a_finished_one_is_found(engine: 
     ]
 
 
+def test_the_limits_of_an_intentions_revisions(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            update(plans).where(plans.c.id == plan_id).values(limits='{"strategy":"a"}')
+        )
+        running = plan_store.limits_of_revisions(connection, "i1", [PlanStatus.EXECUTING])
+        failed = plan_store.limits_of_revisions(
+            connection, "i1", [PlanStatus.FAILED, PlanStatus.SUPERSEDED]
+        )
+    assert (running, failed) == (['{"strategy":"a"}'], [])
+
+
 def test_plan_status_writes_only_from_the_statuses_it_leaves(engine: Engine) -> None:
     plan_id = _plan(engine)  # executing
     with engine.begin() as connection:
@@ -718,6 +730,73 @@ def test_dependants_count_down_and_blocked_steps_are_counted(engine: Engine) -> 
         1,
     )
     assert (rows[blocked].status_reason, rows[one].status_reason) == ("; noted", None)
+
+
+def test_the_lease_holder_releases_its_step(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    step_id = _step(engine, plan_id, 1, StepStatus.EXECUTING)
+    with engine.begin() as connection:
+        connection.execute(
+            update(steps)
+            .where(steps.c.id == step_id)
+            .values(lease_token="w#1", lease_until=9, dependants='["s2"]')
+        )
+        lost = step_store.release(connection, step_id, "w#2", StepStatus.WAITING, 5)
+        with pytest.raises(StepTransitionError):
+            step_store.release(connection, step_id, "w#1", StepStatus.PENDING, 5)
+        released = step_store.release(
+            connection, step_id, "w#1", StepStatus.WAITING, 6, next_run_at=8, status_reason="w"
+        )
+        again = step_store.release(connection, step_id, "w#1", StepStatus.COMPLETED, 7)
+        row = step_store.get(connection, step_id)
+    assert (lost, again) == (None, None)
+    assert released is not None
+    assert released.dependants == '["s2"]'
+    assert row is not None
+    assert (row.status, row.lease_token, row.lease_until, row.next_run_at, row.updated_at) == (
+        "waiting",
+        None,
+        None,
+        8,
+        6,
+    )
+
+
+def test_an_unleased_step_is_completed_and_a_plan_cancels_its_open_steps(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    blocked = _step(engine, plan_id, 1, StepStatus.BLOCKED)
+    held = _step(engine, plan_id, 2, StepStatus.BLOCKED)
+    running = _step(engine, plan_id, 3, StepStatus.EXECUTING)
+    done = _step(engine, plan_id, 4, StepStatus.COMPLETED)
+    with engine.begin() as connection:
+        connection.execute(update(steps).where(steps.c.id == held).values(lease_token="w#1"))
+        completed = step_store.complete_unleased(
+            connection, blocked, StepStatus.BLOCKED, reason="it happened", result="{}", now=5
+        )
+        refused = step_store.complete_unleased(
+            connection, held, StepStatus.BLOCKED, reason="r", result="{}", now=5
+        )
+        wrong = step_store.complete_unleased(
+            connection, running, StepStatus.BLOCKED, reason="r", result="{}", now=5
+        )
+        executing = step_store.executing_of_plan(connection, plan_id)
+        cancelled = step_store.cancel_open(connection, plan_id, "plan failed", 6)
+        rows = {r.id: r for r in step_store.of_plan(connection, plan_id)}
+    assert completed is not None
+    assert (completed.plan_id, refused, wrong) == (plan_id, None, None)
+    assert [(r.id, r.revision) for r in executing] == [(running, 1)]
+    assert cancelled == 2
+    assert (rows[blocked].status, rows[blocked].result, rows[blocked].finished_at) == (
+        "completed",
+        "{}",
+        5,
+    )
+    assert [rows[s].status for s in (held, running, done)] == ["cancelled"] * 2 + ["completed"]
+    assert (rows[held].lease_token, rows[held].status_reason, rows[held].finished_at) == (
+        None,
+        "plan failed",
+        6,
+    )
 
 
 def test_a_waiting_step_is_released_or_ended(engine: Engine) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "get",
     "give_back_invocation",
     "ledger_of",
+    "limits_of_revisions",
     "provenance",
     "set_status",
     "status_of",
@@ -90,6 +91,19 @@ def finished_open(connection: Connection, limit: int) -> list[str]:
         .limit(limit)
     ).all()
     return [str(row.id) for row in rows]
+
+
+def limits_of_revisions(
+    connection: Connection, intention_id: str, statuses: Iterable[PlanStatus]
+) -> list[str | None]:
+    """The ``limits`` (JSON text) of the intention's plan revisions in ``statuses``."""
+    rows = connection.execute(
+        select(plans.c.limits).where(
+            plans.c.intention_id == intention_id,
+            plans.c.status.in_(tuple(s.value for s in statuses)),
+        )
+    ).all()
+    return [row.limits for row in rows]
 
 
 def count_down(connection: Connection, plan_id: str, closed: int) -> int:

@@ -32,13 +32,23 @@ from sqlalchemy import (
 from cerebri.execution.store.attempts import Attempt
 from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
-from cerebri.execution.store.transitions import StepTransitionError, move, move_when
+from cerebri.execution.store.transitions import (
+    OPEN_STEP_STATUSES,
+    StepTransitionError,
+    move,
+    move_when,
+)
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans.vocabulary import PlanStatus, StepKind, StepStatus
 
 __all__ = [
     "PLAN_COLUMNS",
+    "add_all",
+    "cancel_open",
+    "complete_unleased",
     "count_blocked",
+    "end_waiting",
+    "executing_of_plan",
     "finish_done",
     "get",
     "hold",
@@ -46,6 +56,8 @@ __all__ = [
     "note_if_cancelled",
     "of_plan",
     "ready_dependants",
+    "ready_waiting",
+    "release",
     "run_again",
     "take_due",
 ]
@@ -244,6 +256,89 @@ def ready_dependants(connection: Connection, dependants: Sequence[str], now: int
 
 
 _WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
+
+
+def release(
+    connection: Connection,
+    step_id: str,
+    token: str,
+    target: StepStatus,
+    now: int,
+    **values: Any,
+) -> Row[Any] | None:
+    """Move the ``executing`` step held by ``token`` to ``target`` and release the lease
+    (``lease_token``, ``lease_until`` cleared), with ``values``; its ``dependants`` (JSON
+    text) when it moved, ``None`` when the lease is no longer ``token``'s. Raises
+    :class:`StepTransitionError` for a ``target`` the table does not allow."""
+    return connection.execute(
+        move(
+            StepStatus.EXECUTING,
+            target,
+            steps.c.id == step_id,
+            steps.c.lease_token == token,
+            lease_token=None,
+            lease_until=None,
+            updated_at=now,
+            **values,
+        ).returning(steps.c.dependants)
+    ).first()
+
+
+def complete_unleased(
+    connection: Connection,
+    step_id: str,
+    from_status: StepStatus,
+    *,
+    reason: str,
+    result: str,
+    now: int,
+) -> Row[Any] | None:
+    """Complete the step no worker holds, if it is still in ``from_status``, with ``reason``
+    and ``result`` (JSON text), finished at ``now``; its ``plan_id`` and ``dependants`` when
+    it moved, else ``None``."""
+    return connection.execute(
+        move(
+            from_status,
+            StepStatus.COMPLETED,
+            steps.c.id == step_id,
+            steps.c.lease_token.is_(None),
+            status_reason=reason,
+            next_run_at=None,
+            result=result,
+            finished_at=now,
+            updated_at=now,
+        ).returning(steps.c.plan_id, steps.c.dependants)
+    ).first()
+
+
+def executing_of_plan(connection: Connection, plan_id: str) -> list[Row[Any]]:
+    """The plan's ``executing`` step rows, each with its plan's ``revision``."""
+    return list(
+        connection.execute(
+            select(steps, plans.c.revision)
+            .join(plans, plans.c.id == steps.c.plan_id)
+            .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.EXECUTING.value)
+        ).all()
+    )
+
+
+def cancel_open(connection: Connection, plan_id: str, reason: str, now: int) -> int:
+    """Cancel every step of the plan not yet terminal, with ``reason``, its lease released
+    and nothing due; how many were cancelled."""
+    result = connection.execute(
+        move(
+            OPEN_STEP_STATUSES,
+            StepStatus.CANCELLED,
+            steps.c.plan_id == plan_id,
+            status_reason=reason,
+            lease_token=None,
+            lease_until=None,
+            next_run_at=None,
+            finished_at=now,
+            updated_at=now,
+        )
+    )
+    return int(result.rowcount)
 
 
 def add_all(connection: Connection, rows: Sequence[dict[str, Any]]) -> None:
