@@ -175,7 +175,6 @@ def test_no_module_but_the_transitions_writes_a_step_status() -> None:
 
 
 SQL_OUTSIDE_THE_STORE = {
-    "runner.py",
     "views.py",
 }
 """The modules of :mod:`cerebri.execution` outside its store that still import SQLAlchemy
@@ -331,6 +330,15 @@ def test_plan_counters(engine: Engine) -> None:
         plan_store.count_approval_request(connection, plan_id, 7)
     row = _plan_row(engine, plan_id)
     assert (row.open_steps, row.invocations, row.approvals_requested) == (1, 1, 1)
+    with engine.begin() as connection:
+        counted = [plan_store.count_invocation(connection, plan_id, 3) for _ in range(3)]
+        plan_store.spend(connection, plan_id, 1.5)
+        plan_store.spend(connection, plan_id, 2.0)
+    assert counted == [True, True, False]
+    assert (_plan_row(engine, plan_id).invocations, _plan_row(engine, plan_id).money_spent) == (
+        3,
+        3.5,
+    )
     assert (row.status, row.updated_at) == ("awaiting_approval", 7)
 
 
@@ -574,6 +582,17 @@ def test_an_approval_is_settled_once(engine: Engine) -> None:
         5,
         7,
     )
+
+
+def test_the_approved_requests_of_a_plan(engine: Engine) -> None:
+    plan_id = _plan(engine)
+    with engine.begin() as connection:
+        _approval(connection, "a1", plan_id, None)
+        _approval(connection, "a2", plan_id, None)
+        approval_store.settle(connection, "a2", ApprovalStatus.APPROVED, 5)
+        approved = approval_store.approved_of_plan(connection, plan_id)
+        none = approval_store.approved_of_plan(connection, "p-other")
+    assert ([r.id for r in approved], none) == (["a2"], [])
 
 
 def test_a_stopped_plan_withdraws_its_open_approvals(engine: Engine) -> None:

@@ -17,7 +17,15 @@ from cerebri.execution.store.errors import StoreError
 from cerebri.execution.store.schema import approvals
 from cerebri.execution.store.vocabulary import ApprovalStatus
 
-__all__ = ["consume", "get", "insert_open", "listed", "settle", "withdraw_of_plan"]
+__all__ = [
+    "approved_of_plan",
+    "consume",
+    "get",
+    "insert_open",
+    "listed",
+    "settle",
+    "withdraw_of_plan",
+]
 
 _OPEN = ApprovalStatus.OPEN.value
 
@@ -33,6 +41,18 @@ def listed(connection: Connection, status: str | None) -> list[Row[Any]]:
     if status is not None:
         query = query.where(approvals.c.status == status)
     return list(connection.execute(query).all())
+
+
+def approved_of_plan(connection: Connection, plan_id: str) -> list[Row[Any]]:
+    """The plan's ``approved`` approval rows (in no promised order)."""
+    return list(
+        connection.execute(
+            select(approvals).where(
+                approvals.c.plan_id == plan_id,
+                approvals.c.status == ApprovalStatus.APPROVED.value,
+            )
+        ).all()
+    )
 
 
 def insert_open(connection: Connection, **values: Any) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "close",
     "count_approval_request",
     "count_down",
+    "count_invocation",
     "envelope",
     "find",
     "finished_open",
@@ -38,6 +39,7 @@ __all__ = [
     "limits_of_revisions",
     "provenance",
     "set_status",
+    "spend",
     "status_of",
 ]
 
@@ -115,6 +117,24 @@ def count_down(connection: Connection, plan_id: str, closed: int) -> int:
         .returning(plans.c.open_steps)
     ).one()
     return int(row.open_steps)
+
+
+def count_invocation(connection: Connection, plan_id: str, most: int) -> bool:
+    """Count one capability invocation against the plan's budget, only while fewer than
+    ``most`` were counted; whether it was."""
+    counted = connection.execute(
+        update(plans)
+        .where(plans.c.id == plan_id, plans.c.invocations < most)
+        .values(invocations=plans.c.invocations + 1)
+    )
+    return counted.rowcount == 1
+
+
+def spend(connection: Connection, plan_id: str, amount: float) -> None:
+    """Add ``amount`` to the plan's ``money_spent``."""
+    connection.execute(
+        update(plans).where(plans.c.id == plan_id).values(money_spent=plans.c.money_spent + amount)
+    )
 
 
 def give_back_invocation(connection: Connection, plan_id: str) -> None:
