@@ -37,7 +37,10 @@ __all__ = [
     "give_back_invocation",
     "ledger_of",
     "limits_of_revisions",
+    "listed",
+    "open_or_among",
     "provenance",
+    "revisions_of",
     "set_status",
     "spend",
     "status_of",
@@ -106,6 +109,54 @@ def limits_of_revisions(
         )
     ).all()
     return [row.limits for row in rows]
+
+
+def listed(
+    connection: Connection,
+    *,
+    status: str | None = None,
+    among: Iterable[str] | None = None,
+) -> list[Row[Any]]:
+    """Plan rows by (``created_at``, ``id``): only those in ``status`` when given, only those
+    whose status is one of ``among`` (wire values) when given."""
+    query = select(plans).order_by(plans.c.created_at, plans.c.id)
+    if status is not None:
+        query = query.where(plans.c.status == status)
+    if among is not None:
+        query = query.where(plans.c.status.in_(tuple(among)))
+    return list(connection.execute(query).all())
+
+
+def revisions_of(connection: Connection, intention_id: str) -> list[Any]:
+    """``id``, ``revision``, ``status``, ``supersedes`` and ``superseded_by`` of every plan
+    revision of the intention, by (``revision``, ``id``)."""
+    return list(
+        connection.execute(
+            select(
+                plans.c.id,
+                plans.c.revision,
+                plans.c.status,
+                plans.c.supersedes,
+                plans.c.superseded_by,
+            )
+            .where(plans.c.intention_id == intention_id)
+            .order_by(plans.c.revision, plans.c.id)
+        ).all()
+    )
+
+
+def open_or_among(
+    connection: Connection, statuses: Iterable[str], plan_ids: Iterable[str]
+) -> list[Row[Any]]:
+    """The plan rows whose status is one of ``statuses`` (wire values) or whose id is one of
+    ``plan_ids`` (in no promised order)."""
+    return list(
+        connection.execute(
+            select(plans).where(
+                plans.c.status.in_(tuple(statuses)) | plans.c.id.in_(list(plan_ids))
+            )
+        ).all()
+    )
 
 
 def count_down(connection: Connection, plan_id: str, closed: int) -> int:

@@ -47,6 +47,8 @@ __all__ = [
     "cancel_open",
     "complete_unleased",
     "count_blocked",
+    "count_by_status",
+    "count_in",
     "end_waiting",
     "executing_of_plan",
     "finish_done",
@@ -55,6 +57,7 @@ __all__ = [
     "lease_token_of",
     "note_if_cancelled",
     "of_plan",
+    "of_plans",
     "ready_dependants",
     "ready_waiting",
     "release",
@@ -559,3 +562,26 @@ def of_plan(
     if keys is not None:
         query = query.where(steps.c.key.in_(list(keys)))
     return list(connection.execute(query.order_by(steps.c.position)).all())
+
+
+def of_plans(connection: Connection, plan_ids: Iterable[str]) -> list[Row[Any]]:
+    """The step rows of the plans ``plan_ids`` (in no promised order)."""
+    return list(connection.execute(select(steps).where(steps.c.plan_id.in_(list(plan_ids)))).all())
+
+
+def count_by_status(connection: Connection, plan_ids: Iterable[str]) -> list[tuple[str, str, int]]:
+    """``(plan id, status, how many steps)`` for each status the plans' steps are in."""
+    rows = connection.execute(
+        select(steps.c.plan_id, steps.c.status, func.count())
+        .where(steps.c.plan_id.in_(list(plan_ids)))
+        .group_by(steps.c.plan_id, steps.c.status)
+    ).all()
+    return [(str(plan_id), str(status), int(number)) for plan_id, status, number in rows]
+
+
+def count_in(connection: Connection, statuses: Iterable[str]) -> int:
+    """How many steps, of any plan, are in one of ``statuses`` (wire values)."""
+    number = connection.execute(
+        select(func.count()).select_from(steps).where(steps.c.status.in_(tuple(statuses)))
+    ).scalar()
+    return int(number or 0)
