@@ -13,13 +13,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import execution_argument_error
-from cerebri.execution.store.schema import plans
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.views import instant_text, show_approval
 from cerebri.temporal import Instant, zone
 
@@ -88,11 +86,7 @@ def describe_approval(executor: Executor, approval_id: str) -> dict[str, JSONVal
     approval id."""
     wire = show_approval(executor, approval_id)
     with executor.engine.connect() as connection:
-        plan = connection.execute(
-            select(plans.c.revision, plans.c.envelope_digest, plans.c.envelope_expires_at).where(
-                plans.c.id == wire["plan_id"]
-            )
-        ).one()
+        plan = plan_store.provenance(connection, str(wire["plan_id"]))
     return {
         **wire,
         "plan_revision": plan.revision,

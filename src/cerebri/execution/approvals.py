@@ -22,8 +22,6 @@ from __future__ import annotations
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps
@@ -35,12 +33,14 @@ from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.progress import complete_plan, stop_plan
 from cerebri.execution.registry import governed
 from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import intentions as intention_store
 from cerebri.execution.store import plans as plan_store
-from cerebri.execution.store.schema import intentions, plans, steps, timers
-from cerebri.execution.store.transitions import move
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store import timers as timer_store
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.store.vocabulary import ApprovalStatus, IntentionStatus, TimerKind
 from cerebri.execution.views import ApprovalView, instant_text
-from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus, StepStatus
+from cerebri.plans import PlanStatus, StepStatus
 from cerebri.proposals import canonical_json, sha256_digest
 
 __all__ = [
@@ -52,9 +52,6 @@ __all__ = [
     "open_request",
     "withdraw",
 ]
-
-_WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
-_OPEN_PLANS = tuple(s.value for s in OPEN_PLAN_STATUSES)
 
 
 def open_request(
@@ -69,14 +66,7 @@ def open_request(
     approval_id = executor.ids.new_id()
     intention_id = executor.ids.new_id()
     expires = now + executor.approval_ttl_seconds * NS
-    plan = connection.execute(
-        select(
-            plans.c.revision,
-            plans.c.author,
-            plans.c.envelope_digest,
-            plans.c.envelope_expires_at,
-        ).where(plans.c.id == held.plan_id)
-    ).one()
+    plan = plan_store.provenance(connection, held.plan_id)
     if plan.envelope_expires_at is not None:  # never outlive the proposal it approves
         expires = min(expires, plan.envelope_expires_at)
     subject: dict[str, JSONValue] = {
@@ -100,24 +90,21 @@ def open_request(
         subject_digest=sha256_digest(canonical_json(subject)),
         author=plan.author,
     )
-    connection.execute(
-        insert(timers).values(
-            id=executor.ids.new_id(),
-            kind=TimerKind.APPROVAL_EXPIRY.value,
-            ref=approval_id,
-            due_at=expires,
-            created_at=now,
-        )
+    timer_store.add(
+        connection,
+        executor.ids.new_id(),
+        TimerKind.APPROVAL_EXPIRY,
+        approval_id,
+        due_at=expires,
+        now=now,
     )
-    connection.execute(
-        insert(intentions).values(
-            id=intention_id,
-            status=IntentionStatus.OPEN.value,
-            parent_step_id=held.step_id,
-            goal=dumps({"approval": approval_id, "step": held.step_id}),
-            created_at=now,
-            updated_at=now,
-        )
+    intention_store.insert_open(
+        connection,
+        id=intention_id,
+        parent_step_id=held.step_id,
+        goal=dumps({"approval": approval_id, "step": held.step_id}),
+        created_at=now,
+        updated_at=now,
     )
     plan_store.count_approval_request(connection, held.plan_id, now)
     return approval_id, intention_id
@@ -130,14 +117,12 @@ def _load(connection: Connection, approval_id: str) -> Any:
     return row
 
 
-def _close_intention(connection: Connection, step_id: str | None, status: str, now: int) -> None:
+def _close_intention(
+    connection: Connection, step_id: str | None, status: IntentionStatus, now: int
+) -> None:
     if step_id is None:
         return
-    connection.execute(
-        update(intentions)
-        .where(intentions.c.parent_step_id == step_id, intentions.c.status == "open")
-        .values(status=status, closed_at=now, updated_at=now)
-    )
+    intention_store.close_of_steps(connection, [step_id], status, now)
 
 
 def _fail_waiting_step(
@@ -152,18 +137,7 @@ def _fail_waiting_step(
     """The step waiting on ``row`` fails (``replan``: the plan replans) or is cancelled."""
     now = executor.now_ns()
     status = StepStatus.FAILED if replan else StepStatus.CANCELLED
-    moved = connection.execute(
-        move(
-            _WAITING,
-            status,
-            steps.c.id == row.step_id,
-            status_reason=reason,
-            next_run_at=None,
-            finished_at=now,
-            updated_at=now,
-        )
-    )
-    if moved.rowcount == 1:
+    if step_store.end_waiting(connection, row.step_id, status, reason, now):
         plan_store.count_down(connection, row.plan_id, 1)
         stop_plan(connection, executor, row.plan_id, plan_status, reason, replan=replan)
 
@@ -177,7 +151,7 @@ def _expire(connection: Connection, executor: Executor, row: Any) -> bool:
         connection, row.id, ApprovalStatus.EXPIRED, now, status_reason="expired"
     ):
         return False
-    _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
+    _close_intention(connection, row.step_id, IntentionStatus.ABANDONED, now)
     _fail_waiting_step(connection, executor, row, f"approval {row.id} expired", replan=True)
     return True
 
@@ -280,19 +254,9 @@ def decide(
                     "no longer open",
                     code="approval.not_open",
                 )
-            fulfilled = IntentionStatus.FULFILLED.value
-            _close_intention(connection, row.step_id, fulfilled, now)
+            _close_intention(connection, row.step_id, IntentionStatus.FULFILLED, now)
             if approve:
-                connection.execute(
-                    move(
-                        _WAITING,
-                        StepStatus.READY,
-                        steps.c.id == row.step_id,
-                        next_run_at=now,
-                        status_reason=f"approved by {by}",
-                        updated_at=now,
-                    )
-                )
+                step_store.ready_waiting(connection, row.step_id, f"approved by {by}", now)
                 plan_store.set_status(
                     connection,
                     row.plan_id,
@@ -336,7 +300,7 @@ def withdraw(executor: Executor, approval_id: str, *, by: str) -> dict[str, JSON
                 f"approval {approval_id} was decided or expired first; it is no longer open",
                 code="approval.not_open",
             )
-        _close_intention(connection, row.step_id, IntentionStatus.ABANDONED.value, now)
+        _close_intention(connection, row.step_id, IntentionStatus.ABANDONED, now)
         _fail_waiting_step(
             connection,
             executor,
@@ -353,15 +317,10 @@ def _settle_finished_plans(connection: Connection, executor: Executor) -> int:
     done step's outcome and its plan's completion are two transactions
     (:func:`~cerebri.execution.progress.finish_in_one_statement`); a worker that stops
     between them leaves such a plan, and this sweep is its owner."""
-    rows = connection.execute(
-        select(plans.c.id)
-        .where(plans.c.status.in_(_OPEN_PLANS), plans.c.open_steps == 0)
-        .order_by(plans.c.id)
-        .limit(100)
-    ).all()
-    for row in rows:
-        complete_plan(connection, executor, row.id, executor.now_ns())
-    return len(rows)
+    plan_ids = plan_store.finished_open(connection, 100)
+    for plan_id in plan_ids:
+        complete_plan(connection, executor, plan_id, executor.now_ns())
+    return len(plan_ids)
 
 
 @arguments(execution_argument_error, executor=Executor, limit=int)
@@ -375,19 +334,8 @@ def expire_due(executor: Executor, limit: int = 100) -> int:
     now = executor.now_ns()
     fired = 0
     with executor.transaction() as connection:
-        due = connection.execute(
-            select(timers)
-            .where(timers.c.fired_at.is_(None), timers.c.due_at <= now)
-            .order_by(timers.c.due_at, timers.c.id)
-            .limit(limit)
-        ).all()
-        for timer in due:
-            claimed = connection.execute(
-                update(timers)
-                .where(timers.c.id == timer.id, timers.c.fired_at.is_(None))
-                .values(fired_at=now)
-            )
-            if claimed.rowcount != 1:
+        for timer in timer_store.due(connection, now, limit):
+            if not timer_store.fire(connection, timer.id, now):
                 continue
             fired += 1
             if timer.kind == TimerKind.APPROVAL_EXPIRY.value:

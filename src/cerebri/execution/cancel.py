@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from types import NoneType
 
-from sqlalchemy import select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import stop_plan
-from cerebri.execution.store.schema import plans
+from cerebri.execution.store import plans as plan_store
 from cerebri.execution.views import list_plans
 from cerebri.plans import OPEN_PLAN_STATUSES, PlanStatus
 
@@ -41,7 +39,7 @@ def cancel_plan(
     by = principal_id(by)
     why = f"cancelled by {by}" + (f": {reason}" if reason else "")
     with executor.transaction() as connection:
-        status = connection.execute(select(plans.c.status).where(plans.c.id == plan_id)).scalar()
+        status = plan_store.status_of(connection, plan_id)
         if status is None:
             raise ExecutionError(f"no plan {plan_id!r}", code="execution.not_found")
         if status not in _OPEN:

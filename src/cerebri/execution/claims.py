@@ -33,8 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
@@ -49,6 +47,7 @@ from cerebri.execution.store.attempts import (
     lease_holder,
 )
 from cerebri.execution.store.attempts import close as close_attempt
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans import DEFAULT_MAX_INVOCATIONS, StepKind, StepStatus
 

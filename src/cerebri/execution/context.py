@@ -12,13 +12,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
-from sqlalchemy import Connection, Engine
-
 from cerebri._guard import CALLABLE, kind_name
 from cerebri.clock import Clock, IdGenerator
 from cerebri.execution.adapters import Adapters
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.replan import Replanner, alternatives_replanner
+from cerebri.execution.store.connection import Connection, Engine
 from cerebri.execution.store.dialect import durable_transaction
 from cerebri.plans import CapabilityRegistry, builtin_registry
 

@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, select
 
 from cerebri._guard import arguments
 from cerebri.execution._rows import loads
@@ -34,7 +33,7 @@ from cerebri.execution.registry import governed, has_grant, key_owner, public_ke
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
-from cerebri.execution.store.schema import envelopes
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.views import instant_text
 from cerebri.proposals import (
     APPROVAL_PAYLOAD_TYPE,
@@ -183,11 +182,8 @@ def _disabled_at(connection: Connection, principal: str) -> int | None:
 def _signing_keys(connection: Connection, plan: Any) -> list[Any]:
     """The author's keys that signed the plan's envelope (the ledger's ``keyids``); for an
     envelope taken in before store revision 0004 (no ``keyids``), every key of the author."""
-    keyids = connection.execute(
-        select(envelopes.c.keyids)
-        .where(envelopes.c.digest == plan.envelope_digest)
-        .order_by(envelopes.c.idempotency_key)
-    ).scalar()
+    ledger = plan_store.ledger_of(connection, plan.envelope_digest)
+    keyids = None if ledger is None else ledger.keyids
     chosen = None if keyids is None else [str(k) for k in loads(keyids)]
     return principal_store.keys_of(connection, plan.author, chosen)
 

@@ -35,9 +35,6 @@ from __future__ import annotations
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
-from sqlalchemy.exc import IntegrityError
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
@@ -45,7 +42,9 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import key_owner, registry_of, require_role
-from cerebri.execution.store.schema import envelopes, plans, principals
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store.connection import Connection, IntegrityError
 from cerebri.execution.submit import Submitted, insert_new_intention
 from cerebri.execution.views import instant_text
 from cerebri.plans import DEFAULT_MAX_REPLANS, PlanDraft, PlanStatus, parse_draft
@@ -95,9 +94,8 @@ def _check_author(connection: Connection, verified: VerifiedEnvelope, author: st
             code="proposal.author_mismatch",
             path="/author",
         )
-    disabled = connection.execute(
-        select(principals.c.disabled_at).where(principals.c.id == author)
-    ).scalar_one_or_none()
+    principal = principal_store.get(connection, author)
+    disabled = None if principal is None else principal.disabled_at
     if disabled is not None:
         raise ProposalError(
             f"{author} is disabled since {instant_text(disabled)}: an envelope it signed is "
@@ -109,7 +107,7 @@ def _check_author(connection: Connection, verified: VerifiedEnvelope, author: st
 
 
 def _replayed(connection: Connection, key: str, digest: str) -> Submitted | None:
-    row = connection.execute(select(envelopes).where(envelopes.c.idempotency_key == key)).first()
+    row = plan_store.envelope(connection, key)
     if row is None:
         return None
     if row.digest != digest:
@@ -118,7 +116,7 @@ def _replayed(connection: Connection, key: str, digest: str) -> Submitted | None
             code="proposal.replayed",
             path="/idempotency~1key",
         )
-    plan = connection.execute(select(plans).where(plans.c.id == row.plan_id)).one()
+    plan = plan_store.get(connection, row.plan_id)
     return Submitted(
         plan.id,
         plan.intention_id,
@@ -218,17 +216,16 @@ def submit_envelope(
                 max_replans=max_replans,
                 provenance=provenance,
             )
-            connection.execute(
-                insert(envelopes).values(
-                    idempotency_key=key,
-                    digest=verified.payload_digest,
-                    plan_id=submitted.plan_id,
-                    author=author,
-                    expires_at=found.expires_at.ns,
-                    created_at=executor.now_ns(),
-                    submitted_by=requester,
-                    keyids=dumps(list(keyids)),
-                )
+            plan_store.add_envelope(
+                connection,
+                idempotency_key=key,
+                digest=verified.payload_digest,
+                plan_id=submitted.plan_id,
+                author=author,
+                expires_at=found.expires_at.ns,
+                created_at=executor.now_ns(),
+                submitted_by=requester,
+                keyids=dumps(list(keyids)),
             )
             return submitted
     except IntegrityError:

@@ -19,21 +19,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, insert, select, update
-
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.progress import finish
-from cerebri.execution.store.schema import (
-    approvals,
-    beliefs,
-    plans,
-    predictions,
-    procedural_memories,
-    steps,
-)
+from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import knowledge
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.store.vocabulary import ApprovalStatus, PredictionStatus
 from cerebri.plans import Check, InternalAction, StepSpec, StepStatus
 from cerebri.temporal import Instant
@@ -70,16 +65,7 @@ def verify(run: StepRun) -> None:
     assert spec is not None
     now = run.ex.now_ns()
     with run.ex.engine.connect() as connection:
-        of = connection.execute(
-            select(
-                steps.c.id,
-                steps.c.prediction_id,
-                predictions.c.due_at,
-                predictions.c.created_at,
-            )
-            .outerjoin(predictions, predictions.c.id == steps.c.prediction_id)
-            .where(steps.c.plan_id == run.held.plan_id, steps.c.key == spec.of)
-        ).one()
+        of = knowledge.prediction_of_step(connection, run.held.plan_id, spec.of)
     holds, observation = run.observe(spec.check)
     deadline = run.held.started_at + spec.within_seconds * NS
     if of.due_at is not None and of.due_at > of.created_at:
@@ -114,15 +100,9 @@ def _resolve(
         return
     now = run.ex.now_ns()
     with run.ex.transaction() as connection:
-        row = connection.execute(
-            update(predictions)
-            .where(
-                predictions.c.id == prediction_id,
-                predictions.c.status == PredictionStatus.OPEN.value,
-            )
-            .values(status=status.value, observation=dumps(observation), resolved_at=now)
-            .returning(predictions.c.expectation)
-        ).first()
+        row = knowledge.resolve_prediction(
+            connection, prediction_id, status, dumps(observation), now
+        )
         if row is None:
             return
         belief = (loads(row.expectation) or {}).get("belief_id")
@@ -185,14 +165,7 @@ def internal(run: StepRun) -> None:
     spec = run.spec.internal
     assert spec is not None
     with run.ex.engine.connect() as connection:
-        rows = connection.execute(
-            select(steps.c.key, steps.c.status, steps.c.result, steps.c.observation)
-            .where(
-                steps.c.plan_id == run.held.plan_id,
-                steps.c.key.in_(run.spec.depends_on),
-            )
-            .order_by(steps.c.position)
-        ).all()
+        rows = step_store.of_plan(connection, run.held.plan_id, keys=run.spec.depends_on)
     findings: list[JSONValue] = [
         {
             "key": r.key,
@@ -211,20 +184,17 @@ def internal(run: StepRun) -> None:
 def _record_procedure(run: StepRun, findings: list[JSONValue]) -> None:
     now = run.ex.now_ns()
     with run.ex.transaction() as connection:
-        plan = connection.execute(
-            select(plans.c.draft, plans.c.intention_id).where(plans.c.id == run.held.plan_id)
-        ).one()
+        plan = plan_store.get(connection, run.held.plan_id)
         draft = loads(plan.draft)
         memory_id = run.ex.ids.new_id()
-        connection.execute(
-            insert(procedural_memories).values(
-                id=memory_id,
-                plan_id=run.held.plan_id,
-                intention_id=plan.intention_id,
-                goal_key=str(draft.get("objective")),
-                steps=dumps(draft),
-                created_at=now,
-            )
+        knowledge.remember(
+            connection,
+            id=memory_id,
+            plan_id=run.held.plan_id,
+            intention_id=plan.intention_id,
+            goal_key=str(draft.get("objective")),
+            steps=dumps(draft),
+            created_at=now,
         )
         finish(
             connection,
@@ -243,9 +213,8 @@ def request_capability(run: StepRun) -> None:
         run._ask(StepStatus.AWAITING_GRANT, {"kind": "grant", **spec.to_wire()})
         return
     with run.ex.engine.connect() as connection:
-        row = connection.execute(
-            select(approvals).where(approvals.c.id == run.held.approval_id)
-        ).one()
+        row = approval_store.get(connection, run.held.approval_id)
+    assert row is not None  # the step's own request: an approval row is never deleted
     if row.status != ApprovalStatus.APPROVED.value:
         run.finish(StepStatus.FAILED, reason=f"grant {row.status}")
         return
@@ -266,17 +235,11 @@ def _adjust_belief(
 ) -> None:
     """A confirmed prediction moves its belief halfway to 1, a missed one halves it
     (an unknown belief starts at 1). Evidence keeps the last prediction that moved it."""
-    row = connection.execute(select(beliefs).where(beliefs.c.id == belief_id)).first()
+    row = knowledge.belief(connection, belief_id)
     old = 1.0 if row is None else float(row.confidence)
     new = old + (1.0 - old) / 2 if status is PredictionStatus.CONFIRMED else old / 2
     evidence = dumps({"prediction": prediction_id, "status": status.value, "before": old})
     if row is None:
-        connection.execute(
-            insert(beliefs).values(id=belief_id, confidence=new, evidence=evidence, updated_at=now)
-        )
+        knowledge.add_belief(connection, belief_id, new, evidence, now)
     else:
-        connection.execute(
-            update(beliefs)
-            .where(beliefs.c.id == belief_id)
-            .values(confidence=new, evidence=evidence, updated_at=now)
-        )
+        knowledge.set_belief(connection, belief_id, new, evidence, now)

@@ -8,13 +8,11 @@ recent one, which :func:`~cerebri.execution.submit.submit` accepts as it is
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from cerebri._guard import arguments
 from cerebri.execution._rows import loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import execution_argument_error
-from cerebri.execution.store.schema import procedural_memories
+from cerebri.execution.store import knowledge
 from cerebri.plans import PlanDraft
 
 __all__ = ["recall"]
@@ -25,10 +23,5 @@ def recall(executor: Executor, goal_key: str) -> PlanDraft | None:
     """The draft most recently remembered under ``goal_key`` (latest ``created_at``, then
     greatest id), or ``None`` when nothing was remembered under it."""
     with executor.engine.connect() as connection:
-        text = connection.execute(
-            select(procedural_memories.c.steps)
-            .where(procedural_memories.c.goal_key == goal_key)
-            .order_by(procedural_memories.c.created_at.desc(), procedural_memories.c.id.desc())
-            .limit(1)
-        ).scalar()
+        text = knowledge.recall(connection, goal_key)
     return None if text is None else PlanDraft.model_validate(loads(text))

@@ -19,8 +19,6 @@ from __future__ import annotations
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
@@ -28,7 +26,9 @@ from cerebri.execution.adapters import Adapters
 from cerebri.execution.claims import invocation_limit
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
-from cerebri.execution.store.schema import plans, sandboxes, steps
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import sandboxes as sandbox_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.submit import limits_of
 from cerebri.plans import (
     TERMINAL_STEP_STATUSES,
@@ -221,19 +221,13 @@ def preview_plan(
     Raises :class:`ExecutionError` ``execution.not_found``. Only reads.
     """
     with executor.engine.connect() as connection:
-        plan = connection.execute(select(plans).where(plans.c.id == plan_id)).first()
+        plan = plan_store.find(connection, plan_id)
         if plan is None:
             raise ExecutionError(f"no plan {plan_id!r}", code="execution.not_found")
-        rows = connection.execute(
-            select(steps.c.key, steps.c.status, steps.c.status_reason)
-            .where(steps.c.plan_id == plan_id)
-            .order_by(steps.c.position)
-        ).all()
+        rows = step_store.of_plan(connection, plan_id)
         enabled = None
         if plan.sandbox is not None:
-            enabled = connection.execute(
-                select(sandboxes.c.enabled).where(sandboxes.c.name == plan.sandbox)
-            ).scalar()
+            enabled = sandbox_store.enabled(connection, plan.sandbox)
         connection.rollback()
     draft = PlanDraft.model_validate(loads(plan.draft))
     refusal = _plan_refusal(draft.origin, plan.status)

@@ -20,13 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sqlalchemy import (
-    Connection,
-    insert,
-    select,
-    update,
-)
-
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import (
@@ -37,16 +30,13 @@ from cerebri.execution.claims import (
 from cerebri.execution.context import Executor
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import intentions as intention_store
+from cerebri.execution.store import knowledge
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import steps as step_store
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.store.dialect import is_postgresql
-from cerebri.execution.store.schema import (
-    intentions,
-    plans,
-    procedural_memories,
-    steps,
-)
-from cerebri.execution.store.transitions import OPEN_STEP_STATUSES, move
+from cerebri.execution.store.transitions import OPEN_STEP_STATUSES
 from cerebri.execution.store.vocabulary import AttemptOutcome, IntentionStatus
 from cerebri.execution.submit import insert_revision
 from cerebri.plans import (
@@ -77,18 +67,7 @@ def _released(
 ) -> Any:
     """Move our ``executing`` step to ``target`` and release the lease, or raise
     LeaseLostError. Returns the step's ``dependants`` (JSON text)."""
-    row = connection.execute(
-        move(
-            StepStatus.EXECUTING,
-            target,
-            steps.c.id == held.step_id,
-            steps.c.lease_token == held.token,
-            lease_token=None,
-            lease_until=None,
-            updated_at=now,
-            **values,
-        ).returning(steps.c.dependants)
-    ).first()
+    row = step_store.release(connection, held.step_id, held.token, target, now, **values)
     if row is None:
         raise LeaseLostError(held.step_id)
     return row.dependants
@@ -214,19 +193,9 @@ def complete_unleased(
     ``from_status``: like :func:`finish` with ``completed``, its dependants are readied and
     the plan may complete. Returns whether the step moved. Runs in the caller's transaction."""
     now = executor.now_ns()
-    row = connection.execute(
-        move(
-            from_status,
-            StepStatus.COMPLETED,
-            steps.c.id == step_id,
-            steps.c.lease_token.is_(None),
-            status_reason=reason,
-            next_run_at=None,
-            result=dumps(result),
-            finished_at=now,
-            updated_at=now,
-        ).returning(steps.c.plan_id, steps.c.dependants)
-    ).first()
+    row = step_store.complete_unleased(
+        connection, step_id, from_status, reason=reason, result=dumps(result), now=now
+    )
     if row is None:
         return False
     left = plan_store.count_down(connection, row.plan_id, 1)
@@ -258,34 +227,25 @@ def complete_plan(connection: Connection, executor: Executor, plan_id: str, now:
         else "escalation completed: the intention is not fulfilled, the operator was informed",
         closed_at=now,
     )
-    intention = connection.execute(
-        select(intentions).where(intentions.c.id == plan.intention_id)
-    ).one()
+    intention = intention_store.get(connection, plan.intention_id)
     if fulfils:
-        connection.execute(
-            update(intentions)
-            .where(intentions.c.id == intention.id, intentions.c.status == "open")
-            .values(status=IntentionStatus.FULFILLED.value, closed_at=now, updated_at=now)
-        )
+        intention_store.close(connection, intention.id, IntentionStatus.FULFILLED, now)
         goal = loads(intention.goal) or {}
-        connection.execute(
-            insert(procedural_memories).values(
-                id=executor.ids.new_id(),
-                plan_id=plan_id,
-                intention_id=intention.id,
-                goal_key=goal.get("goal_key") or draft.objective,
-                steps=dumps(draft.to_wire()),
-                created_at=now,
-            )
+        knowledge.remember(
+            connection,
+            id=executor.ids.new_id(),
+            plan_id=plan_id,
+            intention_id=intention.id,
+            goal_key=goal.get("goal_key") or draft.objective,
+            steps=dumps(draft.to_wire()),
+            created_at=now,
         )
     else:
-        connection.execute(
-            update(intentions)
-            .where(intentions.c.id == intention.id)
-            .values(
-                status_reason=f"plan {plan_id} ({draft.strategy}) completed without fulfilling it",
-                updated_at=now,
-            )
+        intention_store.note(
+            connection,
+            intention.id,
+            f"plan {plan_id} ({draft.strategy}) completed without fulfilling it",
+            now,
         )
 
 
@@ -304,12 +264,7 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
             error=attempt.error or {"code": "plan.stopped", "message": reason},
         )
     stored = {step_id for step_id, _ in running}
-    executing = connection.execute(
-        select(steps, plans.c.revision)
-        .join(plans, plans.c.id == steps.c.plan_id)
-        .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.EXECUTING.value)
-    ).all()
-    for row in executing:
+    for row in step_store.executing_of_plan(connection, plan_id):
         if row.id in stored:
             continue
         # an idempotent attempt is not stored while it runs: its history row is written here
@@ -327,45 +282,22 @@ def _cancel_open_steps(connection: Connection, plan_id: str, now: int, reason: s
             now,
             error={"code": "plan.stopped", "message": reason},
         )
-    result = connection.execute(
-        move(
-            OPEN_STEP_STATUSES,
-            StepStatus.CANCELLED,
-            steps.c.plan_id == plan_id,
-            status_reason=reason,
-            lease_token=None,
-            lease_until=None,
-            next_run_at=None,
-            finished_at=now,
-            updated_at=now,
-        )
-    )
-    return int(result.rowcount)
+    return step_store.cancel_open(connection, plan_id, reason, now)
 
 
 def _withdraw_open_approvals(connection: Connection, plan_id: str, now: int, reason: str) -> None:
     waiting = approval_store.withdraw_of_plan(connection, plan_id, reason, now)
     if waiting:
-        connection.execute(
-            update(intentions)
-            .where(intentions.c.parent_step_id.in_(waiting), intentions.c.status == "open")
-            .values(
-                status=IntentionStatus.ABANDONED.value,
-                status_reason=reason,
-                closed_at=now,
-                updated_at=now,
-            )
+        intention_store.close_of_steps(
+            connection, waiting, IntentionStatus.ABANDONED, now, status_reason=reason
         )
 
 
 def _failed_strategies(connection: Connection, intention_id: str) -> frozenset[str]:
-    rows = connection.execute(
-        select(plans.c.limits).where(
-            plans.c.intention_id == intention_id,
-            plans.c.status.in_((PlanStatus.FAILED.value, PlanStatus.SUPERSEDED.value)),
-        )
-    ).all()
-    return frozenset(str((loads(r.limits) or {}).get("strategy")) for r in rows)
+    limits = plan_store.limits_of_revisions(
+        connection, intention_id, (PlanStatus.FAILED, PlanStatus.SUPERSEDED)
+    )
+    return frozenset(str((loads(text) or {}).get("strategy")) for text in limits)
 
 
 def stop_plan(
@@ -384,9 +316,7 @@ def stop_plan(
     plan = plan_store.get(connection, plan_id)
     if plan.status not in _OPEN:
         return None
-    intention = connection.execute(
-        select(intentions).where(intentions.c.id == plan.intention_id)
-    ).one()
+    intention = intention_store.get(connection, plan.intention_id)
     successor: str | None = None
     final_reason = reason
     if replan and status is PlanStatus.FAILED:
@@ -425,14 +355,7 @@ def stop_plan(
         connection, plan_id, closing, now, reason=why, superseded_by=successor, closed_steps=closed
     )
     if successor is None:
-        connection.execute(
-            update(intentions)
-            .where(intentions.c.id == intention.id, intentions.c.status == "open")
-            .values(
-                status=IntentionStatus.ABANDONED.value,
-                status_reason=why,
-                closed_at=now,
-                updated_at=now,
-            )
+        intention_store.close(
+            connection, intention.id, IntentionStatus.ABANDONED, now, status_reason=why
         )
     return successor

@@ -37,8 +37,6 @@ from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
@@ -47,6 +45,7 @@ from cerebri.execution.context import Executor
 from cerebri.execution.errors import AuthError, ExecutionError, execution_argument_error
 from cerebri.execution.principals import is_agent, principal_id
 from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store.connection import Connection, IntegrityError
 from cerebri.execution.views import instant_text
 from cerebri.proposals import KEYID_PATTERN, KeyRegistry
 from cerebri.temporal import Instant

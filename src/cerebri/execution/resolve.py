@@ -14,8 +14,6 @@ tells :func:`resolve_step` what happened:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
@@ -24,8 +22,7 @@ from cerebri.execution.principals import principal_id
 from cerebri.execution.progress import complete_unleased
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import steps as step_store
-from cerebri.execution.store.schema import steps
-from cerebri.execution.store.transitions import move
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.views import show_plan
 from cerebri.plans import PlanStatus, StepStatus
 
@@ -64,7 +61,7 @@ def resolve_step(
     by = principal_id(by)
     now = executor.now_ns()
     with executor.transaction() as connection:
-        row = connection.execute(select(steps).where(steps.c.id == step_id)).first()
+        row = step_store.get(connection, step_id)
         if row is None:
             raise ExecutionError(f"no step {step_id!r}", code="execution.not_found")
         if row.status != StepStatus.BLOCKED.value or not (row.status_reason or "").startswith(
@@ -86,21 +83,12 @@ def resolve_step(
             )
         else:
             group = int(row.attempt_group) + 1
-            moved = (
-                connection.execute(
-                    move(
-                        StepStatus.BLOCKED,
-                        StepStatus.READY,
-                        steps.c.id == step_id,
-                        steps.c.lease_token.is_(None),
-                        status_reason=f"resolved by {by}: it did not happen; "
-                        f"runs again as attempt group {group}",
-                        attempt_group=group,
-                        next_run_at=now,
-                        updated_at=now,
-                    )
-                ).rowcount
-                == 1
+            moved = step_store.run_again(
+                connection,
+                step_id,
+                group,
+                f"resolved by {by}: it did not happen; runs again as attempt group {group}",
+                now,
             )
         if not moved:
             raise ExecutionError(

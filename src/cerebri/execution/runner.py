@@ -40,8 +40,6 @@ import fnmatch
 from collections.abc import Callable
 from typing import Any, Final
 
-from sqlalchemy import Connection, insert, select, update
-
 from cerebri._guard import CALLABLE, arguments
 from cerebri._json import JSONValue
 from cerebri.execution import kinds
@@ -64,18 +62,14 @@ from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import authority_refusal
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.progress import finish, finish_in_one_statement, park, stop_plan
+from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import knowledge
 from cerebri.execution.store import plans as plan_store
-from cerebri.execution.store.schema import (
-    approvals,
-    plans,
-    predictions,
-    sandboxes,
-)
+from cerebri.execution.store import sandboxes as sandbox_store
+from cerebri.execution.store.connection import Connection
 from cerebri.execution.store.vocabulary import (
-    ApprovalStatus,
     AttemptOutcome,
-    PredictionStatus,
 )
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
@@ -310,9 +304,7 @@ class StepRun:
             return StepStatus.BLOCKED, "origin_dream: a dream plan never acts"
         if plan["sandbox"] is not None:
             with self.ex.engine.connect() as connection:
-                enabled = connection.execute(
-                    select(sandboxes.c.enabled).where(sandboxes.c.name == plan["sandbox"])
-                ).scalar()
+                enabled = sandbox_store.enabled(connection, plan["sandbox"])
             if not enabled:
                 return (
                     StepStatus.BLOCKED,
@@ -418,12 +410,7 @@ class StepRun:
         matching ``name`` and the step's target."""
         now = self.ex.now_ns()
         with self.ex.engine.connect() as connection:
-            rows = connection.execute(
-                select(approvals).where(
-                    approvals.c.plan_id == self.held.plan_id,
-                    approvals.c.status == ApprovalStatus.APPROVED.value,
-                )
-            ).all()
+            rows = approval_store.approved_of_plan(connection, self.held.plan_id)
         for row in rows:
             request = loads(row.request) or {}
             if request.get("kind") != "grant" or request.get("capability") != name:
@@ -456,12 +443,8 @@ class StepRun:
         most = invocation_limit(self.limits)
         with self.ex.transaction() as connection:
             self.hold(connection)
-            counted = connection.execute(
-                update(plans)
-                .where(plans.c.id == self.held.plan_id, plans.c.invocations < most)
-                .values(invocations=plans.c.invocations + 1)
-            )
-        if counted.rowcount != 1:
+            counted = plan_store.count_invocation(connection, self.held.plan_id, most)
+        if not counted:
             raise _BudgetSpentError(f"budget.capability_invocations: all {most} used")
         try:
             result = self._invoke(check.capability, check.target, dict(check.params or {}))
@@ -552,24 +535,18 @@ class StepRun:
             extra: dict[str, Any] = {}
             if expectation is not None:
                 prediction_id = self.ex.ids.new_id()
-                connection.execute(
-                    insert(predictions).values(
-                        id=prediction_id,
-                        plan_id=self.held.plan_id,
-                        step_id=self.held.step_id,
-                        status=PredictionStatus.OPEN.value,
-                        expectation=dumps(expectation.to_wire()),
-                        due_at=now + expectation.within_seconds * NS,
-                        created_at=now,
-                    )
+                knowledge.open_prediction(
+                    connection,
+                    id=prediction_id,
+                    plan_id=self.held.plan_id,
+                    step_id=self.held.step_id,
+                    expectation=dumps(expectation.to_wire()),
+                    due_at=now + expectation.within_seconds * NS,
+                    created_at=now,
                 )
                 extra["prediction_id"] = prediction_id
             if isinstance(money, int | float) and not isinstance(money, bool) and money > 0:
-                connection.execute(
-                    update(plans)
-                    .where(plans.c.id == self.held.plan_id)
-                    .values(money_spent=plans.c.money_spent + float(money))
-                )
+                plan_store.spend(connection, self.held.plan_id, float(money))
             finish(
                 connection,
                 self.ex,

@@ -10,35 +10,16 @@ from __future__ import annotations
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection, select, update
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
-from cerebri.execution.store.dialect import upsert
-from cerebri.execution.store.schema import plans, sandboxes, steps
-from cerebri.execution.store.transitions import move
+from cerebri.execution.store import sandboxes as sandbox_store
 from cerebri.execution.views import instant_text
-from cerebri.plans import PlanStatus, StepStatus
 
 __all__ = ["list_sandboxes", "set_sandbox"]
 
 _DISABLED_PREFIX = "sandbox_disabled"
-
-
-def _upsert(connection: Connection, values: dict[str, Any]) -> None:
-    """Insert or update one sandbox row in one statement (``ON CONFLICT (name) DO UPDATE``),
-    so two operators enabling the same new sandbox never collide."""
-    connection.execute(
-        upsert(
-            connection,
-            sandboxes,
-            values,
-            key=[sandboxes.c.name],
-            refresh=("enabled", "reason", "updated_at"),
-        )
-    )
 
 
 def _wire(row: Any) -> dict[str, JSONValue]:
@@ -67,34 +48,14 @@ def set_sandbox(
     now = executor.now_ns()
     readied = 0
     with executor.transaction() as connection:
-        _upsert(
-            connection,
-            {"name": name, "enabled": bool(enabled), "reason": reason, "updated_at": now},
-        )
+        sandbox_store.put(connection, name, bool(enabled), reason, now)
         if enabled:
-            of_sandbox = select(plans.c.id).where(plans.c.sandbox == name)
-            done = connection.execute(
-                move(
-                    StepStatus.BLOCKED,
-                    StepStatus.READY,
-                    steps.c.plan_id.in_(of_sandbox),
-                    steps.c.status_reason.startswith(_DISABLED_PREFIX),
-                    next_run_at=now,
-                    status_reason=f"sandbox {name} enabled again",
-                    updated_at=now,
-                )
+            readied = sandbox_store.ready_blocked_steps(
+                connection, name, _DISABLED_PREFIX, f"sandbox {name} enabled again", now
             )
-            readied = int(done.rowcount)
-            connection.execute(
-                update(plans)
-                .where(
-                    plans.c.sandbox == name,
-                    plans.c.status == PlanStatus.BLOCKED.value,
-                    plans.c.status_reason.startswith(_DISABLED_PREFIX),
-                )
-                .values(status=PlanStatus.EXECUTING.value, status_reason=None, updated_at=now)
-            )
-        row = connection.execute(select(sandboxes).where(sandboxes.c.name == name)).one()
+            sandbox_store.resume_blocked_plans(connection, name, _DISABLED_PREFIX, now)
+        row = sandbox_store.get(connection, name)
+        assert row is not None  # written just above, in this transaction
     return {**_wire(row), "steps_readied": readied}
 
 
@@ -102,5 +63,5 @@ def set_sandbox(
 def list_sandboxes(executor: Executor) -> list[dict[str, JSONValue]]:
     """Every sandbox by name: ``{"name", "enabled", "reason", "updated_at"}``."""
     with executor.engine.connect() as connection:
-        rows = connection.execute(select(sandboxes).order_by(sandboxes.c.name)).all()
+        rows = sandbox_store.listed(connection)
     return [_wire(r) for r in rows]

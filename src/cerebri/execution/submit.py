@@ -15,16 +15,19 @@ from dataclasses import dataclass
 from types import NoneType
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
 from cerebri.execution.principals import principal_id
-from cerebri.execution.store.schema import intentions, plans, sandboxes, steps, timers
-from cerebri.execution.store.vocabulary import IntentionStatus, TimerKind
+from cerebri.execution.store import intentions as intention_store
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import sandboxes as sandbox_store
+from cerebri.execution.store import steps as step_store
+from cerebri.execution.store import timers as timer_store
+from cerebri.execution.store.connection import Connection
+from cerebri.execution.store.vocabulary import TimerKind
 from cerebri.plans import (
     DEFAULT_MAX_REPLANS,
     CapabilityRegistry,
@@ -132,40 +135,38 @@ def insert_revision(
     elif dream:
         reason = "origin dream: it can be previewed, it never acts"
     step_ids = {step.key: executor.ids.new_id() for step in draft.steps} if report.valid else {}
-    connection.execute(
-        insert(plans).values(
-            id=plan_id,
-            intention_id=intention_id,
-            revision=revision,
-            supersedes=supersedes,
-            status=status.value,
-            status_reason=reason,
-            origin=draft.origin.value,
-            max_replans=max_replans,
-            draft=dumps(draft.to_wire()),
-            validation=dumps(report.to_wire()),
-            actual=None,
-            created_at=now,
-            updated_at=now,
-            requester=requester,
-            sandbox=sandbox,
-            limits=dumps(limits_of(draft)),
-            open_steps=len(step_ids),
-            author=(provenance or {}).get("author"),
-            envelope_digest=(provenance or {}).get("envelope_digest"),
-            envelope_expires_at=(provenance or {}).get("envelope_expires_at"),
-        )
+    plan_store.add_revision(
+        connection,
+        id=plan_id,
+        intention_id=intention_id,
+        revision=revision,
+        supersedes=supersedes,
+        status=status.value,
+        status_reason=reason,
+        origin=draft.origin.value,
+        max_replans=max_replans,
+        draft=dumps(draft.to_wire()),
+        validation=dumps(report.to_wire()),
+        actual=None,
+        created_at=now,
+        updated_at=now,
+        requester=requester,
+        sandbox=sandbox,
+        limits=dumps(limits_of(draft)),
+        open_steps=len(step_ids),
+        author=(provenance or {}).get("author"),
+        envelope_digest=(provenance or {}).get("envelope_digest"),
+        envelope_expires_at=(provenance or {}).get("envelope_expires_at"),
     )
     wall = draft.budget.max_wall_seconds
     if report.valid and not dream and wall > 0:
-        connection.execute(
-            insert(timers).values(
-                id=executor.ids.new_id(),
-                kind=TimerKind.WALL_DEADLINE.value,
-                ref=plan_id,
-                due_at=now + wall * NS,
-                created_at=now,
-            )
+        timer_store.add(
+            connection,
+            executor.ids.new_id(),
+            TimerKind.WALL_DEADLINE,
+            plan_id,
+            due_at=now + wall * NS,
+            now=now,
         )
     if step_ids:
         dependants: dict[str, list[str]] = {key: [] for key in step_ids}
@@ -194,15 +195,14 @@ def insert_revision(
                     "attempt_group": 1,
                 }
             )
-        connection.execute(insert(steps), rows)
+        step_store.add_all(connection, rows)
     return plan_id, status, report
 
 
 def _check_sandbox(connection: Connection, sandbox: str | None) -> None:
     if sandbox is None:
         return
-    found = connection.execute(select(sandboxes.c.name).where(sandboxes.c.name == sandbox))
-    if found.first() is None:
+    if sandbox_store.get(connection, sandbox) is None:
         raise ExecutionError(
             f"no sandbox {sandbox!r}: create it with `cerebri sandbox enable {sandbox}`",
             code="execution.not_found",
@@ -284,14 +284,8 @@ def insert_new_intention(
     _check_sandbox(connection, sandbox)
     now = executor.now_ns()
     intention_id = executor.ids.new_id()
-    connection.execute(
-        insert(intentions).values(
-            id=intention_id,
-            status=IntentionStatus.OPEN.value,
-            goal=dumps(goal),
-            created_at=now,
-            updated_at=now,
-        )
+    intention_store.insert_open(
+        connection, id=intention_id, goal=dumps(goal), created_at=now, updated_at=now
     )
     plan_id, status, report = insert_revision(
         connection,

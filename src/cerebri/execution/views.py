@@ -21,24 +21,18 @@ from dataclasses import dataclass
 from types import NoneType
 from typing import Any, Final
 
-from sqlalchemy import Connection, func, select
-
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import loads
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.store import approvals as approval_store
+from cerebri.execution.store import attempts as attempt_store
+from cerebri.execution.store import knowledge
+from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.attempts import lease_holder
-from cerebri.execution.store.schema import (
-    approvals,
-    attempt_history,
-    attempts,
-    envelopes,
-    plans,
-    predictions,
-    steps,
-)
-from cerebri.execution.store.vocabulary import PredictionStatus
+from cerebri.execution.store.connection import Connection
 from cerebri.plans import (
     DONE_STEP_STATUSES,
     OPEN_PLAN_STATUSES,
@@ -135,15 +129,10 @@ def _step_counts(connection: Connection, plan_ids: list[str]) -> dict[str, tuple
     counts: dict[str, list[int]] = {pid: [0, 0] for pid in plan_ids}
     if not plan_ids:
         return {}
-    rows = connection.execute(
-        select(steps.c.plan_id, steps.c.status, func.count())
-        .where(steps.c.plan_id.in_(plan_ids))
-        .group_by(steps.c.plan_id, steps.c.status)
-    ).all()
-    for plan_id, status, number in rows:
-        counts[plan_id][1] += int(number)
+    for plan_id, status, number in step_store.count_by_status(connection, plan_ids):
+        counts[plan_id][1] += number
         if status in _DONE:
-            counts[plan_id][0] += int(number)
+            counts[plan_id][0] += number
     return {pid: (c[0], c[1]) for pid, c in counts.items()}
 
 
@@ -164,13 +153,10 @@ def list_plans(
             f"{status!r} is not a plan status; use one of {', '.join(_PLAN_STATUSES)}",
             code="execution.invalid_argument",
         )
-    query = select(plans).order_by(plans.c.created_at, plans.c.id)
-    if status is not None:
-        query = query.where(plans.c.status == status)
-    if open_only:
-        query = query.where(plans.c.status.in_(_OPEN_PLANS))
     with executor.engine.connect() as connection:
-        rows = connection.execute(query).all()
+        rows = plan_store.listed(
+            connection, status=status, among=_OPEN_PLANS if open_only else None
+        )
         counts = _step_counts(connection, [r.id for r in rows])
     return [_summary(r, *counts.get(r.id, (0, 0))) for r in rows]
 
@@ -231,11 +217,7 @@ def _proposal(connection: Connection, plan: Any) -> dict[str, JSONValue] | None:
     and ``keyids`` are ``None`` for envelopes taken in before store revision 0004."""
     if plan.author is None:
         return None
-    ledger = connection.execute(
-        select(envelopes.c.submitted_by, envelopes.c.keyids)
-        .where(envelopes.c.digest == plan.envelope_digest)
-        .order_by(envelopes.c.idempotency_key)
-    ).first()
+    ledger = plan_store.ledger_of(connection, plan.envelope_digest)
     keyids = None if ledger is None else loads(ledger.keyids)
     return {
         "author": plan.author,
@@ -262,35 +244,15 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""
 
     with executor.engine.connect() as connection:
-        row = connection.execute(select(plans).where(plans.c.id == plan_id)).first()
+        row = plan_store.find(connection, plan_id)
         if row is None:
             raise ExecutionError(f"no plan {plan_id!r}", code="execution.not_found")
-        chain = connection.execute(
-            select(
-                plans.c.id,
-                plans.c.revision,
-                plans.c.status,
-                plans.c.supersedes,
-                plans.c.superseded_by,
-            )
-            .where(plans.c.intention_id == row.intention_id)
-            .order_by(plans.c.revision, plans.c.id)
-        ).all()
-        step_rows = connection.execute(
-            select(steps).where(steps.c.plan_id == plan_id).order_by(steps.c.position)
-        ).all()
+        chain = plan_store.revisions_of(connection, row.intention_id)
+        step_rows = step_store.of_plan(connection, plan_id)
         ids = [s.id for s in step_rows]
         history = _history(connection, ids)
-        prediction_rows = connection.execute(
-            select(predictions)
-            .where(predictions.c.plan_id == plan_id)
-            .order_by(predictions.c.created_at, predictions.c.id)
-        ).all()
-        approval_rows = connection.execute(
-            select(approvals)
-            .where(approvals.c.plan_id == plan_id)
-            .order_by(approvals.c.created_at, approvals.c.id)
-        ).all()
+        prediction_rows = knowledge.predictions_of_plan(connection, plan_id)
+        approval_rows = approval_store.of_plan(connection, plan_id)
         proposal = _proposal(connection, row)
     done = sum(1 for s in step_rows if s.status in _DONE)
     wire = _summary(row, done, len(step_rows))
@@ -327,16 +289,8 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
 
 def _history(connection: Connection, ids: list[str]) -> dict[str, list[dict[str, JSONValue]]]:
     """``{step id: attempt history}``: finished attempts by number, then the open ones."""
-    finished = connection.execute(
-        select(attempt_history)
-        .where(attempt_history.c.step_id.in_(ids))
-        .order_by(attempt_history.c.step_id, attempt_history.c.number)
-    ).all()
-    running = connection.execute(
-        select(attempts)
-        .where(attempts.c.step_id.in_(ids))
-        .order_by(attempts.c.step_id, attempts.c.number)
-    ).all()
+    finished = attempt_store.finished_rows(connection, ids)
+    running = attempt_store.open_rows(connection, ids)
     history: dict[str, list[dict[str, JSONValue]]] = {i: [] for i in ids}
     for a in finished:
         history[a.step_id].append(_attempt_wire(a, open_attempt=False))
@@ -351,12 +305,10 @@ def show_step(executor: Executor, step_id: str) -> dict[str, JSONValue]:
     plus ``plan_id``, ``plan_status`` and ``plan_revision`` of the plan revision it belongs
     to. Raises :class:`ExecutionError` ``execution.not_found`` for an unknown step id."""
     with executor.engine.connect() as connection:
-        row = connection.execute(select(steps).where(steps.c.id == step_id)).first()
+        row = step_store.get(connection, step_id)
         if row is None:
             raise ExecutionError(f"no step {step_id!r}", code="execution.not_found")
-        plan = connection.execute(
-            select(plans.c.status, plans.c.revision).where(plans.c.id == row.plan_id)
-        ).one()
+        plan = plan_store.get(connection, row.plan_id)
         history = _history(connection, [step_id])
     wire: dict[str, JSONValue] = {
         "plan_id": row.plan_id,
@@ -373,7 +325,7 @@ def show_approval(executor: Executor, approval_id: str) -> dict[str, JSONValue]:
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown approval id."""
 
     with executor.engine.connect() as connection:
-        row = connection.execute(select(approvals).where(approvals.c.id == approval_id)).first()
+        row = approval_store.get(connection, approval_id)
     if row is None:
         raise ExecutionError(f"no approval {approval_id!r}", code="execution.not_found")
     return ApprovalView(dict(row._mapping)).to_wire()
@@ -384,10 +336,7 @@ def scheduled_steps(executor: Executor) -> int:
     """How many steps are ``ready``, ``waiting`` or ``executing``: work a worker will do (now
     or when due) without anyone's decision. ``cerebri worker --until-idle`` runs until 0."""
     with executor.engine.connect() as connection:
-        number = connection.execute(
-            select(func.count()).select_from(steps).where(steps.c.status.in_(_SCHEDULED))
-        ).scalar()
-    return int(number or 0)
+        return step_store.count_in(connection, _SCHEDULED)
 
 
 # -- stuck -----------------------------------------------------------------------------------
@@ -537,25 +486,14 @@ class _Unfinished:
 
 
 def _unfinished(connection: Connection) -> _Unfinished:
-    prediction_rows = connection.execute(
-        select(predictions).where(predictions.c.status == PredictionStatus.OPEN.value)
-    ).all()
+    prediction_rows = knowledge.open_predictions(connection)
     with_predictions = {r.plan_id for r in prediction_rows}
-    plan_rows = connection.execute(
-        select(plans).where(
-            plans.c.status.in_(_OPEN_PLANS) | plans.c.id.in_(sorted(with_predictions))
-        )
-    ).all()
+    plan_rows = plan_store.open_or_among(connection, _OPEN_PLANS, sorted(with_predictions))
     by_id = {p.id: p for p in plan_rows}
     open_plans = [p for p in plan_rows if p.status in _OPEN_PLANS]
     ids = [p.id for p in open_plans]
-    step_rows = connection.execute(select(steps).where(steps.c.plan_id.in_(ids))).all()
-    open_attempts = connection.execute(
-        select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
-    ).all()
-    approval_rows = connection.execute(
-        select(approvals.c.id, approvals.c.expires_at).where(approvals.c.plan_id.in_(ids))
-    ).all()
+    step_rows = step_store.of_plans(connection, ids)
+    open_attempts = attempt_store.holders(connection)
     tokens = {s.id: s.lease_token for s in step_rows}
     return _Unfinished(
         predictions=list(prediction_rows),
@@ -565,7 +503,7 @@ def _unfinished(connection: Connection) -> _Unfinished:
         workers={
             a.step_id: a.worker_id for a in open_attempts if tokens.get(a.step_id) == a.lease_token
         },
-        expiry={a.id: int(a.expires_at) for a in approval_rows},
+        expiry=approval_store.expiries_of_plans(connection, ids),
     )
 
 

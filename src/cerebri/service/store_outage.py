@@ -21,11 +21,11 @@ import sqlite3
 from typing import Final
 
 import psycopg
-from sqlalchemy import exc as sa_exc
 from starlette.requests import Request
 from starlette.responses import Response
 
 from cerebri.execution.store import store_error_code
+from cerebri.execution.store.errors import SQLALCHEMY_OUTAGE_TYPES, driver_error
 from cerebri.service.problems import problem_response
 
 __all__ = [
@@ -40,13 +40,7 @@ RETRY_AFTER_SECONDS: Final = 5
 """The ``Retry-After`` of a 503, in seconds: long enough for a restarting database, short
 enough that a client does not wait long after it is back."""
 
-OUTAGE_TYPES: Final = (
-    sa_exc.DBAPIError,
-    sa_exc.DisconnectionError,
-    sa_exc.TimeoutError,
-    psycopg.Error,
-    sqlite3.Error,
-)
+OUTAGE_TYPES: Final = (*SQLALCHEMY_OUTAGE_TYPES, psycopg.Error, sqlite3.Error)
 """The exception types :func:`store_outage_handler` is registered for (it re-raises those
 that :func:`is_store_outage` does not call an outage)."""
 
@@ -60,7 +54,7 @@ def is_store_outage(error: BaseException) -> bool:
 
 def _summary(error: BaseException) -> str:
     """``"OperationalError: connection failed: ..."``: the driver's error, first line only."""
-    cause = error.orig if isinstance(error, sa_exc.DBAPIError) and error.orig else error
+    cause = driver_error(error)
     lines = str(cause).strip().splitlines()
     first = lines[0] if lines else ""
     return f"{type(cause).__name__}: {first[:300]}"

@@ -9,6 +9,7 @@ since the epoch.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Connection, Row, insert, select, update
@@ -17,7 +18,17 @@ from cerebri.execution.store.errors import StoreError
 from cerebri.execution.store.schema import approvals
 from cerebri.execution.store.vocabulary import ApprovalStatus
 
-__all__ = ["consume", "get", "insert_open", "listed", "settle", "withdraw_of_plan"]
+__all__ = [
+    "approved_of_plan",
+    "consume",
+    "expiries_of_plans",
+    "get",
+    "insert_open",
+    "listed",
+    "of_plan",
+    "settle",
+    "withdraw_of_plan",
+]
 
 _OPEN = ApprovalStatus.OPEN.value
 
@@ -33,6 +44,39 @@ def listed(connection: Connection, status: str | None) -> list[Row[Any]]:
     if status is not None:
         query = query.where(approvals.c.status == status)
     return list(connection.execute(query).all())
+
+
+def approved_of_plan(connection: Connection, plan_id: str) -> list[Row[Any]]:
+    """The plan's ``approved`` approval rows (in no promised order)."""
+    return list(
+        connection.execute(
+            select(approvals).where(
+                approvals.c.plan_id == plan_id,
+                approvals.c.status == ApprovalStatus.APPROVED.value,
+            )
+        ).all()
+    )
+
+
+def of_plan(connection: Connection, plan_id: str) -> list[Row[Any]]:
+    """The plan's approval rows by (``created_at``, ``id``)."""
+    return list(
+        connection.execute(
+            select(approvals)
+            .where(approvals.c.plan_id == plan_id)
+            .order_by(approvals.c.created_at, approvals.c.id)
+        ).all()
+    )
+
+
+def expiries_of_plans(connection: Connection, plan_ids: Iterable[str]) -> dict[str, int]:
+    """``{approval id: expires_at}`` of every approval of the plans ``plan_ids``."""
+    rows = connection.execute(
+        select(approvals.c.id, approvals.c.expires_at).where(
+            approvals.c.plan_id.in_(list(plan_ids))
+        )
+    ).all()
+    return {row.id: int(row.expires_at) for row in rows}
 
 
 def insert_open(connection: Connection, **values: Any) -> None:

@@ -31,11 +31,14 @@ __all__ = [
     "begin",
     "close",
     "count_history",
+    "finished_rows",
     "from_row",
+    "holders",
     "lease_holder",
     "lease_token",
     "open_of_plan",
     "open_of_step",
+    "open_rows",
     "save_outcome",
     "unstored",
 ]
@@ -131,6 +134,38 @@ def open_of_plan(
         .where(steps.c.plan_id == plan_id, steps.c.status.in_([s.value for s in statuses]))
     ).all()
     return [(row.step_id, from_row(row)) for row in rows]
+
+
+def finished_rows(connection: Connection, step_ids: Iterable[str]) -> list[Row[Any]]:
+    """The ``attempt_history`` rows of ``step_ids``, by (step id, number)."""
+    return list(
+        connection.execute(
+            select(attempt_history)
+            .where(attempt_history.c.step_id.in_(list(step_ids)))
+            .order_by(attempt_history.c.step_id, attempt_history.c.number)
+        ).all()
+    )
+
+
+def open_rows(connection: Connection, step_ids: Iterable[str]) -> list[Row[Any]]:
+    """The open ``attempts`` rows of ``step_ids``, by (step id, number)."""
+    return list(
+        connection.execute(
+            select(attempts)
+            .where(attempts.c.step_id.in_(list(step_ids)))
+            .order_by(attempts.c.step_id, attempts.c.number)
+        ).all()
+    )
+
+
+def holders(connection: Connection) -> list[Any]:
+    """``step_id``, ``lease_token`` and ``worker_id`` of every open attempt (in no promised
+    order): who ran each step under which lease."""
+    return list(
+        connection.execute(
+            select(attempts.c.step_id, attempts.c.lease_token, attempts.c.worker_id)
+        ).all()
+    )
 
 
 def _columns(attempt: Attempt, step_id: str) -> dict[str, Any]:

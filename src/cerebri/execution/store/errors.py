@@ -39,7 +39,9 @@ from cerebri.errors import CerebriError
 
 __all__ = [
     "OUTAGE_CODES",
+    "SQLALCHEMY_OUTAGE_TYPES",
     "StoreError",
+    "driver_error",
     "store_argument_error",
     "store_error_code",
     "store_error_from",
@@ -47,6 +49,11 @@ __all__ = [
 
 OUTAGE_CODES: Final = frozenset({"store.unavailable", "store.full"})
 """The codes :func:`store_error_code` returns: the store is (for now) out of service."""
+
+SQLALCHEMY_OUTAGE_TYPES: Final = (exc.DBAPIError, exc.DisconnectionError, exc.TimeoutError)
+"""SQLAlchemy's exception types that may mean a store outage (:func:`store_error_code` judges
+each one): with psycopg's and ``sqlite3``'s own errors, what the HTTP service registers its 503
+handler for, so that no module outside the store names SQLAlchemy (decision 0043)."""
 
 
 class StoreError(CerebriError):
@@ -151,6 +158,12 @@ def store_error_code(error: BaseException) -> str | None:
     return code
 
 
+def driver_error(error: BaseException) -> BaseException:
+    """The driver's own error a SQLAlchemy ``DBAPIError`` wraps (its ``orig``), else
+    ``error`` itself: what a message about the failure should name."""
+    return error.orig if isinstance(error, exc.DBAPIError) and error.orig else error
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return (text.splitlines() or [type(error).__name__])[0].strip()
@@ -165,6 +178,6 @@ def store_error_from(error: BaseException) -> StoreError | None:
         return None
     if isinstance(error, StoreError):
         return error
-    cause = error.orig if isinstance(error, exc.DBAPIError) and error.orig else error
+    cause = driver_error(error)
     what = "the store is full" if code == "store.full" else "the store is unavailable"
     return StoreError(f"{what}: {_first_line(cause)}", code=code)

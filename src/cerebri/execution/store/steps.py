@@ -11,13 +11,14 @@ runs in the caller's transaction; instants are nanoseconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from sqlalchemy import (
     Connection,
     Engine,
+    Row,
     bindparam,
     case,
     delete,
@@ -31,18 +32,36 @@ from sqlalchemy import (
 from cerebri.execution.store.attempts import Attempt
 from cerebri.execution.store.dialect import is_postgresql, json_elements
 from cerebri.execution.store.schema import attempt_history, attempts, plans, steps
-from cerebri.execution.store.transitions import StepTransitionError, move, move_when
+from cerebri.execution.store.transitions import (
+    OPEN_STEP_STATUSES,
+    StepTransitionError,
+    move,
+    move_when,
+)
 from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans.vocabulary import PlanStatus, StepKind, StepStatus
 
 __all__ = [
     "PLAN_COLUMNS",
+    "add_all",
+    "cancel_open",
+    "complete_unleased",
     "count_blocked",
+    "count_by_status",
+    "count_in",
+    "end_waiting",
+    "executing_of_plan",
     "finish_done",
+    "get",
     "hold",
     "lease_token_of",
     "note_if_cancelled",
+    "of_plan",
+    "of_plans",
     "ready_dependants",
+    "ready_waiting",
+    "release",
+    "run_again",
     "take_due",
 ]
 
@@ -239,6 +258,151 @@ def ready_dependants(connection: Connection, dependants: Sequence[str], now: int
     )
 
 
+_WAITING = (StepStatus.AWAITING_APPROVAL, StepStatus.AWAITING_GRANT)
+
+
+def release(
+    connection: Connection,
+    step_id: str,
+    token: str,
+    target: StepStatus,
+    now: int,
+    **values: Any,
+) -> Row[Any] | None:
+    """Move the ``executing`` step held by ``token`` to ``target`` and release the lease
+    (``lease_token``, ``lease_until`` cleared), with ``values``; its ``dependants`` (JSON
+    text) when it moved, ``None`` when the lease is no longer ``token``'s. Raises
+    :class:`StepTransitionError` for a ``target`` the table does not allow."""
+    return connection.execute(
+        move(
+            StepStatus.EXECUTING,
+            target,
+            steps.c.id == step_id,
+            steps.c.lease_token == token,
+            lease_token=None,
+            lease_until=None,
+            updated_at=now,
+            **values,
+        ).returning(steps.c.dependants)
+    ).first()
+
+
+def complete_unleased(
+    connection: Connection,
+    step_id: str,
+    from_status: StepStatus,
+    *,
+    reason: str,
+    result: str,
+    now: int,
+) -> Row[Any] | None:
+    """Complete the step no worker holds, if it is still in ``from_status``, with ``reason``
+    and ``result`` (JSON text), finished at ``now``; its ``plan_id`` and ``dependants`` when
+    it moved, else ``None``."""
+    return connection.execute(
+        move(
+            from_status,
+            StepStatus.COMPLETED,
+            steps.c.id == step_id,
+            steps.c.lease_token.is_(None),
+            status_reason=reason,
+            next_run_at=None,
+            result=result,
+            finished_at=now,
+            updated_at=now,
+        ).returning(steps.c.plan_id, steps.c.dependants)
+    ).first()
+
+
+def executing_of_plan(connection: Connection, plan_id: str) -> list[Row[Any]]:
+    """The plan's ``executing`` step rows, each with its plan's ``revision``."""
+    return list(
+        connection.execute(
+            select(steps, plans.c.revision)
+            .join(plans, plans.c.id == steps.c.plan_id)
+            .where(steps.c.plan_id == plan_id, steps.c.status == StepStatus.EXECUTING.value)
+        ).all()
+    )
+
+
+def cancel_open(connection: Connection, plan_id: str, reason: str, now: int) -> int:
+    """Cancel every step of the plan not yet terminal, with ``reason``, its lease released
+    and nothing due; how many were cancelled."""
+    result = connection.execute(
+        move(
+            OPEN_STEP_STATUSES,
+            StepStatus.CANCELLED,
+            steps.c.plan_id == plan_id,
+            status_reason=reason,
+            lease_token=None,
+            lease_until=None,
+            next_run_at=None,
+            finished_at=now,
+            updated_at=now,
+        )
+    )
+    return int(result.rowcount)
+
+
+def add_all(connection: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert a new plan revision's step rows (one executemany); ``rows`` is not empty."""
+    connection.execute(insert(steps), list(rows))
+
+
+def ready_waiting(connection: Connection, step_id: str, reason: str, now: int) -> None:
+    """The approval or grant the step waited on was given: ``awaiting_approval`` or
+    ``awaiting_grant`` → ``ready``, due at ``now``, with ``reason``."""
+    connection.execute(
+        move(
+            _WAITING,
+            StepStatus.READY,
+            steps.c.id == step_id,
+            next_run_at=now,
+            status_reason=reason,
+            updated_at=now,
+        )
+    )
+
+
+def end_waiting(
+    connection: Connection, step_id: str, status: StepStatus, reason: str, now: int
+) -> bool:
+    """The approval or grant the step waited on was refused: ``awaiting_approval`` or
+    ``awaiting_grant`` → ``status`` (``failed`` or ``cancelled``), finished at ``now``;
+    whether it moved. Raises :class:`StepTransitionError` for another ``status``."""
+    moved = connection.execute(
+        move(
+            _WAITING,
+            status,
+            steps.c.id == step_id,
+            status_reason=reason,
+            next_run_at=None,
+            finished_at=now,
+            updated_at=now,
+        )
+    )
+    return moved.rowcount == 1
+
+
+def run_again(connection: Connection, step_id: str, group: int, reason: str, now: int) -> bool:
+    """An operator said the ``blocked`` step's effect did not happen: it is ``ready`` and due
+    at ``now`` in attempt group ``group``, with ``reason``, if no worker holds it; whether it
+    moved."""
+    moved = connection.execute(
+        move(
+            StepStatus.BLOCKED,
+            StepStatus.READY,
+            steps.c.id == step_id,
+            steps.c.lease_token.is_(None),
+            status_reason=reason,
+            attempt_group=group,
+            next_run_at=now,
+            updated_at=now,
+        )
+    )
+    return moved.rowcount == 1
+
+
 def count_blocked(connection: Connection, plan_id: str) -> int:
     """How many of the plan's steps are ``blocked``."""
     return int(
@@ -380,3 +544,44 @@ def finish_done(
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as auto:
         row = auto.execute(_FINISH_PG[status], parameters).first()
     return None if row is None else int(row.open_steps)
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+def get(connection: Connection, step_id: str) -> Row[Any] | None:
+    """The step row, or ``None`` when there is none."""
+    return connection.execute(select(steps).where(steps.c.id == step_id)).first()
+
+
+def of_plan(
+    connection: Connection, plan_id: str, *, keys: Iterable[str] | None = None
+) -> list[Row[Any]]:
+    """The plan's step rows by position; only those whose ``key`` is in ``keys`` when given."""
+    query = select(steps).where(steps.c.plan_id == plan_id)
+    if keys is not None:
+        query = query.where(steps.c.key.in_(list(keys)))
+    return list(connection.execute(query.order_by(steps.c.position)).all())
+
+
+def of_plans(connection: Connection, plan_ids: Iterable[str]) -> list[Row[Any]]:
+    """The step rows of the plans ``plan_ids`` (in no promised order)."""
+    return list(connection.execute(select(steps).where(steps.c.plan_id.in_(list(plan_ids)))).all())
+
+
+def count_by_status(connection: Connection, plan_ids: Iterable[str]) -> list[tuple[str, str, int]]:
+    """``(plan id, status, how many steps)`` for each status the plans' steps are in."""
+    rows = connection.execute(
+        select(steps.c.plan_id, steps.c.status, func.count())
+        .where(steps.c.plan_id.in_(list(plan_ids)))
+        .group_by(steps.c.plan_id, steps.c.status)
+    ).all()
+    return [(str(plan_id), str(status), int(number)) for plan_id, status, number in rows]
+
+
+def count_in(connection: Connection, statuses: Iterable[str]) -> int:
+    """How many steps, of any plan, are in one of ``statuses`` (wire values)."""
+    number = connection.execute(
+        select(func.count()).select_from(steps).where(steps.c.status.in_(tuple(statuses)))
+    ).scalar()
+    return int(number or 0)
