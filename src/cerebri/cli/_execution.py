@@ -70,8 +70,8 @@ EXIT_WORKER_ERROR: Final = EXIT_INPUT
 """Exit status of ``worker`` after any error: the store out of service past
 ``--store-outage-limit`` (``store.unavailable``, ``store.full``), an unexpected error that
 stopped it, or steps that hit unexpected errors (``execution.step_errors``, after the
-report), or with ``--until-idle`` plans that failed while it ran (``execution.plans_failed``,
-decision 0047). One ``error <code>: <message>`` line on stderr; never 0 after an error."""
+report). One ``error <code>: <message>`` line on stderr; never 0 after an error. A plan that
+failed is not an error of the worker (decision 0047)."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -505,8 +505,9 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     when the outage starts and one when the store is back; past --store-outage-limit the
     worker exits 2 with one `error store.*` line. It exits 0 only when nothing went wrong;
     steps that hit unexpected errors make it exit 2 (`error execution.step_errors`) after
-    the report, and so, with --until-idle, do plans that failed while it ran (`error
-    execution.plans_failed`, one `plan ID failed: REASON` line each)."""
+    the report. With --until-idle, each plan that failed while it ran gets one line
+    `plan ID failed: REASON` after the report (a plan's failure does not change the exit
+    status)."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import (  # noqa: PLC0415
         ExecutionError,
@@ -592,20 +593,21 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
 def _conclude(
     report: WorkerReport, executor: Executor, failed_before: dict[str, str] | None, as_json: bool
 ) -> None:
-    """Print the report; exit 2 after unexpected errors, or (``failed_before``, the failed
-    plans when an ``--until-idle`` worker started) when plans failed while it ran."""
+    """Print the report, then (``failed_before``: the failed plans when an ``--until-idle``
+    worker started; text output) one line per plan that failed while it ran; exit 2 after
+    unexpected errors."""
     from cerebri.execution import ExecutionError  # noqa: PLC0415
 
     _print_report(report, as_json)
-    with errors_to_exit(as_json):
-        if report.errors:
+    if failed_before is not None and not as_json:
+        _print_failed_plans(executor, failed_before)
+    if report.errors:
+        with errors_to_exit(as_json):
             raise ExecutionError(
                 f"{report.errors} unexpected errors while running steps (each step is left "
                 f"to its lease's expiry and a takeover); last: {report.last_error}",
                 code="execution.step_errors",
             )
-        if failed_before is not None:
-            _raise_for_failed_plans(executor, failed_before, as_json)
 
 
 def _failed_plans(executor: Executor) -> dict[str, str]:
@@ -618,24 +620,18 @@ def _failed_plans(executor: Executor) -> dict[str, str]:
     }
 
 
-def _raise_for_failed_plans(executor: Executor, before: dict[str, str], as_json: bool) -> None:
-    """``worker --until-idle`` ran the store until idle: plans that failed meanwhile (no
-    strategy left, a budget spent, a step's error) make it exit 2 with
-    ``execution.plans_failed`` after one line each (decision 0047)."""
-    from cerebri.execution import ExecutionError  # noqa: PLC0415
-
+def _print_failed_plans(executor: Executor, before: dict[str, str]) -> None:
+    """``worker --until-idle``: the plans that failed while it ran (no strategy left, a
+    budget spent, a step's error), one line each, so that ``0 errors`` (the worker's own)
+    is never all a user sees of a failed plan (decision 0047). The exit status stays 0: a
+    plan's failure is the world's answer, not the worker's."""
     failed = {k: v for k, v in _failed_plans(executor).items() if k not in before}
-    if not failed:
-        return
-    if not as_json:
-        for plan_id, reason in failed.items():
-            sys.stdout.write(safe_text(f"plan {plan_id} failed: {reason}") + "\n")
-    first = next(iter(failed))
-    raise ExecutionError(
-        f"{len(failed)} plans failed while this worker ran (cerebri plans show {first}); "
-        f"first: {failed[first]}",
-        code="execution.plans_failed",
-    )
+    for plan_id, reason in failed.items():
+        sys.stdout.write(safe_text(f"plan {plan_id} failed: {reason}") + "\n")
+    if failed:
+        sys.stdout.write(
+            f"{len(failed)} plans failed while this worker ran (cerebri plans show ID)\n"
+        )
 
 
 def _print_report(report: WorkerReport, as_json: bool) -> None:
