@@ -70,7 +70,8 @@ EXIT_WORKER_ERROR: Final = EXIT_INPUT
 """Exit status of ``worker`` after any error: the store out of service past
 ``--store-outage-limit`` (``store.unavailable``, ``store.full``), an unexpected error that
 stopped it, or steps that hit unexpected errors (``execution.step_errors``, after the
-report). One ``error <code>: <message>`` line on stderr; never 0 after an error."""
+report). One ``error <code>: <message>`` line on stderr; never 0 after an error. A plan that
+failed is not an error of the worker (decision 0047)."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -504,7 +505,9 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     when the outage starts and one when the store is back; past --store-outage-limit the
     worker exits 2 with one `error store.*` line. It exits 0 only when nothing went wrong;
     steps that hit unexpected errors make it exit 2 (`error execution.step_errors`) after
-    the report."""
+    the report. With --until-idle, each plan that failed while it ran gets one line
+    `plan ID failed: REASON` after the report (a plan's failure does not change the exit
+    status)."""
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import (  # noqa: PLC0415
         ExecutionError,
@@ -540,6 +543,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
         limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)
+        failed_before = _failed_plans(executor) if until_idle else {}
         stop = threading.Event()
         outages = OutageGuard(
             executor.now_ns, limit_seconds=limit_seconds, stop=stop, on_event=_say_outage(as_json)
@@ -583,7 +587,20 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             raise _unexpected(failed) from None
     report = outcome["report"]
     assert isinstance(report, WorkerReport)
+    _conclude(report, executor, failed_before if until_idle else None, as_json)
+
+
+def _conclude(
+    report: WorkerReport, executor: Executor, failed_before: dict[str, str] | None, as_json: bool
+) -> None:
+    """Print the report, then (``failed_before``: the failed plans when an ``--until-idle``
+    worker started; text output) one line per plan that failed while it ran; exit 2 after
+    unexpected errors."""
+    from cerebri.execution import ExecutionError  # noqa: PLC0415
+
     _print_report(report, as_json)
+    if failed_before is not None and not as_json:
+        _print_failed_plans(executor, failed_before)
     if report.errors:
         with errors_to_exit(as_json):
             raise ExecutionError(
@@ -591,6 +608,30 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 f"to its lease's expiry and a takeover); last: {report.last_error}",
                 code="execution.step_errors",
             )
+
+
+def _failed_plans(executor: Executor) -> dict[str, str]:
+    """The ``failed`` plans in the store: id to status reason."""
+    from cerebri.execution import list_plans  # noqa: PLC0415
+
+    return {
+        str(plan["id"]): str(plan["status_reason"] or "")
+        for plan in list_plans(executor, status="failed")
+    }
+
+
+def _print_failed_plans(executor: Executor, before: dict[str, str]) -> None:
+    """``worker --until-idle``: the plans that failed while it ran (no strategy left, a
+    budget spent, a step's error), one line each, so that ``0 errors`` (the worker's own)
+    is never all a user sees of a failed plan (decision 0047). The exit status stays 0: a
+    plan's failure is the world's answer, not the worker's."""
+    failed = {k: v for k, v in _failed_plans(executor).items() if k not in before}
+    for plan_id, reason in failed.items():
+        sys.stdout.write(safe_text(f"plan {plan_id} failed: {reason}") + "\n")
+    if failed:
+        sys.stdout.write(
+            f"{len(failed)} plans failed while this worker ran (cerebri plans show ID)\n"
+        )
 
 
 def _print_report(report: WorkerReport, as_json: bool) -> None:

@@ -18,7 +18,9 @@ outcome by conditional updates on the claim's lease token. In order:
    effects that need approval (the step's, the capability's or the plan's
    ``require_approval``) wait for an approval row and consume it once; reads are allowed.
 4. **Preconditions** that do not hold skip the step; for a step that needs approval they are
-   checked before anyone is asked, and again when it acts.
+   checked before anyone is asked, and again when it acts. One that could not be read (an
+   :class:`AdapterError`) never skips: it is retried like a refusal before any effect, then
+   fails the step with the read's error code (decision 0047).
 5. **Invocation** through the adapter, with origin ``plan_step:<id>`` and the idempotency key.
    Non-idempotent steps write ``invoked_at`` before and the outcome after, each durable.
 6. **Outcome**: completed (an expectation becomes an open prediction due within its
@@ -45,6 +47,7 @@ from cerebri._json import JSONValue
 from cerebri.execution import kinds
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.adapters import AdapterError, Invocation
+from cerebri.execution.adapters.base import unserved_calendar_message
 from cerebri.execution.approvals import consume, open_request
 from cerebri.execution.checks import evaluate_check
 from cerebri.execution.claims import (
@@ -126,6 +129,22 @@ def _no_hook(_name: str, _claim: Claim) -> None:
 def _error_wire(error: Exception) -> dict[str, JSONValue]:
     code = getattr(error, "code", "adapter.failed")
     return {"code": str(code), "message": str(getattr(error, "message", error))}
+
+
+def _not_served(check: Check) -> AdapterError:
+    """The error of a check whose capability this worker has no adapter for (a worker given
+    no calendar has no ``calendar.*`` adapter at all)."""
+    calendar = (check.params or {}).get("calendar_id")
+    if check.capability.startswith("calendar.") and isinstance(calendar, str):
+        return AdapterError(
+            f"{unserved_calendar_message(calendar, ())} (this worker has no adapter for "
+            f"{check.capability})",
+            code="calendar.unknown_calendar",
+        )
+    return AdapterError(
+        f"this worker has no adapter for {check.capability}",
+        code="adapter.unsupported_capability",
+    )
 
 
 class _BudgetSpentError(Exception):
@@ -439,17 +458,24 @@ class StepRun:
     def observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
         """Run a check through its read-only capability; ``(holds, observation)``. The read
         counts against the plan's invocation budget (plans.md section 3 counts checks);
-        :class:`_BudgetSpentError` when none is left."""
+        :class:`_BudgetSpentError` when none is left. A read that failed (an
+        :class:`AdapterError`) does not hold, its error in the observation: right for a
+        verification or a monitor, which then wait, never for a precondition (see
+        :meth:`_skipped_by_precondition`)."""
+        try:
+            return self._observe(check)
+        except AdapterError as error:
+            return False, {"error": _error_wire(error), "path": check.path}
+
+    def _observe(self, check: Check) -> tuple[bool, dict[str, JSONValue]]:
+        """:meth:`observe`, raising the :class:`AdapterError` of a read that failed."""
         most = invocation_limit(self.limits)
         with self.ex.transaction() as connection:
             self.hold(connection)
             counted = plan_store.count_invocation(connection, self.held.plan_id, most)
         if not counted:
             raise _BudgetSpentError(f"budget.capability_invocations: all {most} used")
-        try:
-            result = self._invoke(check.capability, check.target, dict(check.params or {}))
-        except AdapterError as error:
-            return False, {"error": _error_wire(error), "path": check.path}
+        result = self._invoke(check.capability, check.target, dict(check.params or {}))
         outcome = evaluate_check(check, result)
         return outcome.holds, {
             "path": check.path,
@@ -506,11 +532,23 @@ class StepRun:
         self._completed(result)
 
     def _skipped_by_precondition(self) -> bool:
-        """Observe the step's precondition; when it does not hold, skip the step (done)."""
+        """Observe the step's precondition; when it does not hold, skip the step (done).
+
+        ``True`` when the step was settled here: skipped, or (decision 0047) its precondition
+        could not be read. Unknown is not false: a failed read never skips a step, and nobody
+        is asked to approve on its strength; it is a refusal before any effect
+        (:meth:`_unobserved`)."""
         precondition = self.spec.precondition
         if precondition is None:
             return False
-        holds, observation = self.observe(precondition.check)
+        check = precondition.check
+        try:
+            if self.ex.adapters.get(check.capability) is None:
+                raise _not_served(check)
+            holds, observation = self._observe(check)
+        except AdapterError as error:
+            self._unobserved(error)
+            return True
         if holds:
             return False
         reason = (
@@ -520,6 +558,34 @@ class StepRun:
         )
         self.finish(StepStatus.SKIPPED, reason=reason, observation=observation)
         return True
+
+    def _unobserved(self, error: AdapterError) -> None:
+        """The precondition's read failed, before any effect: ``ready`` again after the
+        executor's backoff while it may succeed (a retryable error, or one this worker's
+        configuration caused, :data:`NOT_SERVED_HERE`, which another worker may not meet),
+        until :data:`PRE_EFFECT_ATTEMPTS` tries in all, else ``failed`` with the error's
+        code (the plan replans). Never skipped, never ``needs_verification``."""
+        wire = _error_wire(error)
+        wire["before_effect"] = True
+        failures = self._failures() + 1
+        if (error.retryable or error.code in NOT_SERVED_HERE) and failures < PRE_EFFECT_ATTEMPTS:
+            most = PRE_EFFECT_ATTEMPTS
+            delay = min(self.ex.retry_base_seconds * 2 ** (failures - 1), self.ex.retry_max_seconds)
+            self.park(
+                StepStatus.READY,
+                next_run_at=self.ex.now_ns() + delay * NS,
+                reason=f"retry {failures + 1} of {most} in {delay} s after {wire['code']} "
+                "(its precondition could not be read; nothing done)",
+                outcome=AttemptOutcome.FAILED,
+                error=wire,
+            )
+            return
+        self.finish(
+            StepStatus.FAILED,
+            reason=f"{wire['code']}: its precondition could not be read: {wire['message']}",
+            outcome=AttemptOutcome.FAILED,
+            error=wire,
+        )
 
     def _completed(self, result: JSONValue, *, reason: str | None = None) -> None:
         now = self.ex.now_ns()

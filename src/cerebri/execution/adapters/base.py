@@ -12,7 +12,7 @@ table from capability name to adapter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -31,6 +31,7 @@ __all__ = [
     "before_any_effect",
     "configured_calendar",
     "serves",
+    "unserved_calendar_message",
 ]
 
 _Handler = Callable[[Any, "Invocation"], dict[str, JSONValue]]
@@ -131,9 +132,19 @@ def configured_calendar(calendars: Mapping[str, _T], calendar_id: str) -> _T:
     found = calendars.get(calendar_id)
     if found is None:
         raise AdapterError(
-            f"no calendar {calendar_id!r} is configured", code="calendar.unknown_calendar"
+            unserved_calendar_message(calendar_id, calendars), code="calendar.unknown_calendar"
         )
     return found
+
+
+def unserved_calendar_message(calendar_id: str, served: Iterable[str]) -> str:
+    """What a worker that was not given ``calendar_id`` says, naming the ones it serves and
+    the fix (the ``cerebri worker`` options that give it a calendar)."""
+    names = ", ".join(repr(name) for name in sorted(served)) or "none"
+    return (
+        f"this worker serves no calendar {calendar_id!r} (it serves: {names}): start it with "
+        f"--ics-calendar {calendar_id}=FILE or --caldav-calendar {calendar_id}=URL"
+    )
 
 
 def serves(*capabilities: str) -> Callable[[_H], _H]:
