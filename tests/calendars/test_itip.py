@@ -283,3 +283,19 @@ def test_wrong_types_are_invalid_arguments() -> None:
         assert caught.value.code == "calendars.invalid_argument"
     with pytest.raises(InvalidArgumentError):
         request_messages("BEGIN:VEVENT", **good)  # type: ignore[arg-type]
+
+
+def test_an_all_day_series_keeps_its_exdates_and_needs_no_zone() -> None:
+    source = _event(
+        "UID:day-1\nDTSTART;VALUE=DATE:20261005\nDTEND;VALUE=DATE:20261006\n"
+        "SUMMARY:Offsite\nRRULE:FREQ=DAILY;COUNT=5\nEXDATE;VALUE=DATE:20261007\n"
+        "EXDATE;VALUE=DATE:20261008\n"
+    )
+    messages = request_messages(
+        source, organizer=ORGANIZER, attendees=PEOPLE, sequence=0, dtstamp=STAMP
+    )
+    calendar, event = _read(messages[0].data)
+    assert not calendar.walk("VTIMEZONE")
+    exdates = [line.to_ical() for line in event["EXDATE"]]
+    assert exdates == [b"20261007", b"20261008"]
+    assert event["DTSTART"].to_ical() == b"20261005"
