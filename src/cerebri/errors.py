@@ -30,6 +30,7 @@
      ├── CalDAVError                  (cerebri.integrations) caldav.* codes
  ├── CredentialsError             (cerebri.integrations.credentials) credentials.invalid,
  │                                credentials.insecure (a CalDAV credentials or netrc file)
+     ├── ItipError (ValueError)       (cerebri.calendars.itip) itip.* codes
      ├── DraftError (ValueError)      (cerebri.plans)     draft.* codes (not a draft at all;
      │                                                    broken rules go in a DraftReport)
      ├── CapabilityError (ValueError) (cerebri.plans)     capability.* codes
