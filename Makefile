@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 
 .PHONY: run test lint typecheck docs unit bench clean browser-deps postgres-deps node-deps \
-	mcp-inspector-deps
+	mcp-inspector-deps caldav-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,16 @@ postgres-deps:
 	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || \
 		(apt-get update -qq && apt-get install -y -qq postgresql)
 
+# The cross-server CalDAV tests (tests/_dav_servers.py) start Cyrus IMAP's CalDAV server from
+# Debian's packages (as root; it runs as the cyrus system user) beside Radicale and Xandikos
+# (PyPI, the test extra). Services the packages would start are not needed: the tests start
+# their own, on free loopback ports (docs/decisions/0054).
+caldav-deps:
+	test -x /usr/lib/cyrus/bin/httpd && test -x /usr/lib/cyrus/bin/imapd && \
+		command -v saslpasswd2 >/dev/null || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			cyrus-imapd cyrus-caldav sasl2-bin)
+
 # tests/bindings/test_node.py runs bindings/node's node:test suites (Node 18 or later on PATH;
 # Debian's nodejs package when there is none).
 node-deps:
@@ -63,7 +73,7 @@ mcp-inspector-deps: $(VENV)/.test-deps node-deps
 	command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
 	$(BIN)/python -m tests.mcp_server.mcp_inspector
 
-unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps mcp-inspector-deps
+unit: $(VENV)/.test-deps browser-deps postgres-deps node-deps mcp-inspector-deps caldav-deps
 	$(BIN)/python -m pytest -n auto
 
 test: lint typecheck docs unit

@@ -14,6 +14,10 @@ configuration file). Nothing leaves the loopback interface.
 * :func:`xandikos`: ``python -m xandikos.web`` (single user, no authentication, principal
   ``/alice/``, ``--defaults`` creates its calendar home).
 * :func:`dav_server`: parametrized over both servers, so a test using it runs on each.
+* :func:`dav_matrix`: parametrized over Radicale, Xandikos and Cyrus IMAP's CalDAV server,
+  each with the accounts alice, bob and carol (:mod:`tests._dav_servers`);
+  :func:`people_calendars` makes a fresh calendar per person on it for one test.
+* :func:`smtp_server`: a real SMTP server recording every message (:mod:`tests._smtp`).
 
 Every test gets its own empty CalDAV cache folder (``CEREBRI_CACHE_DIR``), so no test reads
 or writes the user's real cache.
@@ -31,8 +35,10 @@ from pathlib import Path
 import pytest
 
 from cerebri.integrations import CACHE_DIR_ENV
+from tests._dav_servers import PEOPLE, SERVER_NAMES, CalDavServer, matrix_fixture
 from tests._radicale import RadicaleServer, serve, stop, wait_until_answering
 from tests._radicale import free_port as _free_port
+from tests._smtp import SmtpRecorder, serve_smtp
 
 _HTPASSWD_USER = "alice"
 _HTPASSWD_PASSWORD = "correct-Horse-7"  # a test fixture value, not a credential
@@ -130,6 +136,26 @@ def dav_server(request: pytest.FixtureRequest) -> DavServer:
     # Its own user, so these calendars stay out of the other tests' principal "alice".
     user = "carol"
     return DavServer("radicale", plain.url, f"{plain.url}{user}/", user, "unused")
+
+
+@pytest.fixture(scope="session", params=SERVER_NAMES)
+def dav_matrix(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CalDavServer]:
+    """Each of Radicale, Xandikos and Cyrus in turn, with alice, bob and carol."""
+    yield from matrix_fixture(request, tmp_path_factory)
+
+
+@pytest.fixture
+def people_calendars(dav_matrix: CalDavServer, request: pytest.FixtureRequest) -> dict[str, str]:
+    """A new empty calendar for each of alice, bob and carol: person -> calendar URL."""
+    return {user: dav_matrix.new_calendar(user, request.node.name) for user in PEOPLE}
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpRecorder]:
+    """A real SMTP server on a free loopback port, for one test."""
+    yield from serve_smtp()
 
 
 @pytest.fixture(autouse=True)
