@@ -3,7 +3,8 @@ EXDATE, seeded into alice's and bob's calendars, reads back through the independ
 (:mod:`tests._dav_reader`) with the same values on Radicale, Xandikos and Cyrus, and the
 three readings of its instances (the server's query, the server's expansion,
 ``recurring-ical-events`` over the stored objects) agree with instances worked out by hand;
-one iMIP message goes through the real SMTP server (:mod:`tests._smtp`).
+cerebri's own CalDAV reader reads each person's calendar with the credentials file the
+fixture writes; one iMIP message goes through the real SMTP server (:mod:`tests._smtp`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import smtplib
 from email.message import EmailMessage
+from pathlib import Path
 
+from cerebri.integrations.caldav_source import fetch_calendars
+from cerebri.integrations.credentials import CalDAVLogins
+from cerebri.temporal.instant import Instant
 from tests._dav_reader import Instance
 from tests._dav_servers import PEOPLE, CalDavServer
 from tests._smtp import SmtpRecorder
@@ -124,6 +129,32 @@ def test_every_person_has_a_calendar_of_their_own(
     for user, url in people_calendars.items():
         assert url.startswith(dav_matrix.account(user).home_url)
         assert dav_matrix.reader(user, url).objects() == ()
+
+
+def test_cerebri_reads_every_persons_calendar_with_the_credentials_file(
+    dav_matrix: CalDavServer, people_calendars: dict[str, str], tmp_path: Path
+) -> None:
+    logins = CalDAVLogins.load(
+        credentials_file=dav_matrix.write_credentials(tmp_path / "logins.json"),
+        username=None,
+        password=None,
+        environ={},
+        home=None,
+    )
+    for user, url in people_calendars.items():
+        dav_matrix.reader(user, url).seed(SERIES.replace(UID, f"{user}-{UID}"))
+    for user, url in people_calendars.items():
+        login = logins.login_for(url)
+        assert login.username == user
+        (calendar,) = fetch_calendars(
+            url,
+            Instant.from_datetime(JANUARY[0]),
+            Instant.from_datetime(JANUARY[1]),
+            username=login.username,
+            password=login.password,
+            cache=False,
+        )
+        assert {str(event["UID"]) for event in calendar.walk("VEVENT")} == {f"{user}-{UID}"}
 
 
 def test_the_smtp_server_records_an_imip_message(smtp_server: SmtpRecorder) -> None:
