@@ -75,7 +75,7 @@ HTTP_TIMEOUT_SECONDS: Final = 30
 
 _CYRUS_BIN: Final = Path("/usr/lib/cyrus/bin")
 _CYRUS_ADMIN: Final = "cyrusadmin"
-_POLLS: Final = 100
+_POLLS: Final = 300  # Cyrus: up to 30 s on a loaded machine (seconds on an idle one)
 _POLL_SECONDS: Final = 0.1
 _calendar_numbers = itertools.count(1)
 
