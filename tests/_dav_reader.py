@@ -288,7 +288,11 @@ class DavReader:
 
     def instances_by_oracle(self, start: dt.datetime, end: dt.datetime) -> tuple[Instance, ...]:
         """The occurrences over ``[start, end)`` that ``recurring-ical-events`` computes from
-        every stored object (no server query involved)."""
+        every stored object (no server query involved).
+
+        A ``RANGE=THISANDFUTURE`` override is applied to every later instance here, which
+        then carries the override's ``RECURRENCE-ID``; the servers' own expansion applies it
+        to its one instance only (decision 0054)."""
         return _sorted(
             Instance.of(component)
             for stored in self.objects()
