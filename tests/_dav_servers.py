@@ -274,7 +274,10 @@ def _cyrus_unavailable(reason: str) -> None:
 
 
 def _cyrus_config(folder: Path, http_port: int, imap_port: int) -> None:
-    for sub in ("config", "spool", "sieve", "run/socket", "run/proc", "run/lock"):
+    subfolders = ("spool", "sieve", "run/socket", "run/proc", "run/lock")
+    # What Debian's cyrus-makedirs makes below the configuration folder (lock files, etc.).
+    configs = ("db", "socket", "log", "msg", "ptclient", "quota", "user", "proc", "lock")
+    for sub in (*subfolders, *(f"config/{name}" for name in configs)):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     settings = {
         "configdirectory": folder / "config",
@@ -370,8 +373,14 @@ def _cyrus() -> Iterator[CalDavServer]:
             "-D",
         ]
         with log_path.open("wb") as log:
+            # A session of its own: on shutdown the master signals its whole process group,
+            # which would otherwise be pytest's and every other server's.
             process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             if not _wait_for_port(process, imap_port):
