@@ -1029,3 +1029,29 @@ def test_all_day_instances_cancel_and_the_series_moves_by_days() -> None:
     view = find_event(calendar, uid, _at(date(2026, 3, 20), 0), floating_zone=zone)
     assert view is not None
     assert (view.all_day, view.timezone, view.end) == (True, None, _at(date(2026, 3, 21), 0))
+
+
+def test_a_split_of_an_endless_series() -> None:
+    calendar = _series("FREQ=WEEKLY")
+    at = _at(date(2026, 3, 23), 9)
+    change = _change(
+        "move",
+        FUTURE,
+        recurrence_id=at,
+        start=_at(date(2026, 3, 23), 9, 30),
+        end=_at(date(2026, 3, 23), 10, 30),
+    )
+    outcome = apply_change(calendar, change, stamp=STAMP)
+    new, old = (resource for _, resource in outcome.writes)
+    assert new is not None and old is not None
+    assert _master(old)["RRULE"]["UNTIL"] == [datetime(2026, 3, 23, 7, 59, 59, tzinfo=UTC)]
+    assert "UNTIL" not in _master(new)["RRULE"] and "COUNT" not in _master(new)["RRULE"]
+    got = [(item[0], item[1]) for item in _instances(outcome) if item[1] < "2026-04-14"]
+    assert got == [
+        (UID, "2026-03-02 09:00"),
+        (UID, "2026-03-09 09:00"),
+        ("new", "2026-03-23 09:30"),
+        ("new", "2026-03-30 09:30"),
+        ("new", "2026-04-06 14:30"),
+        ("new", "2026-04-13 09:30"),
+    ]
