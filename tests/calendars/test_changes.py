@@ -744,7 +744,8 @@ def test_written_objects_have_no_method_carry_the_key_and_replay(
             "change.invalid",
         ),
         (_change("update", SERIES, start=_at(DAYS[1], 9)), "change.invalid"),
-        (_change("update", SERIES, key=""), "change.invalid"),
+        (_change("update", SERIES, key="", title="t"), "change.invalid"),
+        (_change("update", SERIES), "change.invalid"),  # nothing to change
         (_change("update", SERIES, organizer="not an address"), "change.bad_address"),
         (
             _change(

@@ -234,6 +234,9 @@ def _problems(change: EventChange) -> list[str]:
         problems.append("title and location change only by an update")
     if change.start is not None and change.end is not None and change.end <= change.start:
         problems.append("end must be after start")
+    fields = (change.start, change.title, change.location, change.organizer, change.attendees)
+    if change.action == "update" and all(value is None for value in fields):
+        problems.append("an update changes at least one of the times, title, location or people")
     return problems
 
 
