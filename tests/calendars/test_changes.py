@@ -1056,3 +1056,21 @@ def test_a_split_of_an_endless_series() -> None:
         ("new", "2026-04-06 14:30"),
         ("new", "2026-04-13 09:30"),
     ]
+
+
+def test_find_event_reads_a_range_override_another_program_wrote() -> None:
+    calendar = _series("FREQ=WEEKLY;COUNT=8")
+    ranged = next(e for e in _events(calendar) if "RECURRENCE-ID" in e)
+    ranged["RECURRENCE-ID"].params["RANGE"] = "THISANDFUTURE"  # 04-06 on: 5 hours later
+    later = find_event(calendar, UID, _at(date(2026, 4, 13), 9))
+    assert later is not None
+    assert (later.start, later.end, later.title, later.overridden) == (
+        _at(date(2026, 4, 13), 14),
+        _at(date(2026, 4, 13), 15),
+        "Standup late",
+        True,
+    )
+    oracle = recurring_ical_events.of(calendar).at((2026, 4, 13))
+    assert [e["DTSTART"].dt for e in oracle] == [datetime(2026, 4, 13, 14, tzinfo=BERLIN)]
+    earlier = find_event(calendar, UID, _at(date(2026, 3, 30), 9))
+    assert earlier is not None and earlier.start == _at(date(2026, 3, 30), 9)

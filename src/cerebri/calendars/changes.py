@@ -169,7 +169,8 @@ def find_event(
     Returns ``None`` when there is no such event or instance (an excluded instance is not
     found). With ``recurrence_id`` ``None`` the series as a whole: the master's range.
     Floating times and dates are read in ``floating_zone`` (an IANA name). An instance
-    after a ``RANGE=THISANDFUTURE`` override another program wrote is read from the master.
+    after a ``RANGE=THISANDFUTURE`` override another program wrote takes that override's
+    wall-time shift, length and properties (RFC 5545 section 3.8.4.4).
 
     Raises:
         ChangeError: ``change.bad_event`` (the event cannot be read).
