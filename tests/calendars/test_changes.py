@@ -1074,3 +1074,11 @@ def test_find_event_reads_a_range_override_another_program_wrote() -> None:
     assert [e["DTSTART"].dt for e in oracle] == [datetime(2026, 4, 13, 14, tzinfo=BERLIN)]
     earlier = find_event(calendar, UID, _at(date(2026, 3, 30), 9))
     assert earlier is not None and earlier.start == _at(date(2026, 3, 30), 9)
+    moved = apply_change(
+        calendar,
+        _change("move", SERIES, start=_at(DAYS[0], 10), end=_at(DAYS[0], 11)),
+        stamp=STAMP,
+    )
+    kept = next(e for e in _events(moved.writes[0][1]) if "RECURRENCE-ID" in e)
+    assert kept["RECURRENCE-ID"].params["RANGE"] == "THISANDFUTURE"
+    assert kept["RECURRENCE-ID"].dt == datetime(2026, 4, 6, 10, tzinfo=BERLIN)
