@@ -15,11 +15,15 @@ intervals alone (``cerebri request new``).
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
 :func:`context_objects` turns busy periods into CPIR ``EVENT`` context objects.
+Each attendee's own zone and working hours are :class:`AttendeeHours` in
+``SlotQuery(attendee_hours=...)`` (docs/decisions/0053); the answer's ``zones`` name the
+zones each slot is shown in.
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer
+from cerebri.calendars.attendee_hours import AttendeeHours
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
@@ -33,6 +37,7 @@ from cerebri.calendars.view import FreeBusyView, freebusy
 __all__ = [
     "FIND_SLOT_LIMITS",
     "TARGET_ID",
+    "AttendeeHours",
     "FreeBusyView",
     "ImportedCalendars",
     "NamedBusy",
