@@ -38,17 +38,23 @@ import math
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
-from typing import NamedTuple
+from datetime import time
 
 from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.attendee_hours import AttendeeHours
+from cerebri.calendars.closed_time import (
+    Hours,
+    blocker_owner,
+    closed_block,
+    closed_blocks,
+    closed_spans,
+)
 from cerebri.calendars.objects import context_objects
 from cerebri.ics import BusyPeriod, object_id
 from cerebri.ics.times import check_supported_window
-from cerebri.temporal import Instant, Interval, zone
+from cerebri.temporal import Instant, Interval
 
 __all__ = [
     "INTEGRATION_ID",
@@ -297,52 +303,6 @@ def _blocker(object_id: str, span: Interval, zone_name: str) -> dict[str, JSONVa
     }
 
 
-class _Hours(NamedTuple):
-    """Whose hours: a zone, ``(open, close)`` local times (None: all day), open weekdays
-    (None: every day)."""
-
-    zone: str
-    hours: tuple[time, time] | None
-    days: frozenset[int] | None
-
-
-def _query_hours(query: SlotQuery) -> _Hours:
-    return _Hours(query.zone, query.working_hours, query.working_days)
-
-
-def _attendee(entry: AttendeeHours) -> _Hours:
-    return _Hours(entry.zone, entry.hours, entry.days)
-
-
-def _local_midnights(query: SlotQuery, zone_name: str) -> list[datetime]:
-    tz = zone(zone_name)
-    first = query.window_start.to_datetime()
-    last = query.window_end.to_datetime()
-    if first is None or last is None:
-        raise ValueError("the window must lie within the years 1-9999")
-    day = first.astimezone(tz).date() - timedelta(days=1)
-    end_day = last.astimezone(tz).date() + timedelta(days=1)
-    days: list[datetime] = []
-    while day <= end_day:
-        days.append(datetime.combine(day, time(0), tz))
-        day += timedelta(days=1)
-    return days
-
-
-def closed_block(span: Interval, pad_ns: int, window: Interval) -> Interval | None:
-    """A blocker for time the meeting may not touch at all, next to a ``REQUIRED_BUFFER`` of
-    ``pad_ns``: the span shrunk by the pad on both sides, clipped to the window.
-
-    A meeting ``[s, e)`` then fails (overlap or buffer) exactly when it overlaps ``span``,
-    so the buffer keeps its distance from real events only. When the shrink leaves nothing
-    (a pad of half the span or more), the whole span blocks instead: closed time is still
-    never offered, at the price of rejecting starts within the pad of it.
-    """
-    start, end = span.start + pad_ns, span.end - pad_ns
-    shrunk = Interval(start, end) if start < end else span
-    return shrunk.intersection(window)
-
-
 def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
     """The window widened by the buffer on both sides: events that close to the window still
     constrain a meeting inside it."""
@@ -350,36 +310,12 @@ def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
     return Instant(query.window_start.ns - pad), Instant(query.window_end.ns + pad)
 
 
-def _open_hours(rule: _Hours, day: datetime) -> tuple[datetime, datetime] | None:
-    """The local opening and closing of ``day`` (a local midnight), or None when closed."""
-    if rule.days is not None and day.weekday() not in rule.days:
-        return None
-    opens, closes = rule.hours or (time(0), time(0))
-    if rule.hours is None:  # all day: open from this midnight to the next
-        return day, datetime.combine(day.date() + timedelta(days=1), time(0), day.tzinfo)
-    return (
-        datetime.combine(day.date(), opens, day.tzinfo),
-        datetime.combine(day.date(), closes, day.tzinfo),
-    )
+def _window(query: SlotQuery) -> Interval:
+    return Interval(query.window_start.ns, query.window_end.ns)
 
 
-def _days_off(rule: _Hours, span: Interval, window: Interval) -> bool:
-    """Whether every local day the part of ``span`` inside ``window`` touches is a day off
-    (not in ``working_days``): that stretch is "not a working day", not evening time."""
-    inside = span.intersection(window)
-    if inside is None or rule.days is None:
-        return False
-    tz = zone(rule.zone)
-    first = Instant(inside.start).to_datetime()
-    last = Instant(inside.end - 1).to_datetime()
-    if first is None or last is None:
-        return False
-    day, end = first.astimezone(tz).date(), last.astimezone(tz).date()
-    while day <= end:
-        if day.weekday() in rule.days:
-            return False
-        day += timedelta(days=1)
-    return True
+def _attendee(entry: AttendeeHours) -> Hours:
+    return Hours(entry.zone, entry.hours, entry.days)
 
 
 def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
@@ -391,54 +327,8 @@ def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
     ``outside-working-hours-START-END``. Local times follow the zone's rules (DST
     moves them).
     """
-    return _off_hours(query, _query_hours(query), "")
-
-
-def _closed_local(query: SlotQuery, rule: _Hours) -> list[tuple[datetime, datetime]]:
-    """The closed stretches of ``rule`` as local ``(begin, end)`` pairs, over the local days
-    around the query's window (one day more on each side)."""
-    midnights = _local_midnights(query, rule.zone)
-    closed: list[tuple[datetime, datetime]] = []
-    cursor = midnights[0]
-    for day in midnights[:-1]:
-        hours = _open_hours(rule, day)
-        if hours is None:
-            continue
-        if cursor < hours[0]:
-            closed.append((cursor, hours[0]))
-        cursor = hours[1]
-    if cursor < midnights[-1]:
-        closed.append((cursor, midnights[-1]))
-    return closed
-
-
-def _span(begin: datetime, finish: datetime) -> Interval:
-    return Interval(Instant.from_datetime(begin).ns, Instant.from_datetime(finish).ns)
-
-
-def _off_hours(query: SlotQuery, rule: _Hours, who: str) -> list[tuple[str, Interval]]:
-    if rule.hours is None and rule.days is None:
-        return []
-    window = Interval(query.window_start.ns, query.window_end.ns)
-    pad = query.buffer_seconds * NS
-    blocks: list[tuple[str, Interval]] = []
-    for begin, finish in _closed_local(query, rule):
-        span = _span(begin, finish)
-        piece = closed_block(span, pad, window)
-        if piece is not None:
-            kind = "closed-day" if _days_off(rule, span, window) else "outside-working-hours"
-            name = f"{kind}-{who}{begin:%Y-%m-%dT%H%M}-{finish:%Y-%m-%dT%H%M}"
-            blocks.append((name, piece))
-    return blocks
-
-
-def _who(calendar_id: str) -> str:
-    """The attendee part of a blocker id (``alice-``): the calendar id, or for a long one
-    its first 57 characters and a digest, so the id stays within CPIR's 128 characters."""
-    if len(calendar_id) <= 74:
-        return calendar_id + "-"
-    digest = hashlib.sha256(calendar_id.encode()).hexdigest()[:16]
-    return f"{calendar_id[:57]}.{digest}-"
+    rule = Hours(query.zone, query.working_hours, query.working_days)
+    return closed_blocks(_window(query), query.buffer_seconds * NS, rule)
 
 
 def attendee_off_hours(
@@ -448,13 +338,16 @@ def attendee_off_hours(
     (``query.attendee_hours``; ``required`` limits them to those calendar ids, None: all),
     as :func:`off_hours` makes them but local in the attendee's zone and named
     ``outside-working-hours-<id>-<local close>-<local reopen>`` or
-    ``closed-day-<id>-...`` (a long id is shortened with a digest), each with the
-    attendee's zone: ``(id, span, zone)``. Attendees in calendar id order; an entry that
-    only declares a zone blocks nothing."""
+    ``closed-day-<id>-...`` (a long id is shortened with a digest,
+    :func:`~cerebri.calendars.closed_time.blocker_owner`), each with the attendee's zone:
+    ``(id, span, zone)``. Attendees in calendar id order; an entry that only declares a
+    zone blocks nothing."""
     blocks: list[tuple[str, Interval, str]] = []
+    window, pad = _window(query), query.buffer_seconds * NS
     for entry in sorted(query.attendee_hours, key=lambda e: e.calendar_id):
         if required is None or entry.calendar_id in required:
-            found = _off_hours(query, _attendee(entry), _who(entry.calendar_id))
+            owner = blocker_owner(entry.calendar_id)
+            found = closed_blocks(window, pad, _attendee(entry), owner)
             blocks.extend((name, span, entry.zone) for name, span in found)
     return blocks
 
@@ -463,10 +356,7 @@ def attendee_closed(query: SlotQuery, entry: AttendeeHours) -> list[Interval]:
     """The time outside ``entry``'s hours around the query's window, as UTC nanosecond
     intervals (neither shrunk by the buffer nor clipped): what makes an optional attendee
     busy for attendance (:mod:`cerebri.calendars.attendance`)."""
-    rule = _attendee(entry)
-    if rule.hours is None and rule.days is None:
-        return []
-    return [_span(begin, finish) for begin, finish in _closed_local(query, rule)]
+    return closed_spans(_window(query), _attendee(entry))
 
 
 def _render(calendar_id: str, period: BusyPeriod, zone_name: str) -> JSONValue:
