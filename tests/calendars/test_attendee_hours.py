@@ -37,6 +37,9 @@ from cerebri.calendars.wire import FIND_SLOT_ANSWER_SCHEMA, answer_wire, plan_sl
 from cerebri.cli import app
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.ics import parse_calendar
+from cerebri.mcp.arguments import FindSlotArgs
+from cerebri.mcp.calendar_tools import find_slot_tool
+from cerebri.mcp.settings import McpSettings
 from cerebri.temporal import Instant
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -437,3 +440,30 @@ def test_a_long_calendar_id_keeps_blocker_ids_within_cpir_limits() -> None:
     assert blockers and all(len(i) <= 128 for i in blockers)
     replay = cerebri.plan(answer.request, limits=FIND_SLOT_LIMITS)
     assert len(replay.candidates) == len(answer.result.candidates) > 0
+
+
+def test_mcp_find_slot_takes_hours(tmp_path: Path) -> None:
+    write_calendars(tmp_path, "alice", "bob")
+    settings = McpSettings(ics_root=tmp_path)
+    args = FindSlotArgs(
+        ics=[str(tmp_path / "alice.ics"), str(tmp_path / "bob.ics")],
+        between="2026-03-05T00:00/2026-03-12T00:00",
+        duration="30m",
+        hours=[OPTIONS[1], OPTIONS[3]],
+    )
+    document = find_slot_tool(args, settings)
+    want = expected(WINDOWS[0], {"alice": [RULES["alice"]], "bob": [RULES["bob"]]})
+    assert len(document["local_times"]) == len(want)  # type: ignore[arg-type]
+    wrong = args.model_copy(update={"hours": [OPTIONS[1], "zed=@UTC"]})
+    with pytest.raises(CerebriError) as caught:
+        find_slot_tool(wrong, settings)
+    assert (caught.value.code, caught.value.path) == ("input.invalid_option", "/hours/1")
+
+
+def test_the_order_of_hours_does_not_change_the_request(tmp_path: Path) -> None:
+    sources = write_calendars(tmp_path, "alice", "bob", "kenji")
+    shuffled = [*OPTIONS[4:], *OPTIONS[:2], *OPTIONS[2:4]]
+    first = cli(*sources, *BETWEEN, *OPTIONS, "--emit-request")
+    second = cli(*sources, *BETWEEN, *shuffled, "--emit-request")
+    assert first[0] == second[0] == 0
+    assert first[1] == second[1]
