@@ -467,3 +467,24 @@ def test_the_order_of_hours_does_not_change_the_request(tmp_path: Path) -> None:
     second = cli(*sources, *BETWEEN, *shuffled, "--emit-request")
     assert first[0] == second[0] == 0
     assert first[1] == second[1]
+
+
+@pytest.mark.parametrize(
+    ("hours", "rule"),
+    [
+        # 02:00-03:00 does not exist in New York on 2026-03-08 (clocks jump to 03:00).
+        (
+            AttendeeHours("alice", "America/New_York", time(2), time(3)),
+            Rule(NEW_YORK, time(2), time(3)),
+        ),
+        # Berlin's 02:00-03:00 is skipped on 2026-03-29.
+        (AttendeeHours("alice", "Europe/Berlin", time(1), time(4)), Rule(BERLIN, time(1), time(4))),
+    ],
+    ids=["new-york-gap", "berlin-gap"],
+)
+def test_hours_around_a_spring_forward_gap(hours: AttendeeHours, rule: Rule) -> None:
+    window = (datetime(2026, 3, 5, tzinfo=UTC), datetime(2026, 4, 2, tzinfo=UTC))
+    _, result = find_slot(calendars("alice"), query(window, [hours]))
+    want = expected(window, {"alice": [rule]})
+    assert want
+    assert starts(result) == want

@@ -108,11 +108,6 @@ class AttendeeHours:
             return None
         return self.start, self.end
 
-    @property
-    def limits_time(self) -> bool:
-        """Whether the hours close any time at all (else only the zone is declared)."""
-        return self.hours is not None or self.days is not None
-
 
 def _split(text: str) -> tuple[str, str, str | None]:
     """``ID``, the hours part and the zone (None when no ``@``)."""
