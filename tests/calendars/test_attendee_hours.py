@@ -317,6 +317,11 @@ def test_cli_table_shows_local_times_and_emit_request_carries_the_hours(tmp_path
     assert "alice (America/New_York)" in out
     assert "Mon 2026-03-09 09:30-10:00 -0400" in out
     assert "Mon 2026-03-09 22:30-23:00 +0900" in out
+    # The rejection summary names whose hours close a start (the first attendee in id order
+    # whose hours reject it counts it).
+    assert "outside alice's working hours: " in out
+    assert "outside kenji's working hours: " in out
+    assert "\n  outside working hours" not in out  # no global --working-hours given
     code, emitted, _ = cli(*sources, *BETWEEN, *OPTIONS, "--emit-request")
     assert code == 0
     ids = [o["id"] for o in json.loads(emitted)["context"]["objects"]]
