@@ -21,6 +21,8 @@ from zoneinfo import ZoneInfo
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from icalendar import Calendar, Event
 from typer.testing import CliRunner
 
@@ -41,6 +43,7 @@ from cerebri.mcp.arguments import FindSlotArgs
 from cerebri.mcp.calendar_tools import find_slot_tool
 from cerebri.mcp.settings import McpSettings
 from cerebri.temporal import Instant
+from tests.strategies import attendee_hours
 
 NEW_YORK = ZoneInfo("America/New_York")
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -492,4 +495,70 @@ def test_hours_around_a_spring_forward_gap(hours: AttendeeHours, rule: Rule) -> 
     _, result = find_slot(calendars("alice"), query(window, [hours]))
     want = expected(window, {"alice": [rule]})
     assert want
+    assert starts(result) == want
+
+
+def _exists_once(day: datetime, at: time, zone: ZoneInfo) -> bool:
+    """Whether the local time ``at`` on ``day``'s date occurs exactly once in ``zone`` (not
+    in a DST gap, not in a fold)."""
+    naive = datetime.combine(day.date(), at)
+    first, second = naive.replace(tzinfo=zone, fold=0), naive.replace(tzinfo=zone, fold=1)
+    back = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+    return back == naive and first.utcoffset() == second.utcoffset()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    hours=attendee_hours(),
+    first_day=st.sampled_from(
+        # days just before the DST changes of the zones drawn (both hemispheres) and one
+        # without any
+        ["2026-03-07", "2026-03-28", "2026-04-04", "2026-04-04", "2026-09-26", "2026-10-24"]
+    ),
+    length=st.sampled_from([1800, 3600, 5400]),
+)
+def test_one_attendees_hours_match_the_wall_clock(
+    hours: tuple[str, time | None, time | None, frozenset[int] | None],
+    first_day: str,
+    length: int,
+) -> None:
+    zone_name, opens, closes, days = hours
+    zone = ZoneInfo(zone_name)
+    begin = datetime.fromisoformat(first_day).replace(tzinfo=UTC)
+    window = (begin, begin + timedelta(days=3))
+    # Opening and closing times that a DST change skips or repeats follow RFC 5545 3.3.5
+    # (offset before the gap, first occurrence), which a wall-clock reading cannot express.
+    for offset in range(-1, 5):
+        day = begin + timedelta(days=offset)
+        assume(all(_exists_once(day, at, zone) for at in (opens, closes) if at is not None))
+    entry = AttendeeHours("solo", zone_name, opens, closes, days)
+
+    def open_at(moment: datetime) -> bool:  # the attendee's wall clock at one instant
+        local = moment.astimezone(zone)
+        if days is not None and local.weekday() not in days:
+            return False
+        return opens is None or closes is None or opens <= local.time() < closes
+
+    text = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//cerebri tests//EN\r\n"
+        "BEGIN:VEVENT\r\nUID:solo@test\r\nDTSTAMP:20260101T000000Z\r\n"
+        "DTSTART:20200101T000000Z\r\nDTEND:20200101T010000Z\r\nEND:VEVENT\r\n"
+        "END:VCALENDAR\r\n"
+    )
+    named = [("solo", parse_calendar(text, source="solo"))]
+    slot_query = SlotQuery(
+        Instant.from_datetime(window[0]),
+        Instant.from_datetime(window[1]),
+        length,
+        granularity_seconds=1800,
+        attendee_hours=(entry,),
+    )
+    _, result = find_slot(named, slot_query)
+    want = []
+    start = window[0]
+    while start + timedelta(seconds=length) <= window[1]:
+        # Every boundary lies on the local quarter-hour grid: checking each quarter suffices.
+        if all(open_at(start + timedelta(minutes=m)) for m in range(0, length // 60, 15)):
+            want.append(start)
+        start += timedelta(minutes=30)
     assert starts(result) == want
