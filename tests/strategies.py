@@ -13,7 +13,8 @@ writing its own. Sections:
 * plans: :func:`dags`, :func:`messy_steps`;
 * proposals: :func:`canonical_json_values`, :func:`envelope_inputs`;
 * ics: :data:`ics_specs` (:class:`IcsSpec`), :data:`ics_single_events`, :func:`ics_scenarios`;
-* calendars over CalDAV: :func:`caldav_events` (:class:`Single`, :class:`Series`).
+* calendars over CalDAV: :func:`caldav_events` (:class:`Single`, :class:`Series`);
+* attendee hours: :func:`attendee_hours` (decision 0053).
 
 One strategy stays beside its test: ``cases`` of ``tests/ics/test_ics_series_property.py``
 draws each series together with its expected busy time, so it *is* that test's independent
@@ -48,6 +49,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from datetime import time as time_of_day
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -1285,3 +1287,32 @@ def caldav_events(draw: st.DrawFn) -> list[CalendarEvent]:
         kind = draw(st.sampled_from(["single", "series", "series"]))
         events.append(draw(_single(uid) if kind == "single" else _series(uid)))
     return events
+
+
+HOURS_ZONES = (
+    "America/New_York",
+    "Europe/Berlin",
+    "Asia/Tokyo",
+    "Asia/Kolkata",
+    "America/St_Johns",
+    "Australia/Lord_Howe",
+    "Pacific/Chatham",
+)
+"""Zones with DST on both hemispheres, no DST, and offsets of 30 and 45 minutes."""
+
+
+@st.composite
+def attendee_hours(
+    draw: st.DrawFn,
+) -> tuple[str, time_of_day | None, time_of_day | None, frozenset[int] | None]:
+    """``(zone, start, end, days)`` of one attendee: a zone of :data:`HOURS_ZONES`, local
+    hours on a 15-minute grid with ``start < end`` (or both None: all day) and working
+    weekdays (a non-empty set, or None)."""
+    zone = draw(st.sampled_from(HOURS_ZONES))
+    quarters = draw(st.lists(st.integers(0, 95), min_size=2, max_size=2, unique=True))
+    low, high = sorted(quarters)
+    hours = draw(st.booleans())
+    start = time_of_day(low // 4, low % 4 * 15) if hours else None
+    end = time_of_day(high // 4, high % 4 * 15) if hours else None
+    days = draw(st.none() | st.frozensets(st.integers(0, 6), min_size=1))
+    return zone, start, end, days

@@ -18,11 +18,15 @@ with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can 
 Changes to events already there (move, cancel, update; one instance, this and future or the
 whole series) are :func:`apply_change` over one calendar object resource
 (:mod:`cerebri.calendars.changes`, decision 0050).
+Each attendee's own zone and working hours are :class:`AttendeeHours` in
+``SlotQuery(attendee_hours=...)`` (docs/decisions/0053); the answer's ``zones`` name the
+zones each slot is shown in.
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer
+from cerebri.calendars.attendee_hours import AttendeeHours
 from cerebri.calendars.changes import (
     ChangeError,
     ChangeNotice,
@@ -50,6 +54,7 @@ from cerebri.calendars.view import FreeBusyView, freebusy
 __all__ = [
     "FIND_SLOT_LIMITS",
     "TARGET_ID",
+    "AttendeeHours",
     "ChangeError",
     "ChangeNotice",
     "ChangeOutcome",

@@ -69,12 +69,16 @@ class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
             (daily-preference distance, optional attendees).
         below_min_attendance: the feasible slots left out because too few attendees are
             free in them (``SlotQuery.min_attendance``), in start order.
+        zones: ``(calendar id, IANA zone)`` of every attendee whose zone is known, in
+            calendar order, when the query gives attendee hours (else empty): the zones the
+            answer shows each slot in (docs/decisions/0053).
     """
 
     warnings: tuple[CalendarWarning, ...]
     complete: bool
     slots: tuple[SlotDetail, ...]
     below_min_attendance: tuple[SlotDetail, ...]
+    zones: tuple[tuple[str, str], ...]
 
     def __new__(
         cls,
@@ -85,12 +89,14 @@ class SlotAnswer(tuple[dict[str, JSONValue], PlanningResult]):
         complete: bool = True,
         slots: tuple[SlotDetail, ...] = (),
         below_min_attendance: tuple[SlotDetail, ...] = (),
+        zones: tuple[tuple[str, str], ...] = (),
     ) -> SlotAnswer:
         answer = super().__new__(cls, (request, result))
         answer.warnings = warnings
         answer.complete = complete
         answer.slots = slots
         answer.below_min_attendance = below_min_attendance
+        answer.zones = zones
         return answer
 
     @property
@@ -120,8 +126,10 @@ def answer_for(
     *,
     slots: tuple[SlotDetail, ...] = (),
     below_min_attendance: tuple[SlotDetail, ...] = (),
+    zones: tuple[tuple[str, str], ...] = (),
 ) -> SlotAnswer:
-    """The :class:`SlotAnswer` for ``result`` planned over ``calendars``.
+    """The :class:`SlotAnswer` for ``result`` planned over ``calendars`` (``zones``: the
+    attendee zones, :attr:`SlotAnswer.zones`).
 
     When a calendar is incomplete, ``ProvenOptimal`` and ``Complete`` become ``BestFound``
     (outcome, candidates and everything else unchanged).
@@ -136,4 +144,5 @@ def answer_for(
         complete=complete,
         slots=slots,
         below_min_attendance=below_min_attendance,
+        zones=zones,
     )

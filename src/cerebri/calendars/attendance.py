@@ -6,7 +6,8 @@ attendee's time is judged by (docs/decisions/0026):
 
 * ``busy``: one of their busy periods overlaps the slot or lies closer to it than the
   buffer (the ``REQUIRED_BUFFER`` rule, planner.md 6), or their published availability
-  (RFC 7953 ``VAVAILABILITY``) excludes part of the slot;
+  (RFC 7953 ``VAVAILABILITY``) or their own hours (``SlotQuery.attendee_hours``, in their
+  zone; docs/decisions/0053) exclude part of the slot;
 * ``unknown``: otherwise, when part of the slot widened by the buffer is time their calendar
   does not describe (a ``VFREEBUSY`` that covers only part of the window): not free, and
   said so;
@@ -27,7 +28,7 @@ from icalendar import Component
 
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.calendars.query import SlotQuery, expansion_window
+from cerebri.calendars.query import SlotQuery, attendee_closed, expansion_window
 from cerebri.ics import busy_periods
 from cerebri.temporal import Interval, merge
 
@@ -50,7 +51,8 @@ class OptionalTime:
     Attributes:
         name: the attendee (calendar id).
         busy: busy periods over the window widened by the buffer.
-        unavailable: time their availability excludes over that widened window.
+        unavailable: time their availability or their own hours exclude over that
+            widened window.
         unknown: time of the window their calendar does not describe.
     """
 
@@ -110,6 +112,7 @@ def read_optional(
     start, end = expansion_window(query)
     window = Interval(query.window_start.ns, query.window_end.ns)
     out: list[OptionalTime] = []
+    hours = {entry.calendar_id: entry for entry in query.attendee_hours}
     for name, parts in attendee_calendars(calendars):
         periods = busy_periods(
             parts, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
@@ -118,5 +121,7 @@ def read_optional(
         closed = unavailable_ranges(
             parts, start, end, floating_zone=floating_zone, max_occurrences=max_occurrences
         )
+        if name in hours:  # outside their own hours they do not attend
+            closed = merge([*closed, *attendee_closed(query, hours[name])])
         out.append(OptionalTime(name, busy, closed, unobserved_ranges(parts, window)))
     return tuple(out)

@@ -4,6 +4,10 @@ Inside a ``VAVAILABILITY``'s own ``[DTSTART, DTEND)`` range (unbounded where abs
 its ``AVAILABLE`` blocks are open (:func:`cerebri.ics.working_periods` reads them, with
 ``PRIORITY``); the rest of that range is unavailable. Outside every range the calendar says
 nothing about availability, and only its events count.
+
+:func:`availability_zone` names the zone an attendee's availability is written in (the
+``TZID`` of its ``DTSTART``, RFC 5545 3.2.19), which the answer uses to show slots in that
+attendee's local time (docs/decisions/0053).
 """
 
 from __future__ import annotations
@@ -15,8 +19,38 @@ from icalendar import Component
 
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, working_periods
 from cerebri.temporal import Instant, Interval, complement, merge, zone
+from cerebri.temporal.zones import check_zone_name
 
-__all__ = ["unavailable_ranges"]
+__all__ = ["availability_zone", "unavailable_ranges"]
+
+
+def _zone_name(component: Component) -> str | None:
+    """The IANA zone of ``component``'s ``DTSTART`` (its ``TZID`` parameter, else the key of
+    the zone icalendar resolved it to), or None (UTC, floating, a date, a non-IANA TZID)."""
+    prop = component.get("DTSTART")
+    if prop is None or not isinstance(getattr(prop, "dt", None), datetime):
+        return None
+    candidates = (str(prop.params.get("TZID", "")), str(getattr(prop.dt.tzinfo, "key", "")))
+    for name in candidates:
+        if not name or name == "UTC":
+            continue
+        try:
+            return check_zone_name(name)
+        except ValueError:
+            continue
+    return None
+
+
+def availability_zone(calendars: Sequence[Component]) -> str | None:
+    """The IANA zone the first ``VAVAILABILITY`` (then the first ``AVAILABLE``) with a
+    zoned ``DTSTART`` is written in, across ``calendars`` in order; None when none has one
+    (no availability, or only UTC, floating or date values)."""
+    for kind in ("VAVAILABILITY", "AVAILABLE"):
+        for calendar in calendars:
+            for component in calendar.walk(kind):
+                if (name := _zone_name(component)) is not None:
+                    return name
+    return None
 
 
 def _instant(value: date, floating_zone: str) -> Instant:

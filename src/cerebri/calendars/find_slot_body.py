@@ -9,7 +9,8 @@ Shape (docs/decisions/0029-find-slot-route-and-lab-page.md)::
      "duration": "30m", "between": "2026-10-05T08:00/2026-10-09T18:00", "tz": "Europe/Berlin",
      "working_hours": "09:00-17:00", "working_days": "Mon-Fri", "granularity": "15m",
      "buffer": "10m", "prefer": "10:30", "top": 10, "skip_invalid_events": false,
-     "min_attendance": 0.8}
+     "min_attendance": 0.8,
+     "hours": ["alice=Mon-Fri 09:00-17:00@America/New_York", "carol=@Asia/Tokyo"]}
 
 Only ``calendars``, ``duration`` and ``between`` are required. Values are the command line's
 (:mod:`cerebri.calendars.options`); a duration may also be an integer of seconds. A calendar
@@ -19,7 +20,12 @@ calendar must be required. At most one daily preference: ``prefer`` (``10:30``),
 ``prefer_between`` (``10:00-12:00``), ``prefer_earliest: true`` or ``prefer_latest: true``
 (docs/decisions/0026); a second one is refused at its own pointer. ``min_attendance`` is a
 fraction 0-1 of all attendees, a JSON number or the command line's text (``"0.8"``);
-``80`` or ``"80%"`` are refused, as on the command line. The event route adds ``pick``
+``80`` or ``"80%"`` are refused, as on the command line. ``hours`` gives attendees their
+own working hours and zone, each entry ``find-slot --hours``'s ``ID=[DAYS ][HH:MM-HH:MM][@ZONE]``
+(:mod:`cerebri.calendars.attendee_hours`, docs/decisions/0053): a required attendee's block,
+an optional one's count for attendance, and every slot of the answer then carries
+``local_times``; an entry that cannot be read, repeats an id or names no calendar of the
+body is ``input.invalid_option`` at ``/hours/<i>``. The event route adds ``pick``
 (1-based rank of the slot in the ranked order, default 1), ``title``, and optionally
 ``organizer`` and ``attendees`` (e-mail addresses; the calendars' owners are attendees
 anyway, as with ``find-slot --ics-out``).
@@ -141,6 +147,14 @@ class FindSlotBody(BaseModel):
     skip_invalid_events: Annotated[
         StrictBool, _d("Leave out unreadable events (warned; the answer is then incomplete).")
     ] = False
+    hours: Annotated[
+        list[StrictStr] | None,
+        Field(
+            max_length=MAX_CALENDARS,
+            description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE], "
+            "e.g. alice=Mon-Fri 09:00-17:00@America/New_York (find-slot --hours).",
+        ),
+    ] = None
 
 
 class EventBody(FindSlotBody):
@@ -239,8 +253,21 @@ def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component, bool], ...]:
     return tuple(parsed)
 
 
+def _check_hours(query: SlotQuery, body: FindSlotBody) -> None:
+    """``input.invalid_option`` at ``/hours/<i>`` for hours of an id no calendar has."""
+    ids = [entry.id for entry in body.calendars]
+    for index, entry in enumerate(query.attendee_hours):
+        if entry.calendar_id not in ids:
+            raise _invalid(
+                f"hours/{index}: no calendar has id {entry.calendar_id!r} "
+                f"(calendar ids: {', '.join(ids)})",
+                f"/hours/{index}",
+            )
+
+
 def _ask(body: FindSlotBody) -> SlotAsk:
     query = _query(body)  # cheap checks first: no calendar is parsed for a bad option
+    _check_hours(query, body)
     parsed = _calendars(body)
     return SlotAsk(
         query,

@@ -28,6 +28,7 @@ from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for, rests_on_incomplete
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items, optional_items
 from cerebri.calendars.attendance import read_optional
+from cerebri.calendars.attendee_hours import attendee_zones
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.objects import context_objects
@@ -250,7 +251,8 @@ class ImportedCalendars:
         ``create`` makes the request a ``CREATE`` of that :class:`NewEvent`
         (:func:`~cerebri.calendars.build_request`). ``optional`` names optional attendees'
         calendars as :func:`~cerebri.calendars.find_slot` does; they are expanded on every
-        call (not cached) with this instance's ``max_occurrences``.
+        call (not cached) with this instance's ``max_occurrences``. ``query.attendee_hours``
+        work as in :func:`~cerebri.calendars.find_slot` (docs/decisions/0053).
 
         The request is a new dictionary on every call (changing it changes no cache). The
         cyclic garbage collector is paused while the request is built and planned, as
@@ -261,9 +263,13 @@ class ImportedCalendars:
             CalendarError: a malformed calendar.
             ValueError: an invalid calendar id or zone.
             InvalidArgumentError: ``calendars.invalid_argument``, ``query`` not a
-                :class:`SlotQuery` or ``limits`` not :class:`~cerebri.planner.PlannerLimits`.
+                :class:`SlotQuery` or ``limits`` not :class:`~cerebri.planner.PlannerLimits`,
+                or hours of a calendar id not given.
         """
         pairs = optional_items(self._names, optional, "find_slot() optional")
+        named_all = [*zip(self._names, self._calendars, strict=True), *pairs]
+        zones = attendee_zones(query.attendee_hours, named_all)
+        required = frozenset(self._names)
         zone_name = self._zone_for(None, query.zone)
         start, end = expansion_window(query)  # the window widened by the buffer
         expansion = self._expansion(start, end, zone_name)
@@ -287,6 +293,7 @@ class ImportedCalendars:
                     unavailable=closed,
                     create=create,
                     preferred_start=preferred,
+                    required=required,
                 )
 
             request, result, slots, dropped = plan_ranked(
@@ -298,6 +305,7 @@ class ImportedCalendars:
                 [*self._calendars, *(c for _, c in pairs)],
                 slots=slots,
                 below_min_attendance=dropped,
+                zones=zones,
             )
 
     # --- internals -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items, optional_items
 from cerebri.calendars.attendance import read_optional
+from cerebri.calendars.attendee_hours import attendee_zones
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.query import (
@@ -81,16 +82,21 @@ def find_slot(
     ``query.min_attendance`` leaves out slots with too few attendees free. The query's daily
     preference ranks next; the order and what the request then carries are in
     :mod:`cerebri.calendars.ranked` (docs/decisions/0026).
+    ``query.attendee_hours`` name required or optional ids: a required attendee's hours
+    block, an optional one's count for attendance, and the answer's ``zones`` list every
+    known attendee zone (docs/decisions/0053).
 
     Raises:
         CalendarError: a malformed calendar, or ``ics.expansion_limit`` past
             ``max_occurrences``.
         InvalidArgumentError: ``calendars.invalid_argument`` (a ``TypeError`` and a
-            ``ValueError``) for an argument of the wrong Python type, before anything is
-            expanded.
+            ``ValueError``) for an argument of the wrong Python type, or for hours of a
+            calendar id not given, before anything is expanded.
     """
     calendars = named_calendar_items(calendars, "find_slot() calendars")
     optional = optional_items((n for n, _ in calendars), optional, "find_slot() optional")
+    zones = attendee_zones(query.attendee_hours, [*calendars, *optional])
+    required = frozenset(name for name, _ in calendars)
     zone_name = floating_zone or query.zone
     window = Interval(query.window_start.ns, query.window_end.ns)
     wide_start, wide_end = expansion_window(query)
@@ -119,7 +125,13 @@ def find_slot(
 
     def build(preferred: Instant | None) -> dict[str, JSONValue]:
         return build_request(
-            events, unknown, query, unavailable=closed, create=create, preferred_start=preferred
+            events,
+            unknown,
+            query,
+            unavailable=closed,
+            create=create,
+            preferred_start=preferred,
+            required=required,
         )
 
     request, result, slots, dropped = plan_ranked(
@@ -131,4 +143,5 @@ def find_slot(
         [*parsed, *(c for _, c in optional)],
         slots=slots,
         below_min_attendance=dropped,
+        zones=zones,
     )

@@ -14,6 +14,10 @@ replayed with ``cerebri plan``. How the question maps onto CPIR
   events covering the rest of each local day; they are shrunk by the buffer on both sides,
   so that the buffer keeps its distance from real events only while the meeting still has
   to lie inside working hours;
+* each required attendee's own hours (:class:`~cerebri.calendars.AttendeeHours`, in
+  ``SlotQuery.attendee_hours``) become blockers of the same kind named after them,
+  ``outside-working-hours-<id>-<local close>-<local reopen>`` (or ``closed-day-<id>-...``),
+  local in the attendee's zone (docs/decisions/0053);
 * the buffer is one ``REQUIRED_BUFFER`` constraint on the new event;
 * daily preferences and optional attendees are ranked outside CPIR; the request carries
   the start ranked first as its one ``ExplicitCurrentRequest`` preference, so a replay
@@ -32,23 +36,34 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from datetime import time
 
 from cerebri._guard import arguments, items_of
 from cerebri._json import JSONValue
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.attendee_hours import AttendeeHours
+from cerebri.calendars.closed_time import (
+    Hours,
+    blocker_owner,
+    closed_block,
+    closed_blocks,
+    closed_spans,
+)
 from cerebri.calendars.objects import context_objects
 from cerebri.ics import BusyPeriod, object_id
 from cerebri.ics.times import check_supported_window
-from cerebri.temporal import Instant, Interval, zone
+from cerebri.temporal import Instant, Interval
 
 __all__ = [
     "INTEGRATION_ID",
     "TARGET_ID",
+    "AttendeeHours",
     "NewEvent",
     "SlotQuery",
+    "attendee_closed",
+    "attendee_off_hours",
     "build_request",
     "closed_block",
     "event_objects",
@@ -90,6 +105,12 @@ class SlotQuery:
         min_attendance: fraction 0-1 of all attendees (required + optional) who must be
             free for a slot to be offered (like Microsoft Graph's
             ``minimumAttendeePercentage``, but a fraction: ``0.8`` is 80 %), or None.
+        attendee_hours: each attendee's own zone and working hours
+            (:class:`~cerebri.calendars.AttendeeHours`, at most one per calendar id; any
+            sequence is kept as a tuple). A required attendee's hours block; an optional
+            attendee's only count for attendance; either way the answer shows each slot in
+            every known attendee zone (docs/decisions/0053). Left out of ``repr``, so the
+            request id of a query without them is unchanged.
 
     At most one of ``prefer``, ``prefer_between``, ``prefer_earliest`` and
     ``prefer_latest`` may be given (``calendars.invalid_argument`` otherwise); how they rank
@@ -111,10 +132,12 @@ class SlotQuery:
     prefer_earliest: bool = False
     prefer_latest: bool = False
     min_attendance: float | None = None
+    attendee_hours: tuple[AttendeeHours, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         _check_types(self)
         _check_preferences(self)
+        _check_attendee_hours(self)
         if not self.window_start < self.window_end:
             raise invalid_argument("the window must start before it ends")
         check_supported_window(self.window_start, self.window_end)
@@ -199,6 +222,21 @@ def _check_types(query: SlotQuery) -> None:
         raise invalid_argument("SlotQuery needs zone as str (an IANA name)")
 
 
+def _check_attendee_hours(query: SlotQuery) -> None:
+    """``calendars.invalid_argument`` unless ``attendee_hours`` is a sequence of
+    :class:`AttendeeHours` with distinct calendar ids; stored as a tuple."""
+    given = query.attendee_hours
+    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence):
+        raise invalid_argument("SlotQuery needs attendee_hours as a sequence of AttendeeHours")
+    if not all(isinstance(entry, AttendeeHours) for entry in given):
+        raise invalid_argument("SlotQuery needs attendee_hours as a sequence of AttendeeHours")
+    ids = [entry.calendar_id for entry in given]
+    if len(set(ids)) != len(ids):
+        twice = next(name for name in ids if ids.count(name) > 1)
+        raise invalid_argument(f"attendee_hours gives hours for {twice!r} twice")
+    object.__setattr__(query, "attendee_hours", tuple(given))
+
+
 def _check_preferences(query: SlotQuery) -> None:
     """``calendars.invalid_argument`` for ill-typed or conflicting preferences."""
     if query.prefer is not None and not isinstance(query.prefer, time):
@@ -265,35 +303,6 @@ def _blocker(object_id: str, span: Interval, zone_name: str) -> dict[str, JSONVa
     }
 
 
-def _local_midnights(query: SlotQuery) -> list[datetime]:
-    tz = zone(query.zone)
-    first = query.window_start.to_datetime()
-    last = query.window_end.to_datetime()
-    if first is None or last is None:
-        raise ValueError("the window must lie within the years 1-9999")
-    day = first.astimezone(tz).date() - timedelta(days=1)
-    end_day = last.astimezone(tz).date() + timedelta(days=1)
-    days: list[datetime] = []
-    while day <= end_day:
-        days.append(datetime.combine(day, time(0), tz))
-        day += timedelta(days=1)
-    return days
-
-
-def closed_block(span: Interval, pad_ns: int, window: Interval) -> Interval | None:
-    """A blocker for time the meeting may not touch at all, next to a ``REQUIRED_BUFFER`` of
-    ``pad_ns``: the span shrunk by the pad on both sides, clipped to the window.
-
-    A meeting ``[s, e)`` then fails (overlap or buffer) exactly when it overlaps ``span``,
-    so the buffer keeps its distance from real events only. When the shrink leaves nothing
-    (a pad of half the span or more), the whole span blocks instead: closed time is still
-    never offered, at the price of rejecting starts within the pad of it.
-    """
-    start, end = span.start + pad_ns, span.end - pad_ns
-    shrunk = Interval(start, end) if start < end else span
-    return shrunk.intersection(window)
-
-
 def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
     """The window widened by the buffer on both sides: events that close to the window still
     constrain a meeting inside it."""
@@ -301,36 +310,12 @@ def expansion_window(query: SlotQuery) -> tuple[Instant, Instant]:
     return Instant(query.window_start.ns - pad), Instant(query.window_end.ns + pad)
 
 
-def _open_hours(query: SlotQuery, day: datetime) -> tuple[datetime, datetime] | None:
-    """The local opening and closing of ``day`` (a local midnight), or None when closed."""
-    if query.working_days is not None and day.weekday() not in query.working_days:
-        return None
-    opens, closes = query.working_hours or (time(0), time(0))
-    if query.working_hours is None:  # all day: open from this midnight to the next
-        return day, datetime.combine(day.date() + timedelta(days=1), time(0), day.tzinfo)
-    return (
-        datetime.combine(day.date(), opens, day.tzinfo),
-        datetime.combine(day.date(), closes, day.tzinfo),
-    )
+def _window(query: SlotQuery) -> Interval:
+    return Interval(query.window_start.ns, query.window_end.ns)
 
 
-def _days_off(query: SlotQuery, span: Interval, window: Interval) -> bool:
-    """Whether every local day the part of ``span`` inside ``window`` touches is a day off
-    (not in ``working_days``): that stretch is "not a working day", not evening time."""
-    inside = span.intersection(window)
-    if inside is None or query.working_days is None:
-        return False
-    tz = zone(query.zone)
-    first = Instant(inside.start).to_datetime()
-    last = Instant(inside.end - 1).to_datetime()
-    if first is None or last is None:
-        return False
-    day, end = first.astimezone(tz).date(), last.astimezone(tz).date()
-    while day <= end:
-        if day.weekday() in query.working_days:
-            return False
-        day += timedelta(days=1)
-    return True
+def _attendee(entry: AttendeeHours) -> Hours:
+    return Hours(entry.zone, entry.hours, entry.days)
 
 
 def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
@@ -342,31 +327,36 @@ def off_hours(query: SlotQuery) -> list[tuple[str, Interval]]:
     ``outside-working-hours-START-END``. Local times follow the zone's rules (DST
     moves them).
     """
-    if query.working_hours is None and query.working_days is None:
-        return []
-    window = Interval(query.window_start.ns, query.window_end.ns)
-    pad = query.buffer_seconds * NS
-    midnights = _local_midnights(query)
-    closed: list[tuple[datetime, datetime]] = []
-    cursor = midnights[0]
-    for day in midnights[:-1]:
-        hours = _open_hours(query, day)
-        if hours is None:
-            continue
-        if cursor < hours[0]:
-            closed.append((cursor, hours[0]))
-        cursor = hours[1]
-    if cursor < midnights[-1]:
-        closed.append((cursor, midnights[-1]))
-    blocks: list[tuple[str, Interval]] = []
-    for begin, finish in closed:
-        span = Interval(Instant.from_datetime(begin).ns, Instant.from_datetime(finish).ns)
-        piece = closed_block(span, pad, window)
-        if piece is not None:
-            kind = "closed-day" if _days_off(query, span, window) else "outside-working-hours"
-            name = f"{kind}-{begin:%Y-%m-%dT%H%M}-{finish:%Y-%m-%dT%H%M}"
-            blocks.append((name, piece))
+    rule = Hours(query.zone, query.working_hours, query.working_days)
+    return closed_blocks(_window(query), query.buffer_seconds * NS, rule)
+
+
+def attendee_off_hours(
+    query: SlotQuery, required: Collection[str] | None = None
+) -> list[tuple[str, Interval, str]]:
+    """Blockers for the time outside each required attendee's own hours
+    (``query.attendee_hours``; ``required`` limits them to those calendar ids, None: all),
+    as :func:`off_hours` makes them but local in the attendee's zone and named
+    ``outside-working-hours-<id>-<local close>-<local reopen>`` or
+    ``closed-day-<id>-...`` (a long id is shortened with a digest,
+    :func:`~cerebri.calendars.closed_time.blocker_owner`), each with the attendee's zone:
+    ``(id, span, zone)``. Attendees in calendar id order; an entry that only declares a
+    zone blocks nothing."""
+    blocks: list[tuple[str, Interval, str]] = []
+    window, pad = _window(query), query.buffer_seconds * NS
+    for entry in sorted(query.attendee_hours, key=lambda e: e.calendar_id):
+        if required is None or entry.calendar_id in required:
+            owner = blocker_owner(entry.calendar_id)
+            found = closed_blocks(window, pad, _attendee(entry), owner)
+            blocks.extend((name, span, entry.zone) for name, span in found)
     return blocks
+
+
+def attendee_closed(query: SlotQuery, entry: AttendeeHours) -> list[Interval]:
+    """The time outside ``entry``'s hours around the query's window, as UTC nanosecond
+    intervals (neither shrunk by the buffer nor clipped): what makes an optional attendee
+    busy for attendance (:mod:`cerebri.calendars.attendance`)."""
+    return closed_spans(_window(query), _attendee(entry))
 
 
 def _render(calendar_id: str, period: BusyPeriod, zone_name: str) -> JSONValue:
@@ -409,6 +399,7 @@ def event_objects(
     unavailable=Sequence,
     create=(NewEvent, type(None)),
     preferred_start=(Instant, type(None)),
+    required=(Collection, type(None)),
 )
 def build_request(
     events: Sequence[JSONValue],
@@ -418,6 +409,7 @@ def build_request(
     unavailable: Sequence[Interval] = (),
     create: NewEvent | None = None,
     preferred_start: Instant | None = None,
+    required: Collection[str] | None = None,
 ) -> dict[str, JSONValue]:
     """The CPIR 0.2 request (JSON values) for ``query``.
 
@@ -435,6 +427,10 @@ def build_request(
     preference; the query's daily preferences are not written here (CPIR has one preferred
     instant): :func:`~cerebri.calendars.find_slot` passes the start it ranks first
     (docs/decisions/0026).
+
+    ``query.attendee_hours`` of the calendar ids in ``required`` (all when None) become
+    blockers named per attendee (:func:`attendee_off_hours`); the others are optional
+    attendees, whose hours count only for attendance.
     """
     unobserved = items_of(unobserved, Interval, invalid_argument, "build_request() unobserved")
     unavailable = items_of(unavailable, Interval, invalid_argument, "build_request() unavailable")
@@ -468,6 +464,8 @@ def build_request(
             objects.append(_blocker(f"unavailable-{index}", piece, query.zone))
     for name, span in off_hours(query):
         objects.append(_blocker(name, span, query.zone))
+    for name, span, zone_name in attendee_off_hours(query, required):
+        objects.append(_blocker(name, span, zone_name))
     constraints: list[JSONValue] = []
     if query.buffer_seconds:
         constraints.append(
@@ -486,9 +484,12 @@ def build_request(
                 "evidence": [],
             }
         )
-    fingerprint = hashlib.sha256(repr(query).encode()).hexdigest()[:16]
+    seed = repr(query)
+    if query.attendee_hours:  # not in repr: ids of queries without them stay unchanged
+        seed += "\n" + repr(sorted(query.attendee_hours, key=lambda e: e.calendar_id))
+    fingerprint = hashlib.sha256(seed.encode()).hexdigest()[:16]
     if create is not None:  # a different question: a different id (FIND_SLOT ids unchanged)
-        fingerprint = hashlib.sha256(f"{query!r}\n{target}".encode()).hexdigest()[:16]
+        fingerprint = hashlib.sha256(f"{seed}\n{target}".encode()).hexdigest()[:16]
     request: dict[str, JSONValue] = {
         "schema_version": {"major": 0, "minor": 2},
         "request_id": f"find-slot-{fingerprint}",

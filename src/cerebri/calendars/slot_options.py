@@ -14,17 +14,21 @@ Every refusal of a value is a :class:`~cerebri.errors.CerebriError` with code
 ``input.invalid_option`` (not a ``ValueError``), message ``"<name>: <reason>"``. Values are
 checked in one documented order, so the first refusal is deterministic: the daily
 preferences (at most one), ``tz``, ``between``, ``buffer``, ``duration``, ``granularity``,
-``working_hours``, ``working_days``, ``prefer``, ``prefer_between``, ``min_attendance``.
+``working_hours``, ``working_days``, ``prefer``, ``prefer_between``, ``min_attendance``,
+``hours`` (each attendee's own, :func:`cerebri.calendars.attendee_hours.parse_hours`; a
+refusal names the entry: ``--hours 'bob=9-17': ...`` or pointer ``/hours/<i>``; the same
+calendar id twice is refused too).
 A combination :class:`SlotQuery` itself refuses keeps its ``calendars.invalid_argument``
 error (a ``ValueError``); callers decide how to report it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from cerebri.calendars.attendee_hours import AttendeeHours, parse_hours
 from cerebri.calendars.options import (
     parse_attendance,
     parse_buffer,
@@ -44,6 +48,7 @@ __all__ = [
     "SlotOptions",
     "option_name",
     "pointer_name",
+    "read_hours",
     "read_window",
     "refuse_two_preferences",
     "slot_query",
@@ -77,6 +82,7 @@ class SlotOptions:
     prefer_latest: bool = False
     min_attendance: str | float | None = None
     max_candidates: int = 100_000
+    hours: Sequence[str] | None = None
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> SlotOptions:
@@ -144,6 +150,34 @@ def read_window(tz: str, between: str, *, name: Name) -> tuple[Instant, Instant]
     return _read("between", name, parse_window, between, tz)
 
 
+def read_hours(entries: Sequence[str], tz: str, *, name: Name) -> tuple[AttendeeHours, ...]:
+    """Each ``ID=[DAYS ][HH:MM-HH:MM][@ZONE]`` entry (zone default ``tz``) as
+    :class:`AttendeeHours`; ``input.invalid_option`` naming the entry (its JSON pointer
+    ``/hours/<i>`` as ``path``) for one that cannot be read or repeats a calendar id."""
+    out: list[AttendeeHours] = []
+    for index, text in enumerate(entries):
+        source = name("hours")
+        where = f"{source}/{index}" if source.startswith("/") else source
+        label = f"{where.removeprefix('/')} {text!r}"
+        try:
+            entry = parse_hours(text, default_zone=tz)
+        except ValueError as exc:
+            reason = exc.message if isinstance(exc, CerebriError) else str(exc)
+            path = where if where.startswith("/") else None
+            raise CerebriError(
+                f"{label}: {reason}", code="input.invalid_option", path=path
+            ) from None
+        if any(known.calendar_id == entry.calendar_id for known in out):
+            path = where if where.startswith("/") else None
+            raise CerebriError(
+                f"{label}: hours for {entry.calendar_id!r} are given twice",
+                code="input.invalid_option",
+                path=path,
+            )
+        out.append(entry)
+    return tuple(out)
+
+
 def slot_query(options: SlotOptions, *, name: Name) -> SlotQuery:
     """The :class:`SlotQuery` the options ask for (see the module doc for the order of the
     checks and the errors).
@@ -189,4 +223,5 @@ def slot_query(options: SlotOptions, *, name: Name) -> SlotQuery:
         prefer_latest=o.prefer_latest,
         min_attendance=_optional("min_attendance", name, parse_attendance, text),
         max_candidates=o.max_candidates,
+        attendee_hours=read_hours(o.hours or (), o.tz, name=name),
     )

@@ -23,6 +23,7 @@ from pathlib import Path
 from icalendar import Component
 
 from cerebri.calendars.answer import SlotAnswer
+from cerebri.calendars.attendee_hours import check_hours_ids
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.query import NewEvent, SlotQuery
 from cerebri.calendars.sources import source_ids
@@ -122,13 +123,18 @@ def search_slots(query: SlotQuery, search: SlotSearch, load: SourceLoader) -> Sl
     """Read the calendars of ``search`` with ``load`` and find ``query``'s slots (module
     docstring). The required calendars are read first, then the event to create is settled
     (:func:`new_event_for`), then the optional calendars are read (only when there are
-    some).
+    some). ``query.attendee_hours`` must name the sources' ids, checked before anything
+    is read.
 
     Raises:
-        CerebriError: whatever ``load`` raises; :func:`new_event_for`'s codes; the
-            planner's and the calendars' codes (``ics.expansion_limit``...).
+        CerebriError: ``input.invalid_option`` for ``--hours`` of an id no source has
+            (the message lists the ids); whatever ``load`` raises; :func:`new_event_for`'s
+            codes; the planner's and the calendars' codes (``ics.expansion_limit``...).
     """
     required_ids, optional_ids = _ids(search)
+    problem = check_hours_ids(query.attendee_hours, [*required_ids, *optional_ids])
+    if problem is not None:
+        raise CerebriError(f"--hours: {problem}", code="input.invalid_option")
     sources = load(search.ics, search.caldav, required_ids)
     new_event = (
         None

@@ -2,7 +2,7 @@
 
 * :func:`find_slot_document`: ``cerebri find-slot --json`` and the MCP ``find_slot`` tool,
   the PlanningResult plus ``warnings`` (and, when ranked beyond the planner,
-  :func:`slots_wire`);
+  :func:`slots_wire`; with attendee hours, ``local_times``);
 * :func:`freebusy_wire`: ``cerebri freebusy --json`` and the MCP ``freebusy`` tool;
 * :func:`answer_wire` over :func:`plan_slots`: the ``FindSlotAnswer`` body of
   ``POST /v1/find-slot`` and of the Node bridge's ``find_slot`` (the question read by
@@ -47,6 +47,14 @@ out by ``min_attendance``, by start (``below_min_attendance_total`` counts them 
 ``busy`` is every calendar's busy time overlapping the window, in body order then by start,
 at most :data:`MAX_BUSY_SHOWN` periods (``busy_truncated`` says when more were left out).
 All instants are RFC 3339 UTC; ``local_*`` are ISO 8601 with the offset of ``tz``.
+
+With attendee hours (``hours``, :class:`~cerebri.calendars.AttendeeHours`; the answer's
+``zones``), each slot and each ``below_min_attendance`` entry also carries
+``"local_times": {"alice": {"start": "2026-10-05T09:00:00-04:00", "end": "…",
+"zone": "America/New_York"}, …}``: the slot in every attendee zone known (declared, or
+the zone of their published availability), in calendar order; the offsets follow each
+zone's DST rules at that instant (docs/decisions/0053). Without attendee hours the key is
+absent and the body is what it always was.
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ from icalendar import Component
 
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, SlotDetail
+from cerebri.calendars.attendee_hours import local_times
 from cerebri.calendars.imported import ImportedCalendars
 from cerebri.calendars.query import SlotQuery
 from cerebri.calendars.ranking import has_daily_preference
@@ -226,13 +235,23 @@ def ranked_beyond_planner(query: SlotQuery, *, optional: bool) -> bool:
 def find_slot_document(answer: SlotAnswer, *, ranked: bool) -> dict[str, JSONValue]:
     """The ``find-slot --json`` document: the PlanningResult's members, ``warnings``
     (:meth:`SlotAnswer.warnings_wire`) and, when ``ranked`` (a daily preference, a minimum
-    attendance or optional attendees), the members of :func:`slots_wire`."""
+    attendance or optional attendees), the members of :func:`slots_wire`.
+
+    When the answer knows attendee zones (:attr:`SlotAnswer.zones`: the query gave attendee
+    hours), ``local_times`` is added: one ``{calendar_id: {"start", "end", "zone"}}`` map
+    per candidate, in the candidates' order (``local_times[i]`` is ``candidates[i]``), with
+    local RFC 3339 date-times carrying each zone's offset (docs/decisions/0053)."""
     document: dict[str, JSONValue] = {
         **answer.result.to_wire(),
         "warnings": answer.warnings_wire(),
     }
     if ranked:
         document.update(slots_wire(answer))
+    if answer.zones:
+        document["local_times"] = [
+            local_times(p.range.start, p.range.end, answer.zones)
+            for p in (c.proposed.placements[0] for c in answer.result.candidates)
+        ]
     return document
 
 
@@ -243,7 +262,9 @@ def _overlaps(period: BusyPeriod, start: Instant, end: Instant) -> bool:
     return period.start < end and start < period.end
 
 
-def _slot(detail: SlotDetail, ask: SlotAsk, busy: Busy) -> dict[str, JSONValue]:
+def _slot(
+    detail: SlotDetail, ask: SlotAsk, busy: Busy, zones: tuple[tuple[str, str], ...]
+) -> dict[str, JSONValue]:
     start, end = detail.start, detail.end
     required = {name for name, _ in ask.calendars}
     free = [
@@ -251,6 +272,7 @@ def _slot(detail: SlotDetail, ask: SlotAsk, busy: Busy) -> dict[str, JSONValue]:
         for name, periods in busy
         if name in required and not any(_overlaps(p, start, end) for p in periods)
     ]
+    extra: dict[str, JSONValue] = {"local_times": local_times(start, end, zones)} if zones else {}
     return {
         "start": start.format(),
         "end": end.format(),
@@ -263,6 +285,7 @@ def _slot(detail: SlotDetail, ask: SlotAsk, busy: Busy) -> dict[str, JSONValue]:
             "optional_busy": list(detail.busy),
             "optional_unknown": list(detail.unknown),
         },
+        **extra,
     }
 
 
@@ -301,11 +324,12 @@ def answer_wire(ask: SlotAsk, answer: SlotAnswer, busy: Busy) -> dict[str, JSONV
         "evaluated": result.search_space.evaluated,
         "feasible": len(result.candidates),
         "slots": [
-            {"rank": rank, **_slot(detail, ask, busy)}
+            {"rank": rank, **_slot(detail, ask, busy, answer.zones)}
             for rank, detail in enumerate(answer.slots[: ask.top], start=1)
         ],
         "below_min_attendance": [
-            _slot(detail, ask, busy) for detail in answer.below_min_attendance[: ask.top]
+            _slot(detail, ask, busy, answer.zones)
+            for detail in answer.below_min_attendance[: ask.top]
         ],
         "below_min_attendance_total": len(answer.below_min_attendance),
         "busy": shown,
@@ -314,12 +338,13 @@ def answer_wire(ask: SlotAsk, answer: SlotAnswer, busy: Busy) -> dict[str, JSONV
     }
 
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
+def _object(properties: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A closed object: every member of ``properties`` required, of ``optional`` allowed."""
     return {
         "type": "object",
         "additionalProperties": False,
         "required": list(properties),
-        "properties": properties,
+        "properties": {**properties, **(optional or {})},
     }
 
 
@@ -351,6 +376,20 @@ _SLOT: dict[str, Any] = {
     ),
 }
 
+_LOCAL_TIMES: dict[str, Any] = {
+    "type": "object",
+    "description": "The slot in each attendee's own zone, by calendar id (present only "
+    "when the question gives attendee hours; docs/decisions/0053).",
+    "additionalProperties": _object(
+        {
+            "start": {"type": "string", "description": "RFC 3339 local date-time with offset."},
+            "end": {"type": "string", "description": "RFC 3339 local date-time with offset."},
+            "zone": {"type": "string", "description": "The attendee's IANA zone."},
+        }
+    ),
+}
+_SLOT_OPTIONAL: dict[str, Any] = {"local_times": _LOCAL_TIMES}
+
 FIND_SLOT_ANSWER_SCHEMA: dict[str, Any] = _object(
     {
         "outcome": {"type": "string"},
@@ -367,9 +406,13 @@ FIND_SLOT_ANSWER_SCHEMA: dict[str, Any] = _object(
         "slots": {
             "type": "array",
             "maxItems": MAX_TOP,
-            "items": _object({"rank": {"type": "integer", "minimum": 1}, **_SLOT}),
+            "items": _object({"rank": {"type": "integer", "minimum": 1}, **_SLOT}, _SLOT_OPTIONAL),
         },
-        "below_min_attendance": {"type": "array", "maxItems": MAX_TOP, "items": _object(_SLOT)},
+        "below_min_attendance": {
+            "type": "array",
+            "maxItems": MAX_TOP,
+            "items": _object(_SLOT, _SLOT_OPTIONAL),
+        },
         "below_min_attendance_total": {"type": "integer", "minimum": 0},
         "busy": {
             "type": "array",

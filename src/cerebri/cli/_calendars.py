@@ -52,6 +52,7 @@ from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import (
     busy_label,
     render_freebusy,
+    render_local_times,
     render_slots,
     series_label,
     slot_columns,
@@ -161,6 +162,20 @@ NoCacheOption = Annotated[
     ),
 ]
 
+
+HoursOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--hours",
+        metavar="ID=[DAYS ]HH:MM-HH:MM@ZONE",
+        help="An attendee's own working hours and zone, e.g. "
+        "alice=09:00-17:00@America/New_York or 'bob=Mon-Fri 08:00-16:00@Europe/Berlin' "
+        "(repeatable; ID is the calendar id find-slot gives the source, e.g. the file name "
+        "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone). Required "
+        "attendees' hours block, optional attendees' count for attendance; slots are then "
+        "also shown in each attendee's local time.",
+    ),
+]
 
 MaxOccurrencesOption = Annotated[
     int,
@@ -359,6 +374,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
     organizer: OrganizerOption = None,
     uid: UidOption = None,
     at: AtOption = None,
+    hours: HoursOption = None,
 ) -> None:
     """Find free slots for a meeting across calendars (every attendee's busy time)."""
     try:
@@ -394,6 +410,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
                 prefer_latest=prefer_latest,
                 min_attendance=min_attendance,
                 max_candidates=max_candidates,
+                hours=hours,
             ),
             name=option_name,
         )
@@ -554,6 +571,8 @@ def _render_found(
     )
     if ranked:
         render_slots(answer, tz, table_console(), top=top or None)
+    if answer.zones:
+        render_local_times(answer, table_console(), top=top or None)
 
 
 @app.command(short_help="Print busy, free and unknown time of calendars (UTC and --tz).")

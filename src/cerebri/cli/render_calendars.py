@@ -17,6 +17,7 @@ __all__ = [
     "SlotColumns",
     "busy_label",
     "render_freebusy",
+    "render_local_times",
     "render_slots",
     "series_label",
     "slot_columns",
@@ -125,3 +126,30 @@ def render_slots(answer: SlotAnswer, zone_name: str, console: Console, *, top: i
             f"{len(answer.below_min_attendance)} feasible start(s) left out by "
             "--min-attendance (too few attendees free)"
         )
+
+
+def render_local_times(answer: SlotAnswer, console: Console, *, top: int | None) -> None:
+    """The candidates (same ranks and order as the candidates table) in each attendee's own
+    zone (:attr:`SlotAnswer.zones`): one column per attendee, ``YYYY-MM-DD HH:MM-HH:MM``
+    local with the UTC offset of the start (an end on another local day shows its date)."""
+    candidates = answer.result.candidates
+    shown = candidates if top is None else candidates[:top]
+    table = Table(title="Local times (each attendee's zone)")
+    table.add_column("#", justify="right")
+    for name, zone_name in answer.zones:
+        table.add_column(f"{name} ({zone_name})", no_wrap=True)
+    for rank, candidate in enumerate(shown, start=1):
+        placement = candidate.proposed.placements[0].range
+        cells = [_local_span(placement.start, placement.end, zone) for _, zone in answer.zones]
+        table.add_row(str(rank), *cells)
+    console.print(table)
+
+
+def _local_span(start: Instant, end: Instant, zone_name: str) -> str:
+    zone = ZoneInfo(zone_name)
+    first, last = start.to_datetime(), end.to_datetime()
+    if first is None or last is None:
+        return "-"
+    first, last = first.astimezone(zone), last.astimezone(zone)
+    closing = f"{last:%H:%M}" if last.date() == first.date() else f"{last:%Y-%m-%d %H:%M}"
+    return f"{first:%a %Y-%m-%d %H:%M}-{closing} {first:%z}"

@@ -8,7 +8,9 @@ same check again) and a ``REQUIRED_BUFFER``. Here each rejected start is sorted 
 
 * a blocker generated for closed time (:data:`CLOSED_TIME`, e.g. ``outside-working-hours-…``)
   is one cause per kind, e.g. "outside working hours", whichever rule (overlap or buffer)
-  it broke;
+  it broke; an attendee's own hours (``outside-working-hours-<id>-<close>-<reopen>``,
+  docs/decisions/0053) are a cause per attendee: "outside alice's working hours", "not a
+  working day for alice";
 * any other blocker is an overlap of X or, only when the start does not overlap X, a start
   within the buffer of X; X is the blocker's group (a series for its occurrences), so a
   daily standup is one name over all its days;
@@ -21,6 +23,7 @@ where it is an overlap, else a buffer rejection, else an other-rule rejection.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -115,8 +118,35 @@ class RejectionCauses:
     short: dict[str, str]
 
 
+_ATTENDEE_HOURS = re.compile(
+    r"(outside-working-hours-|closed-day-)(.+)-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{4}"
+    r"-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{4}"
+)
+_ATTENDEE_TEXT = {
+    "outside-working-hours-": ("outside ", "'s working hours"),
+    "closed-day-": ("not a working day for ", ""),
+}
+"""An attendee's own closed time (decision 0053): the text around their calendar id."""
+
+
 def _closed(blocker: str) -> str | None:
+    attendee = _ATTENDEE_HOURS.fullmatch(blocker)
+    if attendee is not None:  # the query's own hours have no owner between kind and bounds
+        head, tail = _ATTENDEE_TEXT[attendee[1]]
+        return f"{head}{attendee[2]}{tail}"
     return next((text for prefix, text in CLOSED_TIME if blocker.startswith(prefix)), None)
+
+
+def _closed_order(text: str) -> tuple[int, int, str]:
+    """Closed-time causes in :data:`CLOSED_TIME` order; within a kind, the query's own
+    cause first, then each attendee's by text."""
+    for index, (prefix, plain) in enumerate(CLOSED_TIME):
+        if text == plain:
+            return index, 0, text
+        head, tail = _ATTENDEE_TEXT.get(prefix, ("", ""))
+        if head and text.startswith(head) and text.endswith(tail):
+            return index, 1, text
+    return len(CLOSED_TIME), 0, text
 
 
 def _blockers(payload: Mapping[str, object]) -> list[str]:
@@ -186,7 +216,7 @@ def _start_causes(
     return StartCauses(
         start,
         # Closed kinds keep the table's order: the first is the one the start is counted in.
-        tuple(text for _, text in CLOSED_TIME if text in closed),
+        tuple(sorted(set(closed), key=_closed_order)),
         tuple(dict.fromkeys(overlaps)),
         # A start inside X is not counted again as too close to X.
         tuple(dict.fromkeys(b for b in buffers if b[0] not in inside)),
@@ -386,11 +416,10 @@ def print_rejections(
         f"{_plural(total, 'rejected start')}, each counted once (times in {where}"
         f"{'' if explain else '; --explain lists every start'}):"
     ]
-    for _, text in CLOSED_TIME:
-        if text in closed:
-            head = f"  {text}: {_plural(len(closed[text]), 'start')}"
-            spans = [(span, "") for span in fold_spans(closed[text], step_ns, zone)]
-            lines.append(f"{head}: {_fit(spans, WIDTH - len(head) - 2)}")
+    for text in sorted(closed, key=_closed_order):
+        head = f"  {text}: {_plural(len(closed[text]), 'start')}"
+        spans = [(span, "") for span in fold_spans(closed[text], step_ns, zone)]
+        lines.append(f"{head}: {_fit(spans, WIDTH - len(head) - 2)}")
     rules = sorted(ruled.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MAX_RULE_LINES]
     for text, starts in rules:
         tip = causes.hints.get(text)

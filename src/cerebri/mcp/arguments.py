@@ -104,6 +104,13 @@ class FindSlotArgs(_Window):
     max_candidates: Annotated[
         StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
     ] = 100_000
+    hours: Annotated[
+        list[StrictStr] | None,
+        _d(
+            "Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with the "
+            "calendar id find_slot gives the source (find-slot --hours)."
+        ),
+    ] = None
 
 
 class DraftArgs(_Args):

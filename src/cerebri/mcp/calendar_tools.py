@@ -112,6 +112,19 @@ def _no_calendar(args: FreeBusyArgs | FindSlotArgs) -> None:
         )
 
 
+def _check_hours(query: SlotQuery, calendars: Sequence[tuple[str, Component]]) -> None:
+    """``input.invalid_option`` at ``/hours/<i>`` for hours of an id no calendar has."""
+    ids = list(dict.fromkeys(name for name, _ in calendars))
+    for index, entry in enumerate(query.attendee_hours):
+        if entry.calendar_id not in ids:
+            raise CerebriError(
+                f"hours/{index}: no calendar has id {entry.calendar_id!r} "
+                f"(calendar ids: {', '.join(ids)})",
+                code="input.invalid_option",
+                path=f"/hours/{index}",
+            )
+
+
 def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONValue]:
     """The ``find-slot --json`` document: the PlanningResult, ``warnings``, and ``slots``
     when ranked beyond the planner (a daily preference, optional attendees, min attendance).
@@ -132,6 +145,7 @@ def find_slot_tool(args: FindSlotArgs, settings: McpSettings) -> dict[str, JSONV
             taken={name for name, _ in sources},
         )
         optional = loaded
+    _check_hours(query, [*sources, *optional])
     calendars = ImportedCalendars(
         sources, floating_zone=args.tz, max_occurrences=DEFAULT_MAX_OCCURRENCES
     )
