@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from typing import Any
 
-from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from cerebri.cpir._base import WireModel
+from cerebri.cpir.change import Change
 from cerebri.cpir.constraints import ConstraintSpec, Fact
 from cerebri.cpir.enums import ANALYSIS_OPERATIONS, Operation, PreferenceSource
 from cerebri.cpir.knowledge import EvidenceField
@@ -128,10 +130,19 @@ class SearchBudget(WireModel):
     max_depth: U32
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class PlanningRequest(WireModel):
     """A CPIR 0.1/0.2 planning request. Keys of nullable fields may be omitted or null;
     every other key is required, arrays included. Build one with
     :func:`cerebri.cpir.parse_request`.
+
+    ``change`` (a cerebri extension, decision 0049) is the changed event's iCalendar
+    identity for ``RESCHEDULE``/``CANCEL``/``UPDATE`` (and the invitation data of a
+    ``CREATE``); absent, it is left out of the request's serialisation, so a request without
+    it keeps its byte size and plan ids.
     """
 
     schema_version: SchemaVersion
@@ -149,11 +160,35 @@ class PlanningRequest(WireModel):
     planning_capability: PlanningCapability
     granularity: DurationSeconds
     budget: SearchBudget
+    change: Change | None = Field(
+        default=None,
+        exclude_if=_is_none,
+        description=(
+            "cerebri extension (decision 0049): the changed event's iCalendar identity "
+            "(UID, scope, RECURRENCE-ID, ETag, SEQUENCE) and an UPDATE's new values; "
+            "allowed with CREATE, RESCHEDULE, CANCEL and UPDATE. Omitted or null: absent."
+        ),
+    )
 
     @cached_property
     def canonical_size(self) -> int:
         """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12); computed once."""
         return len(self.model_dump_json().encode("utf-8"))
+
+    def with_change(self, change: Change | None) -> PlanningRequest:
+        """This request with ``change`` set (None: removed), validated again from its JSON
+        form. Prefer it to ``model_copy(update=...)``, which would keep the cached
+        :attr:`canonical_size` of the original.
+
+        Raises:
+            pydantic.ValidationError: ``change`` is not a valid :class:`Change` (only
+                possible for one built with ``model_construct``).
+        """
+        data = self.model_dump(mode="json")
+        data.pop("change", None)
+        if change is not None:
+            data["change"] = change.model_dump(mode="json")
+        return type(self).model_validate_json(json.dumps(data, ensure_ascii=False))
 
     @property
     def analysis_only(self) -> bool:
