@@ -11,6 +11,7 @@ C3/C4 (tests/plans/test_change_drafts.py); local times are computed here with zo
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from cerebri._json import JSONValue
 from cerebri.cli._operations import approval_lines
@@ -34,7 +36,9 @@ from cerebri.execution import (
 )
 from cerebri.execution import store as execution_store
 from cerebri.execution.adapters import Adapters, Invocation, RecordingAdapter, journal_entries
+from cerebri.execution.approval_detail import change_of_step
 from cerebri.plans import draft_from_action_plan
+from cerebri.service.store_schemas import store_schemas
 from cerebri.temporal import Instant
 from tests.plans.test_change_drafts import (
     ATTENDEES,
@@ -165,6 +169,11 @@ def test_the_approver_sees_before_after_attendees_and_messages(
             )
         ],
     }
+    # the documented GET /v1/approvals/{id} body (the route adds the signing payloads)
+    schema = store_schemas()["ApprovalDetail"]
+    assert "$ref" not in json.dumps(schema)
+    problems = list(Draft202012Validator(schema).iter_errors({**shown, "signing": None}))
+    assert problems == []
     lines = approval_lines(shown)
     # 2026-10-12 is summer time in Berlin (+02:00); the planned slot is 2026-10-05
     assert "change: reschedule of one instance" in lines
@@ -209,3 +218,111 @@ def test_one_approval_carries_the_change_and_its_messages(
     assert len(list_approvals(executor, status=None)) == 1  # nobody was asked again
     plan = show_plan(executor, plan_id)
     assert plan["status"] == "completed"
+
+
+def _shown(draft: Any) -> dict[str, Any]:
+    """``describe_approval``'s answer for the draft's first step, without a store."""
+    specs = [s.to_wire() for s in draft.steps]
+    step = specs[0]
+    params = step["params"]
+    return {
+        "id": "a-1",
+        "status": "open",
+        "decided_by": None,
+        "status_reason": None,
+        "requester": ALICE,
+        "plan_id": "p-1",
+        "plan_revision": 1,
+        "proposed": {
+            "step_key": step["key"],
+            "capability": step["capability"],
+            "does": None,
+            "target": step["target"],
+            "object_id": params["object_id"],
+            "title": params.get("title"),
+            "calendar_id": params["calendar_id"],
+            "start": params.get("start"),
+            "end": params.get("end"),
+            "timezone": params.get("timezone"),
+            "local_start": None,
+            "local_end": None,
+            "change": change_of_step(step, specs),
+        },
+        "envelope_digest": None,
+        "author": None,
+        "expires_at": "2026-10-02T08:00:00Z",
+    }
+
+
+def test_an_update_shows_what_changes_and_who_is_removed() -> None:
+    plan, action = _plan(MutationKind.UPDATE_EVENT)
+    carol = {"address": "mailto:carol@example.com", "name": None, "required": False,
+             "calendar_id": None}  # fmt: skip
+    new = [a for a in ATTENDEES if a["address"] != "mailto:bob@example.com"] + [carol]
+    draft = draft_from_action_plan(
+        plan,
+        change=_change(title="Design review", location="Room 2", attendees=new),
+        previous_attendees=ATTENDEES,
+        current={action.target: NOW},
+        titles={action.target: "Weekly"},
+    )
+    shown = _shown(draft)
+    change = shown["proposed"]["change"]
+    assert change["kind"] == "update"
+    assert [(a["address"], a["status"]) for a in change["attendees"]] == [
+        ("mailto:al@example.com", "kept"),
+        ("mailto:bob@example.com", "removed"),
+        ("mailto:carol@example.com", "added"),
+        ("mailto:olga@example.com", "kept"),
+        ("mailto:Zoe@example.com", "kept"),
+    ]
+    lines = approval_lines(shown)
+    assert "change: update of one instance" in lines
+    assert "title: Weekly -> Design review" in lines
+    assert "location: - -> Room 2" in lines
+    assert f"before: {NOW['start']} - {NOW['end']} UTC, no local zone named" in lines
+    assert any(line.startswith("messages: REQUEST to mailto:al@example.com") for line in lines)
+    assert any("CANCEL to mailto:bob@example.com (SEQUENCE 5, step itip-0-1)" in x for x in lines)
+    attendees = next(line for line in lines if line.startswith("attendees: "))
+    assert "Bob <mailto:bob@example.com> (required, removed)" in attendees
+    assert "<mailto:carol@example.com> (optional, added)" in attendees
+
+
+def test_a_cancel_shows_the_event_as_read_and_cancel_messages() -> None:
+    plan, action = _plan(MutationKind.DELETE_EVENT)
+    draft = draft_from_action_plan(
+        plan, change=_change("SERIES"), current={action.target: NOW}, zones={action.target: ZONE}
+    )
+    shown = _shown(draft)
+    assert shown["proposed"]["change"]["after"] is None
+    lines = approval_lines(shown)
+    assert "change: cancel of the whole event or series" in lines
+    assert f"uid: {UID}" in lines
+    assert (
+        f"before: {NOW['start']} - {NOW['end']} UTC, "
+        f"{_local(NOW['start'])} - {_local(NOW['end'])} {ZONE}"
+    ) in lines
+    assert "after: cancelled" in lines
+    messages = next(line for line in lines if line.startswith("messages: "))
+    assert messages.count("CANCEL to ") == 3 and "REQUEST" not in messages
+
+
+def test_a_create_that_invites_keeps_its_lines_and_lists_the_invitations() -> None:
+    plan, action = _plan(MutationKind.CREATE_EVENT, revision=None)
+    draft = draft_from_action_plan(
+        plan, change=_change("SERIES", sequence=0, etag=None, title="Kick-off")
+    )
+    lines = approval_lines(_shown(draft))
+    assert "title: Kick-off" in lines
+    assert f"start: {action.placement.range.start} UTC, no local zone named" in lines
+    assert "change: create" in lines
+    assert not any(line.startswith("attendees: none invited") for line in lines)
+    assert any(
+        line.startswith("messages: REQUEST to mailto:al@example.com (SEQUENCE 0") for line in lines
+    )
+    # a create without a change is shown as before (decision 0039)
+    plain = _shown(draft_from_action_plan(plan))
+    assert plain["proposed"]["change"] is None
+    assert "attendees: none invited (the step writes the event into calendar work only)" in (
+        approval_lines(plain)
+    )
