@@ -37,6 +37,10 @@ EXPECTED = {
         False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
     ),
     "service.status": (True, True, Risk.LOW, TargetRule.PARAM, "service", True, True, False),
+    "message.itip.get": (True, True, Risk.LOW, TargetRule.PARAM, "recipient", False, False, False),
+    "message.itip.send": (
+        False, False, Risk.MEDIUM, TargetRule.PARAM, "recipient", False, False, True,
+    ),
 }  # fmt: skip
 
 
@@ -99,6 +103,18 @@ GOOD_PARAMS: dict[str, dict[str, Any]] = {
         "title": "Design review (longer)",
     },
     "service.status": {"service": "mail"},
+    "message.itip.get": {"idempotency_key": "k", "recipient": "mailto:bob@example.com"},
+    "message.itip.send": {
+        "calendar_id": "work",
+        "uid": "e1",
+        "recurrence_id": None,
+        "method": "REQUEST",
+        "sequence": 1,
+        "recipient": "mailto:bob@example.com",
+        "organizer": "mailto:alice@example.com",
+        "attendees": [{"address": "mailto:bob@example.com", "name": None, "required": True}],
+        "idempotency_key": "k",
+    },
 }
 
 _ATTENDEES = [

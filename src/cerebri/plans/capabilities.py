@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
+from cerebri.plans.capabilities_messages import MESSAGE_CAPABILITIES
 from cerebri.plans.vocabulary import Risk, TargetRule
 from cerebri.temporal import Instant
 
@@ -485,6 +486,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         bounded=True,
         allowed_by_default=True,
     ),
+    *(Capability(**spec) for spec in MESSAGE_CAPABILITIES),
 )
 """The built-in declarations: two calendar reads (free/busy, one event), four calendar writes
 (create, move, cancel, update; cancel added by issue #12, update and the change params by
