@@ -4,8 +4,8 @@ by a worker until it asks for approval, shown by ``describe_approval`` and ``app
 show``, then approved once and carried out: the move, its read-back, one message per
 attendee.
 
-The calendar is a small in-memory fake serving the stand-in declarations of contracts
-C3/C4 (tests/plans/test_change_drafts.py); local times are computed here with zoneinfo.
+The calendar is a small in-memory fake serving the built-in declarations of contracts C3/C4,
+the outbox a recording adapter; local times are computed here with zoneinfo.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ from tests.plans.test_change_drafts import (
     UID,
     _change,
     _plan,
-    _registry,
 )
 
 ZONE = "Europe/Berlin"
@@ -86,9 +85,12 @@ def world(tmp_path: Path) -> Iterator[tuple[Executor, Calendar, Path]]:
         .with_adapter("calendar.event.get", calendar)
         .with_adapter("calendar.event.move", calendar)
         .with_adapter("message.itip.send", RecordingAdapter(journal, result={"sent": True}))
+        .with_adapter(
+            "message.itip.get", RecordingAdapter(tmp_path / "get.jsonl", result={"done": True})
+        )
     )
     clock = FakeClock(Instant.parse("2026-10-01T08:00:00Z"))
-    executor = Executor(engine, clock, SequentialIds("c"), registry=_registry(), adapters=adapters)
+    executor = Executor(engine, clock, SequentialIds("c"), adapters=adapters)
     try:
         yield executor, calendar, journal
     finally:

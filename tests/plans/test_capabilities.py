@@ -39,7 +39,7 @@ EXPECTED = {
     "service.status": (True, True, Risk.LOW, TargetRule.PARAM, "service", True, True, False),
     "message.itip.get": (True, True, Risk.LOW, TargetRule.PARAM, "recipient", False, False, False),
     "message.itip.send": (
-        False, False, Risk.MEDIUM, TargetRule.PARAM, "recipient", False, False, True,
+        False, False, Risk.MEDIUM, TargetRule.PARAM, "recipient", False, False, False,
     ),
 }  # fmt: skip
 

@@ -2,7 +2,8 @@
 event's UID, instance, ETag and SEQUENCE, its read-back, one iTIP message per attendee.
 
 Expected params are written out here from contracts C3/C4 and RFC 5546, not built by the
-code under test; the idempotency keys are recomputed with hashlib.
+code under test; the idempotency keys and the split series' UID (decision 0050) are
+recomputed with hashlib. Every draft is validated against the built-in capabilities.
 """
 
 from __future__ import annotations
@@ -16,20 +17,24 @@ import pytest
 
 import cerebri
 from cerebri.cpir import MutationKind
-from cerebri.planner import Action, ActionPlan, to_action_plan, validate_proposal
+from cerebri.planner import (
+    Action,
+    ActionPlan,
+    action_plan_for,
+    to_action_plan,
+    validate_proposal,
+)
 from cerebri.plans import (
-    BUILTIN_CAPABILITIES,
-    Capability,
-    CapabilityRegistry,
     DraftError,
     PlanDraft,
+    StepSpec,
+    builtin_registry,
     draft_from_action_plan,
     parse_draft,
     validate_draft,
 )
 from cerebri.plans.change_facts import change_inputs
-from cerebri.plans.change_steps import CURRENT_EVENT_SCHEMA
-from cerebri.plans.vocabulary import Risk, TargetRule
+from tests.planner.change_helpers import CURRENT, request_for
 from tests.planner.helpers import EXAMPLE
 
 UID = "series-1@example.com"
@@ -42,117 +47,6 @@ ATTENDEES = [
     {"address": "mailto:al@example.com", "name": None, "required": True, "calendar_id": "al"},
 ]
 NOW = {"start": "2026-10-12T07:00:00Z", "end": "2026-10-12T08:00:00Z"}
-
-# -- stand-in declarations of contracts C3/C4 until the adapters and itip branches land ----
-
-_I = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"}
-_S = {"type": "string", "minLength": 1}
-_PERSON = {
-    "type": "object",
-    "properties": {
-        "address": _S,
-        "name": {"type": ["string", "null"]},
-        "required": {"type": "boolean"},
-        "calendar_id": {"type": ["string", "null"]},
-    },
-    "required": ["address", "name", "required", "calendar_id"],
-    "additionalProperties": False,
-}
-_CHANGE = {
-    "uid": _S,
-    "recurrence_id": {"oneOf": [_I, {"type": "null"}]},
-    "scope": {"enum": ["INSTANCE", "THIS_AND_FUTURE", "SERIES"]},
-    "expected_etag": {"type": ["string", "null"]},
-    "expected_revision": {"type": ["integer", "null"]},
-    "check_calendar_ids": {"type": "array", "items": _S},
-    "organizer": _S,
-    "attendees": {"type": "array", "items": _PERSON},
-    "timezone": _S,
-    "current": dict(CURRENT_EVENT_SCHEMA),
-}
-_WHERE = {"calendar_id": _S, "integration_id": _S, "object_id": _S, "idempotency_key": _S}
-
-
-def _closed(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
-
-def _writer(name: str, properties: dict[str, Any], *, idempotent: bool = True) -> Capability:
-    return Capability(
-        name=name,
-        description=name,
-        params_schema=_closed(properties, sorted(_WHERE)),
-        read_only=False,
-        idempotent=idempotent,
-        risk=Risk.MEDIUM,
-        target_rule=TargetRule.PARAM,
-        target_param="object_id",
-        requires_approval=True,
-    )
-
-
-STAND_INS = (
-    Capability(
-        name="calendar.event.get",
-        description="get",
-        params_schema=_closed(
-            {"calendar_id": _S, "object_id": _S, "uid": _S, "recurrence_id": _I},
-            ["calendar_id", "object_id"],
-        ),
-        read_only=True,
-        idempotent=True,
-        risk=Risk.LOW,
-        target_rule=TargetRule.PARAM,
-        target_param="object_id",
-    ),
-    _writer(
-        "calendar.event.create",
-        {**_WHERE, "start": _I, "end": _I, "title": _S, "timezone": _S}
-        | {"organizer": _S, "attendees": _CHANGE["attendees"]},
-        idempotent=False,
-    ),
-    _writer("calendar.event.move", {**_WHERE, "start": _I, "end": _I, **_CHANGE}),
-    _writer("calendar.event.cancel", {**_WHERE, **_CHANGE}),
-    _writer(
-        "calendar.event.update",
-        {**_WHERE, "start": _I, "end": _I, "title": _S, "location": _S, **_CHANGE},
-    ),
-    Capability(
-        name="message.itip.send",
-        description="send",
-        params_schema=_closed(
-            {
-                "calendar_id": _S,
-                "uid": _S,
-                "recurrence_id": {"oneOf": [_I, {"type": "null"}]},
-                "method": {"enum": ["REQUEST", "CANCEL"]},
-                "sequence": {"type": "integer", "minimum": 0},
-                "recipient": _S,
-                "organizer": _S,
-                "attendees": _CHANGE["attendees"],
-                "idempotency_key": _S,
-            },
-            ["calendar_id", "uid", "method", "sequence", "recipient", "idempotency_key"],
-        ),
-        read_only=False,
-        idempotent=False,
-        risk=Risk.MEDIUM,
-    ),
-)
-
-
-def _registry() -> CapabilityRegistry:
-    replaced = {c.name for c in STAND_INS}
-    registry = CapabilityRegistry()
-    for capability in (*[c for c in BUILTIN_CAPABILITIES if c.name not in replaced], *STAND_INS):
-        registry = registry.register(capability)
-    return registry
-
 
 # -- builders -------------------------------------------------------------------------------
 
@@ -190,8 +84,22 @@ def _key(action: Action, address: str) -> str:
     return f"{action.idempotency_key}-itip-{digest}"
 
 
+def _split_uid(action: Action) -> str:
+    """decision 0050: sha256 over uid, recurrence id and the change's key, 32 hex digits."""
+    text = "\x00".join((UID, RID, action.idempotency_key))
+    return hashlib.sha256(text.encode()).hexdigest()[:32] + "-split@cerebri"
+
+
+def _sends(draft: PlanDraft) -> list[StepSpec]:
+    return [s for s in draft.steps if s.capability == "message.itip.send"]
+
+
+def _message_keys(n: int) -> list[str]:
+    return [k for j in range(n) for k in (f"itip-0-{j}", f"sent-0-{j}")]
+
+
 def _valid(draft: PlanDraft) -> PlanDraft:
-    assert validate_draft(draft, _registry()).problems == ()
+    assert validate_draft(draft, builtin_registry()).problems == ()
     assert parse_draft(json.dumps(draft.to_wire())) == draft
     return draft
 
@@ -219,8 +127,8 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
         )
     )
     keys = [s.key for s in draft.steps]
-    assert keys == ["move-0", "verify-0", "itip-0-0", "itip-0-1", "itip-0-2", "record"]
-    move, verify, *sends, record = draft.steps
+    assert keys == ["move-0", "verify-0", *_message_keys(3), "record"]
+    move, verify = draft.steps[:2]
     assert move.capability == "calendar.event.move"
     assert move.target == action.target
     assert move.require_approval is True
@@ -245,19 +153,19 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
     read = {"calendar_id": "work", "object_id": action.target, "uid": UID, "recurrence_id": RID}
     assert move.precondition is not None and move.precondition.satisfied_if_false
     pre = move.precondition.check
-    assert (pre.capability, pre.params, pre.path, pre.op) == (
+    assert (pre.capability, pre.params, pre.path, pre.op, pre.value) == (
         "calendar.event.get",
         read,
         "range",
         "ne",
+        _span(action),
     )
-    assert pre.value == _span(action)
     assert verify.verify is not None and verify.depends_on == ("move-0",)
     check = verify.verify.check
     assert (check.params, check.path, check.op, check.value) == (read, "range", "eq", _span(action))
-    assert [s.params["recipient"] for s in sends if s.params] == RECIPIENTS
-    for send, address in zip(sends, RECIPIENTS, strict=True):
-        assert send.capability == "message.itip.send"
+    sends = _sends(draft)
+    assert [s.target for s in sends] == RECIPIENTS
+    for number, (send, address) in enumerate(zip(sends, RECIPIENTS, strict=True)):
         assert send.depends_on == ("verify-0",)
         assert send.require_approval is False
         assert send.max_attempts == 1
@@ -272,7 +180,18 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
             "attendees": ATTENDEES_SORTED,
             "idempotency_key": _key(action, address),
         }
-    assert record.depends_on == ("verify-0", "itip-0-0", "itip-0-1", "itip-0-2")
+        sent = draft.step(f"sent-0-{number}")
+        assert sent is not None and sent.verify is not None
+        assert (sent.depends_on, sent.verify.of) == ((send.key,), send.key)
+        observed = sent.verify.check
+        assert (observed.capability, observed.target, observed.params) == (
+            "message.itip.get",
+            address,
+            {"idempotency_key": _key(action, address), "recipient": address},
+        )
+        assert (observed.path, observed.op, observed.value) == ("done", "eq", True)
+    record = draft.steps[-1]
+    assert record.depends_on == ("verify-0", "sent-0-0", "sent-0-1", "sent-0-2")
     assert draft.require_approval is True
     assert draft.estimate.human_approvals == 1
 
@@ -280,13 +199,12 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
 @pytest.mark.parametrize(
     ("scope", "rid", "read_at", "message_rid"),
     [
-        ("THIS_AND_FUTURE", RID, RID, RID),
         ("SERIES", None, None, None),
         # a whole series named by one instance reads back at that instance's new start
         ("SERIES", RID, "new start", None),
     ],
 )
-def test_reschedule_scopes_read_back_where_the_instance_lands(
+def test_reschedule_a_series_reads_back_where_the_instance_lands(
     scope: str, rid: str | None, read_at: str | None, message_rid: str | None
 ) -> None:
     plan, action = _plan(MutationKind.MOVE_EVENT)
@@ -298,7 +216,39 @@ def test_reschedule_scopes_read_back_where_the_instance_lands(
     expected = _span(action)["start"] if read_at == "new start" else read_at
     assert verify.verify.check.params is not None
     assert verify.verify.check.params.get("recurrence_id") == expected
-    assert {s.params["recurrence_id"] for s in draft.steps[2:-1] if s.params} == {message_rid}
+    assert {s.params["recurrence_id"] for s in _sends(draft) if s.params} == {message_rid}
+
+
+@pytest.mark.parametrize("kind", [MutationKind.MOVE_EVENT, MutationKind.UPDATE_EVENT])
+def test_this_and_future_reads_the_split_series_and_tells_both(kind: MutationKind) -> None:
+    plan, action = _plan(kind)
+    draft = _valid(draft_from_action_plan(plan, change=_change("THIS_AND_FUTURE")))
+    write, verify = draft.steps[:2]
+    assert write.params is not None
+    assert (write.params["scope"], write.params["recurrence_id"]) == ("THIS_AND_FUTURE", RID)
+    new_uid = _split_uid(action)
+    read = {"calendar_id": "work", "object_id": action.target, "uid": new_uid}
+    # the new series did not exist before the change: its range proves the write
+    assert write.precondition is not None
+    pre = write.precondition.check
+    assert (pre.params, pre.path, pre.op, pre.value) == (read, "range", "ne", _span(action))
+    assert verify.verify is not None
+    check = verify.verify.check
+    assert (check.params, check.path, check.op, check.value) == (read, "range", "eq", _span(action))
+    told = [
+        (s.params["recipient"], s.params["uid"], s.params["sequence"], s.params["idempotency_key"])
+        for s in _sends(draft)
+        if s.params
+    ]
+    assert told == [
+        row
+        for address in RECIPIENTS
+        for row in (
+            (address, UID, 5, _key(action, address)),  # the old series, shortened
+            (address, new_uid, 0, _key(action, address) + "-split"),  # the new series
+        )
+    ]
+    assert {s.params["recurrence_id"] for s in _sends(draft) if s.params} == {None}
 
 
 # -- cancel ---------------------------------------------------------------------------------
@@ -307,16 +257,17 @@ def test_reschedule_scopes_read_back_where_the_instance_lands(
 @pytest.mark.parametrize("scope", ["INSTANCE", "SERIES"])
 def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope: str) -> None:
     plan, action = _plan(MutationKind.DELETE_EVENT)
-    draft = _valid(draft_from_action_plan(plan, change=_change(scope)))
-    assert [s.key for s in draft.steps] == [
-        "cancel-0",
-        "verify-0",
-        "itip-0-0",
-        "itip-0-1",
-        "itip-0-2",
-        "record",
-    ]
-    cancel, verify, *sends, _ = draft.steps
+    draft = _valid(
+        draft_from_action_plan(
+            plan,
+            change=_change(scope),
+            current={action.target: NOW},
+            titles={action.target: "Weekly"},
+            zones={action.target: "Europe/Berlin"},
+        )
+    )
+    assert [s.key for s in draft.steps] == ["cancel-0", "verify-0", *_message_keys(3), "record"]
+    cancel, verify = draft.steps[:2]
     rid = None if scope == "SERIES" else RID
     assert cancel.capability == "calendar.event.cancel"
     assert cancel.params == {
@@ -331,13 +282,8 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
         "expected_revision": 4,
         "organizer": ORGANIZER,
         "attendees": ATTENDEES_SORTED,
-        "current": {
-            "start": None,
-            "end": None,
-            "title": None,
-            "location": None,
-            "attendees": ATTENDEES_SORTED,
-        },
+        "timezone": "Europe/Berlin",
+        "current": {**NOW, "title": "Weekly", "location": None, "attendees": ATTENDEES_SORTED},
     }
     read = {"calendar_id": "work", "object_id": action.target, "uid": UID}
     if rid is not None:
@@ -349,9 +295,24 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
     assert verify.verify is not None
     check = verify.verify.check
     assert (check.params, check.path, check.op, check.value) == (read, "exists", "eq", False)
-    assert [(s.params["method"], s.params["sequence"]) for s in sends if s.params] == [
-        ("CANCEL", 5)
-    ] * 3
+    told = [(s.params["method"], s.params["sequence"], s.params["recurrence_id"], s.params["title"])
+            for s in _sends(draft) if s.params]  # fmt: skip
+    assert told == [("CANCEL", 5, rid, "Weekly")] * 3
+
+
+def test_cancel_this_and_future_sends_the_shortened_series() -> None:
+    plan, action = _plan(MutationKind.DELETE_EVENT)
+    draft = _valid(draft_from_action_plan(plan, change=_change("THIS_AND_FUTURE")))
+    verify = draft.steps[1]
+    assert verify.verify is not None and verify.verify.check.params == {
+        "calendar_id": "work",
+        "object_id": action.target,
+        "uid": UID,
+        "recurrence_id": RID,
+    }
+    told = [(s.params["method"], s.params["uid"], s.params["recurrence_id"], s.params["sequence"])
+            for s in _sends(draft) if s.params]  # fmt: skip
+    assert told == [("REQUEST", UID, None, 5)] * 3
 
 
 # -- update ---------------------------------------------------------------------------------
@@ -373,7 +334,7 @@ def test_update_requests_to_the_new_list_and_cancel_to_the_removed() -> None:
             previous_attendees=ATTENDEES,
         )
     )
-    update, verify, *sends, record = draft.steps
+    update, verify = draft.steps[:2]
     assert update.key == "update-0"
     assert update.capability == "calendar.event.update"
     assert update.params is not None
@@ -388,6 +349,7 @@ def test_update_requests_to_the_new_list_and_cancel_to_the_removed() -> None:
     assert verify.verify is not None
     check = verify.verify.check
     assert (check.path, check.op, check.value) == ("revision", "eq", 5)
+    sends = _sends(draft)
     assert [(s.key, s.params["method"], s.params["recipient"]) for s in sends if s.params] == [
         ("itip-0-0", "REQUEST", "mailto:al@example.com"),
         ("itip-0-1", "CANCEL", "mailto:bob@example.com"),
@@ -399,7 +361,7 @@ def test_update_requests_to_the_new_list_and_cancel_to_the_removed() -> None:
     # RFC 5546 3.2.5: the CANCEL to a removed attendee names that attendee
     assert removed["attendees"] == _people("mailto:bob@example.com")
     assert removed["idempotency_key"] == _key(action, "mailto:bob@example.com")
-    assert record.depends_on == ("verify-0", *[s.key for s in sends])
+    assert draft.steps[-1].depends_on == ("verify-0", *[f"sent-0-{j}" for j in range(4)])
 
 
 def test_update_without_a_new_list_tells_the_previous_attendees() -> None:
@@ -411,7 +373,7 @@ def test_update_without_a_new_list_tells_the_previous_attendees() -> None:
     )
     update = draft.steps[0]
     assert update.params is not None and "attendees" not in update.params
-    assert [s.params["method"] for s in draft.steps[2:-1] if s.params] == ["REQUEST"] * 3
+    assert [s.params["method"] for s in _sends(draft) if s.params] == ["REQUEST"] * 3
 
 
 # -- create with attendees ------------------------------------------------------------------
@@ -421,7 +383,7 @@ def test_create_with_change_stamps_attendees_and_sends_sequence_zero() -> None:
     plan, action = _plan(MutationKind.CREATE_EVENT, revision=None)
     change = _change("SERIES", sequence=0, etag=None, title="Design review")
     draft = _valid(draft_from_action_plan(plan, change=change))
-    assert [s.key for s in draft.steps][:2] == ["create-0", "verify-0"]
+    assert [s.key for s in draft.steps] == ["create-0", "verify-0", *_message_keys(3), "record"]
     create = draft.steps[0]
     assert create.params == {
         "calendar_id": "work",
@@ -433,10 +395,9 @@ def test_create_with_change_stamps_attendees_and_sends_sequence_zero() -> None:
         "attendees": ATTENDEES_SORTED,
         "title": "Design review",
     }
-    sends = draft.steps[2:-1]
-    assert [
-        (s.params["method"], s.params["sequence"], s.params["uid"]) for s in sends if s.params
-    ] == [("REQUEST", 0, action.target)] * 3
+    told = [(s.params["method"], s.params["sequence"], s.params["uid"]) for s in _sends(draft)
+            if s.params]  # fmt: skip
+    assert told == [("REQUEST", 0, action.target)] * 3
 
 
 # -- keys, determinism, refusals --------------------------------------------------------------
@@ -450,10 +411,10 @@ def test_keys_are_stable_per_action_and_recipient() -> None:
     shuffled[0]["address"] = "MAILTO:AL@EXAMPLE.COM"
     shuffled.append(dict(ATTENDEES[0]))  # Zoe named twice: one message
     second = draft_from_action_plan(plan, change=_change(attendees=shuffled))
-    keys = [s.params["idempotency_key"] for s in first.steps[2:-1] if s.params]
+    keys = [s.params["idempotency_key"] for s in _sends(first) if s.params]
     assert keys == [_key(action, a) for a in RECIPIENTS]
     assert len(set(keys)) == 3
-    assert keys == [s.params["idempotency_key"] for s in second.steps[2:-1] if s.params]
+    assert keys == [s.params["idempotency_key"] for s in _sends(second) if s.params]
     assert json.dumps(first.to_wire()) == json.dumps(
         draft_from_action_plan(plan, change=_change()).to_wire()
     )
@@ -513,3 +474,28 @@ def test_change_inputs_take_the_current_range_from_the_request() -> None:
         "current": {"planning": {"start": "2026-10-05T13:00:00Z", "end": "2026-10-05T14:00:00Z"}},
     }
     assert change_inputs(request, plan)["current"] == {}
+
+
+@pytest.mark.parametrize(
+    ("operation", "verb"), [("RESCHEDULE", "move"), ("CANCEL", "cancel"), ("UPDATE", "update")]
+)
+def test_a_change_request_becomes_a_valid_graph_end_to_end(operation: str, verb: str) -> None:
+    """From a CPIR change request (the cpir model of ``change``, not a mapping) through the
+    planner to the graph, as ``propose --as plan-graph`` does."""
+    request = cerebri.parse_request(json.dumps(request_for(operation)).encode())
+    actions = action_plan_for(request)
+    draft = _valid(draft_from_action_plan(actions, **change_inputs(request, actions)))
+    write = draft.steps[0]
+    assert write.key == f"{verb}-0"
+    assert write.params is not None
+    assert (write.params["uid"], write.params["expected_etag"], write.params["scope"]) == (
+        "weekly-1@example.com",
+        '"e-17"',
+        "SERIES",
+    )
+    # the request's KNOWN time of the event is what the approver sees as before
+    assert (write.params["current"]["start"], write.params["current"]["end"]) == CURRENT
+    method = "CANCEL" if operation == "CANCEL" else "REQUEST"
+    assert [(s.params["recipient"], s.params["method"]) for s in _sends(draft) if s.params] == [
+        ("mailto:bob@example.com", method)
+    ]

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
 from cerebri.plans.capabilities_messages import MESSAGE_CAPABILITIES
+from cerebri.plans.change_schema import CURRENT_EVENT_SCHEMA
 from cerebri.plans.vocabulary import Risk, TargetRule
 from cerebri.temporal import Instant
 
@@ -330,6 +331,8 @@ _CHANGE_TARGET: Final = {
     "expected_revision": {"type": ["integer", "null"], "minimum": 0},
     "check_calendar_ids": {"type": "array", "items": _ID, "maxItems": 64},
     **_STAMPED,
+    # display only: the event as read when planned, shown to approvers (decision 0056)
+    "current": CURRENT_EVENT_SCHEMA,
 }
 
 
@@ -431,7 +434,7 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
                 "object_id": _ID,
                 "idempotency_key": _ID,
             },
-            _CHANGE_TARGET,
+            {"timezone": _ZONE, **_CHANGE_TARGET},
         ),
         read_only=False,
         idempotent=True,

@@ -5,7 +5,9 @@ Declared apart from :mod:`cerebri.plans.capabilities` (which lists them among
 :class:`CapabilitySpec`, so this module needs nothing from it (decision 0052):
 
 * ``message.itip.send`` (acts; **not** idempotent: an e-mail once sent cannot be taken
-  back, and a repeat is a second e-mail; medium risk; a person approves it). Builds one
+  back, and a repeat is a second e-mail; medium risk; approved with the change it reports:
+  the plan's approval of the calendar write covers the messages after it, and a send
+  outside such a plan needs a grant, decision 0056). Builds one
   iTIP message (RFC 5546: ``METHOD:REQUEST`` from the event as it is stored after the
   change, ``METHOD:CANCEL`` from the params) for one ``recipient``, writes it to the
   worker's outbox folder and sends it by SMTP (iMIP, RFC 6047) when the worker is given a
@@ -148,7 +150,7 @@ MESSAGE_CAPABILITIES: Final[tuple[CapabilitySpec, ...]] = (
         target_param="recipient",
         bounded=False,
         allowed_by_default=False,
-        requires_approval=True,
+        requires_approval=False,  # covered by the change's approval (decision 0056)
         range_params=None,
     ),
 )

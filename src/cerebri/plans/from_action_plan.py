@@ -38,7 +38,6 @@ from cerebri.plans.change_facts import ChangeFacts, read_change
 from cerebri.plans.change_steps import (
     CHANGE_WRITES,
     EXPECTED_CONFIDENCE,
-    ITIP_CAPABILITY,
     VERIFY_INTERVAL_SECONDS,
     VERIFY_WITHIN_SECONDS,
     change_steps,
@@ -169,8 +168,8 @@ def _direct(inputs: _Inputs) -> list[StepSpec]:
             continue
         effect = _effect(index, action)
         steps += [effect, _verify(index, effect, action)]
-    done = [s.key for s in steps if s.kind == StepKind.VERIFY or s.capability == ITIP_CAPABILITY]
-    return [*steps, _internal("record", InternalAction.RECORD_PROCEDURE, done)]
+    verified = [s.key for s in steps if s.kind == StepKind.VERIFY]
+    return [*steps, _internal("record", InternalAction.RECORD_PROCEDURE, verified)]
 
 
 def _read_step(index: int, action: Action, inputs: _Inputs, after: tuple[str, ...]) -> StepSpec:
