@@ -499,3 +499,13 @@ def test_a_change_request_becomes_a_valid_graph_end_to_end(operation: str, verb:
     assert [(s.params["recipient"], s.params["method"]) for s in _sends(draft) if s.params] == [
         ("mailto:bob@example.com", method)
     ]
+
+
+def test_a_move_or_cancel_shows_the_title_its_change_describes() -> None:
+    for kind in (MutationKind.MOVE_EVENT, MutationKind.DELETE_EVENT, MutationKind.UPDATE_EVENT):
+        plan, _ = _plan(kind)
+        draft = draft_from_action_plan(plan, change=_change(title="Weekly", location="Room 1"))
+        current = (draft.steps[0].params or {})["current"]
+        # an update's title and location are the new ones: the old ones are not known here
+        expected = (None, None) if kind is MutationKind.UPDATE_EVENT else ("Weekly", "Room 1")
+        assert (current["title"], current["location"]) == expected

@@ -223,8 +223,9 @@ def _write_params(
         params["current"] = {
             "start": seen.get("start"),
             "end": seen.get("end"),
-            "title": seen.get("title"),
-            "location": seen.get("location"),
+            # a move's or cancel's change describes the event (decision 0049)
+            "title": seen.get("title") or (None if kind is _UPDATE else facts.title),
+            "location": seen.get("location") or (None if kind is _UPDATE else facts.location),
             "attendees": None if before is None else _people(before),
         }
     return params
