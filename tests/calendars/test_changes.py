@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import recurring_ical_events
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from icalendar import Calendar, Event
 
@@ -744,7 +744,8 @@ def test_written_objects_have_no_method_carry_the_key_and_replay(
             "change.invalid",
         ),
         (_change("update", SERIES, start=_at(DAYS[1], 9)), "change.invalid"),
-        (_change("update", SERIES, key=""), "change.invalid"),
+        (_change("update", SERIES, key="", title="t"), "change.invalid"),
+        (_change("update", SERIES), "change.invalid"),  # nothing to change
         (_change("update", SERIES, organizer="not an address"), "change.bad_address"),
         (
             _change(
@@ -801,35 +802,47 @@ _CASES = st.fixed_dictionaries(
         "scope": st.sampled_from([INSTANCE, FUTURE, SERIES]),
         "action": st.sampled_from(["move", "cancel"]),
         "until": st.booleans(),
+        "override": st.none() | st.integers(min_value=0, max_value=9),
     }
 )
 
 
-def _weekly(weeks: int, excluded: set[date], until: bool) -> Calendar:
+def _weekly(weeks: int, excluded: set[date], until: bool, moved: date | None) -> Calendar:
+    """Weekly 09:00-10:00 Berlin from 2026-03-02, ``excluded`` days, the instance of
+    ``moved`` at 11:00 by an override (SEQUENCE 1)."""
     last = DAYS[0] + timedelta(weeks=weeks - 1)
     end_rule = f"UNTIL={last:%Y%m%d}T235959Z" if until else f"COUNT={weeks}"
     exdates = "".join(f"EXDATE;TZID=Europe/Berlin:{d:%Y%m%d}T090000\r\n" for d in sorted(excluded))
+    override = (
+        ""
+        if moved is None
+        else "BEGIN:VEVENT\r\nUID:p\r\nDTSTAMP:20260101T000000Z\r\nSEQUENCE:1\r\n"
+        f"RECURRENCE-ID;TZID=Europe/Berlin:{moved:%Y%m%d}T090000\r\n"
+        f"DTSTART;TZID=Europe/Berlin:{moved:%Y%m%d}T110000\r\n"
+        f"DTEND;TZID=Europe/Berlin:{moved:%Y%m%d}T120000\r\nSUMMARY:P\r\nEND:VEVENT\r\n"
+    )
     return Calendar.from_ical(
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nBEGIN:VEVENT\r\nUID:p\r\n"
         "DTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:20260302T090000\r\n"
         f"DTEND;TZID=Europe/Berlin:20260302T100000\r\nRRULE:FREQ=WEEKLY;{end_rule}\r\n"
-        f"{exdates}SUMMARY:P\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        f"{exdates}SUMMARY:P\r\nEND:VEVENT\r\n{override}END:VCALENDAR\r\n"
     )
 
 
 @settings(max_examples=40, deadline=None)
 @given(case=_CASES)
 def test_any_weekly_change_matches_the_written_down_instances(case: dict[str, Any]) -> None:
-    """Weekly series across the DST change of 2026-03-29, some weeks excluded, one instance
-    moved (by up to three days either way) or cancelled, alone, with the later ones, or all."""
+    """Weekly series across the DST change of 2026-03-29, some weeks excluded, one perhaps
+    overridden to 11:00, one instance moved (by up to three days either way) or cancelled,
+    alone, with the later ones, or all."""
     days = [DAYS[0] + timedelta(weeks=w) for w in range(case["weeks"])]
     excluded = {days[i] for i in case["excluded"] if i < len(days)}
     kept = [day for day in days if day not in excluded]
     target = kept[case["pick"] % len(kept)]
+    late = None if case["override"] is None else kept[case["override"] % len(kept)]
     scope, action, shift = case["scope"], case["action"], case["shift"]
-    moved = Instant.from_datetime(
-        datetime(target.year, target.month, target.day, 9, tzinfo=BERLIN) + shift
-    )
+    new_start = datetime(target.year, target.month, target.day, 9, tzinfo=BERLIN) + shift
+    moved = Instant.from_datetime(new_start)
     change = EventChange(
         action=action,
         uid="p",
@@ -839,10 +852,19 @@ def test_any_weekly_change_matches_the_written_down_instances(case: dict[str, An
         end=moved.plus_seconds(3600) if action == "move" else None,
         idempotency_key="k",
     )
-    outcome = apply_change(_weekly(case["weeks"], excluded, case["until"]), change, stamp=STAMP)
+    calendar = _weekly(case["weeks"], excluded, case["until"], late)
+    outcome = apply_change(calendar, change, stamp=STAMP)
 
-    def wall(day: date) -> str:  # wall-clock arithmetic in Berlin
-        return f"{datetime(day.year, day.month, day.day, 9, tzinfo=BERLIN) + shift:%Y-%m-%d %H:%M}"
+    def hour(day: date) -> int:
+        return 11 if day == late else 9
+
+    def wall(day: date, at: int | None = None) -> str:  # wall-clock arithmetic in Berlin
+        moved = datetime(day.year, day.month, day.day, at or hour(day), tzinfo=BERLIN) + shift
+        # a wall time in the spring-forward gap has no instant of its own (RFC 5545 3.3.5
+        # reads it an hour later); such draws say nothing the others do not
+        real = moved.astimezone(UTC).astimezone(BERLIN)
+        assume(moved.replace(tzinfo=None) == real.replace(tzinfo=None))
+        return f"{moved:%Y-%m-%d %H:%M}"
 
     touched = {
         INSTANCE: [target],
@@ -853,10 +875,210 @@ def test_any_weekly_change_matches_the_written_down_instances(case: dict[str, An
     expected = []
     for day in kept:
         if day not in touched:
-            expected.append(("p", f"{day} 09:00"))
+            expected.append(("p", f"{day} {hour(day):02}:00"))
+        elif action == "move" and scope is INSTANCE:
+            expected.append(("p", wall(day, 9)))
         elif action == "move":
-            expected.append(("p" if scope is not FUTURE or whole else "new", wall(day)))
+            expected.append(("p" if scope is SERIES or whole else "new", wall(day)))
     got = [(item[0], item[1]) for item in _instances(outcome)]
     assert got == sorted(expected, key=lambda item: (item[1], item[0]))
     stored = [e for uid, r in outcome.writes if r is not None and uid == "p" for e in _events(r)]
-    assert {int(e.get("SEQUENCE", 0)) for e in stored} <= {0, 1}
+    if stored:  # the change's SEQUENCE is the highest of the series (RFC 5546 2.1.4)
+        assert max(int(e.get("SEQUENCE", 0)) for e in stored) == outcome.sequence
+
+
+# ---------------------------------------------------------------- more shapes of resources
+
+
+def test_update_one_instance_removing_an_attendee_cancels_them_for_it(series: Calendar) -> None:
+    day = date(2026, 3, 9)
+    change = _change(
+        "update",
+        INSTANCE,
+        recurrence_id=_at(day, 9),
+        attendees=(Participant("mailto:alice@example.org"),),
+    )
+    outcome = apply_change(series, change, stamp=STAMP)
+    request, cancel = outcome.notices
+    assert (request.method, request.recurrence_id, request.sequence) == ("REQUEST", _at(day, 9), 3)
+    assert [p.address for p in request.recipients] == ["mailto:alice@example.org"]
+    assert (cancel.method, cancel.recurrence_id, cancel.sequence) == ("CANCEL", _at(day, 9), 3)
+    assert [p.address for p in cancel.recipients] == ["mailto:bob@example.org"]
+    assert _instances(outcome) == _base()  # no time changed
+
+
+def test_other_events_in_the_resource_are_kept(series: Calendar) -> None:
+    other = Event()
+    for name, value in (
+        ("UID", "other@example.org"),
+        ("DTSTAMP", datetime(2026, 1, 1, tzinfo=UTC)),
+        ("DTSTART", datetime(2026, 3, 4, 12, tzinfo=UTC)),
+        ("DTEND", datetime(2026, 3, 4, 13, tzinfo=UTC)),
+        ("SUMMARY", "Lunch"),
+    ):
+        other.add(name, value)
+    series.add_component(other)
+    change = _change("cancel", FUTURE, recurrence_id=_at(date(2026, 3, 9), 9))
+    outcome = apply_change(series, change, stamp=STAMP)
+    written = outcome.writes[0][1]
+    assert written is not None
+    lunch = [e for e in _events(written) if str(e["UID"]) == "other@example.org"]
+    assert len(lunch) == 1 and lunch[0].to_ical() == other.to_ical()
+    assert not already_applied(
+        written, replace(change, uid="other@example.org")
+    )  # only the changed UID carries the key
+
+
+def test_a_resource_of_one_override_only(series: Calendar) -> None:
+    # an attendee's copy invited to one instance: no master
+    lone = Calendar()
+    for name, value in series.items():
+        lone[name] = value
+    lone.add_component(next(e for e in _events(series) if "RECURRENCE-ID" in e))
+    moved = _change(
+        "move",
+        INSTANCE,
+        recurrence_id=_at(OVERRIDDEN, 9),
+        start=_at(OVERRIDDEN, 16),
+        end=_at(OVERRIDDEN, 17),
+    )
+    outcome = apply_change(lone, moved, stamp=STAMP)
+    assert _instances(outcome) == [(UID, "2026-04-06 16:00", 60, "Standup late")]
+    assert outcome.sequence == 4
+    view = find_event(lone, UID, _at(OVERRIDDEN, 9))
+    assert view is not None and view.overridden
+    assert find_event(lone, UID) is None  # no series to show
+    cancel = _change("cancel", INSTANCE, recurrence_id=_at(OVERRIDDEN, 9))
+    assert apply_change(lone, cancel, stamp=STAMP).writes == ((UID, None),)
+    with pytest.raises(ChangeError) as caught:
+        apply_change(
+            lone,
+            _change("move", SERIES, start=_at(OVERRIDDEN, 16), end=_at(OVERRIDDEN, 17)),
+            stamp=STAMP,
+        )
+    assert caught.value.code == "change.bad_event"
+
+
+def test_rdates_go_with_the_split() -> None:
+    calendar = _series("FREQ=WEEKLY;COUNT=4")
+    master = _master(calendar)
+    master.add(
+        "RDATE", [datetime(2026, 3, 12, 9, tzinfo=BERLIN), datetime(2026, 4, 2, 9, tzinfo=BERLIN)]
+    )
+    change = _change(
+        "move",
+        FUTURE,
+        recurrence_id=_at(date(2026, 3, 23), 9),
+        start=_at(date(2026, 3, 23), 10),
+        end=_at(date(2026, 3, 23), 11),
+    )
+    outcome = apply_change(calendar, change, stamp=STAMP)
+    got = [(item[0], item[1]) for item in _instances(outcome)]
+    assert got == [
+        (UID, "2026-03-02 09:00"),
+        (UID, "2026-03-09 09:00"),
+        (UID, "2026-03-12 09:00"),  # an RDATE before the split stays
+        ("new", "2026-03-23 10:00"),
+        ("new", "2026-04-02 10:00"),  # a later RDATE moves with the new series
+        ("new", "2026-04-06 15:00"),  # the override (of no rule instance) moves along too
+    ]
+    rdate = _change(
+        "move",
+        FUTURE,
+        recurrence_id=_at(date(2026, 3, 12), 9),
+        start=_at(date(2026, 3, 12), 10),
+        end=_at(date(2026, 3, 12), 11),
+    )
+    with pytest.raises(ChangeError) as caught:
+        apply_change(calendar, rdate, stamp=STAMP)
+    assert caught.value.code == "change.unsupported_rule"
+    # one RDATE instance alone can move
+    alone = replace(rdate, scope=INSTANCE)
+    instances = _instances(apply_change(calendar, alone, stamp=STAMP))
+    assert (UID, "2026-03-12 10:00", 60, "Standup") in instances
+
+
+def test_all_day_instances_cancel_and_the_series_moves_by_days() -> None:
+    calendar = Calendar.from_ical(ALL_DAY)
+    uid, zone = "offsite@example.org", "Europe/Berlin"
+    cancel = _change("cancel", INSTANCE, uid=uid, recurrence_id=_at(date(2026, 3, 13), 0))
+    outcome = apply_change(calendar, cancel, stamp=STAMP, floating_zone=zone)
+    assert b"EXDATE;VALUE=DATE:20260313" in outcome.writes[0][1].to_ical()  # type: ignore[union-attr]
+    assert [item[1] for item in _instances(outcome)] == [
+        "2026-03-06",
+        "2026-03-20",
+        "2026-03-27",
+        "2026-04-03",
+    ]
+    move = _change(
+        "move",
+        SERIES,
+        uid=uid,
+        start=_at(date(2026, 3, 5), 0),
+        end=_at(date(2026, 3, 6), 0),
+    )
+    outcome = apply_change(calendar, move, stamp=STAMP, floating_zone=zone)
+    assert [item[1] for item in _instances(outcome)] == [
+        "2026-03-05",
+        "2026-03-12",
+        "2026-03-19",
+        "2026-03-26",
+        "2026-04-02",
+    ]
+    text = outcome.writes[0][1].to_ical()  # type: ignore[union-attr]
+    assert b"DTSTART;VALUE=DATE:20260305" in text and b"UNTIL=20260402" in text
+    view = find_event(calendar, uid, _at(date(2026, 3, 20), 0), floating_zone=zone)
+    assert view is not None
+    assert (view.all_day, view.timezone, view.end) == (True, None, _at(date(2026, 3, 21), 0))
+
+
+def test_a_split_of_an_endless_series() -> None:
+    calendar = _series("FREQ=WEEKLY")
+    at = _at(date(2026, 3, 23), 9)
+    change = _change(
+        "move",
+        FUTURE,
+        recurrence_id=at,
+        start=_at(date(2026, 3, 23), 9, 30),
+        end=_at(date(2026, 3, 23), 10, 30),
+    )
+    outcome = apply_change(calendar, change, stamp=STAMP)
+    new, old = (resource for _, resource in outcome.writes)
+    assert new is not None and old is not None
+    assert _master(old)["RRULE"]["UNTIL"] == [datetime(2026, 3, 23, 7, 59, 59, tzinfo=UTC)]
+    assert "UNTIL" not in _master(new)["RRULE"] and "COUNT" not in _master(new)["RRULE"]
+    got = [(item[0], item[1]) for item in _instances(outcome) if item[1] < "2026-04-14"]
+    assert got == [
+        (UID, "2026-03-02 09:00"),
+        (UID, "2026-03-09 09:00"),
+        ("new", "2026-03-23 09:30"),
+        ("new", "2026-03-30 09:30"),
+        ("new", "2026-04-06 14:30"),
+        ("new", "2026-04-13 09:30"),
+    ]
+
+
+def test_find_event_reads_a_range_override_another_program_wrote() -> None:
+    calendar = _series("FREQ=WEEKLY;COUNT=8")
+    ranged = next(e for e in _events(calendar) if "RECURRENCE-ID" in e)
+    ranged["RECURRENCE-ID"].params["RANGE"] = "THISANDFUTURE"  # 04-06 on: 5 hours later
+    later = find_event(calendar, UID, _at(date(2026, 4, 13), 9))
+    assert later is not None
+    assert (later.start, later.end, later.title, later.overridden) == (
+        _at(date(2026, 4, 13), 14),
+        _at(date(2026, 4, 13), 15),
+        "Standup late",
+        True,
+    )
+    oracle = recurring_ical_events.of(calendar).at((2026, 4, 13))
+    assert [e["DTSTART"].dt for e in oracle] == [datetime(2026, 4, 13, 14, tzinfo=BERLIN)]
+    earlier = find_event(calendar, UID, _at(date(2026, 3, 30), 9))
+    assert earlier is not None and earlier.start == _at(date(2026, 3, 30), 9)
+    moved = apply_change(
+        calendar,
+        _change("move", SERIES, start=_at(DAYS[0], 10), end=_at(DAYS[0], 11)),
+        stamp=STAMP,
+    )
+    kept = next(e for e in _events(moved.writes[0][1]) if "RECURRENCE-ID" in e)
+    assert kept["RECURRENCE-ID"].params["RANGE"] == "THISANDFUTURE"
+    assert kept["RECURRENCE-ID"].dt == datetime(2026, 4, 6, 10, tzinfo=BERLIN)

@@ -195,30 +195,32 @@ def xandikos_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from _xandikos(tmp_path_factory.mktemp("xandikos"))
 
 
-@pytest.fixture(params=["ics", "radicale", "xandikos"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    clock = FakeClock(NOW)
-    if request.param == "ics":
-        files = {who: tmp_path / f"{who}.ics" for who in ("alice", "bob")}
-        yield Backend("ics", IcsFileCalendar(files, clock), files=files)
-        return
-    if request.param == "radicale":
-        server: RadicaleServer = request.getfixturevalue("radicale")
-        url, user = server.url, "changes"
-    else:
-        url, user = request.getfixturevalue("xandikos_url"), "alice"
+def _on_dav(name: str, url: str, user: str) -> Iterator[Backend]:
+    """Alice's and bob's new collections on the server at ``url`` and the adapter on them."""
     client = DAVClient(url=url, username=user, password="unused")
     principal = client.principal()
     collections = {}
     for who in ("alice", "bob"):
-        name = f"{who}{next(_numbers)}"
-        collections[who] = principal.make_calendar(name=name, cal_id=name)
+        cal_id = f"{who}{next(_numbers)}"
+        collections[who] = principal.make_calendar(name=cal_id, cal_id=cal_id)
     urls = {who: str(c.url) for who, c in collections.items()}
-    adapter = CalDavCalendar(urls, clock, username=user, password="unused")
-    yield Backend(request.param, adapter, collections=collections)
+    adapter = CalDavCalendar(urls, FakeClock(NOW), username=user, password="unused")
+    yield Backend(name, adapter, collections=collections)
     for collection in collections.values():
         collection.delete()
     client.close()
+
+
+@pytest.fixture(params=["ics", "radicale", "xandikos"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "ics":
+        files = {who: tmp_path / f"{who}.ics" for who in ("alice", "bob")}
+        yield Backend("ics", IcsFileCalendar(files, FakeClock(NOW)), files=files)
+    elif request.param == "radicale":
+        server: RadicaleServer = request.getfixturevalue("radicale")
+        yield from _on_dav("radicale", server.url, "changes")
+    else:
+        yield from _on_dav("xandikos", request.getfixturevalue("xandikos_url"), "alice")
 
 
 # ---------------------------------------------------------------------------- move
@@ -403,3 +405,37 @@ def test_an_etag_moved_between_plan_and_act_writes_nothing(backend: Backend) -> 
         expected_etag=current,
     )
     assert moved["revision"] == 1
+
+
+def test_a_split_refused_half_way_takes_its_new_series_back(
+    radicale: RadicaleServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new series is written, then someone else edits the original before its
+    ``If-Match`` rewrite: the adapter removes the new series again, so the refusal leaves
+    the calendar as the other client left it (``before_effect``)."""
+    backend = next(_on_dav("radicale", radicale.url, "changes"))
+    backend.put("alice", STANDUP)
+    real_put_new = CalDavCalendar._put_new
+    edited = STANDUP.replace("SUMMARY:Standup", "SUMMARY:Edited elsewhere")
+
+    def put_new_then_edit(self: CalDavCalendar, *args: Any) -> Any:
+        written = real_put_new(self, *args)
+        backend.put("alice", edited)
+        return written
+
+    monkeypatch.setattr(CalDavCalendar, "_put_new", put_new_then_edit)
+    error = backend.refused(
+        "calendar.event.move",
+        object_id="standup",
+        recurrence_id="2026-12-21T09:00:00Z",
+        scope="THIS_AND_FUTURE",
+        start="2026-12-21T11:00:00Z",
+        end="2026-12-21T11:30:00Z",
+    )
+
+    assert error.code == "calendar.revision_mismatch"
+    [stored] = backend.objects("alice")  # the new series is gone again
+    assert [str(e["SUMMARY"]) for e in stored.walk("VEVENT")] == ["Edited elsewhere"]
+    assert [start for uid, start, _end in backend.instances()] == [
+        f"2026-12-{day}T09:00:00+00:00" for day in ("07", "14", "21", "28")
+    ]

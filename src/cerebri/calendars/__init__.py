@@ -35,6 +35,7 @@ from cerebri.calendars.changes import (
     apply_change,
     find_event,
     resource_etag,
+    split_uid,
 )
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.event_out import SlotEventError, slot_event
@@ -76,5 +77,6 @@ __all__ = [
     "observed_ranges",
     "resource_etag",
     "slot_event",
+    "split_uid",
     "unobserved_ranges",
 ]

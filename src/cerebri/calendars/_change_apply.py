@@ -366,6 +366,8 @@ def _shift_override(edit: Edit, event: Component, delta: timedelta) -> None:
         )
     event.pop("RECURRENCE-ID", None)
     event.add("RECURRENCE-ID", _shifted(value, kind, delta))
+    if rid is not None and "RANGE" in rid.params:  # another program's this-and-future
+        event["RECURRENCE-ID"].params["RANGE"] = rid.params["RANGE"]
     start, end = span_of(event, kind)
     start += delta
     change = edit.change

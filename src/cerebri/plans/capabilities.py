@@ -397,9 +397,9 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     _event_write(
         "calendar.event.create",
-        "Create an event over [start, end) in a calendar, with its organizer and attendees "
-        "when given (SEQUENCE 0). Not idempotent: a repeat may create a second event where "
-        "the calendar ignores the idempotency key.",
+        "Create an event over [start, end) in a calendar. Its organizer and attendees are "
+        "stamped when given (SEQUENCE 0). Not idempotent: a repeat may create a second "
+        "event where the calendar ignores the idempotency key.",
         _object(
             _EVENT_WRITE,
             {"title": {"type": "string", "maxLength": 1024}, "timezone": _ZONE, **_STAMPED},
@@ -408,8 +408,8 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     _event_write(
         "calendar.event.move",
-        "Move an existing event, one instance of a series, this and the future instances "
-        "or the whole series (scope) so that it covers [start, end). Refused, nothing "
+        "Move an existing event (or one instance, this and the future ones, or the whole "
+        "series: scope) to [start, end). Refused, nothing "
         "written, when its revision is no longer expected_revision, its ETag no longer "
         "expected_etag, or [start, end) is busy in its calendar or one of "
         "check_calendar_ids. Idempotent: the range is absolute.",
@@ -424,9 +424,9 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     Capability(
         name="calendar.event.cancel",
-        description="Remove an event, one instance of a series (EXDATE), this and the future "
-        "instances, or the whole series (scope) from its calendar. Idempotent: cancelling "
-        "an event that is already gone succeeds and reports that nothing existed.",
+        description="Remove an event (or one instance, this and the future ones, or the "
+        "whole series: scope) from its calendar. Idempotent: cancelling an event that is "
+        "already gone succeeds and reports that nothing existed.",
         params_schema=_object(
             {
                 "calendar_id": _ID,
@@ -445,9 +445,9 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     Capability(
         name="calendar.event.update",
-        description="Change an existing event, one instance, this and the future instances "
-        "or the whole series (scope): its title, location, attendees and, with start and "
-        "end, its range (a new duration, re-checked like a move). Refused, nothing "
+        description="Change the title, location, attendees or range of an existing event (or "
+        "one instance, this and the future ones, or the whole series: scope). A new range "
+        "is re-checked like a move. Refused, nothing "
         "written, on the revision, ETag and busy checks of a move. Idempotent: every "
         "value is absolute.",
         params_schema={
