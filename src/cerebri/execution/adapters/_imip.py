@@ -108,7 +108,7 @@ def message_id(idempotency_key: str, recipient: str, sender: str) -> str:
     """``<hex.itip@domain>``: a ``Message-ID`` (RFC 5322 section 3.6.4) that depends only on
     the idempotency key and the recipient; ``domain`` is ``sender``'s."""
     digest = hashlib.sha256(f"{idempotency_key}\n{_bare(recipient).lower()}".encode()).hexdigest()
-    domain = _bare(sender).rpartition("@")[2] or "cerebri.invalid"
+    domain = _bare(sender).rpartition("@")[2] or "localhost"
     return f"<{digest[:40]}.itip@{domain}>"
 
 
