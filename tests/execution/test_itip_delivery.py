@@ -36,6 +36,7 @@ from cerebri.execution import (
     submit,
 )
 from cerebri.execution.adapters import AdapterError, Adapters, Invocation
+from cerebri.execution.adapters._imip import imip_email
 from cerebri.execution.adapters.itip_delivery import ItipDelivery, SmtpSettings
 from cerebri.execution.claims import claim
 from cerebri.execution.store import init, open_engine, parse_store_url
@@ -503,3 +504,23 @@ def test_smtp_login(world: World) -> None:
     assert [(r.mail_from, r.rcpt_tos) for r in mailbox.received] == [
         ("olga@example.com", ("bob@example.com",))
     ]
+
+
+def test_the_email_bytes_depend_only_on_their_inputs() -> None:
+    calendar = b"BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nEND:VCALENDAR\r\n"
+    args: dict[str, Any] = {
+        "method": "REQUEST",
+        "recipient": "mailto:bob@example.com",
+        "organizer": ORGANIZER,
+        "sender": None,
+        "subject": "Invitation: Weekly sync",
+        "summary": "Weekly sync\n",
+        "idempotency_key": "k1",
+        "date": datetime(2026, 12, 1, 10, 0, tzinfo=UTC),
+    }
+    first, second = imip_email(calendar, **args), imip_email(calendar, **args)
+    assert first == second  # no random MIME boundary
+    mail, payload, method = _mail(first)
+    assert (payload, method, mail["Sender"]) == (calendar, "REQUEST", None)
+    other = imip_email(calendar, **{**args, "recipient": "mailto:carol@example.net"})
+    assert email.message_from_bytes(other)["Message-ID"] != mail["Message-ID"]
