@@ -108,7 +108,7 @@ def message_id(idempotency_key: str, recipient: str, sender: str) -> str:
     """``<hex.itip@domain>``: a ``Message-ID`` (RFC 5322 section 3.6.4) that depends only on
     the idempotency key and the recipient; ``domain`` is ``sender``'s."""
     digest = hashlib.sha256(f"{idempotency_key}\n{_bare(recipient).lower()}".encode()).hexdigest()
-    domain = _bare(sender).rpartition("@")[2] or "cerebri.invalid"
+    domain = _bare(sender).rpartition("@")[2] or "localhost"
     return f"<{digest[:40]}.itip@{domain}>"
 
 
@@ -134,7 +134,8 @@ def imip_email(
     mail["To"] = _bare(recipient)
     mail["Subject"] = subject
     mail["Date"] = format_datetime(date, usegmt=True)
-    mail["Message-ID"] = message_id(idempotency_key, recipient, sender or organizer)
+    identity = message_id(idempotency_key, recipient, sender or organizer)
+    mail["Message-ID"] = identity
     mail.set_content(summary, cte="quoted-printable")
     mail.add_alternative(
         calendar,
@@ -143,6 +144,12 @@ def imip_email(
         params={"method": method, "charset": "UTF-8"},
         cte="base64",
     )
+    # the stdlib draws a random boundary; one derived from the Message-ID keeps the bytes
+    # of every try of one send the same
+    boundary = f"cerebri-{identity[1:41]}"
+    while boundary in summary or boundary in subject or boundary.encode() in calendar:
+        boundary += "_"  # never a line of the content (RFC 2046 section 5.1.1)
+    mail.set_boundary(boundary)
     return mail.as_bytes()
 
 
@@ -231,8 +238,14 @@ def _hello(session: smtplib.SMTP, settings: SmtpSettings) -> None:
         raise _tls_failed(settings, error) from None
     except smtplib.SMTPResponseException as error:
         raise _refused("the session", error.smtp_code, error.smtp_error) from None
-    except (OSError, smtplib.SMTPException) as error:
+    except (OSError, smtplib.SMTPServerDisconnected) as error:
         raise _unreachable(settings, error) from None
+    except smtplib.SMTPException as error:  # e.g. no AUTH mechanism both sides know
+        raise AdapterError(
+            f"the SMTP session could not be set up ({error}); {_NOT_SENT}",
+            code="itip.smtp_unauthorized" if settings.username else "itip.smtp_refused",
+            before_effect=True,
+        ) from None
 
 
 def _attempt(

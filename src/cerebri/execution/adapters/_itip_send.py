@@ -182,9 +182,17 @@ def subject(method: ItipMethod, sequence: int, summary: str) -> str:
     return f"{'Updated invitation' if sequence else 'Invitation'}: {summary}"
 
 
+def _shown(value: object) -> str:
+    """A start as people read it: ``2026-12-03 15:00 (Europe/Berlin)``, a date as it is."""
+    if isinstance(value, datetime):
+        zone = getattr(value.tzinfo, "key", None) or value.strftime("%Z") or "floating"
+        return f"{value:%Y-%m-%d %H:%M} ({zone})"
+    return str(value)
+
+
 def plain_text(send: SendParams, summary: str, event: Event) -> str:
     start = event.get("DTSTART")
-    when = "" if start is None else f"When: {start.to_ical().decode()}\n"
+    when = "" if start is None else f"When: {_shown(start.dt)}\n"
     what = "cancelled" if send.method is ItipMethod.CANCEL else "invites you to"
     return (
         f"{bare(send.organizer)} {what}: {summary}\n{when}"

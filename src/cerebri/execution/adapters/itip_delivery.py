@@ -95,6 +95,7 @@ from cerebri.execution.adapters.base import (
     Adapters,
     DispatchingAdapter,
     Invocation,
+    adapter_argument_error,
     before_any_effect,
     serves,
     unserved_calendar_message,
@@ -148,10 +149,9 @@ class ItipDelivery(DispatchingAdapter):
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if smtp is not None and server_schedules:
-            raise AdapterError(
+            raise adapter_argument_error(
                 "a server that schedules itself (RFC 6638) sends the messages: give no SMTP "
-                "server with it",
-                code="adapter.invalid_argument",
+                "server with it"
             )
         self._clock = clock
         self._outbox = Path(outbox)
@@ -368,12 +368,12 @@ class ItipDelivery(DispatchingAdapter):
                 same_effect(record, send)
                 if self._finished(name, record):
                     return send_result(record, replayed=True)
-            record = self._prepare(send, name, record)
-            if record.get("delivery") == "smtp" and self._smtp is None:
-                raise AdapterError(
+            if record is not None and record.get("delivery") == "smtp" and self._smtp is None:
+                raise AdapterError(  # passed on to a worker that has one (decision 0022)
                     f"the message {name} waits for an SMTP server, and this worker has none",
                     code="adapter.unsupported_capability",
                 )
+            record = self._prepare(send, name, record)
         if record.get("delivery") != "smtp":
             return send_result(record, replayed=False)
         return self._send_smtp(send, name, record)
