@@ -214,6 +214,9 @@ def _send_step(params: dict[str, Any], key: str, *, verified: bool) -> list[dict
         "capability": SEND,
         "target": params["recipient"],
         "params": params,
+        # a send on its own asks a person (in a change plan the change's approval covers
+        # it, decision 0056)
+        "require_approval": True,
     }
     if not verified:
         return [step]

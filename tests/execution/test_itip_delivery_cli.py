@@ -136,6 +136,7 @@ def _draft(tmp_path: Path) -> Path:
                 "target": RECIPIENT,
                 "params": params,
                 "expectation": {"description": "sent", "confidence": 0.9, "within_seconds": 60},
+                "require_approval": True,  # a send on its own asks a person (decision 0056)
             },
             {
                 "key": "itip-bob-verified",
