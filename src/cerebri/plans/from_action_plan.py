@@ -21,6 +21,13 @@ order) of kind ``CREATE_EVENT`` or ``MOVE_EVENT``:
     the same reads without a grant request, and a ``summary`` for the operator; completing it
     does not fulfil the intention.
 
+With the request's ``change`` (issue #23), the one action (``CREATE_EVENT``,
+``MOVE_EVENT``, ``UPDATE_EVENT`` or ``DELETE_EVENT``) is written by
+:mod:`cerebri.plans.change_steps` instead: ``move-i``/``update-i``/``cancel-i``/``create-i``,
+``verify-i``, then ``itip-i-j`` and ``sent-i-j`` per message, then ``record``
+(decision 0056); a diagnosis reads the event by its UID and instance (``read-i``, and no
+``observe-i`` for a cancel).
+
 Every draft names the strategies considered in ``alternatives`` (the selected one, those
 that failed, those not needed). Instants in params are RFC 3339 UTC strings.
 """
