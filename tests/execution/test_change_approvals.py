@@ -22,7 +22,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from cerebri._json import JSONValue
-from cerebri.cli._operations import approval_lines
+from cerebri.cli._change_text import listed
+from cerebri.cli._operations import approval_lines, when_text
 from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.execution import (
@@ -328,3 +329,20 @@ def test_a_create_that_invites_keeps_its_lines_and_lists_the_invitations() -> No
     assert "attendees: none invited (the step writes the event into calendar work only)" in (
         approval_lines(plain)
     )
+
+
+def test_approvals_list_shows_a_cancel_by_the_time_and_title_it_had() -> None:
+    plan, action = _plan(MutationKind.DELETE_EVENT)
+    draft = draft_from_action_plan(
+        plan,
+        change=_change(),
+        current={action.target: NOW},
+        titles={action.target: "Weekly"},
+        zones={action.target: ZONE},
+    )
+    proposed = _shown(draft)["proposed"]
+    proposed["local_start"] = proposed["local_end"] = None
+    row = listed(proposed)
+    assert (row["title"], row["start"], row["end"]) == ("Weekly", NOW["start"], NOW["end"])
+    # 07:00Z on 2026-10-12 is 09:00 in Berlin (summer time)
+    assert when_text(row) == f"2026-10-12 09:00-10:00 {ZONE}"

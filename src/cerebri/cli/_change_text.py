@@ -79,3 +79,20 @@ def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
     lines.append("attendees: " + ("; ".join(listed) if listed else "none named"))
     lines.append(_messages(change.get("recipients")))
     return lines
+
+
+def listed(proposed: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """``proposed`` as ``approvals list`` shows it: for a change, the title the event will
+    have (a cancel: the one it had) and, for a cancel, the range it had."""
+    change = proposed.get("change")
+    if not isinstance(change, dict):
+        return proposed
+    moment = change.get("after") or change.get("before")
+    if not isinstance(moment, dict):
+        return proposed
+    shown = dict(proposed)
+    shown["title"] = proposed.get("title") or moment.get("title")
+    if not proposed.get("start"):
+        for name in ("start", "end", "local_start", "local_end"):
+            shown[name] = moment.get(name)
+    return shown

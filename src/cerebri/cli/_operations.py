@@ -14,7 +14,7 @@ import typer
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app
-from cerebri.cli._change_text import change_lines
+from cerebri.cli._change_text import change_lines, listed
 from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
@@ -188,7 +188,7 @@ def approvals_list(
         "approval", "status", "plan", "requester", "title", "when", "calendar", "asks for"
     )
     for a in rows:
-        proposed = proposed_by_step(executor, a["request"]) or {}
+        proposed = listed(proposed_by_step(executor, a["request"]) or {})
         table.add_row(
             safe_text(a["id"]),
             safe_text(a["status"]),
