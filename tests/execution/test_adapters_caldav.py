@@ -55,6 +55,14 @@ class Scene:
         assert len(found) == 1, found
         return found[0]
 
+    def etag(self, name: str) -> str:
+        """The ``ETag`` the server gives for resource ``name`` (a GET of its own)."""
+        client = self.dav.client
+        assert client is not None
+        answer = client.request(f"{self.url}{name}", "GET")
+        assert answer.status == 200, answer.status
+        return str(answer.headers["ETag"])
+
     def put_foreign(self, uid: str, start: str, end: str, **extra: str) -> None:
         """An event written by another client, under a resource name of its own."""
         lines = [
@@ -232,6 +240,10 @@ def test_move_rewrites_the_event_with_the_next_sequence(scene: Scene) -> None:
         "revision": 1,
         "moved": True,
         "replayed": False,
+        "uid": "e1",
+        "recurrence_id": None,
+        "scope": "SERIES",
+        "new_uid": None,
     }
     assert again == {**result, "replayed": True}  # the same move, not a revision mismatch
     event = scene.event("e1")
@@ -310,8 +322,17 @@ def test_cancel_removes_the_event_and_a_second_cancel_finds_nothing(scene: Scene
     first = _call(scene, "calendar.event.cancel", **params)
     second = _call(scene, "calendar.event.cancel", attempt=1, **params)
 
-    assert first == {"object_id": "e1", "calendar_id": "work", "cancelled": True, "existed": True}
-    assert second == {**first, "cancelled": False, "existed": False}
+    shown = ("object_id", "calendar_id", "cancelled", "existed", "replayed", "uid", "scope")
+    assert {k: first[k] for k in shown} == {
+        "object_id": "e1",
+        "calendar_id": "work",
+        "cancelled": True,
+        "existed": True,
+        "replayed": False,
+        "uid": "e1",
+        "scope": "SERIES",
+    }
+    assert second == {**first, "cancelled": False, "existed": False, "revision": None}
     assert scene.uids() == []
 
 
@@ -336,6 +357,8 @@ def test_get_reads_an_event_another_client_wrote_by_its_uid(scene: Scene) -> Non
         "range": {"start": "2026-12-02T09:00:00Z", "end": "2026-12-02T09:30:00Z"},
         "revision": 4,
         "title": "Standup",
+        "sequence": 4,
+        "etag": scene.etag("foreign-0.ics"),
         "attendees": ["mailto:ann@example.org"],
     }
 

@@ -388,6 +388,10 @@ def test_move_sets_the_range_and_bumps_the_sequence(tmp_path: Path) -> None:
         "revision": 1,
         "moved": True,
         "replayed": False,
+        "uid": "e1",
+        "recurrence_id": None,
+        "scope": "SERIES",
+        "new_uid": None,
     }
     [event] = events(tmp_path / "work.ics")
     assert event.decoded("DTSTART") == datetime(2026, 10, 5, 11, 0, tzinfo=UTC)
@@ -447,7 +451,8 @@ def test_cancel_removes_the_event_and_repeating_it_is_harmless(tmp_path: Path) -
     adapter = calendar(tmp_path)
     adapter.invoke(create())
     adapter.invoke(create(object_id="e2", start=LATER_START, end=LATER_END))
-    assert adapter.invoke(cancel()) == {
+    done = adapter.invoke(cancel())
+    assert {k: done[k] for k in ("object_id", "calendar_id", "cancelled", "existed")} == {
         "object_id": "e1",
         "calendar_id": "work",
         "cancelled": True,
@@ -467,6 +472,12 @@ def test_cancel_of_an_event_never_created_succeeds_without_a_file(tmp_path: Path
         "calendar_id": "work",
         "cancelled": False,
         "existed": False,
+        "revision": None,
+        "replayed": False,
+        "uid": "ghost",
+        "recurrence_id": None,
+        "scope": "SERIES",
+        "new_uid": None,
     }
     assert not (tmp_path / "work.ics").exists()
 
@@ -477,7 +488,8 @@ def test_cancel_of_an_event_never_created_succeeds_without_a_file(tmp_path: Path
 def test_get_reads_the_event_in_the_shape_checks_compare(tmp_path: Path) -> None:
     adapter = calendar(tmp_path)
     adapter.invoke(create(title="Review"))
-    assert adapter.invoke(get()) == {
+    got = adapter.invoke(get())
+    assert got == {
         "object_id": "e1",
         "calendar_id": "work",
         "exists": True,
@@ -486,7 +498,13 @@ def test_get_reads_the_event_in_the_shape_checks_compare(tmp_path: Path) -> None
         "range": {"start": START, "end": END},
         "revision": 0,
         "title": "Review",
+        "sequence": 0,
+        "etag": got["etag"],
     }
+    # the ETag of an .ics resource is a SHA-256 digest (decision 0051), moved by a change
+    assert isinstance(got["etag"], str) and len(got["etag"]) == len("sha256:") + 64
+    adapter.invoke(move(0))
+    assert adapter.invoke(get())["etag"] not in (None, got["etag"])
 
 
 def test_get_of_an_absent_event(tmp_path: Path) -> None:
@@ -499,6 +517,8 @@ def test_get_of_an_absent_event(tmp_path: Path) -> None:
         "range": None,
         "revision": None,
         "title": None,
+        "sequence": None,
+        "etag": None,
     }
     adapter = calendar(tmp_path)
     assert adapter.invoke(get()) == expected  # no file yet

@@ -96,7 +96,7 @@ def test_approvals_show_prints_what_was_proposed(
     shown = json.loads(_cli("approvals", "show", asked["id"], "--json"))
     proposed = shown["proposed"]
     assert proposed["capability"] == "calendar.event.create"
-    assert proposed["does"].startswith("Create an event over [start, end) in a calendar.")
+    assert proposed["does"].startswith("Create an event over [start, end) in a calendar")
     assert (proposed["title"], proposed["calendar_id"], proposed["timezone"]) == (
         TITLE,
         "alice",

@@ -33,11 +33,18 @@ EXPECTED = {
     "calendar.event.cancel": (
         False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
     ),
+    "calendar.event.update": (
+        False, True, Risk.MEDIUM, TargetRule.PARAM, "object_id", False, False, True,
+    ),
     "service.status": (True, True, Risk.LOW, TargetRule.PARAM, "service", True, True, False),
+    "message.itip.get": (True, True, Risk.LOW, TargetRule.PARAM, "recipient", False, False, False),
+    "message.itip.send": (
+        False, False, Risk.MEDIUM, TargetRule.PARAM, "recipient", False, False, False,
+    ),
 }  # fmt: skip
 
 
-def test_builtin_declarations_are_the_six() -> None:
+def test_builtin_declarations_are_the_seven() -> None:
     registry = builtin_registry()
     assert sorted(registry.capabilities) == sorted(EXPECTED)
     for name, expected in EXPECTED.items():
@@ -88,13 +95,88 @@ GOOD_PARAMS: dict[str, dict[str, Any]] = {
         "object_id": "e1",
         "idempotency_key": "k",
     },
+    "calendar.event.update": {
+        "calendar_id": "work",
+        "integration_id": "local",
+        "object_id": "e1",
+        "idempotency_key": "k",
+        "title": "Design review (longer)",
+    },
     "service.status": {"service": "mail"},
+    "message.itip.get": {"idempotency_key": "k", "recipient": "mailto:bob@example.com"},
+    "message.itip.send": {
+        "calendar_id": "work",
+        "uid": "e1",
+        "recurrence_id": None,
+        "method": "REQUEST",
+        "sequence": 1,
+        "recipient": "mailto:bob@example.com",
+        "organizer": "mailto:alice@example.com",
+        "attendees": [{"address": "mailto:bob@example.com", "name": None, "required": True}],
+        "idempotency_key": "k",
+    },
+}
+
+_ATTENDEES = [
+    {"address": "mailto:ann@example.com", "name": "Ann", "required": True, "calendar_id": "ann"},
+    {"address": "mailto:bo@example.com", "name": None, "required": False, "calendar_id": None},
+]
+CHANGE_PARAMS: dict[str, dict[str, Any]] = {
+    # every optional param of issue #23 (decision 0051) at once
+    "calendar.event.get": {
+        **GOOD_PARAMS["calendar.event.get"],
+        "uid": "standup@example.com",
+        "recurrence_id": "2026-10-05T09:00:00Z",
+    },
+    "calendar.event.create": {
+        **GOOD_PARAMS["calendar.event.create"],
+        "organizer": "mailto:ann@example.com",
+        "attendees": _ATTENDEES,
+    },
+    "calendar.event.move": {
+        **GOOD_PARAMS["calendar.event.move"],
+        "uid": "standup@example.com",
+        "recurrence_id": "2026-10-05T09:00:00Z",
+        "scope": "INSTANCE",
+        "expected_etag": '"abc"',
+        "expected_revision": 2,
+        "check_calendar_ids": ["ann", "bo"],
+        "organizer": "mailto:ann@example.com",
+        "attendees": _ATTENDEES,
+        "timezone": "Europe/Berlin",
+    },
+    "calendar.event.cancel": {
+        **GOOD_PARAMS["calendar.event.cancel"],
+        "uid": "standup@example.com",
+        "recurrence_id": None,
+        "scope": "SERIES",
+        "expected_etag": "sha256:00",
+        "expected_revision": None,
+        "attendees": None,
+        "organizer": None,
+    },
+    "calendar.event.update": {
+        **GOOD_PARAMS["calendar.event.update"],
+        "start": "2026-10-05T09:00:00Z",
+        "end": "2026-10-05T10:30:00Z",
+        "location": None,
+        "scope": "THIS_AND_FUTURE",
+        "recurrence_id": "2026-10-05T09:00:00Z",
+        "expected_etag": None,
+        "check_calendar_ids": [],
+        "attendees": _ATTENDEES[:1],
+    },
 }
 
 
 @pytest.mark.parametrize("name", sorted(GOOD_PARAMS))
 def test_valid_params_have_no_problem(name: str) -> None:
     assert builtin_registry().params_problems(name, GOOD_PARAMS[name]) == ()
+
+
+@pytest.mark.parametrize("name", sorted(CHANGE_PARAMS))
+def test_the_change_params_of_issue_23_are_valid(name: str) -> None:
+    assert builtin_registry().params_problems(name, CHANGE_PARAMS[name]) == ()
 
 
 @pytest.mark.parametrize(
@@ -141,6 +223,47 @@ def test_valid_params_have_no_problem(name: str) -> None:
             "calendar.event.cancel",
             {k: v for k, v in GOOD_PARAMS["calendar.event.cancel"].items() if k != "object_id"},
             [ParamsProblem("", "'object_id' is a required property")],
+        ),
+        (
+            "calendar.event.update",
+            {**GOOD_PARAMS["calendar.event.update"], "start": "2026-10-05T09:00:00Z"},
+            [ParamsProblem("", "'end' is a dependency of 'start'")],
+        ),
+        (
+            "calendar.event.update",
+            {**GOOD_PARAMS["calendar.event.update"], "start": "2026-10-05T09:00:00Z",
+             "end": "2026-10-05T08:00:00Z"},
+            [ParamsProblem("/end", "end 2026-10-05T08:00:00Z is not after start "
+             "2026-10-05T09:00:00Z (the range is half-open)")],
+        ),
+        (
+            "calendar.event.move",
+            {**CHANGE_PARAMS["calendar.event.move"], "scope": "ALL"},
+            [ParamsProblem("/scope", "'ALL' is not one of ['INSTANCE', 'THIS_AND_FUTURE', "
+             "'SERIES']")],
+        ),
+        (
+            "calendar.event.move",
+            {**CHANGE_PARAMS["calendar.event.move"], "recurrence_id": "2026-10-05"},
+            [ParamsProblem("/recurrence_id", "'2026-10-05' is not valid under any of the "
+             "given schemas")],
+        ),
+        (
+            "calendar.event.cancel",
+            {**CHANGE_PARAMS["calendar.event.cancel"], "uid": "a\x1bb"},
+            [ParamsProblem("/uid", "'a\\x1bb' does not match "
+             "'^[^\\\\u0000-\\\\u001f\\\\u007f]+$'")],
+        ),
+        (
+            "calendar.event.create",
+            {**CHANGE_PARAMS["calendar.event.create"],
+             "attendees": [{"address": "mailto:a@b", "role": "chair"}]},
+            [ParamsProblem("/attendees/0/role", "unknown member 'role'")],
+        ),
+        (
+            "calendar.event.get",
+            {**GOOD_PARAMS["calendar.event.get"], "scope": "SERIES"},
+            [ParamsProblem("/scope", "unknown member 'scope'")],
         ),
     ],
 )  # fmt: skip

@@ -33,6 +33,14 @@ from cerebri.cli._execution_common import (
     safe_text,
     typed_error,
 )
+from cerebri.cli._itip_options import (
+    OutboxOption,
+    ServerSchedulesOption,
+    SmtpFromOption,
+    SmtpOption,
+    SmtpStartTlsOption,
+    SmtpUserOption,
+)
 from cerebri.cli._store import StoreOption
 from cerebri.errors import CerebriError
 
@@ -495,6 +503,12 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     caldav_user: UserOption = None,
     caldav_password: PasswordOption = None,
     caldav_credentials: CredentialsOption = None,
+    outbox: OutboxOption = None,
+    smtp: SmtpOption = None,
+    smtp_starttls: SmtpStartTlsOption = False,
+    smtp_from: SmtpFromOption = None,
+    smtp_user: SmtpUserOption = None,
+    server_schedules: ServerSchedulesOption = False,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -508,6 +522,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     the report. With --until-idle, each plan that failed while it ran gets one line
     `plan ID failed: REASON` after the report (a plan's failure does not change the exit
     status)."""
+    from cerebri.cli._itip_worker import itip_adapters, smtp_settings  # noqa: PLC0415
     from cerebri.clock import SystemClock  # noqa: PLC0415 - fast CLI start
     from cerebri.execution import (  # noqa: PLC0415
         ExecutionError,
@@ -540,6 +555,13 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 list(dav_calendars.values()),
                 url_options="--caldav-calendar",
             ),
+        )
+        adapters = itip_adapters(
+            adapters,
+            clock,
+            outbox=outbox,
+            smtp=smtp_settings(smtp, starttls=smtp_starttls, sender=smtp_from, user=smtp_user),
+            server_schedules=server_schedules,
         )
         limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)

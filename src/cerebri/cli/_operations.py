@@ -14,6 +14,7 @@ import typer
 
 from cerebri._json import JSONValue
 from cerebri.cli._app import app
+from cerebri.cli._change_text import change_lines, listed
 from cerebri.cli._durations import DURATION_FORMS, parse_duration
 from cerebri.cli._execution_common import (
     JsonOption,
@@ -187,7 +188,7 @@ def approvals_list(
         "approval", "status", "plan", "requester", "title", "when", "calendar", "asks for"
     )
     for a in rows:
-        proposed = proposed_by_step(executor, a["request"]) or {}
+        proposed = listed(proposed_by_step(executor, a["request"]) or {})
         table.add_row(
             safe_text(a["id"]),
             safe_text(a["status"]),
@@ -258,19 +259,24 @@ def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
         tz = proposed.get("timezone")
         does = str(proposed.get("does") or "")
         summary = does.split(". ", 1)[0].rstrip(".") + "." if does else ""  # first sentence
+        changed = change_lines(proposed)
+        existing = bool(changed) and proposed.get("capability") != "calendar.event.create"
         lines += [
             f"step: {proposed['step_key']}",
             f"does: {proposed['capability']}" + (f": {summary}" if summary else ""),
             f"event: {proposed.get('object_id') or proposed.get('target') or '-'}",
-            f"title: {proposed['title'] or '-'}",
         ]
-        for edge in ("start", "end"):
-            utc, local = proposed.get(edge), proposed.get(f"local_{edge}")
-            also = f", {local} {tz}" if local else ", no local zone named"
-            lines.append(f"{edge}: {utc} UTC{also}" if utc else f"{edge}: -")
+        if not existing:  # a change shows before and after instead (decision 0056)
+            lines.append(f"title: {proposed['title'] or '-'}")
+            for edge in ("start", "end"):
+                utc, local = proposed.get(edge), proposed.get(f"local_{edge}")
+                also = f", {local} {tz}" if local else ", no local zone named"
+                lines.append(f"{edge}: {utc} UTC{also}" if utc else f"{edge}: -")
         calendar = proposed.get("calendar_id")
         lines.append(f"calendar: {calendar or '-'}")
-        if proposed.get("capability") == "calendar.event.create":
+        if changed:
+            lines += changed
+        elif proposed.get("capability") == "calendar.event.create":
             lines.append(
                 "attendees: none invited (the step writes the event into calendar "
                 f"{calendar or '-'} only)"

@@ -33,6 +33,7 @@ from cerebri.plans import (
     DraftReport,
     Strategy,
     builtin_registry,
+    change_inputs,
     draft_from_action_plan,
     parse_draft,
     parse_model_draft,
@@ -185,6 +186,7 @@ def from_request(
             failed=failed or (),
             titles=created_titles(actions, title),
             zones=target_zones(request, actions),
+            **change_inputs(request, actions),
         )
     except CerebriError as error:
         raise fail(error) from None

@@ -6,22 +6,40 @@ event's title, calendar and ``[start, end)`` in UTC and in the zone its times ar
 (the step's ``timezone`` param, which ``propose --as plan-graph`` and ``plan-graph
 from-request`` copy from the CPIR object), and who proposed it (the envelope's author and
 digest). Everything comes from what the store holds; nothing is fetched from a calendar.
+
+For a change of an existing event, or a create that invites attendees (issue #23, decision
+0056), ``proposed.change`` says what changes (:func:`change_of_step`): the kind
+(``reschedule``, ``update``, ``cancel``, ``create``), the event's UID and instance, before
+and after (range in UTC and local time, title, location), the attendees (kept, added,
+removed) and the messages the plan sends once the change reads back (one per recipient,
+from the plan's ``message.itip.send`` steps that depend on the step's verification).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
+from cerebri.execution._rows import loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.store import plans as plan_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.views import instant_text, show_approval
 from cerebri.temporal import Instant, zone
 
-__all__ = ["describe_approval", "local_time", "proposed_by_step"]
+__all__ = ["change_of_step", "describe_approval", "local_time", "proposed_by_step"]
+
+_CHANGE_KINDS: Final = {
+    "calendar.event.move": "reschedule",
+    "calendar.event.update": "update",
+    "calendar.event.cancel": "cancel",
+    "calendar.event.create": "create",
+}
+_SEND: Final = "message.itip.send"
 
 
 def local_time(utc: JSONValue, zone_name: JSONValue) -> str | None:
@@ -40,13 +58,16 @@ def local_time(utc: JSONValue, zone_name: JSONValue) -> str | None:
     return local.isoformat()
 
 
-def proposed_by_step(executor: Executor, request: JSONValue) -> dict[str, JSONValue] | None:
+def proposed_by_step(
+    executor: Executor, request: JSONValue, plan_steps: Sequence[Mapping[str, Any]] | None = None
+) -> dict[str, JSONValue] | None:
     """What the step of an approval ``request`` (``{"kind": "approval", "step": <spec>}``)
     will do: ``{"step_key", "capability", "does", "target", "object_id", "title",
-    "calendar_id", "start", "end", "timezone", "local_start", "local_end"}`` (``object_id``:
-    the event the step creates, moves or cancels; ``does``: the capability's
-    description in ``executor.registry``; absent params are ``null``). ``None`` for a
-    request without a step (a grant)."""
+    "calendar_id", "start", "end", "timezone", "local_start", "local_end", "change"}``
+    (``object_id``: the event the step creates, moves or cancels; ``does``: the capability's
+    description in ``executor.registry``; absent params are ``null``; ``change``:
+    :func:`change_of_step` with the specs ``plan_steps`` of the plan's steps). ``None`` for
+    a request without a step (a grant)."""
     step: Any = request.get("step") if isinstance(request, dict) else None
     if not isinstance(step, dict):
         return None
@@ -72,6 +93,7 @@ def proposed_by_step(executor: Executor, request: JSONValue) -> dict[str, JSONVa
         "timezone": text("timezone"),
         "local_start": local_time(params.get("start"), tz),
         "local_end": local_time(params.get("end"), tz),
+        "change": change_of_step(step, plan_steps),
     }
 
 
@@ -80,17 +102,140 @@ def describe_approval(executor: Executor, approval_id: str) -> dict[str, JSONVal
     """The approval's wire form (:func:`~cerebri.execution.views.show_approval`) plus
     ``plan_revision``, ``envelope_digest`` and ``envelope_expires_at`` of its plan (``null``
     for a plan not taken in from an envelope) and ``proposed``
-    (:func:`proposed_by_step`, ``null`` for a grant).
+    (:func:`proposed_by_step` with the plan's steps, ``null`` for a grant).
 
     Raises :class:`~cerebri.execution.ExecutionError` ``execution.not_found`` for an unknown
     approval id."""
     wire = show_approval(executor, approval_id)
     with executor.engine.connect() as connection:
         plan = plan_store.provenance(connection, str(wire["plan_id"]))
+        specs = [
+            loads(row.spec) or {} for row in step_store.of_plan(connection, str(wire["plan_id"]))
+        ]
     return {
         **wire,
         "plan_revision": plan.revision,
         "envelope_digest": plan.envelope_digest,
         "envelope_expires_at": instant_text(plan.envelope_expires_at),
-        "proposed": proposed_by_step(executor, wire["request"]),
+        "proposed": proposed_by_step(executor, wire["request"], specs),
+    }
+
+
+def _text(params: Mapping[str, Any], name: str) -> str | None:
+    value = params.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _moment(state: Mapping[str, Any], tz: JSONValue) -> dict[str, JSONValue]:
+    """``state``'s range in UTC and in zone ``tz``, its title and location."""
+    start, end = _text(state, "start"), _text(state, "end")
+    return {
+        "start": start,
+        "end": end,
+        "local_start": local_time(start, tz),
+        "local_end": local_time(end, tz),
+        "title": _text(state, "title"),
+        "location": _text(state, "location"),
+    }
+
+
+def _parties(value: Any) -> list[Mapping[str, Any]] | None:
+    if not isinstance(value, list):
+        return None
+    return [p for p in value if isinstance(p, Mapping) and isinstance(p.get("address"), str)]
+
+
+def _who(address: str) -> str:
+    return address.strip().lower().removeprefix("mailto:")
+
+
+def _attendees(before: Any, after: Any, create: bool) -> list[JSONValue]:
+    """Every attendee with ``status`` ``kept``, ``added`` or ``removed``, by address."""
+    old, new = _parties(before), _parties(after)
+    if new is None:
+        new = old or []
+    known = {_who(p["address"]) for p in old or []}
+    kept = {_who(p["address"]) for p in new}
+    rows: list[tuple[Mapping[str, Any], str]] = [
+        (p, "added" if create or _who(p["address"]) not in known else "kept") for p in new
+    ]
+    rows += [(p, "removed") for p in old or [] if _who(p["address"]) not in kept]
+    return [
+        {
+            "address": p["address"],
+            "name": _text(p, "name"),
+            "required": p.get("required") is True,
+            "status": status,
+        }
+        for p, status in sorted(rows, key=lambda row: (_who(row[0]["address"]), row[1]))
+    ]
+
+
+def _recipients(key: Any, plan_steps: Sequence[Mapping[str, Any]]) -> list[JSONValue]:
+    """The ``message.itip.send`` steps after the verification of step ``key``."""
+    checks = {
+        s.get("key")
+        for s in plan_steps
+        if isinstance(s.get("verify"), Mapping) and s["verify"].get("of") == key
+    }
+    found: list[JSONValue] = []
+    for spec in plan_steps:
+        params = spec.get("params")
+        if spec.get("capability") != _SEND or not isinstance(params, Mapping):
+            continue
+        if checks & set(spec.get("depends_on") or ()):
+            found.append(
+                {
+                    "step_key": spec.get("key"),
+                    "address": _text(params, "recipient"),
+                    "method": _text(params, "method"),
+                    "sequence": params.get("sequence"),
+                }
+            )
+    return found
+
+
+def change_of_step(
+    step: Mapping[str, Any], plan_steps: Sequence[Mapping[str, Any]] | None = None
+) -> dict[str, JSONValue] | None:
+    """What a calendar write ``step`` (a step spec) changes, for the approver:
+    ``{"kind", "uid", "recurrence_id", "scope", "organizer", "before", "after",
+    "attendees", "recipients"}``; ``None`` for any other step, and for a create that invites
+    nobody (no ``organizer`` or ``attendees`` param).
+
+    ``kind`` is ``reschedule``, ``update``, ``cancel`` or ``create``; ``before`` (the
+    ``current`` param: the event as read when planned; ``None`` for a create) and ``after``
+    (``None`` for a cancel) are ``{"start", "end", "local_start", "local_end", "title",
+    "location"}`` with local times in the step's ``timezone``; ``attendees`` lists
+    ``{"address", "name", "required", "status"}`` (``kept``, ``added``, ``removed``) by
+    address; ``recipients`` the messages sent once the change reads back, ``{"step_key",
+    "address", "method", "sequence"}`` in step order (``None`` when ``plan_steps`` is not
+    given)."""
+    params: Any = step.get("params")
+    kind = _CHANGE_KINDS.get(str(step.get("capability")))
+    if kind is None or not isinstance(params, Mapping):
+        return None
+    create = kind == "create"
+    if create and "organizer" not in params and "attendees" not in params:
+        return None
+    tz = params.get("timezone")
+    seen = params.get("current")
+    before = _moment(seen, tz) if isinstance(seen, Mapping) and not create else None
+    after = None
+    if kind != "cancel":
+        after = _moment({**(seen if isinstance(seen, Mapping) else {}), **params}, tz)
+    return {
+        "kind": kind,
+        "uid": _text(params, "uid") or _text(params, "object_id"),
+        "recurrence_id": _text(params, "recurrence_id"),
+        "scope": _text(params, "scope"),
+        "organizer": _text(params, "organizer"),
+        "before": before,
+        "after": after,
+        "attendees": _attendees(
+            None if create or not isinstance(seen, Mapping) else seen.get("attendees"),
+            params.get("attendees"),
+            create,
+        ),
+        "recipients": None if plan_steps is None else _recipients(step.get("key"), plan_steps),
     }

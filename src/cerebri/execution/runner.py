@@ -17,6 +17,8 @@ outcome by conditional updates on the claim's lease token. In order:
 3. **Permission when acting**: the capability must still be registered and not locked;
    effects that need approval (the step's, the capability's or the plan's
    ``require_approval``) wait for an approval row and consume it once; reads are allowed.
+   An effect that needs it only by the plan's ``require_approval`` is covered by an
+   approval a step it depends on consumed (:mod:`cerebri.execution.approval_cover`).
 4. **Preconditions** that do not hold skip the step; for a step that needs approval they are
    checked before anyone is asked, and again when it acts. One that could not be read (an
    :class:`AdapterError`) never skips: it is retried like a refusal before any effect, then
@@ -48,6 +50,7 @@ from cerebri.execution import kinds
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.adapters import AdapterError, Invocation
 from cerebri.execution.adapters.base import unserved_calendar_message
+from cerebri.execution.approval_cover import covering_approval
 from cerebri.execution.approvals import consume, open_request
 from cerebri.execution.checks import evaluate_check
 from cerebri.execution.claims import (
@@ -350,6 +353,17 @@ class StepRun:
             or (self.limits.get("require_approval") and self._acts())
         )
 
+    def _covering_approval(self) -> str | None:
+        """The approval that covers this step, when only the plan asks for one (decision
+        0056, :mod:`cerebri.execution.approval_cover`)."""
+        capability = self.ex.registry.get(self.spec.capability or "")
+        if self.spec.require_approval or capability is None or capability.requires_approval:
+            return None
+        if not (self.limits.get("require_approval") and self._acts()):
+            return None
+        with self.ex.engine.connect() as connection:
+            return covering_approval(connection, self.held.plan_id, self.held.spec)
+
     def _permission(self) -> str | None:
         """``None`` when the step may invoke now; else the reason it may not (it was parked
         or finished here)."""
@@ -362,6 +376,9 @@ class StepRun:
         if self.ex.adapters.get(name) is None:
             self._pass_on(f"this worker cannot carry out {name}")
             return "no_adapter"
+        covering = None if self.held.approval_id is not None else self._covering_approval()
+        if covering is not None:
+            return self._authority(covering)
         if not self._needs_approval():
             if capability.read_only:
                 return None

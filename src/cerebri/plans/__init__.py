@@ -8,7 +8,11 @@
     builtin_registry() -> CapabilityRegistry         calendar.* and service.status
     validate_draft(draft, registry) -> DraftReport   every broken rule of section 3, coded
     topological_order(draft) -> tuple[str, ...]      step keys, dependencies first
-    draft_from_action_plan(action_plan) -> PlanDraft the planner's CREATE/MOVE as a graph
+    draft_from_action_plan(action_plan) -> PlanDraft the planner's CREATE/MOVE as a graph;
+                                                     with a request's change (issue #23):
+                                                     move/update/cancel + one iTIP message
+                                                     per attendee (decision 0056)
+    change_inputs(request, action_plan) -> dict      that change and the events' ranges
     choose_strategy(failed) -> Strategy | None       deterministic strategy order (section 4)
     PlanDraft, StepSpec, Check, ...                  frozen, strict models of sections 1-2
     StoredPlan, StoredStep, PlanStatus, StepStatus   what the store keeps (section 5)
@@ -27,6 +31,7 @@ from cerebri.plans.capabilities import (
     ParamsProblem,
     builtin_registry,
 )
+from cerebri.plans.change_facts import change_inputs
 from cerebri.plans.draft import (
     DEFAULT_MAX_INVOCATIONS,
     MAX_DRAFT_STEPS,
@@ -128,6 +133,7 @@ __all__ = [
     "VerifySpec",
     "WaitSpec",
     "builtin_registry",
+    "change_inputs",
     "choose_strategy",
     "draft_from_action_plan",
     "fulfils_intention",

@@ -9,6 +9,20 @@ prompt. :class:`CapabilityRegistry` is an immutable value: ``register``, ``lock`
 it is invalid (``draft.capability_locked``).
 
 Declaring a capability grants nothing: permission is checked when a step acts.
+
+The calendar writes ``calendar.event.move``, ``calendar.event.cancel`` and
+``calendar.event.update`` take optional params naming what a change touches and what it
+must still find (issue #23, decision 0051): ``uid`` (the iCalendar ``UID``, default the
+``object_id``), ``recurrence_id`` (UTC original start of one instance, RFC 5545 3.8.4.4, or
+``null``), ``scope`` (``INSTANCE``, ``THIS_AND_FUTURE`` or ``SERIES``, the default),
+``expected_etag`` (``If-Match`` on the ETag read at plan time, RFC 7232 3.1; for an ``.ics``
+file the digest :func:`cerebri.calendars.changes.resource_etag`), ``expected_revision`` (the
+``SEQUENCE`` read, RFC 5545 3.8.7.4), ``check_calendar_ids`` (every required attendee's
+calendar, re-read before writing), ``organizer`` and ``attendees`` (``[{address, name,
+required, calendar_id}]``, stamped as ``ORGANIZER``/``ATTENDEE``); an update also takes
+``title``, ``location`` and ``start``/``end`` (both or neither). ``calendar.event.create``
+takes ``organizer`` and ``attendees`` too, ``calendar.event.get`` ``uid`` and
+``recurrence_id``.
 """
 
 from __future__ import annotations
@@ -21,6 +35,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from cerebri._json import JSONValue
 from cerebri.errors import CerebriError
+from cerebri.plans.capabilities_messages import MESSAGE_CAPABILITIES
+from cerebri.plans.change_schema import CURRENT_EVENT_SCHEMA
 from cerebri.plans.vocabulary import Risk, TargetRule
 from cerebri.temporal import Instant
 
@@ -265,6 +281,59 @@ _EVENT_WRITE: Final = {
     "end": _INSTANT,
     "idempotency_key": _ID,
 }
+_NULLABLE_INSTANT: Final = {
+    "anyOf": [_INSTANT, {"type": "null"}],
+    "description": "RFC 3339 UTC instant, or null",
+}
+_UID: Final = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 1024,
+    "pattern": r"^[^\u0000-\u001f\u007f]+$",
+    "description": "iCalendar UID (RFC 5545 3.8.4.7), no control characters",
+}
+_ADDRESS: Final = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 320,
+    "pattern": r"^[^\u0000-\u001f\u007f]+$",
+    "description": "calendar user address, mailto:... (RFC 5545 3.3.3)",
+}
+_TEXT: Final = {"type": ["string", "null"], "maxLength": 1024}
+_PARTICIPANTS: Final = {
+    "type": ["array", "null"],
+    "maxItems": 256,
+    "items": {
+        "type": "object",
+        "properties": {
+            "address": _ADDRESS,
+            "name": {"type": ["string", "null"], "maxLength": 256},
+            "required": {"type": "boolean"},
+            "calendar_id": {"anyOf": [_ID, {"type": "null"}]},
+        },
+        "required": ["address"],
+        "additionalProperties": False,
+    },
+    "description": "attendees (ATTENDEE, RFC 5545 3.8.4.1): required ones are "
+    "REQ-PARTICIPANT, the others OPT-PARTICIPANT; null = unchanged",
+}
+_STAMPED: Final = {
+    # who takes part: ORGANIZER and ATTENDEE stamped on the written event (issue #23, C3)
+    "organizer": {"anyOf": [_ADDRESS, {"type": "null"}]},
+    "attendees": _PARTICIPANTS,
+}
+_CHANGE_TARGET: Final = {
+    # which stored event or instances a change touches and what it must still be (C3)
+    "uid": _UID,
+    "recurrence_id": _NULLABLE_INSTANT,
+    "scope": {"enum": ["INSTANCE", "THIS_AND_FUTURE", "SERIES"]},
+    "expected_etag": {"type": ["string", "null"], "minLength": 1, "maxLength": 1024},
+    "expected_revision": {"type": ["integer", "null"], "minimum": 0},
+    "check_calendar_ids": {"type": "array", "items": _ID, "maxItems": 64},
+    **_STAMPED,
+    # display only: the event as read when planned, shown to approvers (decision 0056)
+    "current": CURRENT_EVENT_SCHEMA,
+}
 
 
 def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -314,8 +383,12 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     Capability(
         name="calendar.event.get",
-        description="Read one event (its time range and revision) back from its calendar.",
-        params_schema=_object({"calendar_id": _ID, "object_id": _ID}),
+        description="Read one event, or one instance of a series (uid and recurrence_id), "
+        "back from its calendar: its time range, revision (SEQUENCE) and ETag.",
+        params_schema=_object(
+            {"calendar_id": _ID, "object_id": _ID},
+            {"uid": _UID, "recurrence_id": _NULLABLE_INSTANT},
+        ),
         read_only=True,
         idempotent=True,
         risk=Risk.LOW,
@@ -324,42 +397,82 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     ),
     _event_write(
         "calendar.event.create",
-        "Create an event over [start, end) in a calendar. Not idempotent: a "
-        "repeat may create a second event where the calendar ignores the idempotency key.",
+        "Create an event over [start, end) in a calendar. Its organizer and attendees are "
+        "stamped when given (SEQUENCE 0). Not idempotent: a repeat may create a second "
+        "event where the calendar ignores the idempotency key.",
         _object(
             _EVENT_WRITE,
-            {"title": {"type": "string", "maxLength": 1024}, "timezone": _ZONE},
+            {"title": {"type": "string", "maxLength": 1024}, "timezone": _ZONE, **_STAMPED},
         ),
         idempotent=False,
     ),
     _event_write(
         "calendar.event.move",
-        "Move an existing event to [start, end), refused when its revision is no "
-        "longer expected_revision. Idempotent: the range is absolute.",
+        "Move an existing event (or one instance, this and the future ones, or the whole "
+        "series: scope) to [start, end). Refused, nothing "
+        "written, when its revision is no longer expected_revision, its ETag no longer "
+        "expected_etag, or [start, end) is busy in its calendar or one of "
+        "check_calendar_ids. Idempotent: the range is absolute.",
         _object(
             {
                 **_EVENT_WRITE,
                 "expected_revision": {"type": ["integer", "null"], "minimum": 0},
             },
-            {"timezone": _ZONE},
+            {"timezone": _ZONE, **_CHANGE_TARGET},
         ),
         idempotent=True,
     ),
     Capability(
         name="calendar.event.cancel",
-        description="Remove an event from its calendar. Idempotent: cancelling an event that "
-        "is already gone succeeds and reports that nothing existed.",
+        description="Remove an event (or one instance, this and the future ones, or the "
+        "whole series: scope) from its calendar. Idempotent: cancelling an event that is "
+        "already gone succeeds and reports that nothing existed.",
         params_schema=_object(
             {
                 "calendar_id": _ID,
                 "integration_id": _ID,
                 "object_id": _ID,
                 "idempotency_key": _ID,
-            }
+            },
+            {"timezone": _ZONE, **_CHANGE_TARGET},
         ),
         read_only=False,
         idempotent=True,
         risk=Risk.MEDIUM,
+        target_rule=TargetRule.PARAM,
+        target_param="object_id",
+        requires_approval=True,
+    ),
+    Capability(
+        name="calendar.event.update",
+        description="Change the title, location, attendees or range of an existing event (or "
+        "one instance, this and the future ones, or the whole series: scope). A new range "
+        "is re-checked like a move. Refused, nothing "
+        "written, on the revision, ETag and busy checks of a move. Idempotent: every "
+        "value is absolute.",
+        params_schema={
+            **_object(
+                {
+                    "calendar_id": _ID,
+                    "integration_id": _ID,
+                    "object_id": _ID,
+                    "idempotency_key": _ID,
+                },
+                {
+                    "start": _INSTANT,
+                    "end": _INSTANT,
+                    "title": _TEXT,
+                    "location": _TEXT,
+                    "timezone": _ZONE,
+                    **_CHANGE_TARGET,
+                },
+            ),
+            "dependentRequired": {"start": ["end"], "end": ["start"]},
+        },
+        read_only=False,
+        idempotent=True,
+        risk=Risk.MEDIUM,
+        range_params=("start", "end"),
         target_rule=TargetRule.PARAM,
         target_param="object_id",
         requires_approval=True,
@@ -376,9 +489,11 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
         bounded=True,
         allowed_by_default=True,
     ),
+    *(Capability(**spec) for spec in MESSAGE_CAPABILITIES),
 )
-"""The built-in declarations: two calendar reads (free/busy, one event), three calendar writes
-(create, move, cancel; cancel added by issue #12) and ``service.status``."""
+"""The built-in declarations: two calendar reads (free/busy, one event), four calendar writes
+(create, move, cancel, update; cancel added by issue #12, update and the change params by
+issue #23, decision 0051) and ``service.status``."""
 
 
 def builtin_registry() -> CapabilityRegistry:

@@ -21,18 +21,34 @@ order) of kind ``CREATE_EVENT`` or ``MOVE_EVENT``:
     the same reads without a grant request, and a ``summary`` for the operator; completing it
     does not fulfil the intention.
 
+With the request's ``change`` (issue #23), the one action (``CREATE_EVENT``,
+``MOVE_EVENT``, ``UPDATE_EVENT`` or ``DELETE_EVENT``) is written by
+:mod:`cerebri.plans.change_steps` instead: ``move-i``/``update-i``/``cancel-i``/``create-i``,
+``verify-i``, then ``itip-i-j`` and ``sent-i-j`` per message, then ``record``
+(decision 0056); a diagnosis reads the event by its UID and instance (``read-i``, and no
+``observe-i`` for a cancel).
+
 Every draft names the strategies considered in ``alternatives`` (the selected one, those
 that failed, those not needed). Instants in params are RFC 3339 UTC strings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from cerebri._guard import arguments
 from cerebri.cpir import MutationKind
 from cerebri.planner import Action, ActionPlan
+from cerebri.plans.change_facts import ChangeFacts, read_change
+from cerebri.plans.change_steps import (
+    CHANGE_WRITES,
+    EXPECTED_CONFIDENCE,
+    VERIFY_INTERVAL_SECONDS,
+    VERIFY_WITHIN_SECONDS,
+    change_steps,
+)
 from cerebri.plans.draft import (
     Alternative,
     Budget,
@@ -57,14 +73,8 @@ __all__ = [
     "draft_from_action_plan",
 ]
 
-VERIFY_WITHIN_SECONDS: Final = 60
-"""How long after an effect its verification may take, in seconds."""
-VERIFY_INTERVAL_SECONDS: Final = 5
-"""Seconds between two reads of a verification."""
 GRANT_SECONDS: Final = 900
 """Duration of the read grant a diagnosis asks for, in seconds."""
-EXPECTED_CONFIDENCE: Final = 0.95
-"""Confidence that a calendar effect holds once the calendar acknowledged it (ours)."""
 
 _EFFECTS: Final = {
     MutationKind.CREATE_EVENT: ("create", "calendar.event.create"),
@@ -147,46 +157,68 @@ def _internal(key: str, action: InternalAction, after: list[str]) -> StepSpec:
     )
 
 
-def _direct(actions: tuple[Action, ...]) -> list[StepSpec]:
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """The actions, the request's change (``None``: a plain create or move) and the
+    current state of every changed event by object id."""
+
+    actions: tuple[Action, ...]
+    change: ChangeFacts | None = None
+    current: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _direct(inputs: _Inputs) -> list[StepSpec]:
     steps: list[StepSpec] = []
-    for index, action in enumerate(actions):
+    for index, action in enumerate(inputs.actions):
+        if inputs.change is not None:
+            steps += change_steps(index, action, inputs.change, inputs.current.get(action.target))
+            continue
         effect = _effect(index, action)
         steps += [effect, _verify(index, effect, action)]
     verified = [s.key for s in steps if s.kind == StepKind.VERIFY]
     return [*steps, _internal("record", InternalAction.RECORD_PROCEDURE, verified)]
 
 
-def _reads(actions: tuple[Action, ...], after: tuple[str, ...]) -> list[StepSpec]:
+def _read_step(index: int, action: Action, inputs: _Inputs, after: tuple[str, ...]) -> StepSpec:
+    if inputs.change is None:
+        read = _read_event(action)
+    else:
+        # the verification's read: the same event (uid and instance) at the same calendar
+        (_, verify, *_) = change_steps(index, action, inputs.change, None)
+        assert verify.verify is not None
+        read = verify.verify.check
+    return StepSpec(
+        key=f"read-{index}",
+        title=f"read {action.target}",
+        kind=StepKind.CAPABILITY,
+        depends_on=after,
+        capability=read.capability,
+        target=read.target,
+        params=read.params,
+    )
+
+
+def _reads(inputs: _Inputs, after: tuple[str, ...]) -> list[StepSpec]:
     steps: list[StepSpec] = []
-    for index, action in enumerate(actions):
-        steps.append(
-            StepSpec(
-                key=f"observe-{index}",
-                title=f"free/busy of {action.calendar_id} over the planned range",
-                kind=StepKind.CAPABILITY,
-                depends_on=after,
-                capability="calendar.freebusy",
-                params={"calendar_ids": [action.calendar_id], **_range(action)},
-            )
-        )
-        if action.kind is MutationKind.MOVE_EVENT:
-            read = _read_event(action)
+    for index, action in enumerate(inputs.actions):
+        if action.kind is not MutationKind.DELETE_EVENT:
             steps.append(
                 StepSpec(
-                    key=f"read-{index}",
-                    title=f"read {action.target}",
+                    key=f"observe-{index}",
+                    title=f"free/busy of {action.calendar_id} over the planned range",
                     kind=StepKind.CAPABILITY,
                     depends_on=after,
-                    capability=read.capability,
-                    target=read.target,
-                    params=read.params,
+                    capability="calendar.freebusy",
+                    params={"calendar_ids": [action.calendar_id], **_range(action)},
                 )
             )
+        if action.kind is not MutationKind.CREATE_EVENT:
+            steps.append(_read_step(index, action, inputs, after))
     return [*steps, _internal("summary", InternalAction.SUMMARISE_FINDINGS, [s.key for s in steps])]
 
 
-def _diagnosis(actions: tuple[Action, ...]) -> list[StepSpec]:
-    calendars = sorted({a.calendar_id for a in actions})
+def _diagnosis(inputs: _Inputs) -> list[StepSpec]:
+    calendars = sorted({a.calendar_id for a in inputs.actions})
     access = StepSpec(
         key="access",
         title="request read access to free/busy",
@@ -196,7 +228,7 @@ def _diagnosis(actions: tuple[Action, ...]) -> list[StepSpec]:
             target_pattern="*",
             param_constraints={"calendar_ids": calendars},
             duration_seconds=GRANT_SECONDS,
-            max_operations=len(actions),
+            max_operations=len(inputs.actions),
             reason="find out why the planned change did not hold",
             risk=Risk.LOW,
             mitigation="read-only, limited to the calendars of the plan and to "
@@ -204,11 +236,11 @@ def _diagnosis(actions: tuple[Action, ...]) -> list[StepSpec]:
             fallback="escalate to the operator",
         ),
     )
-    return [access, *_reads(actions, (access.key,))]
+    return [access, *_reads(inputs, (access.key,))]
 
 
-def _escalation(actions: tuple[Action, ...]) -> list[StepSpec]:
-    return _reads(actions, ())
+def _escalation(inputs: _Inputs) -> list[StepSpec]:
+    return _reads(inputs, ())
 
 
 _WRITERS: Final = {
@@ -250,9 +282,7 @@ def _budget(steps: list[StepSpec]) -> Budget:
     return Budget(max_capability_invocations=worst)
 
 
-def _alternatives(
-    chosen: Strategy, spent: set[str], actions: tuple[Action, ...]
-) -> tuple[Alternative, ...]:
+def _alternatives(chosen: Strategy, spent: set[str], inputs: _Inputs) -> tuple[Alternative, ...]:
     result = []
     for rank, strategy in enumerate(STRATEGY_ORDER):
         if strategy is chosen:
@@ -265,7 +295,7 @@ def _alternatives(
             Alternative(
                 strategy=strategy.value,
                 description=_DESCRIPTIONS[strategy],
-                estimate=_estimate(_WRITERS[strategy](actions)),
+                estimate=_estimate(_WRITERS[strategy](inputs)),
                 expected_confidence=EXPECTED_CONFIDENCE if rank == 0 else 0.5,
                 score=float(len(STRATEGY_ORDER) - rank),
                 selected=strategy is chosen,
@@ -306,7 +336,7 @@ def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
     for target, name in zones.items():
         if not (isinstance(target, str) and isinstance(name, str)):
             raise draft_argument_error("zones maps object ids (str) to IANA zone names (str)")
-    writers = {capability for _, capability in _EFFECTS.values()}
+    writers = {capability for _, capability in CHANGE_WRITES.values()}
     return [
         step.model_copy(update={"params": {**(step.params or {}), "timezone": zones[target]}})
         if step.capability in writers and (target := step.target or "") in zones
@@ -315,12 +345,67 @@ def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
     ]
 
 
+def _change_inputs(
+    actions: tuple[Action, ...],
+    change: object,
+    previous_attendees: Sequence[object] | None,
+    current: Mapping[str, Mapping[str, Any]],
+    titles: Mapping[str, str],
+) -> _Inputs:
+    """The inputs of a change plan; ``draft.invalid_change`` when the change does not fit
+    the action plan (more than one action, or a revision other than the SEQUENCE read)."""
+    facts = read_change(change, previous_attendees)
+    if len(actions) != 1:
+        raise DraftError(
+            f"a change names one event, but the action plan has {len(actions)} actions",
+            code="draft.invalid_change",
+        )
+    (action,) = actions
+    if action.kind is not MutationKind.CREATE_EVENT and action.expected_revision not in (
+        None,
+        facts.sequence,
+    ):
+        raise DraftError(
+            f"action {action.id} expects revision {action.expected_revision}, the change "
+            f"read SEQUENCE {facts.sequence}",
+            code="draft.invalid_change",
+        )
+    seen = {
+        target: {**state, **({"title": titles[target]} if target in titles else {})}
+        for target, state in current.items()
+    }
+    if action.target in titles and action.target not in seen:
+        seen[action.target] = {"title": titles[action.target]}
+    return _Inputs(actions, facts, seen)
+
+
+def _check_kinds(action_plan: ActionPlan, known: Mapping[MutationKind, Any]) -> None:
+    if not action_plan.actions:
+        raise DraftError(
+            f"action plan {action_plan.plan_id} has no actions", code="draft.no_actions"
+        )
+    for action in action_plan.actions:
+        if action.kind not in known:
+            names = " and ".join(k.value for k in known)
+            raise DraftError(
+                f"action {action.id} is {action.kind.value}; "
+                + (
+                    f"only {names} become plan graphs"
+                    if known is _EFFECTS
+                    else "it needs the request's change"
+                ),
+                code="draft.unsupported_action",
+            )
+
+
 @arguments(
     draft_argument_error,
     action_plan=ActionPlan,
     failed=Iterable,
     titles=(Mapping, type(None)),
     zones=(Mapping, type(None)),
+    current=(Mapping, type(None)),
+    previous_attendees=(list, tuple, type(None)),
 )
 def draft_from_action_plan(
     action_plan: ActionPlan,
@@ -328,38 +413,51 @@ def draft_from_action_plan(
     failed: Iterable[str] = (),
     titles: Mapping[str, str] | None = None,
     zones: Mapping[str, str] | None = None,
+    change: object = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
+    previous_attendees: Sequence[object] | None = None,
 ) -> PlanDraft:
     """The plan graph carrying out ``action_plan`` with the preferred strategy.
 
     ``failed`` holds the wire names of strategies that already failed for this intention.
     ``titles`` maps a created object's id to its event title (1-1024 characters), written
-    as ``title`` into the params of its ``calendar.event.create`` step. ``zones`` maps a
-    created or moved object's id to the IANA zone its times are meant in (the CPIR object's
-    ``timezone``), written as ``timezone`` into its create or move step's params so that
-    ``cerebri approvals show`` can give local times (docs/decisions/0039).
-    The draft is deterministic: the same action plan, ``failed`` and ``titles`` give the
-    same draft.
+    as ``title`` into the params of its ``calendar.event.create`` step (for a changed event:
+    its current title, shown to the approver). ``zones`` maps a created or changed object's
+    id to the IANA zone its times are meant in (the CPIR object's ``timezone``), written as
+    ``timezone`` into its write step's params so that ``cerebri approvals show`` can give
+    local times (docs/decisions/0039).
+
+    ``change`` is the request's ``change`` (contract C1 of issue #23: its wire mapping or
+    the CPIR model; :func:`~cerebri.plans.change_facts.read_change`). With it, the one
+    action (CREATE_EVENT, MOVE_EVENT, UPDATE_EVENT or DELETE_EVENT) becomes the steps of
+    :mod:`cerebri.plans.change_steps`: the write with the event's UID, instance, ETag and
+    SEQUENCE, its read-back, and one ``message.itip.send`` per attendee (decision 0056).
+    ``current`` maps a changed object's id to its state as read (``start``, ``end``,
+    ``title``, ``location``: :func:`~cerebri.plans.change_facts.change_inputs` gives the
+    range), ``previous_attendees`` the event's attendees as read, for an UPDATE that
+    changes them (the removed ones get a CANCEL). The draft is deterministic: the same
+    arguments give the same draft.
 
     Raises:
         DraftError: ``draft.no_actions`` (an empty action plan),
-            ``draft.unsupported_action`` (an action that is not CREATE_EVENT or MOVE_EVENT),
+            ``draft.unsupported_action`` (without a change, an action that is not
+            CREATE_EVENT or MOVE_EVENT),
+            ``draft.invalid_change`` (:func:`~cerebri.plans.change_facts.read_change`'s
+            refusals; more than one action; an action whose expected revision is not the
+            change's SEQUENCE; attendees to tell but no organizer),
             ``draft.strategies_exhausted`` (every strategy already failed),
             ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable,
             ``titles`` not a mapping of text to 1-1024 characters of text, ``zones``
-            not a mapping of text to text).
+            not a mapping of text to text, ``current`` not a mapping,
+            ``previous_attendees`` not a list).
     """
+    _check_kinds(action_plan, _EFFECTS if change is None else CHANGE_WRITES)
     actions = action_plan.actions
-    if not actions:
-        raise DraftError(
-            f"action plan {action_plan.plan_id} has no actions", code="draft.no_actions"
-        )
-    for action in actions:
-        if action.kind not in _EFFECTS:
-            raise DraftError(
-                f"action {action.id} is {action.kind.value}; only CREATE_EVENT and MOVE_EVENT "
-                "become plan graphs",
-                code="draft.unsupported_action",
-            )
+    inputs = (
+        _Inputs(actions)
+        if change is None
+        else _change_inputs(actions, change, previous_attendees, current or {}, titles or {})
+    )
     spent = set(failed)
     strategy = choose_strategy(spent)
     if strategy is None:
@@ -367,22 +465,27 @@ def draft_from_action_plan(
             "every deterministic strategy already failed for this intention",
             code="draft.strategies_exhausted",
         )
-    steps = _zoned(_titled(_WRITERS[strategy](actions), titles or {}), zones or {})
+    steps = _zoned(_titled(_WRITERS[strategy](inputs), titles or {}), zones or {})
     effects = ", ".join(f"{a.kind.value} {a.target}" for a in actions)
+    direct = strategy is Strategy.DIRECT_ACTION_VERIFIED
     return PlanDraft(
         objective=f"carry out plan {action_plan.plan_id}: {effects}",
         origin=Origin.TEMPLATE,
         strategy=strategy.value,
         steps=tuple(steps),
         completion_criteria=(
-            ("every event reads back at its planned range",)
-            if strategy is Strategy.DIRECT_ACTION_VERIFIED
+            (
+                ("every event reads back at its planned range",)
+                if change is None
+                else ("the event reads back as changed", "every attendee's message is sent")
+            )
+            if direct
             else ("findings summarised for the operator; the intention stays open",)
         ),
         abort_conditions=("the calendar reports a revision other than expected",),
-        alternatives=_alternatives(strategy, spent, actions),
-        risk=Risk.MEDIUM if strategy is Strategy.DIRECT_ACTION_VERIFIED else Risk.LOW,
+        alternatives=_alternatives(strategy, spent, inputs),
+        risk=Risk.MEDIUM if direct else Risk.LOW,
         budget=_budget(steps),
-        require_approval=strategy is Strategy.DIRECT_ACTION_VERIFIED,
+        require_approval=direct,
         estimate=_estimate(steps),
     )

@@ -33,6 +33,7 @@ from cerebri.plans import (
     DraftError,
     PlanDraft,
     builtin_registry,
+    change_inputs,
     draft_from_action_plan,
     parse_draft,
     validate_draft,
@@ -142,6 +143,7 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
             actions,
             titles=created_titles(actions, title),
             zones=target_zones(request, actions),
+            **change_inputs(request, actions),
         )
         graph = canonical_json(_valid_graph(draft))
         return ProposalArtifact(graph, ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id)

@@ -189,6 +189,68 @@ def _summary_properties() -> dict[str, Schema]:
     }
 
 
+def _change_schema() -> Schema:
+    """``proposed.change`` of an ``ApprovalDetail``
+    (:func:`cerebri.execution.approval_detail.change_of_step`)."""
+    moment = _nullable(
+        _object(
+            {
+                "start": {**_nullable(_TEXT), "description": "UTC."},
+                "end": {**_nullable(_TEXT), "description": "UTC."},
+                "local_start": _nullable(_TEXT),
+                "local_end": _nullable(_TEXT),
+                "title": _nullable(_TEXT),
+                "location": _nullable(_TEXT),
+            },
+            closed=True,
+        )
+    )
+    return _object(
+        {
+            "kind": _enum(["reschedule", "update", "cancel", "create"]),
+            "uid": {**_nullable(_TEXT), "description": "The event's iCalendar UID."},
+            "recurrence_id": {
+                **_nullable(_TEXT),
+                "description": "The instance changed (its original start, UTC); null: the "
+                "whole event or series.",
+            },
+            "scope": _nullable(_enum(["INSTANCE", "THIS_AND_FUTURE", "SERIES"])),
+            "organizer": _nullable(_TEXT),
+            "before": {**moment, "description": "The event as read when planned."},
+            "after": {**moment, "description": "The event once changed (null: a cancel)."},
+            "attendees": {
+                "type": "array",
+                "items": _object(
+                    {
+                        "address": _TEXT,
+                        "name": _nullable(_TEXT),
+                        "required": {"type": "boolean"},
+                        "status": _enum(["kept", "added", "removed"]),
+                    },
+                    closed=True,
+                ),
+            },
+            "recipients": _nullable(
+                {
+                    "type": "array",
+                    "description": "One iTIP message per recipient, sent after the change "
+                    "reads back.",
+                    "items": _object(
+                        {
+                            "step_key": _TEXT,
+                            "address": _nullable(_TEXT),
+                            "method": _nullable(_TEXT),
+                            "sequence": _JSON,
+                        },
+                        closed=True,
+                    ),
+                }
+            ),
+        },
+        closed=True,
+    )
+
+
 def _responses() -> dict[str, Schema]:
     approval = {
         "id": _ID,
@@ -242,6 +304,11 @@ def _responses() -> dict[str, Schema]:
             },
             "local_start": local,
             "local_end": local,
+            "change": {
+                "description": "For a change of an existing event, or a create that invites "
+                "attendees: what changes (null otherwise; decision 0056).",
+                "oneOf": [_change_schema(), {"type": "null"}],
+            },
         },
         closed=True,
     )

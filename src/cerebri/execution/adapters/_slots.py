@@ -10,7 +10,7 @@ the same reading as ``cerebri freebusy``, and leave out the event being written 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from icalendar import Component
 
@@ -28,9 +28,12 @@ def ensure_slot_free(
     uid: str,
     start: Instant,
     end: Instant,
+    *,
+    also: Collection[str] = (),
 ) -> None:
     """Refuse the write of event ``uid`` over ``[start, end)`` when anything else in
     ``calendars`` (parsed by :func:`cerebri.ics.parse_calendar`) is busy in that range.
+    The events whose ``UID`` is in ``also`` are left out too (a series split off the event).
 
     Raises:
         AdapterError: ``calendar.slot_taken``, not retryable, naming the first conflicting
@@ -45,7 +48,7 @@ def ensure_slot_free(
             "nothing was written",
             code="calendar.unreadable",
         ) from None
-    taken = [period for period in view.busy if period.uid != uid]
+    taken = [p for p in view.busy if p.uid != uid and p.uid not in also]
     if taken:
         first = taken[0]
         raise AdapterError(

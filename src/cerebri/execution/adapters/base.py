@@ -71,9 +71,12 @@ class AdapterError(CerebriError):
     :func:`adapter_argument_error`); calendars add ``calendar.conflict``,
     ``calendar.not_found``, ``calendar.revision_mismatch``, ``calendar.unknown_calendar``,
     ``calendar.unreadable``, ``calendar.unsupported``, ``calendar.busy``,
-    ``calendar.write_failed``, ``calendar.slot_taken`` (a create or move whose range is no
-    longer free when the writer is about to write: nothing written, not retryable) and
-    ``calendar.unauthorized`` (the CalDAV server refused the credentials, not retryable);
+    ``calendar.write_failed``, ``calendar.slot_taken`` (a create, move or update whose range
+    is no longer free, in its own calendar or in a required attendee's calendar named by
+    ``check_calendar_ids``, when the writer is about to write: nothing written, not
+    retryable) and ``calendar.unauthorized`` (the CalDAV server refused the credentials, not
+    retryable); a change to an existing event keeps the ``change.*`` codes of
+    :func:`cerebri.calendars.changes.apply_change` (nothing written, decision 0051);
     ``service.status`` adds ``service.not_found``.
 
     Attributes:

@@ -87,8 +87,22 @@ from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itse
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
+from cerebri.calendars.changes import ChangeAction, ChangeOutcome
 from cerebri.clock import Clock
+from cerebri.execution.adapters._change_params import (
+    ChangeParams,
+    change_params,
+    event_ref,
+    people,
+)
+from cerebri.execution.adapters._change_steps import (
+    ensure_free_everywhere,
+    find,
+    prepare,
+    view_result,
+)
 from cerebri.execution.adapters._freebusy import freebusy_result
+from cerebri.execution.adapters._people import stamp_people
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
     AdapterError,
@@ -103,7 +117,6 @@ from cerebri.execution.adapters.ics_file import (
     IDEMPOTENCY_PROPERTY,
     MAX_EXCERPT_CHARS,
     PRODID,
-    _event_view,
     _events,
     _excerpt,
     _freebusy_params,
@@ -191,13 +204,6 @@ def _never_sent(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-def _attendees(event: Component) -> list[JSONValue]:
-    found = event.get("ATTENDEE")
-    if found is None:
-        return []
-    return [str(a) for a in (found if isinstance(found, list) else [found])]
 
 
 @contextmanager
@@ -489,6 +495,8 @@ class CalDavCalendar(DispatchingAdapter):
         params = invocation.params
         calendar_id, uid, key, start, end, collection = self._write_target(params)
         title = params.get("title")
+        with before_any_effect():
+            organizer, attendees = people(params)
 
         def settle(found: _Found) -> dict[str, JSONValue]:
             """Adopt the event already there when it is this create's, else conflict."""
@@ -511,6 +519,7 @@ class CalDavCalendar(DispatchingAdapter):
                 busy = self._busy_calendars(client, calendar_id, collection, start, end)
                 ensure_slot_free(busy, calendar_id, uid, start, end)
             event = _new_event(uid, start, end, title=title, key=key, stamp=self._clock.now())
+            stamp_people(event, organizer, attendees)
             url = collection + resource_name(uid)
             response = self._put(
                 client,
@@ -532,107 +541,186 @@ class CalDavCalendar(DispatchingAdapter):
                     return settle(found)
         return {**_written(calendar_id, uid, start, end, 0, created=True), "replayed": False}
 
-    @serves("calendar.event.move")
-    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        calendar_id, uid, key, start, end, collection = self._write_target(params)
-        expected = params.get("expected_revision")
-        with self._client(calendar_id, collection) as client:
-            with before_any_effect():  # reads and checks: nothing is sent to be written yet
-                found = self._find(client, calendar_id, collection, uid)
-                if found is None:
-                    raise AdapterError(
-                        f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
-                    )
-                event = found.event
-                revision = _sequence(event)
-                if str(event.get(IDEMPOTENCY_PROPERTY, "")) == key and _span(event, uid) == (
-                    start,
-                    end,
-                ):
-                    return {**_written(calendar_id, uid, start, end, revision), "replayed": True}
-                if expected is not None and expected != revision:
-                    raise AdapterError(
-                        f"event {uid} is at revision {revision}, not the expected {expected}",
-                        code="calendar.revision_mismatch",
-                    )
-                if found.etag is None:
-                    raise AdapterError(
-                        f"{_shown(found.url)}: the server gave no ETag, so the move cannot be "
-                        "made conditional; nothing was written",
-                        code="calendar.unsupported",
-                    )
-                busy = self._busy_calendars(client, calendar_id, collection, start, end)
-                ensure_slot_free(busy, calendar_id, uid, start, end)
-            for name, value in (("DTSTART", start), ("DTEND", end), ("DTSTAMP", None)):
-                event.pop(name, None)
-                event.add(name, _utc(self._clock.now() if value is None else value))
-            event.pop("DURATION", None)
-            for name, new in (("SEQUENCE", revision + 1), (IDEMPOTENCY_PROPERTY, key)):
-                event.pop(name, None)
-                event.add(name, new)
-            response = self._put(
-                client,
-                calendar_id,
-                collection,
-                found.url,
-                found.calendar,
-                condition={"If-Match": found.etag},
-            )
-            if response.status == 412:
-                raise AdapterError(
-                    f"event {uid} changed on the server since it was read (ETag "
-                    f"{_excerpt(found.etag, 80)} no longer matches); nothing was written",
-                    code="calendar.revision_mismatch",
-                    before_effect=True,
-                )
-        return {**_written(calendar_id, uid, start, end, revision + 1), "replayed": False}
-
-    @serves("calendar.event.cancel")
-    def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
+    def _apply(self, invocation: Invocation, action: ChangeAction) -> dict[str, JSONValue]:
+        """A move, cancel or update (decision 0051): the resource of the ``UID`` and its
+        ``ETag`` read, every check of
+        :func:`~cerebri.execution.adapters._change_steps.prepare`, the busy re-read of the
+        new range in this collection and every ``check_calendar_ids`` one, then the writes
+        (:meth:`_write_all`)."""
         with before_any_effect():
-            calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-            collection = self._collection(calendar_id)
-        result: dict[str, JSONValue] = {
-            "object_id": uid,
-            "calendar_id": calendar_id,
-            "cancelled": False,
-            "existed": False,
-        }
+            p = change_params(invocation, action)
+            collection = self._collection(p.calendar_id)
+        stamp = self._clock.now()
+        with self._client(p.calendar_id, collection) as client:
+            with before_any_effect():  # reads and checks: nothing is sent to be written yet
+                found = self._find(client, p.calendar_id, collection, p.change.uid)
+                resource, etag = (None, None) if found is None else (found.calendar, found.etag)
+                prepared = prepare(p, resource, etag, stamp)
+                if prepared.outcome is None or found is None:
+                    return prepared.result
+                _ensure_conditional(p, found, prepared.outcome)
+
+                def read(calendar_id: str, start: Instant, end: Instant) -> list[Component]:
+                    if calendar_id == p.calendar_id:
+                        return self._busy_calendars(client, calendar_id, collection, start, end)
+                    return self._busy_elsewhere(calendar_id, start, end)
+
+                ensure_free_everywhere(p, prepared.outcome, read)
+            gone = self._write_all(client, p, collection, found, prepared.outcome)
+        return {**prepared.result, "cancelled": False} if gone else prepared.result
+
+    def _busy_elsewhere(self, calendar_id: str, start: Instant, end: Instant) -> list[Component]:
+        """The events of another configured calendar over ``[start, end)`` (its own login)."""
+        collection = self._collection(calendar_id)
         with self._client(calendar_id, collection) as client:
-            with before_any_effect():  # the read: nothing is sent to be removed yet
-                found = self._find(client, calendar_id, collection, uid)
-            if found is None:
-                return result
-            headers = {} if found.etag is None else {"If-Match": found.etag}
+            return self._busy_calendars(client, calendar_id, collection, start, end)
+
+    def _write_all(
+        self,
+        client: DAVClient,
+        p: ChangeParams,
+        collection: str,
+        found: _Found,
+        outcome: ChangeOutcome,
+    ) -> bool:
+        """Write ``outcome.writes`` in order: a new resource (a split-off series) with
+        ``If-None-Match: *`` (one an earlier try of this change wrote is adopted), the
+        event's own resource with ``If-Match`` on the ``ETag`` read. A refusal after a new
+        resource was written removes it again, so a refused change leaves nothing
+        (``before_effect`` then). Answers whether the event's resource was already gone
+        when it was to be deleted (removed by someone else meanwhile)."""
+        created: list[tuple[str, str | None]] = []
+        gone = False
+        try:
+            for uid, content in outcome.writes:
+                if uid == p.change.uid:
+                    gone = self._write_found(client, p, collection, found, content)
+                else:
+                    created += self._put_new(client, p, collection, uid, content)
+        except AdapterError as error:
+            if created and error.before_effect:  # that request changed nothing: undo ours
+                error.before_effect = self._undo(client, created)
+            raise
+        return gone
+
+    def _write_found(
+        self,
+        client: DAVClient,
+        p: ChangeParams,
+        collection: str,
+        found: _Found,
+        content: Calendar | None,
+    ) -> bool:
+        """``PUT`` ``content`` over the event's resource, or ``DELETE`` it (``None``), with
+        ``If-Match``; answers whether a ``DELETE`` found it gone already."""
+        headers = {} if found.etag is None else {"If-Match": found.etag}
+        if content is not None:
+            response = self._put(
+                client, p.calendar_id, collection, found.url, content, condition=headers
+            )
+        else:
             response = self._send(client, "DELETE", found.url, headers=headers)
         if response.status == 412:
             raise AdapterError(
-                f"event {uid} changed on the server since it was read; nothing was removed",
+                f"event {p.change.uid} changed on the server since it was read (ETag "
+                f"{_excerpt(str(found.etag), 80)} no longer matches); nothing was written",
                 code="calendar.revision_mismatch",
-                retryable=True,
+                retryable=p.change.action == "cancel",  # the next try reads it again
                 before_effect=True,
             )
-        if response.status in (404, 410):
-            return {**result, "existed": True}  # removed by someone else meanwhile
+        if content is None and response.status in (404, 410):
+            return True
         if response.status >= 400:
             raise AdapterError(
                 f"DELETE {_shown(found.url)}: refused with HTTP {response.status}",
                 code="calendar.write_failed",
                 before_effect=True,
             )
-        return {**result, "cancelled": True, "existed": True}
+        return False
 
-    @serves("calendar.event.get")
-    def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+    def _put_new(
+        self,
+        client: DAVClient,
+        p: ChangeParams,
+        collection: str,
+        uid: str,
+        content: Calendar | None,
+    ) -> list[tuple[str, str | None]]:
+        """Create the resource of a new ``uid`` (``If-None-Match: *``): ``[(url, ETag)]``
+        when this call wrote it, ``[]`` when an earlier try of the change had (its
+        idempotency key is on it); anything else there is ``calendar.conflict``."""
+        url = collection + resource_name(uid)
+        if content is None:
+            raise AdapterError(
+                f"cannot remove {uid}: only the event's own resource is removed",
+                code="calendar.write_failed",
+                before_effect=True,
+            )
+        condition = {"If-None-Match": "*"}
+        response = self._put(client, p.calendar_id, collection, url, content, condition=condition)
+        if response.status != 412:
+            return [(url, response.headers.get("ETag"))]
+        with before_any_effect():  # this PUT was not performed (RFC 7232 4.2)
+            there = self._find(client, p.calendar_id, collection, uid)
+            key = None if there is None else str(there.event.get(IDEMPOTENCY_PROPERTY, ""))
+            if key != p.change.idempotency_key:
+                raise AdapterError(
+                    f"calendar {p.calendar_id} already holds an event {uid} written by "
+                    "another change; nothing was written",
+                    code="calendar.conflict",
+                )
+        return []
+
+    def _undo(self, client: DAVClient, created: list[tuple[str, str | None]]) -> bool:
+        """Remove the resources this change created (newest first); whether all went."""
+        try:
+            for url, etag in reversed(created):
+                headers = {} if etag is None else {"If-Match": etag}
+                response = self._send(client, "DELETE", url, headers=headers)
+                if response.status >= 400 and response.status not in (404, 410):
+                    return False
+        except AdapterError:
+            return False
+        return True
+
+    @serves("calendar.event.move")
+    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
+        return self._apply(invocation, "move")
+
+    @serves("calendar.event.update")
+    def _update(self, invocation: Invocation) -> dict[str, JSONValue]:
+        return self._apply(invocation, "update")
+
+    @serves("calendar.event.cancel")
+    def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
+        return self._apply(invocation, "cancel")
+
+    def read_resource(self, calendar_id: str, uid: str) -> Calendar | None:
+        """The calendar object resource holding ``uid`` in ``calendar_id``'s collection as
+        the server has it now (found as a move finds it), or ``None``. For the iTIP sender
+        (issue #23, C4).
+
+        Raises:
+            AdapterError: as a get: ``calendar.unknown_calendar``, ``adapter.unavailable``,
+                ``calendar.unauthorized``, ``calendar.unreadable``.
+        """
         collection = self._collection(calendar_id)
         with self._client(calendar_id, collection) as client:
             found = self._find(client, calendar_id, collection, uid)
-        view = _event_view(calendar_id, uid, None if found is None else found.event)
-        return {**view, "attendees": [] if found is None else _attendees(found.event)}
+        return None if found is None else found.calendar
+
+    @serves("calendar.event.get")
+    def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
+        ref = event_ref(invocation.params)
+        collection = self._collection(ref.calendar_id)
+        with self._client(ref.calendar_id, collection) as client:
+            found = self._find(client, ref.calendar_id, collection, ref.uid)
+        if found is None:
+            return {**view_result(ref.calendar_id, ref.object_id, None, None), "attendees": []}
+        view = find(found.calendar, ref.uid, ref.recurrence_id, "UTC")
+        result = view_result(ref.calendar_id, ref.object_id, view, found.etag)
+        attendees: list[JSONValue] = [] if view is None else [a.address for a in view.attendees]
+        return {**result, "attendees": attendees}
 
     @serves("calendar.freebusy")
     def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
@@ -645,6 +733,18 @@ class CalDavCalendar(DispatchingAdapter):
             with self._client(calendar_id, collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
         return freebusy_result(calendars, start, end)
+
+
+def _ensure_conditional(p: ChangeParams, found: _Found, outcome: ChangeOutcome) -> None:
+    """``calendar.unsupported`` when the event's resource is to be rewritten but the server
+    gave no ``ETag``: the ``PUT`` could not be made conditional (a ``DELETE`` may go
+    without)."""
+    if found.etag is None and any(u == p.change.uid and c is not None for u, c in outcome.writes):
+        raise AdapterError(
+            f"{_shown(found.url)}: the server gave no ETag, so the change cannot be made "
+            "conditional; nothing was written",
+            code="calendar.unsupported",
+        )
 
 
 def _is_http_url(url: str) -> bool:

@@ -7,6 +7,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
+from icalendar import Calendar
+
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.clock import Clock
@@ -16,9 +18,11 @@ from cerebri.execution.adapters.base import (
     Adapters,
     Invocation,
     adapter_argument_error,
+    configured_calendar,
 )
 from cerebri.execution.adapters.caldav_calendar import TIMEOUT_SECONDS, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
+from cerebri.execution.adapters.itip_delivery import read_resource_of
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
 from cerebri.integrations.credentials import CalDAVLogins
 
@@ -54,6 +58,11 @@ class _ByCalendar:
         if not chosen:  # unknown ids: the first adapter names them (calendar.unknown_calendar)
             return next(iter(self._routes.values())).invoke(invocation)
         return next(iter(chosen.values())).invoke(invocation)
+
+    def read_resource(self, calendar_id: str, uid: str) -> Calendar | None:
+        """The stored object ``uid`` of ``calendar_id`` (``None``: none), read by the adapter
+        of that calendar (for ``message.itip.send``, decision 0052)."""
+        return read_resource_of(configured_calendar(self._routes, calendar_id))(calendar_id, uid)
 
 
 @arguments(

@@ -1,10 +1,15 @@
-"""A calendar kept in local iCalendar files (RFC 5545): create, move, cancel and read events.
+r"""A calendar kept in local iCalendar files (RFC 5545): create, move, cancel, update, read.
 
 :class:`IcsFileCalendar` serves ``calendar.event.create``, ``calendar.event.move``,
-``calendar.event.cancel``, ``calendar.event.get`` and ``calendar.freebusy`` over a fixed set
-of ``.ics`` files, one per calendar id. An event is the ``VEVENT`` whose ``UID`` is the
-``object_id``; its revision is its ``SEQUENCE`` (RFC 5545 3.8.7.4), and the idempotency key
-of the write that last changed it is kept in ``X-CEREBRI-IDEMPOTENCY-KEY``.
+``calendar.event.cancel``, ``calendar.event.update``, ``calendar.event.get`` and
+``calendar.freebusy`` over a fixed set of ``.ics`` files, one per calendar id. An event is
+the ``VEVENT`` whose ``UID`` is the ``uid`` param (default the ``object_id``); its revision
+is its ``SEQUENCE`` (RFC 5545 3.8.7.4), and the idempotency key of the write that last
+changed it is kept in ``X-CEREBRI-IDEMPOTENCY-KEY``. The events of one ``UID`` (a series and
+its overrides) with their ``VTIMEZONE``\ s are its calendar object resource
+(:mod:`cerebri.execution.adapters._ics_resources`), whose ETag is the digest
+:func:`cerebri.calendars.changes.resource_etag` (decision 0051): a change planned on
+``expected_etag`` is refused when anything in that resource changed since.
 
 Writes hold ``<file>.lock`` (``filelock``, across processes), read the file, check that
 cerebri's own reader (:func:`cerebri.ics.parse_calendar`, as ``cerebri freebusy``) accepts
@@ -38,9 +43,24 @@ from icalendar import Calendar, Component, Event
 from cerebri._files import ReplacedNotDurableError, read_bounded, write_atomic
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
+from cerebri.calendars.changes import ChangeAction, resource_etag
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
+from cerebri.execution.adapters._change_params import (
+    change_params,
+    effect_key,
+    event_ref,
+    people,
+)
+from cerebri.execution.adapters._change_steps import (
+    ensure_free_everywhere,
+    find,
+    prepare,
+    view_result,
+)
 from cerebri.execution.adapters._freebusy import freebusy_result
+from cerebri.execution.adapters._ics_resources import file_resource, put_resource
+from cerebri.execution.adapters._people import stamp_people
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
     AdapterError,
@@ -68,6 +88,7 @@ CALENDAR_CAPABILITIES: Final = (
     "calendar.event.create",
     "calendar.event.get",
     "calendar.event.move",
+    "calendar.event.update",
     "calendar.freebusy",
 )
 """The capabilities :class:`IcsFileCalendar` serves."""
@@ -83,13 +104,6 @@ for a write before anything is written."""
 MAX_EXCERPT_CHARS: Final = 200
 """Most characters of file content (or of a parser's message quoting it) put in an error."""
 _NS_PER_SECOND: Final = 1_000_000_000
-
-
-def _effect_key(invocation: Invocation) -> str:
-    """The key naming the intended effect: the ``idempotency_key`` param (the planner's, the
-    same for every revision and attempt of one action), else the invocation's."""
-    key = invocation.params.get("idempotency_key")
-    return key if isinstance(key, str) and key else invocation.idempotency_key
 
 
 def _empty_calendar() -> Calendar:
@@ -203,18 +217,25 @@ class IcsFileCalendar(DispatchingAdapter):
       existing ``UID`` raises ``calendar.conflict`` (never a second event with one UID). Before a
       create or a move writes, the range is re-read as free/busy (the event itself left
       out): a range no longer free raises ``calendar.slot_taken`` and nothing is written;
-    * move ``{object_id, calendar_id, start, end, revision, moved: true, replayed}``: new
-      ``DTSTART``/``DTEND``, ``SEQUENCE`` + 1; ``calendar.not_found`` when absent,
-      ``calendar.revision_mismatch`` when ``expected_revision`` is not ``null`` and differs
-      from ``SEQUENCE``. A repeat of the move that was applied last (same idempotency key,
-      event already at the range) changes nothing and says ``replayed: true``, so retrying
-      an idempotent move never trips on its own revision;
-    * cancel ``{object_id, calendar_id, cancelled, existed}``: removes every ``VEVENT`` with
-      the ``UID``; an absent event is a success with both ``false``;
+      ``organizer`` and ``attendees`` are stamped on the new event (SEQUENCE 0);
+    * move, update and cancel of one instance, this and the future instances or the whole
+      series (``scope``, ``recurrence_id``), by
+      :func:`cerebri.calendars.changes.apply_change` with the checks of
+      :mod:`cerebri.execution.adapters._change_steps` (a replay of the change applied
+      already answers ``replayed: true`` and writes nothing; ``expected_etag``,
+      ``expected_revision``; the new range re-read as busy time in this calendar and every
+      ``check_calendar_ids`` calendar, which this adapter must serve too):
+      move ``{object_id, calendar_id, start, end, revision, moved: true, replayed, uid,
+      recurrence_id, scope, new_uid}``, update the same with ``updated: true``, cancel
+      ``{object_id, calendar_id, cancelled, existed, revision, replayed, uid,
+      recurrence_id, scope, new_uid}`` (an absent event or instance is a success with
+      ``cancelled`` and ``existed`` ``false``); ``revision`` is the ``SEQUENCE`` after the
+      change;
     * get ``{object_id, calendar_id, exists, start, end, range: {start, end}, revision,
-      title}``, the shape the checks of :mod:`cerebri.plans.from_action_plan` compare at
-      path ``range``; for an absent event ``exists`` is ``false`` and the other fields are
-      ``null`` (so "not already at the range" holds and "at the range" does not);
+      title, sequence, etag}`` of the event or of its instance at ``recurrence_id``, the
+      shape the checks of :mod:`cerebri.plans.from_action_plan` compare at path ``range``;
+      for an absent event ``exists`` is ``false`` and the other fields are ``null`` (so
+      "not already at the range" holds and "at the range" does not);
     * freebusy ``{start, end, busy: [{start, end, calendar_id, object_id, recurrence_id}],
       free: [{start, end}], unknown: [{start, end}], complete}``, read by
       :func:`cerebri.calendars.freebusy` (floating times as UTC), as ``cerebri freebusy``.
@@ -222,8 +243,10 @@ class IcsFileCalendar(DispatchingAdapter):
     Raises:
         AdapterError: ``calendar.unknown_calendar`` (a calendar id not configured),
             ``calendar.conflict``, ``calendar.not_found``, ``calendar.revision_mismatch``,
-            ``calendar.slot_taken`` (a create or move whose ``[start, end)`` holds another
-            busy event when the lock is held: not written, not retryable),
+            ``calendar.slot_taken`` (a create, move or update whose ``[start, end)`` holds
+            another busy event in its calendar or a ``check_calendar_ids`` calendar when the
+            lock is held: not written, not retryable), the ``change.*`` codes of
+            :func:`cerebri.calendars.changes.apply_change` (nothing written),
             ``calendar.unreadable`` (a file that cannot be read, is larger than
             :data:`MAX_CALENDAR_BYTES`, or that cerebri's reader refuses: the ``ics.*``
             code, line and UID are named; checked before any write),
@@ -372,8 +395,9 @@ class IcsFileCalendar(DispatchingAdapter):
         calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
         start, end = _range(params)
         title = params.get("title")
-
-        key = _effect_key(invocation)
+        with before_any_effect():
+            organizer, attendees = people(params)
+        key = effect_key(invocation)
 
         def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
             calendar = calendar if calendar is not None else _empty_calendar()
@@ -390,86 +414,82 @@ class IcsFileCalendar(DispatchingAdapter):
                     f"calendar {calendar_id} already holds an event {uid} (written{why})",
                     code="calendar.conflict",
                 )
-            _ensure_free(calendar, calendar_id, uid, start, end)
-            calendar.add_component(
-                _new_event(uid, start, end, title=title, key=key, stamp=self._clock.now())
-            )
+            ensure_slot_free([_parsed(calendar, calendar_id)], calendar_id, uid, start, end)
+            event = _new_event(uid, start, end, title=title, key=key, stamp=self._clock.now())
+            stamp_people(event, organizer, attendees)
+            calendar.add_component(event)
             return calendar, _written(calendar_id, uid, start, end, 0, created=True)
 
         return self._change(calendar_id, edit)
 
-    @serves("calendar.event.move")
-    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-        start, end = _range(params)
-        expected = params.get("expected_revision")
+    def _apply(self, invocation: Invocation, action: ChangeAction) -> dict[str, JSONValue]:
+        """A move, cancel or update under the file's lock (decision 0051): the resource of
+        the ``UID`` cut out of the file, its ETag its digest, every check of
+        :func:`~cerebri.execution.adapters._change_steps.prepare`, the busy re-read of the
+        new range in this file and every ``check_calendar_ids`` file, then the resources
+        put back and the file replaced once (a split series and its trimmed original land
+        together)."""
+        with before_any_effect():
+            p = change_params(invocation, action)
+        stamp = self._clock.now()
 
         def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
-            event = None if calendar is None else _master(_events(calendar, uid))
-            if calendar is None or event is None:
-                raise AdapterError(
-                    f"calendar {calendar_id} holds no event {uid}", code="calendar.not_found"
-                )
-            revision = _sequence(event)
-            key = str(event.get(IDEMPOTENCY_PROPERTY, ""))
-            if key == _effect_key(invocation) and _span(event, uid) == (start, end):
-                return None, {**_written(calendar_id, uid, start, end, revision), "replayed": True}
-            if expected is not None and expected != revision:
-                raise AdapterError(
-                    f"event {uid} is at revision {revision}, not the expected {expected}",
-                    code="calendar.revision_mismatch",
-                )
-            _ensure_free(calendar, calendar_id, uid, start, end)
-            for name, value in (
-                ("DTSTART", start),
-                ("DTEND", end),
-                ("DTSTAMP", self._clock.now()),
-            ):
-                event.pop(name, None)
-                event.add(name, _utc(value))
-            event.pop("DURATION", None)
-            for name, new in (
-                ("SEQUENCE", revision + 1),
-                (IDEMPOTENCY_PROPERTY, _effect_key(invocation)),
-            ):
-                event.pop(name, None)
-                event.add(name, new)
-            moved = _written(calendar_id, uid, start, end, revision + 1)
-            return calendar, {**moved, "replayed": False}
+            resource = None if calendar is None else file_resource(calendar, p.change.uid)
+            etag = None if resource is None else resource_etag(resource)
+            prepared = prepare(p, resource, etag, stamp)
+            if prepared.outcome is None or calendar is None:
+                return None, prepared.result
+            own = [_parsed(calendar, p.calendar_id)]  # as read under the lock
 
-        return self._change(calendar_id, edit)
+            def read(calendar_id: str, start: Instant, end: Instant) -> list[Component]:
+                return own if calendar_id == p.calendar_id else self._busy(calendar_id)
+
+            ensure_free_everywhere(p, prepared.outcome, read)
+            for uid, content in prepared.outcome.writes:
+                put_resource(calendar, uid, content)
+            return calendar, prepared.result
+
+        return self._change(p.calendar_id, edit)
+
+    def _busy(self, calendar_id: str) -> list[Component]:
+        """Calendar ``calendar_id`` parsed by :func:`cerebri.ics.parse_calendar` (an empty
+        one when its file does not exist yet), for the busy re-read before a write."""
+        data = self._bytes(self._path(calendar_id))
+        if data is None:
+            return [_parsed(_empty_calendar(), calendar_id)]
+        return [_parsed(_parse_object(data, calendar_id), calendar_id)]
+
+    @serves("calendar.event.move")
+    def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
+        return self._apply(invocation, "move")
+
+    @serves("calendar.event.update")
+    def _update(self, invocation: Invocation) -> dict[str, JSONValue]:
+        return self._apply(invocation, "update")
 
     @serves("calendar.event.cancel")
     def _cancel(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
+        return self._apply(invocation, "cancel")
 
-        def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
-            found = [] if calendar is None else _events(calendar, uid)
-            result: dict[str, JSONValue] = {
-                "object_id": uid,
-                "calendar_id": calendar_id,
-                "cancelled": bool(found),
-                "existed": bool(found),
-            }
-            if calendar is None or not found:
-                return None, result
-            calendar.subcomponents = [
-                c for c in calendar.subcomponents if all(c is not f for f in found)
-            ]
-            return calendar, result
+    def read_resource(self, calendar_id: str, uid: str) -> Calendar | None:
+        """The calendar object resource of ``uid`` in ``calendar_id``'s file as it is now
+        (:func:`~cerebri.execution.adapters._ics_resources.file_resource`), or ``None``
+        when the file or the event does not exist. For the iTIP sender (issue #23, C4).
 
-        return self._change(calendar_id, edit)
+        Raises:
+            AdapterError: ``calendar.unknown_calendar``, ``calendar.unreadable``.
+        """
+        calendar = self._load(self._path(calendar_id))
+        return None if calendar is None else file_resource(calendar, uid)
 
     @serves("calendar.event.get")
     def _get(self, invocation: Invocation) -> dict[str, JSONValue]:
-        params = invocation.params
-        calendar_id, uid = _text(params, "calendar_id"), _text(params, "object_id")
-        calendar = self._load(self._path(calendar_id))
-        return _event_view(
-            calendar_id, uid, None if calendar is None else _master(_events(calendar, uid))
-        )
+        ref = event_ref(invocation.params)
+        resource = self.read_resource(ref.calendar_id, ref.uid)
+        if resource is None:
+            return view_result(ref.calendar_id, ref.object_id, None, None)
+        view = find(resource, ref.uid, ref.recurrence_id, "UTC")
+        return view_result(ref.calendar_id, ref.object_id, view, resource_etag(resource))
 
     @serves("calendar.freebusy")
     def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
@@ -530,47 +550,17 @@ def _new_event(
     return event
 
 
-def _event_view(calendar_id: str, uid: str, event: Component | None) -> dict[str, JSONValue]:
-    """The ``calendar.event.get`` result for ``event`` (``None``: there is none)."""
-    if event is None:
-        return {
-            "object_id": uid,
-            "calendar_id": calendar_id,
-            "exists": False,
-            "start": None,
-            "end": None,
-            "range": None,
-            "revision": None,
-            "title": None,
-        }
-    start, end = _span(event, uid)
-    summary = event.get("SUMMARY")
-    return {
-        "object_id": uid,
-        "calendar_id": calendar_id,
-        "exists": True,
-        "start": start.format(),
-        "end": end.format(),
-        "range": {"start": start.format(), "end": end.format()},
-        "revision": _sequence(event),
-        "title": None if summary is None else str(summary),
-    }
-
-
-def _ensure_free(
-    calendar: Calendar, calendar_id: str, uid: str, start: Instant, end: Instant
-) -> None:
-    """``calendar.slot_taken`` unless ``[start, end)`` is free of every event but ``uid``
-    (read as ``cerebri freebusy`` reads the file: :mod:`cerebri.execution.adapters._slots`)."""
+def _parsed(calendar: Calendar, calendar_id: str) -> Component:
+    """``calendar`` read as ``cerebri freebusy`` reads a file (:func:`cerebri.ics.parse_calendar`),
+    for the busy re-read before a write (``calendar.unreadable``: nothing was written)."""
     try:
-        parsed = parse_calendar(calendar.to_ical(), source=calendar_id)
+        return parse_calendar(calendar.to_ical(), source=calendar_id)
     except CalendarError as exc:
         raise AdapterError(
             f"calendar {calendar_id}: {_excerpt(exc.message, 2 * MAX_EXCERPT_CHARS)}; nothing "
             "was written",
             code="calendar.unreadable",
         ) from None
-    ensure_slot_free([parsed], calendar_id, uid, start, end)
 
 
 def _written(

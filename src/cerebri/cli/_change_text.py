@@ -1,0 +1,98 @@
+"""The lines ``approvals show`` prints for a change of an existing event, or a create that
+invites attendees (issue #23, decision 0056): ``proposed.change`` of
+:func:`cerebri.execution.describe_approval`."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from cerebri._json import JSONValue
+
+__all__ = ["change_lines"]
+
+_WHAT: Final = {
+    "INSTANCE": "one instance",
+    "THIS_AND_FUTURE": "this instance and the ones after it",
+    "SERIES": "the whole event or series",
+}
+
+
+def _when(moment: Any, zone: JSONValue) -> str:
+    """``<start> - <end> UTC, <local start> - <local end> <zone>`` (``-`` when unknown)."""
+    if not isinstance(moment, dict) or not moment.get("start") or not moment.get("end"):
+        return "-"
+    text = f"{moment['start']} - {moment['end']} UTC"
+    if moment.get("local_start") and moment.get("local_end"):
+        return text + f", {moment['local_start']} - {moment['local_end']} {zone}"
+    return text + ", no local zone named"
+
+
+def _person(attendee: dict[str, Any]) -> str:
+    role = "required" if attendee.get("required") else "optional"
+    name = f"{attendee['name']} " if attendee.get("name") else ""
+    return f"{name}<{attendee.get('address')}> ({role}, {attendee.get('status')})"
+
+
+def _messages(recipients: Any) -> str:
+    if not isinstance(recipients, list):
+        return "messages: - (the plan's steps were not read)"
+    if not recipients:
+        return "messages: none (nobody but the organizer to tell)"
+    sent = [
+        f"{r.get('method')} to {r.get('address')} (SEQUENCE {r.get('sequence')}, "
+        f"step {r.get('step_key')})"
+        for r in recipients
+        if isinstance(r, dict)
+    ]
+    return "messages: " + "; ".join(sent) + ", once the change reads back"
+
+
+def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
+    """``change``, ``uid``, ``before``/``after`` (UTC and local), a changed ``title`` or
+    ``location``, ``organizer``, ``attendees`` and ``messages`` lines; ``[]`` when the
+    step changes no existing event and invites nobody."""
+    change = proposed.get("change")
+    if not isinstance(change, dict):
+        return []
+    zone = proposed.get("timezone")
+    kind = change.get("kind")
+    scope = change.get("scope")
+    lines = [f"change: {kind}" + (f" of {_WHAT[scope]}" if scope in _WHAT else "")]
+    rid = change.get("recurrence_id")
+    lines.append(
+        f"uid: {change.get('uid')}" + (f", instance {rid} (its original start)" if rid else "")
+    )
+    before, after = change.get("before"), change.get("after")
+    if kind != "create":
+        lines.append(f"before: {_when(before, zone)}")
+        lines.append("after: cancelled" if kind == "cancel" else f"after: {_when(after, zone)}")
+    for field in ("title", "location"):
+        old = before.get(field) if isinstance(before, dict) else None
+        new = after.get(field) if isinstance(after, dict) else None
+        if kind == "update" and old != new:
+            lines.append(f"{field}: {old or '-'} -> {new or '-'}")
+        elif kind != "create" and field == "title":
+            lines.append(f"event title: {old or new or '-'}")
+    lines.append(f"organizer: {change.get('organizer') or '-'}")
+    people = change.get("attendees")
+    listed = [_person(a) for a in people if isinstance(a, dict)] if isinstance(people, list) else []
+    lines.append("attendees: " + ("; ".join(listed) if listed else "none named"))
+    lines.append(_messages(change.get("recipients")))
+    return lines
+
+
+def listed(proposed: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """``proposed`` as ``approvals list`` shows it: for a change, the title the event will
+    have (a cancel: the one it had) and, for a cancel, the range it had."""
+    change = proposed.get("change")
+    if not isinstance(change, dict):
+        return proposed
+    moment = change.get("after") or change.get("before")
+    if not isinstance(moment, dict):
+        return proposed
+    shown = dict(proposed)
+    shown["title"] = proposed.get("title") or moment.get("title")
+    if not proposed.get("start"):
+        for name in ("start", "end", "local_start", "local_end"):
+            shown[name] = moment.get(name)
+    return shown

@@ -1,0 +1,82 @@
+"""The ``cerebri worker`` options of iTIP delivery (``message.itip.send``, decision 0052).
+
+Only the option declarations live here, so that importing the CLI stays light; the worker
+builds the adapter with :func:`cerebri.cli._itip_worker.itip_adapters`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Final
+
+import typer
+
+__all__ = [
+    "SMTP_CREDENTIAL_VARIABLE",
+    "OutboxOption",
+    "ServerSchedulesOption",
+    "SmtpFromOption",
+    "SmtpOption",
+    "SmtpStartTlsOption",
+    "SmtpUserOption",
+]
+
+SMTP_CREDENTIAL_VARIABLE: Final = "CEREBRI_SMTP_PASSWORD"
+"""The environment variable holding the password of ``--smtp-user`` (never an option: a
+command line is visible to every user of the machine)."""
+
+OutboxOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--outbox",
+        metavar="DIR",
+        help="Folder where message.itip.send writes each iTIP message (.ics), its e-mail "
+        "(.eml) and its record (.json); created when missing. Default: the folder 'outbox' "
+        "in cerebri's user data folder, beside the default store.",
+    ),
+]
+SmtpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--smtp",
+        metavar="URL",
+        help="Send iTIP messages by e-mail (iMIP, RFC 6047) through this server: "
+        "smtp://HOST[:PORT] (default port 25) or smtps://HOST[:PORT] (TLS from the first "
+        "byte, default port 465). Without it messages are only written to the outbox.",
+    ),
+]
+SmtpStartTlsOption = Annotated[
+    bool,
+    typer.Option(
+        "--smtp-starttls",
+        help="With --smtp smtp://: switch to TLS with STARTTLS (RFC 3207) before anything "
+        "else; a server that does not offer it is refused.",
+    ),
+]
+SmtpFromOption = Annotated[
+    str | None,
+    typer.Option(
+        "--smtp-from",
+        metavar="ADDRESS",
+        help="The envelope sender (MAIL FROM) and Sender header. Default: the organizer of "
+        "each message, which is always its From header.",
+    ),
+]
+SmtpUserOption = Annotated[
+    str | None,
+    typer.Option(
+        "--smtp-user",
+        metavar="USER",
+        help=f"Log in to the SMTP server as USER; the password is read from the environment "
+        f"variable {SMTP_CREDENTIAL_VARIABLE}.",
+    ),
+]
+ServerSchedulesOption = Annotated[
+    bool,
+    typer.Option(
+        "--server-schedules",
+        help="The CalDAV server delivers iTIP messages itself (RFC 6638 implicit "
+        "scheduling): cerebri writes each message to the outbox as a record and sends "
+        "nothing. Not with --smtp.",
+    ),
+]

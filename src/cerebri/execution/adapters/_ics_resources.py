@@ -1,0 +1,90 @@
+"""Calendar object resources inside one ``.ics`` file (decision 0051).
+
+A CalDAV collection stores one calendar object resource per ``UID`` (RFC 4791 4.1): the
+``VEVENT`` components of that ``UID`` (a master and its ``RECURRENCE-ID`` overrides) and the
+``VTIMEZONE`` components they use. An ``.ics`` file holds many ``UID``\\ s in one
+``VCALENDAR``. :func:`file_resource` cuts the resource of one ``UID`` out of the file's
+calendar, so both adapters hand :mod:`cerebri.calendars.changes` the same kind of value and
+an ``.ics`` resource has an ETag (:func:`cerebri.calendars.changes.resource_etag` of it).
+:func:`put_resource` puts a changed resource back (or removes it).
+
+The resource of ``uid`` is, in this order: a new ``VCALENDAR`` with the file's own
+calendar properties (``PRODID``, ``VERSION``, ``CALSCALE``...) as they are, the file's
+``VTIMEZONE`` components whose ``TZID`` a property of those events names (in file order),
+then copies of the events with that ``UID`` (in file order). The same file content gives
+the same resource, so the same ETag; a change to anything in it changes the ETag, while a
+change to another ``UID`` of the file does not.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from icalendar import Calendar, Component
+
+__all__ = ["file_resource", "put_resource", "uid_events"]
+
+
+def uid_events(calendar: Calendar, uid: str) -> list[Component]:
+    """The ``VEVENT`` components of ``calendar`` whose ``UID`` is ``uid``, in file order."""
+    return [c for c in calendar.subcomponents if c.name == "VEVENT" and str(c.get("UID")) == uid]
+
+
+def _tzids(component: Component) -> set[str]:
+    """Every ``TZID`` parameter on the properties of ``component`` (RFC 5545 3.2.19)."""
+    found: set[str] = set()
+    for value in component.values():
+        for item in value if isinstance(value, list) else [value]:
+            params = getattr(item, "params", None)
+            if params is not None and "TZID" in params:
+                found.add(str(params["TZID"]))
+    return found
+
+
+def _zones(calendar: Calendar) -> dict[str, Component]:
+    return {
+        str(c.get("TZID")): c
+        for c in calendar.subcomponents
+        if c.name == "VTIMEZONE" and "TZID" in c
+    }
+
+
+def file_resource(calendar: Calendar, uid: str) -> Calendar | None:
+    """The calendar object resource of ``uid`` in the file's ``calendar`` (module doc), a
+    new value (``calendar`` is not changed); ``None`` when no ``VEVENT`` has that ``UID``."""
+    events = uid_events(calendar, uid)
+    if not events:
+        return None
+    resource = Calendar()
+    for name, value in calendar.items():
+        resource[name] = copy.deepcopy(value)
+    used = set().union(*(_tzids(e) for e in events))
+    for tzid, zone in _zones(calendar).items():
+        if tzid in used:
+            resource.add_component(copy.deepcopy(zone))
+    for event in events:
+        resource.add_component(copy.deepcopy(event))
+    return resource
+
+
+def put_resource(calendar: Calendar, uid: str, content: Calendar | None) -> None:
+    """Replace, in the file's ``calendar`` (changed in place), the events of ``uid`` with
+    the ``VEVENT``\\ s of ``content`` (where the first of them stood, else at the end), and
+    add its ``VTIMEZONE``\\ s whose ``TZID`` the file lacks (before the first event);
+    ``content`` ``None`` removes the events of ``uid``."""
+    old = uid_events(calendar, uid)
+    kept = [c for c in calendar.subcomponents if all(c is not o for o in old)]
+    at = len(kept)
+    if old:
+        first = calendar.subcomponents.index(old[0])
+        at = sum(1 for c in calendar.subcomponents[:first] if all(c is not o for o in old))
+    if content is None:
+        calendar.subcomponents = kept
+        return
+    have = _zones(calendar)
+    zones = [z for tzid, z in _zones(content).items() if tzid not in have]
+    events = [c for c in content.subcomponents if c.name == "VEVENT"]
+    kept[at:at] = events
+    first_event = next((i for i, c in enumerate(kept) if c.name == "VEVENT"), len(kept))
+    kept[first_event:first_event] = zones
+    calendar.subcomponents = kept

@@ -1,0 +1,201 @@
+"""A change plan graph carried out by the real adapters (issue #23, decision 0056): one
+instance of a weekly series in an .ics file rescheduled, one approval, then one REQUEST per
+attendee in the outbox; and the same series cancelled for one instance (CANCELs).
+
+The calendar is read back with recurring-ical-events and the messages with icalendar, not
+with cerebri's reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import icalendar
+import pytest
+import recurring_ical_events
+
+from cerebri.calendars.changes import resource_etag
+from cerebri.clock import FakeClock, SequentialIds
+from cerebri.cpir import MutationKind
+from cerebri.execution import (
+    Executor,
+    decide,
+    list_approvals,
+    run_worker,
+    show_plan,
+    submit,
+)
+from cerebri.execution import store as execution_store
+from cerebri.execution.adapters import Adapters, IcsFileCalendar
+from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
+from cerebri.execution.adapters.itip_delivery import ItipDelivery
+from cerebri.plans import draft_from_action_plan
+from cerebri.temporal import Instant
+from tests.plans.test_change_drafts import ORGANIZER, _change, _plan
+
+UID = "weekly@example.com"
+RID = "2026-10-05T08:00:00Z"  # Monday 10:00 in Berlin (summer time)
+PEOPLE = [
+    {"address": "mailto:bob@example.com", "name": "Bob", "required": True, "calendar_id": "bob"},
+    {"address": "mailto:zoe@example.com", "name": None, "required": False, "calendar_id": None},
+    {"address": ORGANIZER, "name": "Olga", "required": True, "calendar_id": "work"},
+]
+SERIES = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//change graph//EN\r\n"
+    "BEGIN:VEVENT\r\nUID:weekly@example.com\r\nDTSTAMP:20260901T000000Z\r\n"
+    "DTSTART;TZID=Europe/Berlin:20260928T100000\r\nDTEND;TZID=Europe/Berlin:20260928T110000\r\n"
+    "RRULE:FREQ=WEEKLY;COUNT=4\r\nSEQUENCE:4\r\nSUMMARY:Weekly\r\n"
+    "ORGANIZER;CN=Olga:mailto:olga@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:bob@example.com\r\n"
+    "ATTENDEE;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION:mailto:zoe@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:olga@example.com\r\n"
+    "END:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path, Path]]:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    execution_store.init(url)
+    engine = execution_store.open_engine(execution_store.parse_store_url(url))
+    clock = FakeClock(Instant.parse("2026-10-01T08:00:00Z"))
+    work = tmp_path / "work.ics"
+    work.write_text(SERIES, encoding="utf-8")
+    files = {"work": work, "bob": tmp_path / "bob.ics"}  # bob's calendar: empty
+    calendars = IcsFileCalendar(files, clock)
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    itip = ItipDelivery(clock, outbox=outbox, read_resource=calendars.read_resource)
+    adapters = Adapters()
+    for name in CALENDAR_CAPABILITIES:
+        adapters = adapters.with_adapter(name, calendars)
+    adapters = adapters.with_adapter("message.itip.send", itip).with_adapter(
+        "message.itip.get", itip
+    )
+    executor = Executor(engine, clock, SequentialIds("g"), adapters=adapters)
+    try:
+        yield executor, calendars, work, outbox
+    finally:
+        engine.dispose()
+
+
+def _carry_out(
+    executor: Executor, calendars: IcsFileCalendar, kind: MutationKind, **extra: Any
+) -> str:
+    """Plan ``kind`` of the instance at RID, submit, run, approve once, run: the plan id."""
+    plan, action = _plan(kind)
+    resource = calendars.read_resource("work", UID)
+    assert resource is not None
+    etag = resource_etag(resource)
+    change = _change(uid=UID, recurrence_id=RID, etag=etag, attendees=PEOPLE, **extra)
+    draft = draft_from_action_plan(
+        plan,
+        change=change,
+        current={action.target: {"start": RID, "end": "2026-10-05T09:00:00Z"}},
+        titles={action.target: "Weekly"},
+    )
+    plan_id = submit(executor, draft, requester="principal:alice").plan_id
+    for _ in range(2):
+        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
+        assert report.errors == 0, report.last_error
+        for asked in list_approvals(executor):
+            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
+    assert len(list_approvals(executor, status=None)) == 1  # one decision for the change
+    assert show_plan(executor, plan_id)["status"] == "completed"
+    return plan_id
+
+
+def _instances(work: Path) -> list[tuple[datetime, datetime, int]]:
+    calendar = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
+    found = recurring_ical_events.of(calendar).between(
+        datetime(2026, 9, 1, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC)
+    )
+    return sorted(
+        (e["DTSTART"].dt.astimezone(UTC), e["DTEND"].dt.astimezone(UTC), int(e["SEQUENCE"]))
+        for e in found
+    )
+
+
+def _messages(outbox: Path) -> list[dict[str, Any]]:
+    seen = []
+    for path in sorted(outbox.glob("*.ics")):
+        calendar = icalendar.Calendar.from_ical(path.read_bytes())
+        (event,) = calendar.walk("VEVENT")
+        attendees = event.get("ATTENDEE")
+        named = attendees if isinstance(attendees, list) else [attendees]
+        seen.append(
+            {
+                "method": str(calendar["METHOD"]),
+                "sequence": int(event["SEQUENCE"]),
+                "uid": str(event["UID"]),
+                "recurrence_id": (
+                    event["RECURRENCE-ID"].dt.astimezone(UTC) if "RECURRENCE-ID" in event else None
+                ),
+                "attendees": sorted(str(a).lower() for a in named),
+            }
+        )
+    return seen
+
+
+def test_reschedule_one_instance_of_a_weekly_series(
+    world: tuple[Executor, IcsFileCalendar, Path, Path],
+) -> None:
+    executor, calendars, work, outbox = world
+    _carry_out(executor, calendars, MutationKind.MOVE_EVENT)
+    # _plan's action moves to the design-review slot: 2026-10-05 12:00-12:45 UTC
+    moved = (datetime(2026, 10, 5, 12, tzinfo=UTC), datetime(2026, 10, 5, 12, 45, tzinfo=UTC))
+    instances = _instances(work)
+    assert (*moved, 5) in instances
+    assert len(instances) == 4
+    assert all(start != datetime(2026, 10, 5, 8, tzinfo=UTC) for start, _, _ in instances)
+    messages = _messages(outbox)
+    # the message names the attendees; the organizer is its ORGANIZER (decision 0048)
+    everyone = ["mailto:bob@example.com", "mailto:zoe@example.com"]
+    rid = datetime(2026, 10, 5, 8, tzinfo=UTC)
+    request = {"method": "REQUEST", "sequence": 5, "uid": UID, "recurrence_id": rid}
+    assert messages == [{**request, "attendees": everyone}] * 2  # bob, zoe; not the organizer
+
+
+def test_cancel_one_instance_of_a_weekly_series(
+    world: tuple[Executor, IcsFileCalendar, Path, Path],
+) -> None:
+    executor, calendars, work, outbox = world
+    _carry_out(executor, calendars, MutationKind.DELETE_EVENT)
+    starts = [start for start, _, _ in _instances(work)]
+    assert starts == [
+        datetime(2026, 9, 28, 8, tzinfo=UTC),
+        datetime(2026, 10, 12, 8, tzinfo=UTC),
+        datetime(2026, 10, 19, 8, tzinfo=UTC),
+    ]
+    assert [(m["method"], m["sequence"]) for m in _messages(outbox)] == [("CANCEL", 5)] * 2
+
+
+def test_reschedule_this_and_future_splits_the_series(
+    world: tuple[Executor, IcsFileCalendar, Path, Path],
+) -> None:
+    executor, calendars, work, outbox = world
+    _carry_out(executor, calendars, MutationKind.MOVE_EVENT, scope="THIS_AND_FUTURE")
+    # 10:00 Berlin (08:00Z) moved to 12:00Z = 14:00 Berlin from 2026-10-05 on
+    assert [start for start, _, _ in _instances(work)] == [
+        datetime(2026, 9, 28, 8, tzinfo=UTC),
+        datetime(2026, 10, 5, 12, tzinfo=UTC),
+        datetime(2026, 10, 12, 12, tzinfo=UTC),
+        datetime(2026, 10, 19, 12, tzinfo=UTC),
+    ]
+    told = sorted((m["uid"] == UID, m["sequence"], m["recurrence_id"]) for m in _messages(outbox))
+    # each of bob and zoe: the new series (SEQUENCE 0) and the shortened old one (5)
+    assert told == [(False, 0, None), (False, 0, None), (True, 5, None), (True, 5, None)]
+
+
+def test_update_one_instance_title_and_length(
+    world: tuple[Executor, IcsFileCalendar, Path, Path],
+) -> None:
+    executor, calendars, work, outbox = world
+    _carry_out(executor, calendars, MutationKind.UPDATE_EVENT, title="Weekly (long)")
+    calendar = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
+    found = recurring_ical_events.of(calendar).at((2026, 10, 5))
+    assert [(str(e["SUMMARY"]), int(e["SEQUENCE"])) for e in found] == [("Weekly (long)", 5)]
+    assert [(m["method"], m["sequence"]) for m in _messages(outbox)] == [("REQUEST", 5)] * 2
