@@ -71,6 +71,7 @@ import platformdirs
 from icalendar import Calendar, Event
 
 from cerebri._files import read_bounded, write_atomic
+from cerebri._guard import CALLABLE, PATH, arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.itip import ItipError, ItipMethod, itip_messages
 from cerebri.clock import Clock
@@ -138,6 +139,15 @@ class ItipDelivery(DispatchingAdapter):
 
     __slots__ = ("_clock", "_outbox", "_read", "_server_schedules", "_sleep", "_smtp")
 
+    @arguments(
+        adapter_argument_error,
+        clock=Clock,
+        outbox=PATH,
+        read_resource=(CALLABLE, type(None)),
+        smtp=(SmtpSettings, type(None)),
+        server_schedules=bool,
+        sleep=CALLABLE,
+    )
     def __init__(
         self,
         clock: Clock,
@@ -486,6 +496,15 @@ def read_resource_of(adapter: object) -> ReadResource:
     return refuse
 
 
+@arguments(
+    adapter_argument_error,
+    adapters=Adapters,
+    clock=Clock,
+    outbox=PATH,
+    smtp=(SmtpSettings, type(None)),
+    server_schedules=bool,
+    sleep=CALLABLE,
+)
 def with_itip_delivery(
     adapters: Adapters,
     clock: Clock,
