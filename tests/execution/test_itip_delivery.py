@@ -429,6 +429,10 @@ def test_a_worker_killed_after_the_send_never_sends_twice(world: World, store: S
     assert step["result"]["replayed"] is True and step["result"]["sent"] is True
     assert len(mailbox.received) == 1
     assert len(world.files(".ics")) == 1
+    world.files(".eml")[0].write_bytes(b"damaged")  # a damaged copy is not a reason to resend
+    assert _invoke(adapter, params)["replayed"] is True
+    assert len(mailbox.received) == 1
+    assert _get(adapter, params)["intact"] is False
 
 
 def test_refused_recipients(world: World) -> None:

@@ -119,7 +119,8 @@ ITIP_CAPABILITIES: Final = (ITIP_GET, ITIP_SEND)
 LOCK_TIMEOUT_SECONDS: Final = 10.0
 """Longest wait for another invocation's lock on the same message, in seconds."""
 MAX_RECORD_BYTES: Final = 1024 * 1024
-"""Largest outbox file read back (record, message or e-mail), in bytes."""
+"""Largest outbox record read back, in bytes (1 MiB); a message or e-mail file is read up to
+16 times that."""
 
 ReadResource = Callable[[str, str], Calendar | None]
 """``read_resource(calendar_id, uid)``: the calendar object resource holding ``uid`` as it
@@ -131,10 +132,11 @@ class ItipDelivery(DispatchingAdapter):
     (module doc).
 
     ``clock`` gives ``DTSTAMP`` and the e-mail's ``Date``; ``read_resource`` reads a
-    REQUEST's event back (``None``: this worker can only send CANCELs; a REQUEST is refused
-    with ``calendar.unsupported``); ``smtp`` (``None``: outbox only) is the server to send
-    through; ``server_schedules`` says the CalDAV server delivers iTIP itself (RFC 6638), so
-    nothing is sent (not with ``smtp``); ``sleep`` waits between SMTP tries (seconds).
+    REQUEST's event back (``None``: this worker has no calendar and sends only CANCELs; a
+    REQUEST is ``calendar.unknown_calendar``, passed on to another worker); ``smtp``
+    (``None``: outbox only) is the server to send through; ``server_schedules`` says the
+    CalDAV server delivers iTIP itself (RFC 6638), so nothing is sent (not with ``smtp``);
+    ``sleep`` waits between SMTP tries (seconds).
     """
 
     __slots__ = ("_clock", "_outbox", "_read", "_server_schedules", "_sleep", "_smtp")
@@ -376,8 +378,8 @@ class ItipDelivery(DispatchingAdapter):
             record = self._load(name)
             if record is not None:
                 same_effect(record, send)
-                if self._finished(name, record):
-                    return send_result(record, replayed=True)
+                if record.get("state") == "sent" or self._finished(name, record):
+                    return send_result(record, replayed=True)  # a damaged copy is not resent
             if record is not None and record.get("delivery") == "smtp" and self._smtp is None:
                 raise AdapterError(  # passed on to a worker that has one (decision 0022)
                     f"the message {name} waits for an SMTP server, and this worker has none",
@@ -398,7 +400,14 @@ class ItipDelivery(DispatchingAdapter):
     ) -> dict[str, JSONValue]:
         assert self._smtp is not None
         settings = self._smtp
-        email = read_bounded(self._path(name, ".eml"), limit=16 * MAX_RECORD_BYTES)
+        try:
+            email = read_bounded(self._path(name, ".eml"), limit=16 * MAX_RECORD_BYTES)
+        except CerebriError as error:
+            raise AdapterError(
+                f"the outbox e-mail of {name} cannot be read: {error.message}",
+                code="itip.outbox_unreadable",
+                before_effect=True,
+            ) from None
 
         def sending() -> None:  # from the DATA command on, the message may leave
             self._save(name, {**record, "state": "sending"})
