@@ -26,9 +26,10 @@ invocation, in this order:
    6638) nothing is sent: the result says ``delivery: "server"``.
 
 **Never twice.** The same ``idempotency_key`` and recipient again (a retried step, a new
-revision of the plan, a step an operator re-armed) finds the record: a finished delivery is
-answered from it (``replayed: true``) without sending; one that stopped before the server
-accepted it is sent again with the stored bytes (same ``Message-ID``). The executor's own
+revision of the plan, a step an operator re-armed) finds the record: a finished delivery
+(or a message recorded as ``sent``, even when its outbox copy was damaged since) is answered
+from it (``replayed: true``) without sending; one that stopped before the server accepted
+it is sent again with the stored bytes (same ``Message-ID``). The executor's own
 rule covers the rest: ``message.itip.send`` is not idempotent, so a worker that dies during
 the send leaves the step blocked for verification, never re-run on its own (decision 0021).
 The record for the same key and recipient but another event, method or sequence is
