@@ -61,7 +61,6 @@ that may have sent).
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -71,7 +70,6 @@ import filelock
 import platformdirs
 from icalendar import Calendar, Event
 
-from cerebri._files import read_bounded, write_atomic
 from cerebri._guard import CALLABLE, PATH, arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.itip import ItipError, ItipMethod, itip_messages
@@ -88,10 +86,10 @@ from cerebri.execution.adapters._itip_send import (
     required_text,
     same_effect,
     send_result,
-    sha256,
     stem,
     subject,
 )
+from cerebri.execution.adapters._outbox import Outbox, sha256
 from cerebri.execution.adapters.base import (
     AdapterError,
     Adapters,
@@ -117,11 +115,6 @@ __all__ = [
 
 ITIP_CAPABILITIES: Final = (ITIP_GET, ITIP_SEND)
 """The capabilities :class:`ItipDelivery` serves."""
-LOCK_TIMEOUT_SECONDS: Final = 10.0
-"""Longest wait for another invocation's lock on the same message, in seconds."""
-MAX_RECORD_BYTES: Final = 1024 * 1024
-"""Largest outbox record read back, in bytes (1 MiB); a message or e-mail file is read up to
-16 times that."""
 
 ReadResource = Callable[[str, str], Calendar | None]
 """``read_resource(calendar_id, uid)``: the calendar object resource holding ``uid`` as it
@@ -140,7 +133,7 @@ class ItipDelivery(DispatchingAdapter):
     ``sleep`` waits between SMTP tries (seconds).
     """
 
-    __slots__ = ("_clock", "_outbox", "_read", "_server_schedules", "_sleep", "_smtp")
+    __slots__ = ("_box", "_clock", "_read", "_server_schedules", "_sleep", "_smtp")
 
     @arguments(
         adapter_argument_error,
@@ -167,7 +160,7 @@ class ItipDelivery(DispatchingAdapter):
                 "server with it"
             )
         self._clock = clock
-        self._outbox = Path(outbox)
+        self._box = Outbox(Path(outbox))
         self._read = read_resource
         self._smtp = smtp
         self._server_schedules = server_schedules
@@ -177,71 +170,6 @@ class ItipDelivery(DispatchingAdapter):
     def delivery(self) -> str:
         """``"server"``, ``"smtp"`` or ``"outbox"``: how this adapter delivers."""
         return "server" if self._server_schedules else "smtp" if self._smtp else "outbox"
-
-    # -- the outbox --------------------------------------------------------------------
-
-    def _path(self, name: str, suffix: str) -> Path:
-        return self._outbox / f"{name}{suffix}"
-
-    def _load(self, name: str) -> dict[str, JSONValue] | None:
-        path = self._path(name, ".json")
-        if not path.exists():
-            return None
-        try:
-            record = json.loads(read_bounded(path, limit=MAX_RECORD_BYTES, what="outbox record"))
-        except (CerebriError, ValueError) as error:
-            raise AdapterError(
-                f"the outbox record {path} cannot be read: {error}",
-                code="itip.outbox_unreadable",
-                before_effect=True,
-            ) from None
-        if not isinstance(record, dict):
-            raise AdapterError(
-                f"the outbox record {path} is not a JSON object",
-                code="itip.outbox_unreadable",
-                before_effect=True,
-            )
-        return record
-
-    def _file_digest(self, name: str, suffix: str) -> str | None:
-        try:
-            return sha256(read_bounded(self._path(name, suffix), limit=16 * MAX_RECORD_BYTES))
-        except CerebriError:
-            return None
-
-    def _intact(self, name: str, record: Mapping[str, JSONValue]) -> bool:
-        if self._file_digest(name, ".ics") != record.get("digest"):
-            return False
-        eml = record.get("eml_digest")
-        return eml is None or self._file_digest(name, ".eml") == eml
-
-    def _write(self, path: Path, data: bytes) -> None:
-        try:
-            self._outbox.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomic(path, data, mode=0o600, sync_folder=True)
-        except OSError as error:
-            raise AdapterError(
-                f"cannot write {path} in the outbox: {error.strerror or error}",
-                code="itip.outbox_unwritable",
-                retryable=True,
-                before_effect=True,
-            ) from None
-
-    def _save(self, name: str, record: Mapping[str, JSONValue]) -> None:
-        text = json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-        self._write(self._path(name, ".json"), text.encode())
-
-    def _lock(self, name: str) -> filelock.BaseFileLock:
-        try:
-            self._outbox.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as error:
-            raise AdapterError(
-                f"cannot create the outbox folder {self._outbox}: {error.strerror or error}",
-                code="itip.outbox_unwritable",
-                retryable=True,
-                before_effect=True,
-            ) from None
-        return filelock.FileLock(str(self._path(f".{name}", ".lock")), timeout=LOCK_TIMEOUT_SECONDS)
 
     # -- building ----------------------------------------------------------------------
 
@@ -326,13 +254,13 @@ class ItipDelivery(DispatchingAdapter):
         """The record of the message in the outbox, written now unless an intact one is
         there (a send that stopped before the server accepted it)."""
         event = self._stored_event(send) if send.method is ItipMethod.REQUEST else None
-        if record is not None and self._intact(name, record):
+        if record is not None and self._box.intact(name, record):
             return record
         now = self._clock.now()
         ics, email = self._build(send, event or cancel_event(send), now)
-        self._write(self._path(name, ".ics"), ics)
+        self._box.write(self._box.path(name, ".ics"), ics)
         if email is not None:
-            self._write(self._path(name, ".eml"), email)
+            self._box.write(self._box.path(name, ".eml"), email)
         fresh: dict[str, JSONValue] = {
             **send.fingerprint(),
             "idempotency_key": send.key,
@@ -349,7 +277,7 @@ class ItipDelivery(DispatchingAdapter):
             "written_at": str(now),
             "smtp": None,
         }
-        self._save(name, fresh)
+        self._box.save(name, fresh)
         return fresh
 
     # -- the capabilities --------------------------------------------------------------
@@ -360,7 +288,7 @@ class ItipDelivery(DispatchingAdapter):
         with before_any_effect():
             send = SendParams.of(invocation.params)
             name = stem(send.key, send.recipient)
-            lock = self._lock(name)
+            lock = self._box.lock(name)
             try:
                 lock.acquire()
             except filelock.Timeout:
@@ -376,7 +304,7 @@ class ItipDelivery(DispatchingAdapter):
 
     def _send_locked(self, send: SendParams, name: str) -> dict[str, JSONValue]:
         with before_any_effect():
-            record = self._load(name)
+            record = self._box.load(name)
             if record is not None:
                 same_effect(record, send)
                 if record.get("state") == "sent" or self._finished(name, record):
@@ -392,7 +320,7 @@ class ItipDelivery(DispatchingAdapter):
         return self._send_smtp(send, name, record)
 
     def _finished(self, name: str, record: Mapping[str, JSONValue]) -> bool:
-        return self._intact(name, record) and (
+        return self._box.intact(name, record) and (
             record.get("delivery") != "smtp" or record.get("state") == "sent"
         )
 
@@ -401,17 +329,10 @@ class ItipDelivery(DispatchingAdapter):
     ) -> dict[str, JSONValue]:
         assert self._smtp is not None
         settings = self._smtp
-        try:
-            email = read_bounded(self._path(name, ".eml"), limit=16 * MAX_RECORD_BYTES)
-        except CerebriError as error:
-            raise AdapterError(
-                f"the outbox e-mail of {name} cannot be read: {error.message}",
-                code="itip.outbox_unreadable",
-                before_effect=True,
-            ) from None
+        email = self._box.read_email(name)
 
         def sending() -> None:  # from the DATA command on, the message may leave
-            self._save(name, {**record, "state": "sending"})
+            self._box.save(name, {**record, "state": "sending"})
 
         try:
             receipt = send_email(
@@ -426,7 +347,7 @@ class ItipDelivery(DispatchingAdapter):
             if error.before_effect:  # nothing left: the record says so again
                 # if this fails, "sending" only makes a reader doubt; the error is the news
                 with contextlib.suppress(AdapterError):
-                    self._save(name, {**record, "state": "written"})
+                    self._box.save(name, {**record, "state": "written"})
             raise
         done: dict[str, JSONValue] = {
             **record,
@@ -439,7 +360,7 @@ class ItipDelivery(DispatchingAdapter):
             },
         }
         try:
-            self._save(name, done)
+            self._box.save(name, done)
         except AdapterError as error:
             raise AdapterError(
                 f"the SMTP server accepted the message, but the outbox record could not be "
@@ -456,7 +377,7 @@ class ItipDelivery(DispatchingAdapter):
             key = required_text(invocation.params, "idempotency_key")
             recipient = bare(required_text(invocation.params, "recipient"))
             name = stem(key, recipient)
-            record = self._load(name)
+            record = self._box.load(name)
         found: dict[str, JSONValue] = {
             "idempotency_key": key,
             "recipient": recipient,
@@ -475,7 +396,7 @@ class ItipDelivery(DispatchingAdapter):
             }
         return {
             **found,
-            "intact": self._intact(name, record),
+            "intact": self._box.intact(name, record),
             "done": self._finished(name, record),
             **{k: record.get(k) for k in ("state", "delivery", "method", "uid")},
             **{k: record.get(k) for k in ("recurrence_id", "sequence", "digest", "message_id")},
