@@ -68,6 +68,7 @@ def _stored(path: Path, *, sequence: int) -> bytes:
     event.add("LOCATION", "Room 4")
     event.add("DTSTART", datetime(2026, 12, 3, 15, 0, tzinfo=BERLIN))
     event.add("DTEND", datetime(2026, 12, 3, 16, 0, tzinfo=BERLIN))
+    event.add("X-CEREBRI-IDEMPOTENCY-KEY", "plan-1:1:move-0:0")  # as the adapters write it
     people = [Attendee(p["address"], required=p["required"]) for p in PEOPLE]
     data = stored_object(
         event, organizer=ORGANIZER, attendees=people, sequence=sequence, dtstamp=NOW
@@ -301,6 +302,7 @@ def test_a_request_reaches_each_attendee_once_and_is_verified(world: World, stor
         assert int(event["SEQUENCE"]) == int(expected["SEQUENCE"]) == 2
         assert event.decoded("DTSTAMP") == datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
         assert str(event["ORGANIZER"]) == ORGANIZER
+        assert "X-CEREBRI-IDEMPOTENCY-KEY" in expected and "X-CEREBRI-IDEMPOTENCY-KEY" not in event
         assert _attendees(event) == {
             "mailto:bob@example.com": "REQ-PARTICIPANT",
             "mailto:carol@example.net": "OPT-PARTICIPANT",

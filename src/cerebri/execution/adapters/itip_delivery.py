@@ -9,9 +9,10 @@ invocation, in this order:
    ``recurrence_id`` param, or the one without when it is ``null``), refused with
    ``itip.sequence_moved`` when its ``SEQUENCE`` is not the ``sequence`` param (someone
    changed the event after the plan was approved: RFC 5546 section 2.1.4 orders messages by
-   it); a ``CANCEL`` from the params alone (RFC 5546 section 3.2.5: ``UID``,
-   ``RECURRENCE-ID``, ``SEQUENCE``, ``ORGANIZER``, ``ATTENDEE``s, ``STATUS:CANCELLED``),
-   since its event may be gone. ``DTSTAMP`` is the clock's now.
+   it; cerebri's own ``X-CEREBRI-*`` properties are not sent); a ``CANCEL`` from the
+   params alone (RFC 5546 section 3.2.5: ``UID``, ``RECURRENCE-ID``, ``SEQUENCE``,
+   ``ORGANIZER``, ``ATTENDEE``s, ``STATUS:CANCELLED``), since its event may be gone.
+   ``DTSTAMP`` is the clock's now.
 2. **Write it to the outbox folder**, one message per file, named
    ``<key>.<hash>.ics`` where ``<key>`` is the ``idempotency_key`` param reduced to
    ``A-Z a-z 0-9 . _ -`` (at most 96 characters) and ``<hash>`` the first 16 hex digits of
@@ -19,11 +20,12 @@ invocation, in this order:
    e-mail, RFC 6047, when SMTP is configured) and ``<key>.<hash>.json`` (the record: what
    was written, its SHA-256 digests, and how far the delivery went). Every file is
    replaced atomically (:func:`cerebri._files.write_atomic`), under a lock per message.
-3. **Send it by SMTP** when the adapter has :class:`~cerebri.execution.adapters._imip.SmtpSettings`
-   (``Message-ID`` from the key and the recipient, so every try carries the same id), the
-   record saying ``sending`` from the ``DATA`` command on and ``sent`` once the server
-   accepted it. With ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC
-   6638) nothing is sent: the result says ``delivery: "server"``.
+3. **Send it by SMTP** when the adapter has
+   :class:`~cerebri.execution.adapters._imip.SmtpSettings` (``Message-ID`` from the key
+   and the recipient, so every try carries the same id), the record saying ``sending``
+   from the ``DATA`` command on and ``sent`` once the server accepted it. With
+   ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC 6638) nothing is
+   sent: the result says ``delivery: "server"``.
 
 **Never twice.** The same ``idempotency_key`` and recipient again (a retried step, a new
 revision of the plan, a step an operator re-armed) finds the record: a finished delivery
@@ -61,6 +63,7 @@ that may have sent).
 from __future__ import annotations
 
 import contextlib
+import copy
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -206,7 +209,10 @@ class ItipDelivery(DispatchingAdapter):
                 "changed after the plan was made; no message sent (RFC 5546 2.1.4)",
                 code="itip.sequence_moved",
             )
-        return event
+        sent = copy.deepcopy(event)  # cerebri's own bookkeeping stays home
+        for own in [k for k in sent if str(k).upper().startswith("X-CEREBRI-")]:
+            del sent[own]
+        return sent
 
     def _build(self, send: SendParams, event: Event, now: Instant) -> tuple[bytes, bytes | None]:
         """The ``.ics`` bytes of the message to ``send.recipient`` and, when SMTP is
