@@ -35,9 +35,14 @@ from cerebri.execution import (
     show_plan,
     submit,
 )
-from cerebri.execution.adapters import AdapterError, Adapters, Invocation
+from cerebri.execution.adapters import AdapterError, Adapters, Invocation, NoopAdapter
 from cerebri.execution.adapters._imip import imip_email
-from cerebri.execution.adapters.itip_delivery import ItipDelivery, SmtpSettings
+from cerebri.execution.adapters.defaults import _ByCalendar
+from cerebri.execution.adapters.itip_delivery import (
+    ItipDelivery,
+    SmtpSettings,
+    with_itip_delivery,
+)
 from cerebri.execution.claims import claim
 from cerebri.execution.store import init, open_engine, parse_store_url
 from cerebri.temporal import Instant
@@ -63,6 +68,7 @@ def _stored(path: Path, *, sequence: int) -> bytes:
     event.add("LOCATION", "Room 4")
     event.add("DTSTART", datetime(2026, 12, 3, 15, 0, tzinfo=BERLIN))
     event.add("DTEND", datetime(2026, 12, 3, 16, 0, tzinfo=BERLIN))
+    event.add("X-CEREBRI-IDEMPOTENCY-KEY", "plan-1:1:move-0:0")  # as the adapters write it
     people = [Attendee(p["address"], required=p["required"]) for p in PEOPLE]
     data = stored_object(
         event, organizer=ORGANIZER, attendees=people, sequence=sequence, dtstamp=NOW
@@ -299,6 +305,7 @@ def test_a_request_reaches_each_attendee_once_and_is_verified(world: World, stor
         assert int(event["SEQUENCE"]) == int(expected["SEQUENCE"]) == 2
         assert event.decoded("DTSTAMP") == datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
         assert str(event["ORGANIZER"]) == ORGANIZER
+        assert "X-CEREBRI-IDEMPOTENCY-KEY" in expected and "X-CEREBRI-IDEMPOTENCY-KEY" not in event
         assert _attendees(event) == {
             "mailto:bob@example.com": "REQ-PARTICIPANT",
             "mailto:carol@example.net": "OPT-PARTICIPANT",
@@ -427,6 +434,10 @@ def test_a_worker_killed_after_the_send_never_sends_twice(world: World, store: S
     assert step["result"]["replayed"] is True and step["result"]["sent"] is True
     assert len(mailbox.received) == 1
     assert len(world.files(".ics")) == 1
+    world.files(".eml")[0].write_bytes(b"damaged")  # a damaged copy is not a reason to resend
+    assert _invoke(adapter, params)["replayed"] is True
+    assert len(mailbox.received) == 1
+    assert _get(adapter, params)["intact"] is False
 
 
 def test_refused_recipients(world: World) -> None:
@@ -527,3 +538,46 @@ def test_the_email_bytes_depend_only_on_their_inputs() -> None:
     assert (payload, method, mail["Sender"]) == (calendar, "REQUEST", None)
     other = imip_email(calendar, **{**args, "recipient": "mailto:carol@example.net"})
     assert email.message_from_bytes(other)["Message-ID"] != mail["Message-ID"]
+
+
+class _Calendar:
+    """A stand-in calendar adapter with the ``read_resource`` of contract C3."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.asked: list[tuple[str, str]] = []
+
+    def invoke(self, invocation: Invocation) -> Any:
+        raise AssertionError("not called")
+
+    def read_resource(self, calendar_id: str, uid: str) -> Calendar | None:
+        self.asked.append((calendar_id, uid))
+        return self.world.read(calendar_id, uid)
+
+
+def test_the_worker_wiring_reads_through_the_calendar_adapter(world: World) -> None:
+    _stored(world.calendar, sequence=2)
+    calendar = _Calendar(world)
+    table = with_itip_delivery(
+        Adapters().with_adapter("calendar.event.get", calendar), world.clock, outbox=world.outbox
+    )
+    sender = table.get(SEND)
+    assert isinstance(sender, ItipDelivery) and table.get(GET) is sender
+    assert _invoke(sender, _params())["delivery"] == "outbox"
+    assert calendar.asked == [("work", UID)]
+    routed = _ByCalendar({"work": calendar, "home": NoopAdapter()})
+    assert routed.read_resource("work", UID) is not None
+    with pytest.raises(AdapterError) as unreadable:  # an adapter without read_resource
+        routed.read_resource("home", UID)
+    assert unreadable.value.code == "calendar.unsupported"
+    with pytest.raises(AdapterError) as unknown:
+        routed.read_resource("elsewhere", UID)
+    assert unknown.value.code == "calendar.unknown_calendar"
+    bare = with_itip_delivery(Adapters(), world.clock, outbox=world.outbox).get(SEND)
+    assert isinstance(bare, ItipDelivery)
+    with pytest.raises(AdapterError) as passed_on:  # no calendar here: another worker's
+        _invoke(bare, _params("mailto:carol@example.net"))
+    assert passed_on.value.code == "calendar.unknown_calendar"
+    assert _invoke(bare, _params("mailto:carol@example.net", method="CANCEL"))["method"] == (
+        "CANCEL"
+    )

@@ -28,7 +28,6 @@ __all__ = [
     "required_text",
     "same_effect",
     "send_result",
-    "sha256",
     "stem",
     "subject",
 ]
@@ -133,10 +132,6 @@ def stem(idempotency_key: str, recipient: str) -> str:
     digest = hashlib.sha256(f"{idempotency_key}\n{bare(recipient)}".encode()).hexdigest()
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", idempotency_key)[:96].strip("._-")
     return f"{readable or 'message'}.{digest[:16]}"
-
-
-def sha256(data: bytes) -> str:
-    return f"sha256:{hashlib.sha256(data).hexdigest()}"
 
 
 def _same_start(value: object, moment: Instant) -> bool:

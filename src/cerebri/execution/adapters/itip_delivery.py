@@ -9,9 +9,10 @@ invocation, in this order:
    ``recurrence_id`` param, or the one without when it is ``null``), refused with
    ``itip.sequence_moved`` when its ``SEQUENCE`` is not the ``sequence`` param (someone
    changed the event after the plan was approved: RFC 5546 section 2.1.4 orders messages by
-   it); a ``CANCEL`` from the params alone (RFC 5546 section 3.2.5: ``UID``,
-   ``RECURRENCE-ID``, ``SEQUENCE``, ``ORGANIZER``, ``ATTENDEE``s, ``STATUS:CANCELLED``),
-   since its event may be gone. ``DTSTAMP`` is the clock's now.
+   it; cerebri's own ``X-CEREBRI-*`` properties are not sent); a ``CANCEL`` from the
+   params alone (RFC 5546 section 3.2.5: ``UID``, ``RECURRENCE-ID``, ``SEQUENCE``,
+   ``ORGANIZER``, ``ATTENDEE``s, ``STATUS:CANCELLED``), since its event may be gone.
+   ``DTSTAMP`` is the clock's now.
 2. **Write it to the outbox folder**, one message per file, named
    ``<key>.<hash>.ics`` where ``<key>`` is the ``idempotency_key`` param reduced to
    ``A-Z a-z 0-9 . _ -`` (at most 96 characters) and ``<hash>`` the first 16 hex digits of
@@ -19,16 +20,18 @@ invocation, in this order:
    e-mail, RFC 6047, when SMTP is configured) and ``<key>.<hash>.json`` (the record: what
    was written, its SHA-256 digests, and how far the delivery went). Every file is
    replaced atomically (:func:`cerebri._files.write_atomic`), under a lock per message.
-3. **Send it by SMTP** when the adapter has :class:`~cerebri.execution.adapters._imip.SmtpSettings`
-   (``Message-ID`` from the key and the recipient, so every try carries the same id), the
-   record saying ``sending`` from the ``DATA`` command on and ``sent`` once the server
-   accepted it. With ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC
-   6638) nothing is sent: the result says ``delivery: "server"``.
+3. **Send it by SMTP** when the adapter has
+   :class:`~cerebri.execution.adapters._imip.SmtpSettings` (``Message-ID`` from the key
+   and the recipient, so every try carries the same id), the record saying ``sending``
+   from the ``DATA`` command on and ``sent`` once the server accepted it. With
+   ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC 6638) nothing is
+   sent: the result says ``delivery: "server"``.
 
 **Never twice.** The same ``idempotency_key`` and recipient again (a retried step, a new
-revision of the plan, a step an operator re-armed) finds the record: a finished delivery is
-answered from it (``replayed: true``) without sending; one that stopped before the server
-accepted it is sent again with the stored bytes (same ``Message-ID``). The executor's own
+revision of the plan, a step an operator re-armed) finds the record: a finished delivery
+(or a message recorded as ``sent``, even when its outbox copy was damaged since) is answered
+from it (``replayed: true``) without sending; one that stopped before the server accepted
+it is sent again with the stored bytes (same ``Message-ID``). The executor's own
 rule covers the rest: ``message.itip.send`` is not idempotent, so a worker that dies during
 the send leaves the step blocked for verification, never re-run on its own (decision 0021).
 The record for the same key and recipient but another event, method or sequence is
@@ -60,7 +63,7 @@ that may have sent).
 from __future__ import annotations
 
 import contextlib
-import json
+import copy
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -70,7 +73,7 @@ import filelock
 import platformdirs
 from icalendar import Calendar, Event
 
-from cerebri._files import read_bounded, write_atomic
+from cerebri._guard import CALLABLE, PATH, arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.itip import ItipError, ItipMethod, itip_messages
 from cerebri.clock import Clock
@@ -86,10 +89,10 @@ from cerebri.execution.adapters._itip_send import (
     required_text,
     same_effect,
     send_result,
-    sha256,
     stem,
     subject,
 )
+from cerebri.execution.adapters._outbox import Outbox, sha256
 from cerebri.execution.adapters.base import (
     AdapterError,
     Adapters,
@@ -115,10 +118,6 @@ __all__ = [
 
 ITIP_CAPABILITIES: Final = (ITIP_GET, ITIP_SEND)
 """The capabilities :class:`ItipDelivery` serves."""
-LOCK_TIMEOUT_SECONDS: Final = 10.0
-"""Longest wait for another invocation's lock on the same message, in seconds."""
-MAX_RECORD_BYTES: Final = 1024 * 1024
-"""Largest outbox file read back (record, message or e-mail), in bytes."""
 
 ReadResource = Callable[[str, str], Calendar | None]
 """``read_resource(calendar_id, uid)``: the calendar object resource holding ``uid`` as it
@@ -130,14 +129,24 @@ class ItipDelivery(DispatchingAdapter):
     (module doc).
 
     ``clock`` gives ``DTSTAMP`` and the e-mail's ``Date``; ``read_resource`` reads a
-    REQUEST's event back (``None``: this worker can only send CANCELs; a REQUEST is refused
-    with ``calendar.unsupported``); ``smtp`` (``None``: outbox only) is the server to send
-    through; ``server_schedules`` says the CalDAV server delivers iTIP itself (RFC 6638), so
-    nothing is sent (not with ``smtp``); ``sleep`` waits between SMTP tries (seconds).
+    REQUEST's event back (``None``: this worker has no calendar and sends only CANCELs; a
+    REQUEST is ``calendar.unknown_calendar``, passed on to another worker); ``smtp``
+    (``None``: outbox only) is the server to send through; ``server_schedules`` says the
+    CalDAV server delivers iTIP itself (RFC 6638), so nothing is sent (not with ``smtp``);
+    ``sleep`` waits between SMTP tries (seconds).
     """
 
-    __slots__ = ("_clock", "_outbox", "_read", "_server_schedules", "_sleep", "_smtp")
+    __slots__ = ("_box", "_clock", "_read", "_server_schedules", "_sleep", "_smtp")
 
+    @arguments(
+        adapter_argument_error,
+        clock=Clock,
+        outbox=PATH,
+        read_resource=(CALLABLE, type(None)),
+        smtp=(SmtpSettings, type(None)),
+        server_schedules=bool,
+        sleep=CALLABLE,
+    )
     def __init__(
         self,
         clock: Clock,
@@ -154,7 +163,7 @@ class ItipDelivery(DispatchingAdapter):
                 "server with it"
             )
         self._clock = clock
-        self._outbox = Path(outbox)
+        self._box = Outbox(Path(outbox))
         self._read = read_resource
         self._smtp = smtp
         self._server_schedules = server_schedules
@@ -164,71 +173,6 @@ class ItipDelivery(DispatchingAdapter):
     def delivery(self) -> str:
         """``"server"``, ``"smtp"`` or ``"outbox"``: how this adapter delivers."""
         return "server" if self._server_schedules else "smtp" if self._smtp else "outbox"
-
-    # -- the outbox --------------------------------------------------------------------
-
-    def _path(self, name: str, suffix: str) -> Path:
-        return self._outbox / f"{name}{suffix}"
-
-    def _load(self, name: str) -> dict[str, JSONValue] | None:
-        path = self._path(name, ".json")
-        if not path.exists():
-            return None
-        try:
-            record = json.loads(read_bounded(path, limit=MAX_RECORD_BYTES, what="outbox record"))
-        except (CerebriError, ValueError) as error:
-            raise AdapterError(
-                f"the outbox record {path} cannot be read: {error}",
-                code="itip.outbox_unreadable",
-                before_effect=True,
-            ) from None
-        if not isinstance(record, dict):
-            raise AdapterError(
-                f"the outbox record {path} is not a JSON object",
-                code="itip.outbox_unreadable",
-                before_effect=True,
-            )
-        return record
-
-    def _file_digest(self, name: str, suffix: str) -> str | None:
-        try:
-            return sha256(read_bounded(self._path(name, suffix), limit=16 * MAX_RECORD_BYTES))
-        except CerebriError:
-            return None
-
-    def _intact(self, name: str, record: Mapping[str, JSONValue]) -> bool:
-        if self._file_digest(name, ".ics") != record.get("digest"):
-            return False
-        eml = record.get("eml_digest")
-        return eml is None or self._file_digest(name, ".eml") == eml
-
-    def _write(self, path: Path, data: bytes) -> None:
-        try:
-            self._outbox.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomic(path, data, mode=0o600, sync_folder=True)
-        except OSError as error:
-            raise AdapterError(
-                f"cannot write {path} in the outbox: {error.strerror or error}",
-                code="itip.outbox_unwritable",
-                retryable=True,
-                before_effect=True,
-            ) from None
-
-    def _save(self, name: str, record: Mapping[str, JSONValue]) -> None:
-        text = json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-        self._write(self._path(name, ".json"), text.encode())
-
-    def _lock(self, name: str) -> filelock.BaseFileLock:
-        try:
-            self._outbox.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as error:
-            raise AdapterError(
-                f"cannot create the outbox folder {self._outbox}: {error.strerror or error}",
-                code="itip.outbox_unwritable",
-                retryable=True,
-                before_effect=True,
-            ) from None
-        return filelock.FileLock(str(self._path(f".{name}", ".lock")), timeout=LOCK_TIMEOUT_SECONDS)
 
     # -- building ----------------------------------------------------------------------
 
@@ -265,7 +209,10 @@ class ItipDelivery(DispatchingAdapter):
                 "changed after the plan was made; no message sent (RFC 5546 2.1.4)",
                 code="itip.sequence_moved",
             )
-        return event
+        sent = copy.deepcopy(event)  # cerebri's own bookkeeping stays home
+        for own in [k for k in sent if str(k).upper().startswith("X-CEREBRI-")]:
+            del sent[own]
+        return sent
 
     def _build(self, send: SendParams, event: Event, now: Instant) -> tuple[bytes, bytes | None]:
         """The ``.ics`` bytes of the message to ``send.recipient`` and, when SMTP is
@@ -313,13 +260,13 @@ class ItipDelivery(DispatchingAdapter):
         """The record of the message in the outbox, written now unless an intact one is
         there (a send that stopped before the server accepted it)."""
         event = self._stored_event(send) if send.method is ItipMethod.REQUEST else None
-        if record is not None and self._intact(name, record):
+        if record is not None and self._box.intact(name, record):
             return record
         now = self._clock.now()
         ics, email = self._build(send, event or cancel_event(send), now)
-        self._write(self._path(name, ".ics"), ics)
+        self._box.write(self._box.path(name, ".ics"), ics)
         if email is not None:
-            self._write(self._path(name, ".eml"), email)
+            self._box.write(self._box.path(name, ".eml"), email)
         fresh: dict[str, JSONValue] = {
             **send.fingerprint(),
             "idempotency_key": send.key,
@@ -336,7 +283,7 @@ class ItipDelivery(DispatchingAdapter):
             "written_at": str(now),
             "smtp": None,
         }
-        self._save(name, fresh)
+        self._box.save(name, fresh)
         return fresh
 
     # -- the capabilities --------------------------------------------------------------
@@ -347,7 +294,7 @@ class ItipDelivery(DispatchingAdapter):
         with before_any_effect():
             send = SendParams.of(invocation.params)
             name = stem(send.key, send.recipient)
-            lock = self._lock(name)
+            lock = self._box.lock(name)
             try:
                 lock.acquire()
             except filelock.Timeout:
@@ -363,11 +310,11 @@ class ItipDelivery(DispatchingAdapter):
 
     def _send_locked(self, send: SendParams, name: str) -> dict[str, JSONValue]:
         with before_any_effect():
-            record = self._load(name)
+            record = self._box.load(name)
             if record is not None:
                 same_effect(record, send)
-                if self._finished(name, record):
-                    return send_result(record, replayed=True)
+                if record.get("state") == "sent" or self._finished(name, record):
+                    return send_result(record, replayed=True)  # a damaged copy is not resent
             if record is not None and record.get("delivery") == "smtp" and self._smtp is None:
                 raise AdapterError(  # passed on to a worker that has one (decision 0022)
                     f"the message {name} waits for an SMTP server, and this worker has none",
@@ -379,7 +326,7 @@ class ItipDelivery(DispatchingAdapter):
         return self._send_smtp(send, name, record)
 
     def _finished(self, name: str, record: Mapping[str, JSONValue]) -> bool:
-        return self._intact(name, record) and (
+        return self._box.intact(name, record) and (
             record.get("delivery") != "smtp" or record.get("state") == "sent"
         )
 
@@ -388,10 +335,10 @@ class ItipDelivery(DispatchingAdapter):
     ) -> dict[str, JSONValue]:
         assert self._smtp is not None
         settings = self._smtp
-        email = read_bounded(self._path(name, ".eml"), limit=16 * MAX_RECORD_BYTES)
+        email = self._box.read_email(name)
 
         def sending() -> None:  # from the DATA command on, the message may leave
-            self._save(name, {**record, "state": "sending"})
+            self._box.save(name, {**record, "state": "sending"})
 
         try:
             receipt = send_email(
@@ -406,7 +353,7 @@ class ItipDelivery(DispatchingAdapter):
             if error.before_effect:  # nothing left: the record says so again
                 # if this fails, "sending" only makes a reader doubt; the error is the news
                 with contextlib.suppress(AdapterError):
-                    self._save(name, {**record, "state": "written"})
+                    self._box.save(name, {**record, "state": "written"})
             raise
         done: dict[str, JSONValue] = {
             **record,
@@ -419,7 +366,7 @@ class ItipDelivery(DispatchingAdapter):
             },
         }
         try:
-            self._save(name, done)
+            self._box.save(name, done)
         except AdapterError as error:
             raise AdapterError(
                 f"the SMTP server accepted the message, but the outbox record could not be "
@@ -436,7 +383,7 @@ class ItipDelivery(DispatchingAdapter):
             key = required_text(invocation.params, "idempotency_key")
             recipient = bare(required_text(invocation.params, "recipient"))
             name = stem(key, recipient)
-            record = self._load(name)
+            record = self._box.load(name)
         found: dict[str, JSONValue] = {
             "idempotency_key": key,
             "recipient": recipient,
@@ -455,7 +402,7 @@ class ItipDelivery(DispatchingAdapter):
             }
         return {
             **found,
-            "intact": self._intact(name, record),
+            "intact": self._box.intact(name, record),
             "done": self._finished(name, record),
             **{k: record.get(k) for k in ("state", "delivery", "method", "uid")},
             **{k: record.get(k) for k in ("recurrence_id", "sequence", "digest", "message_id")},
@@ -486,6 +433,15 @@ def read_resource_of(adapter: object) -> ReadResource:
     return refuse
 
 
+@arguments(
+    adapter_argument_error,
+    adapters=Adapters,
+    clock=Clock,
+    outbox=PATH,
+    smtp=(SmtpSettings, type(None)),
+    server_schedules=bool,
+    sleep=CALLABLE,
+)
 def with_itip_delivery(
     adapters: Adapters,
     clock: Clock,
