@@ -15,11 +15,27 @@ intervals alone (``cerebri request new``).
 ``calendars`` are parsed iCalendar objects (:func:`cerebri.ics.parse_calendar`, or fetched
 with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can be replayed.
 :func:`context_objects` turns busy periods into CPIR ``EVENT`` context objects.
+Changes to events already there (move, cancel, update; one instance, this and future or the
+whole series) are :func:`apply_change` over one calendar object resource
+(:mod:`cerebri.calendars.changes`, decision 0050).
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer
+from cerebri.calendars.changes import (
+    ChangeError,
+    ChangeNotice,
+    ChangeOutcome,
+    ChangeScope,
+    EventChange,
+    EventView,
+    Participant,
+    already_applied,
+    apply_change,
+    find_event,
+    resource_etag,
+)
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
@@ -33,21 +49,32 @@ from cerebri.calendars.view import FreeBusyView, freebusy
 __all__ = [
     "FIND_SLOT_LIMITS",
     "TARGET_ID",
+    "ChangeError",
+    "ChangeNotice",
+    "ChangeOutcome",
+    "ChangeScope",
+    "EventChange",
+    "EventView",
     "FreeBusyView",
     "ImportedCalendars",
     "NamedBusy",
     "NewEvent",
+    "Participant",
     "SlotAnswer",
     "SlotEventError",
     "SlotQuery",
+    "already_applied",
+    "apply_change",
     "build_request",
     "calendar_owner",
     "calendar_owners",
     "context_objects",
+    "find_event",
     "find_slot",
     "freebusy",
     "new_request",
     "observed_ranges",
+    "resource_etag",
     "slot_event",
     "unobserved_ranges",
 ]
