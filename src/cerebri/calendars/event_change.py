@@ -47,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import time
 
-from icalendar import Calendar, Component
+from icalendar import Calendar
 
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
@@ -213,7 +213,7 @@ class EventChangeFound:
 
 def _locate(
     sources: NamedCalendars, organizer: str, ask: EventChangeAsk
-) -> tuple[Component, EventView]:
+) -> tuple[Calendar, EventView]:
     """The organizer's resource holding ``ask.uid`` and the event or instance asked for."""
     scope = ask.settled_scope()
     for name, calendar in sources:
@@ -311,9 +311,9 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
             buffer_seconds=ask.buffer_seconds,
             max_candidates=ask.max_candidates,
         )
-    end = view.start.plus_seconds(duration)
-    assert end is not None
-    return SlotQuery(view.start, end, duration, granularity_seconds=duration, zone=ask.zone)
+    new_end = view.start.plus_seconds(duration)
+    assert new_end is not None
+    return SlotQuery(view.start, new_end, duration, granularity_seconds=duration, zone=ask.zone)
 
 
 def _ids(search: SlotSearch) -> tuple[list[str], list[str]]:

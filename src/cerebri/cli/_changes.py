@@ -257,33 +257,40 @@ def _shift(seconds: int) -> str:
     return sign + ("".join(parts) or "0m")
 
 
-def _print_before_after(found: EventChangeFound, top: int) -> None:
-    """The event as it is, and each candidate (the event after) with its disruption."""
-    out = sys.stdout
+def _print_before(found: EventChangeFound) -> None:
+    """The event as it is now (before the change)."""
     view, tz = found.event, found.query.zone
     title = view.title or "(no title)"
-    where = f" instance {found.change['recurrence_id']}" if found.change["recurrence_id"] else ""
-    out.write(
-        printable(
-            f"event: {title} ({view.uid}){where}, scope {found.scope.value}, calendar "
-            f"{found.target.calendar_id}, SEQUENCE {view.sequence}\n"
-            f"  before: {_local(view.start, tz)} - {_local(view.end, tz)} ({tz})\n"
-        )
-    )
+    recurrence = found.change["recurrence_id"]
+    where = f" instance {recurrence}" if isinstance(recurrence, str) else ""
+    lines = [
+        f"event: {title} ({view.uid}){where}, scope {found.scope.value}, calendar "
+        f"{found.target.calendar_id}, SEQUENCE {view.sequence}",
+        f"  before: {_local(view.start, tz)} - {_local(view.end, tz)} ({tz})",
+    ]
+    sys.stdout.write("".join(printable(line) + "\n" for line in lines))
+
+
+def _print_after(found: EventChangeFound, top: int) -> None:
+    """Each candidate (the event after the change) with its disruption (contract C1)."""
+    view, tz = found.event, found.query.zone
     operation = found.answer.request["operation"]
     candidates = found.answer.result.candidates
+    lines: list[str] = []
     if operation == ChangeOperation.CANCEL.value:
-        out.write("  after: cancelled" + (" (approval required)\n" if candidates else "\n"))
-        return
+        lines.append("  after: cancelled" + (" (approval required)" if candidates else ""))
     for rank, candidate in enumerate(candidates[: top or None], start=1):
+        if operation == ChangeOperation.CANCEL.value:
+            break
         placement = candidate.proposed.placements[0].range
         level, shift = disruption(view.start, placement.start, tz)
-        out.write(
+        lines.append(
             f"  after #{rank}: {_local(placement.start, tz)} - {_local(placement.end, tz)} "
-            f"(disruption class {level}, shift {_shift(shift)})\n"
+            f"(disruption class {level}, shift {_shift(shift)})"
         )
     if not candidates:
-        out.write("  after: no candidate (see the rejections above)\n")
+        lines.append("  after: no candidate: the change is refused (rejections above)")
+    sys.stdout.write("".join(line + "\n" for line in lines))
 
 
 def _render(found: EventChangeFound, output: _Output) -> None:
@@ -297,6 +304,7 @@ def _render(found: EventChangeFound, output: _Output) -> None:
         for period in periods:
             labels[object_id(period)] = busy_label(period)
             groups[object_id(period)] = series_label(period)
+    _print_before(found)
     render_result(
         answer.result,
         parsed,
@@ -309,7 +317,7 @@ def _render(found: EventChangeFound, output: _Output) -> None:
         explain=output.explain,
         limit_hint="shorten the window (--between) or use a coarser --granularity",
     )
-    _print_before_after(found, output.top)
+    _print_after(found, output.top)
 
 
 def _answer(
