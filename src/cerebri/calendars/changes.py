@@ -68,14 +68,37 @@ it, an unreadable ``RRULE``), ``change.bad_address`` and ``change.duplicate_atte
 
 from __future__ import annotations
 
+import copy
 import hashlib
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Final, Literal
+from datetime import date
 
-from icalendar import Calendar
+from icalendar import Calendar, Event
 
-from cerebri.errors import CerebriError
+from cerebri._guard import arguments
+from cerebri.calendars._change_apply import (
+    Edit,
+    cancel_future,
+    cancel_instance,
+    cancel_series,
+    change_instance,
+    change_series,
+    split,
+)
+from cerebri.calendars._change_model import (
+    IDEMPOTENCY_PROPERTY,
+    ChangeAction,
+    ChangeError,
+    ChangeNotice,
+    ChangeOutcome,
+    ChangeScope,
+    EventChange,
+    EventView,
+    Participant,
+)
+from cerebri.calendars._change_people import check_people
+from cerebri.calendars._change_series import Series, sequence_of, series_of
+from cerebri.calendars._change_times import floating
+from cerebri.calendars.arguments import invalid_argument
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -95,156 +118,6 @@ __all__ = [
     "split_uid",
 ]
 
-IDEMPOTENCY_PROPERTY: Final = "X-CEREBRI-IDEMPOTENCY-KEY"
-"""The property holding the idempotency key of the change that last wrote a component (the
-name the adapters in :mod:`cerebri.execution.adapters` use too)."""
-
-ChangeAction = Literal["move", "cancel", "update"]
-"""``move`` (new times), ``cancel`` (remove) or ``update`` (title, location, attendees and,
-when ``start``/``end`` are given, new times: a new duration)."""
-
-
-class ChangeError(CerebriError, ValueError):
-    """A change cannot be applied: codes ``calendar.not_found``, ``change.invalid``,
-    ``change.not_recurring``, ``change.not_whole_days``, ``change.unsupported_rule``,
-    ``change.bad_event``, ``change.bad_address`` and ``change.duplicate_attendee`` (see
-    :mod:`cerebri.calendars.changes`)."""
-
-    code = "change.invalid"
-
-
-class ChangeScope(StrEnum):
-    """Which instances of a recurring event a change touches (RFC 5545 section 3.8.4.4):
-    one ``INSTANCE``, the instance at ``recurrence_id`` and every later one
-    (``THIS_AND_FUTURE``), or the whole ``SERIES`` (also the only scope of a single event)."""
-
-    INSTANCE = "INSTANCE"
-    THIS_AND_FUTURE = "THIS_AND_FUTURE"
-    SERIES = "SERIES"
-
-
-@dataclass(frozen=True, slots=True)
-class Participant:
-    """One attendee: ``address`` (``mailto:a@b``, ``a@b`` or ``Name <a@b>``), ``name`` (the
-    ``CN``, or ``None``) and whether they are ``required`` (``ROLE=REQ-PARTICIPANT``) or
-    optional (``ROLE=OPT-PARTICIPANT``). Read back from an event, ``address`` is
-    ``mailto:`` plus the address as written."""
-
-    address: str
-    name: str | None = None
-    required: bool = True
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EventChange:
-    """One change to one event or series (the ``change`` field of CPIR, decision 0049).
-
-    Attributes:
-        action: ``"move"``, ``"cancel"`` or ``"update"``.
-        uid: the event's ``UID``.
-        scope: :class:`ChangeScope`; ``SERIES`` for a single event.
-        recurrence_id: the UTC original start of the instance (``RECURRENCE-ID``); required
-            for ``INSTANCE`` and ``THIS_AND_FUTURE``; for ``SERIES`` the anchor instance of a
-            move (``None``: the first instance).
-        start, end: the new range (UTC instants, ``end`` after ``start``) of the instance at
-            ``recurrence_id`` (of the first instance for a ``SERIES`` change without one);
-            required for a move, optional for an update (both or neither), ``None`` for a
-            cancel. All-day events need midnights in ``floating_zone``.
-        title: new ``SUMMARY`` (update only; ``None`` = unchanged).
-        location: new ``LOCATION`` (update only; ``None`` = unchanged).
-        organizer: the ``ORGANIZER`` to stamp (``mailto:a@b``), or ``None`` = unchanged.
-        attendees: the ``ATTENDEE`` list to stamp (an update's new list), or ``None`` =
-            unchanged.
-        idempotency_key: the key of this change (the executor's effect key), non-empty.
-    """
-
-    action: ChangeAction
-    uid: str
-    scope: ChangeScope = ChangeScope.SERIES
-    recurrence_id: Instant | None = None
-    start: Instant | None = None
-    end: Instant | None = None
-    title: str | None = None
-    location: str | None = None
-    organizer: str | None = None
-    attendees: tuple[Participant, ...] | None = None
-    idempotency_key: str
-
-
-@dataclass(frozen=True, slots=True)
-class EventView:
-    """An event or one instance of a series as it is now (:func:`find_event`).
-
-    Attributes:
-        uid: the ``UID``.
-        recurrence_id: the instance's UTC original start, or ``None`` for a single event or
-            the series as a whole.
-        start, end: the current range, UTC instants (all-day and floating times read in
-            ``floating_zone``).
-        all_day: ``DTSTART`` is a date (``VALUE=DATE``).
-        timezone: the ``TZID`` of ``DTSTART`` (``"UTC"`` for a UTC time, ``None`` for
-            floating times and dates).
-        sequence: the ``SEQUENCE`` of the component that defines the instance (the override
-            when there is one, else the master), 0 when absent.
-        title, location: ``SUMMARY`` and ``LOCATION`` or ``None``.
-        organizer: the ``ORGANIZER`` (``mailto:...``) or ``None``.
-        attendees: the ``ATTENDEE`` lines, in the order written.
-        recurring: the event is a series (has ``RRULE``/``RDATE``, or is an override).
-        overridden: the instance is defined by a ``RECURRENCE-ID`` override.
-        status: ``STATUS`` (``CONFIRMED``, ``TENTATIVE``, ``CANCELLED``) or ``None``.
-    """
-
-    uid: str
-    recurrence_id: Instant | None
-    start: Instant
-    end: Instant
-    all_day: bool
-    timezone: str | None
-    sequence: int
-    title: str | None
-    location: str | None
-    organizer: str | None
-    attendees: tuple[Participant, ...]
-    recurring: bool
-    overridden: bool
-    status: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeNotice:
-    """What the attendees must be told about one change (one ``message.itip.send`` per
-    recipient, C4 of issue #23): ``method`` ``REQUEST`` (send the stored component of
-    ``uid``/``recurrence_id`` read back) or ``CANCEL``; ``sequence`` the ``SEQUENCE`` the
-    message carries (the stored one after the change); ``recipients`` the attendees to tell,
-    the organizer left out."""
-
-    uid: str
-    recurrence_id: Instant | None
-    method: Literal["REQUEST", "CANCEL"]
-    sequence: int
-    recipients: tuple[Participant, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeOutcome:
-    """The result of :func:`apply_change`.
-
-    Attributes:
-        writes: ``(uid, resource)`` pairs in the order to write them; ``resource`` ``None``
-            means delete the resource of ``uid``. A split writes the new series first, then
-            the trimmed old one (decision 0050), so a crash between the two leaves the old
-            resource untouched (same ETag) and a replay writes the same two again.
-        notices: the iTIP notices of the change, in order (:class:`ChangeNotice`).
-        sequence: the ``SEQUENCE`` of the changed component of ``change.uid`` after the
-            change (the C4 ``sequence`` of its messages).
-        new_uid: the ``UID`` of the new series of a split, else ``None``.
-    """
-
-    writes: tuple[tuple[str, Calendar | None], ...]
-    notices: tuple[ChangeNotice, ...]
-    sequence: int
-    new_uid: str | None = None
-
 
 def split_uid(uid: str, recurrence_id: Instant, idempotency_key: str) -> str:
     """The ``UID`` of the new series when ``uid`` is split at ``recurrence_id`` by the change
@@ -263,6 +136,13 @@ def resource_etag(resource: Calendar) -> str:
     return "sha256:" + hashlib.sha256(bytes(resource.to_ical())).hexdigest()
 
 
+def _text_argument(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise invalid_argument(f"{what} must be a text, got {type(value).__name__}")
+    return value
+
+
+@arguments(invalid_argument, calendar=Calendar, floating_zone=str)
 def find_event(
     calendar: Calendar,
     uid: str,
@@ -276,23 +156,87 @@ def find_event(
 
     Returns ``None`` when there is no such event or instance (an excluded instance is not
     found). With ``recurrence_id`` ``None`` the series as a whole: the master's range.
-    Floating times and dates are read in ``floating_zone`` (an IANA name).
+    Floating times and dates are read in ``floating_zone`` (an IANA name). An instance
+    after a ``RANGE=THISANDFUTURE`` override another program wrote is read from the master.
 
     Raises:
         ChangeError: ``change.bad_event`` (the event cannot be read).
         InvalidArgumentError: ``calendars.invalid_argument``.
     """
-    raise ChangeError("not implemented yet", code="change.bad_event")
+    _text_argument(uid, "uid")
+    if recurrence_id is not None and not isinstance(recurrence_id, Instant):
+        raise invalid_argument("recurrence_id must be an Instant or None")
+    series = series_of(calendar, uid, floating(floating_zone))
+    return None if series is None else series.view(recurrence_id)
 
 
+@arguments(invalid_argument, change=EventChange)
 def already_applied(resource: Calendar | None, change: EventChange) -> bool:
-    """Whether ``change`` was applied already: the component(s) it writes in ``resource``
-    carry its idempotency key (``X-CEREBRI-IDEMPOTENCY-KEY``). ``None`` (no resource) answers
+    """Whether ``change`` was applied already: a ``VEVENT`` of ``change.uid`` in ``resource``
+    carries its idempotency key (``X-CEREBRI-IDEMPOTENCY-KEY``; every component a change
+    writes carries it, and a resource is written whole). ``None`` (no resource) answers
     ``False``: whether a missing resource means "cancelled by this change" is the caller's
-    call (it knows whether it deleted it)."""
-    return False
+    call (it knows whether it deleted it). For a split, ``resource`` is the old series: it
+    is written last, so it carries the key only when both writes were made."""
+    if resource is None:
+        return False
+    if not isinstance(resource, Calendar):
+        raise invalid_argument("resource must be an icalendar Calendar or None")
+    return any(
+        isinstance(component, Event)
+        and str(component.get("UID", "")) == change.uid
+        and str(component.get(IDEMPOTENCY_PROPERTY, "")) == change.idempotency_key
+        for component in resource.subcomponents
+    )
 
 
+def _check_types(change: EventChange) -> None:
+    """Wrong Python types in ``change``: ``calendars.invalid_argument``."""
+    if not isinstance(change.scope, ChangeScope):
+        raise invalid_argument("scope must be a ChangeScope")
+    for name in ("recurrence_id", "start", "end"):
+        if getattr(change, name) is not None and not isinstance(getattr(change, name), Instant):
+            raise invalid_argument(f"{name} must be an Instant or None")
+    if change.attendees is not None and not isinstance(change.attendees, tuple):
+        raise invalid_argument("attendees must be a tuple of Participant or None")
+
+
+def _problems(change: EventChange) -> list[str]:
+    """What does not fit the action and scope."""
+    problems: list[str] = []
+    if change.action not in ("move", "cancel", "update"):
+        problems.append(f"action {change.action!r} is not move, cancel or update")
+    for name in ("uid", "idempotency_key"):
+        value = getattr(change, name)
+        if not isinstance(value, str) or not value.strip():
+            problems.append(f"{name} must be a non-empty text")
+    if change.scope is not ChangeScope.SERIES and change.recurrence_id is None:
+        problems.append(f"scope {change.scope} needs recurrence_id")
+    timed = (change.start is not None, change.end is not None)
+    wanted = {"move": {(True, True)}, "cancel": {(False, False)}}
+    if timed not in wanted.get(change.action, {(True, True), (False, False)}):
+        problems.append(
+            "a move needs start and end, a cancel takes neither, an update both or neither"
+        )
+    if change.action != "update" and (change.title is not None or change.location is not None):
+        problems.append("title and location change only by an update")
+    if change.start is not None and change.end is not None and change.end <= change.start:
+        problems.append("end must be after start")
+    return problems
+
+
+def _check(change: EventChange) -> None:
+    """Refuse a change whose fields do not fit (``change.invalid``), bad addresses."""
+    _check_types(change)
+    problems = _problems(change)
+    if problems:
+        raise ChangeError("; ".join(problems), code="change.invalid")
+    check_people(change.organizer, change.attendees)
+
+
+@arguments(
+    invalid_argument, resource=Calendar, change=EventChange, stamp=Instant, floating_zone=str
+)
 def apply_change(
     resource: Calendar,
     change: EventChange,
@@ -302,6 +246,8 @@ def apply_change(
 ) -> ChangeOutcome:
     """``resource`` (one calendar object resource holding ``change.uid``; not modified) after
     ``change``: the resources to write and the notices to send (module doc for the rules).
+    A change already applied (:func:`already_applied`) answers ``replayed=True`` and writes
+    nothing.
 
     Args:
         resource: the stored object as read (a ``VCALENDAR``).
@@ -316,4 +262,84 @@ def apply_change(
             and ``change.duplicate_attendee`` (one address named twice).
         InvalidArgumentError: ``calendars.invalid_argument``.
     """
-    raise ChangeError("not implemented yet", code="change.bad_event")
+    _check(change)
+    zone = floating(floating_zone)
+    moment = stamp.to_datetime()
+    if moment is None:
+        raise invalid_argument("stamp must lie within the years 1-9999")
+    calendar = copy.deepcopy(resource)
+    calendar.pop("METHOD", None)  # RFC 4791 section 4.1: never in a stored object
+    series = series_of(calendar, change.uid, zone)
+    if series is None:
+        raise ChangeError(f"no event {change.uid} in the resource", code="calendar.not_found")
+    new_uid = (
+        split_uid(change.uid, change.recurrence_id, change.idempotency_key)
+        if change.scope is ChangeScope.THIS_AND_FUTURE and change.recurrence_id is not None
+        else None
+    )
+    if already_applied(resource, change):
+        return _replayed(series, change, new_uid)
+    outcome = _dispatch(Edit(calendar, series, change, moment), new_uid)
+    for _, written in outcome.writes:
+        if written is not None:
+            _add_zones(written)
+    return outcome
+
+
+def _replayed(series: Series, change: EventChange, new_uid: str | None) -> ChangeOutcome:
+    """The outcome of a change found applied: nothing to write, the stored ``SEQUENCE`` of
+    the component it wrote."""
+    at = change.recurrence_id
+    override = None if at is None else series.override_at(at)
+    written = [override] if override is not None and change.scope is ChangeScope.INSTANCE else []
+    written += [] if series.master is None or written else [series.master]
+    sequence = max((sequence_of(event) for event in written), default=0)
+    split = new_uid is not None and change.action != "cancel" and at is not None
+    return ChangeOutcome((), (), sequence, new_uid if split else None, replayed=True)
+
+
+def _add_zones(calendar: Calendar) -> None:
+    """The ``VTIMEZONE`` of every ``TZID`` used and not defined (RFC 5545 section 3.6.5),
+    from zoneinfo, covering the years from the earliest ``DTSTART`` to two years on."""
+    years = [
+        value.year
+        for event in calendar.walk("VEVENT")
+        for value in [getattr(event.get("DTSTART"), "dt", None)]
+        if isinstance(value, date)
+    ]
+    if years:
+        first = min(years)
+        calendar.add_missing_timezones(
+            first_date=date(first, 1, 1), last_date=date(min(first + 2, 9999), 1, 1)
+        )
+
+
+def _dispatch(edit: Edit, new_uid: str | None) -> ChangeOutcome:
+    change, series = edit.change, edit.series
+    at = change.recurrence_id
+    if change.scope is not ChangeScope.SERIES and not series.recurring:
+        raise ChangeError(
+            f"event {series.uid} does not recur: scope {change.scope} applies to series only",
+            code="change.not_recurring",
+        )
+    if at is not None and not series.exists(at):
+        raise ChangeError(f"event {series.uid} has no instance at {at}", code="calendar.not_found")
+    scope = change.scope
+    if (
+        scope is ChangeScope.THIS_AND_FUTURE
+        and at is not None
+        and series.master is not None
+        and not series.has_instance_before(at)
+    ):
+        scope = ChangeScope.SERIES  # this and future from the first instance on: all of it
+    if change.action == "cancel":
+        if scope is ChangeScope.INSTANCE and at is not None:
+            return cancel_instance(edit, at)
+        if scope is ChangeScope.THIS_AND_FUTURE and at is not None:
+            return cancel_future(edit, at)
+        return cancel_series(edit)
+    if scope is ChangeScope.INSTANCE and at is not None:
+        return change_instance(edit, at)
+    if scope is ChangeScope.THIS_AND_FUTURE and at is not None and new_uid is not None:
+        return split(edit, at, new_uid)
+    return change_series(edit, at if at is not None else series.first_start())
