@@ -576,14 +576,33 @@ CASES = [
         edit(put("/schema_version/minor", 3)), Parsed(["UnsupportedSchema"]), id="schema-0.3"
     ),
     pytest.param(
+        edit(put("/operation", "OPTIMIZE")),
+        Parsed([{"UnsupportedOperation": "OPTIMIZE"}]),
+        id="operation-optimize",
+    ),
+    # UPDATE and CANCEL are planned (decision 0049): on the example's prospective target
+    # they are an invalid target state, and its CREATE_EVENT grant does not cover them
+    pytest.param(
         edit(put("/operation", "UPDATE")),
-        Parsed([{"UnsupportedOperation": "UPDATE"}]),
-        id="operation-update",
+        Parsed(
+            [
+                {"InvalidTargetState": "design-review"},
+                {"MissingPlanningCapability": "design-review"},
+                {"PolicyDenied": "design-review"},
+            ]
+        ),
+        id="operation-update-prospective",
     ),
     pytest.param(
         edit(put("/operation", "CANCEL")),
-        Parsed([{"UnsupportedOperation": "CANCEL"}]),
-        id="operation-cancel",
+        Parsed(
+            [
+                {"InvalidTargetState": "design-review"},
+                {"MissingPlanningCapability": "design-review"},
+                {"PolicyDenied": "design-review"},
+            ]
+        ),
+        id="operation-cancel-prospective",
     ),
     pytest.param(
         edit(put("/budget/max_depth", 1)), Parsed(["UnsupportedSearchBudget"]), id="max-depth-1"
@@ -669,7 +688,7 @@ CASES = [
             pad_objects(LIMITS.max_objects + 1),
             candidates(OBJECT_ROW_CANDIDATES),
             put("/schema_version/minor", 3),
-            put("/operation", "UPDATE"),
+            put("/operation", "OPTIMIZE"),
             put("/planning_capability/plan", False),
         ),
         # the cardinality early exit discards the schema/operation/permission issues

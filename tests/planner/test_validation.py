@@ -179,12 +179,12 @@ def test_size_times_candidates_limit_exact(extra: int, admitted: bool) -> None:
 
 def test_size_and_cardinality_limits_drop_other_issues() -> None:
     request = example()
-    request["operation"] = "CANCEL"
+    request["operation"] = "OPTIMIZE"  # the one operation still unsupported (decision 0049)
     request["planning_capability"]["plan"] = False
     assert issues(request) == [
         "PlanningPermissionDenied",
         {"MissingPlanningCapability": "design-review"},
-        {"UnsupportedOperation": "CANCEL"},
+        {"UnsupportedOperation": "OPTIMIZE"},
     ]
     request["budget"]["max_candidates"] = 4097
     assert issues(request) == ["InputLimit"]

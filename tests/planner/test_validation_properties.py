@@ -15,7 +15,7 @@ from tests.planner.helpers import DAY, event, example
 # Mutations that each add known issues; combinations exercise sorting and de-duplication.
 MUTATIONS = {
     "schema": lambda r: r["schema_version"].update(minor=7),
-    "cancel": lambda r: r.update(operation="CANCEL"),
+    "optimize": lambda r: r.update(operation="OPTIMIZE"),
     "no_read": lambda r: r["planning_capability"].update(read=False),
     "depth": lambda r: r["budget"].update(max_depth=2),
     "dup_object": lambda r: r["context"]["objects"].append(

@@ -4,6 +4,7 @@ Parse input with :func:`parse_request`; it raises :class:`cerebri.errors.ParseEr
 stable code and a JSON pointer for anything that is not a well-formed request.
 """
 
+from cerebri.cpir.change import Change, ChangeAttendee, ChangeScope, EventUid, MailtoAddress
 from cerebri.cpir.constraints import (
     AvailabilityWindow,
     ConstraintSpec,
@@ -31,6 +32,7 @@ from cerebri.cpir.constraints import (
 )
 from cerebri.cpir.enums import (
     ANALYSIS_OPERATIONS,
+    CHANGE_OPERATIONS,
     FACT_SOURCES,
     SUPPORTED_OPERATIONS,
     Coverage,
@@ -129,6 +131,7 @@ from cerebri.cpir.temporal_request import Buffers, BusyEntry, DiagnosticLimits, 
 
 __all__ = [
     "ANALYSIS_OPERATIONS",
+    "CHANGE_OPERATIONS",
     "FACT_SOURCES",
     "MAX_DURATION_SECONDS",
     "MAX_NESTING",
@@ -140,6 +143,9 @@ __all__ = [
     "AvailabilityWindow",
     "Buffers",
     "BusyEntry",
+    "Change",
+    "ChangeAttendee",
+    "ChangeScope",
     "Confidence",
     "ConfirmationRequirements",
     "ConstraintSpec",
@@ -155,6 +161,7 @@ __all__ = [
     "DurationSeconds",
     "EarliestStart",
     "EventKind",
+    "EventUid",
     "EvidenceField",
     "ExistingSeries",
     "ExpansionLimits",
@@ -175,6 +182,7 @@ __all__ = [
     "Identifier",
     "Known",
     "LatestEnd",
+    "MailtoAddress",
     "MinDuration",
     "Missing",
     "MutationGrant",

@@ -15,6 +15,7 @@ from cerebri.temporal.policies import Coverage, FoldPolicy, GapPolicy
 
 __all__ = [
     "ANALYSIS_OPERATIONS",
+    "CHANGE_OPERATIONS",
     "FACT_SOURCES",
     "SUPPORTED_OPERATIONS",
     "Coverage",
@@ -30,7 +31,8 @@ __all__ = [
 
 
 class Operation(StrEnum):
-    """What the caller asks for (cpir-0.2.md 5.1)."""
+    """What the caller asks for (cpir-0.2.md 5.1; ``RESCHEDULE``, ``CANCEL`` and ``UPDATE``
+    are planned by cerebri, decision 0049)."""
 
     CREATE = "CREATE"
     MOVE = "MOVE"
@@ -43,10 +45,21 @@ class Operation(StrEnum):
     ANALYZE = "ANALYZE"
 
 
+CHANGE_OPERATIONS = frozenset({Operation.RESCHEDULE, Operation.CANCEL, Operation.UPDATE})
+"""Operations on an existing event, planned by cerebri although cpir-0.2.md 5.1 lists them
+as vocabulary only (an extension, docs/decisions/0049-cpir-change-operations.md)."""
+
 SUPPORTED_OPERATIONS = frozenset(
-    {Operation.CREATE, Operation.MOVE, Operation.FIND_SLOT, Operation.PLAN, Operation.ANALYZE}
+    {
+        Operation.CREATE,
+        Operation.MOVE,
+        Operation.FIND_SLOT,
+        Operation.PLAN,
+        Operation.ANALYZE,
+        *CHANGE_OPERATIONS,
+    }
 )
-"""Operations the planner executes; the rest yield ``UnsupportedOperation``."""
+"""Operations the planner executes; the rest (``OPTIMIZE``) yield ``UnsupportedOperation``."""
 
 ANALYSIS_OPERATIONS = frozenset({Operation.FIND_SLOT, Operation.ANALYZE})
 """Operations that are analysis-only whatever ``scope.max_mutations`` says (cpir-0.2.md 5.3)."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from cerebri.cpir._base import WireModel
+from cerebri.cpir.change import Change
 from cerebri.cpir.constraints import ConstraintSpec, Fact
 from cerebri.cpir.enums import ANALYSIS_OPERATIONS, Operation, PreferenceSource
 from cerebri.cpir.knowledge import EvidenceField
@@ -128,10 +129,19 @@ class SearchBudget(WireModel):
     max_depth: U32
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class PlanningRequest(WireModel):
     """A CPIR 0.1/0.2 planning request. Keys of nullable fields may be omitted or null;
     every other key is required, arrays included. Build one with
     :func:`cerebri.cpir.parse_request`.
+
+    ``change`` (a cerebri extension, decision 0049) is the changed event's iCalendar
+    identity for ``RESCHEDULE``/``CANCEL``/``UPDATE`` (and the invitation data of a
+    ``CREATE``); absent, it is left out of the request's serialisation, so a request without
+    it keeps its byte size and plan ids.
     """
 
     schema_version: SchemaVersion
@@ -149,6 +159,7 @@ class PlanningRequest(WireModel):
     planning_capability: PlanningCapability
     granularity: DurationSeconds
     budget: SearchBudget
+    change: Change | None = Field(default=None, exclude_if=_is_none)
 
     @cached_property
     def canonical_size(self) -> int:

@@ -21,6 +21,7 @@ from cerebri.cpir import (
     EventKind,
     Known,
     NoOverlap,
+    Operation,
     PlanningRequest,
     RequiredBuffer,
     Resolved,
@@ -55,6 +56,11 @@ class BusyOccurrence:
 class PlacementChecker:
     """Checks placements of the objects ``placed_ids`` (planner.md 6, steps 2-8).
 
+    The change operations (decision 0049) adjust step 5: ``UPDATE`` may resize an existing
+    event (no "a move may not resize" check) and, like ``CANCEL``, must keep its current
+    start (``{"StartChanged": id}``); ``CANCEL`` is checked for limits, scope, its current
+    range and permissions only (removing an event can break no overlap or constraint).
+
     Args:
         request: a request that passed validation.
         duration_seconds: the required request duration.
@@ -77,6 +83,7 @@ class PlacementChecker:
         self._placed = tuple(sorted(placed_ids))
         self._targets = tuple(sorted(request.target_ids))
         self._horizon = horizon
+        self._cancel = request.operation is Operation.CANCEL
         objects = first_by_id(request.context.objects)
         self._objects = objects
         scope = request.scope
@@ -193,6 +200,14 @@ class PlacementChecker:
         in_scope = scope.selects(obj) and scope.may_move(obj)
         original = obj.known_time
         original_len = None if original is None or not obj.is_existing else original.length_ns
+        operation = request.operation
+        keeps_start = operation is Operation.UPDATE or operation is Operation.CANCEL
+        fixed_start = None
+        if keeps_start and original is not None and obj.is_existing:
+            fixed_start = original.start.ns
+        if operation is Operation.UPDATE:
+            original_len = None  # an update may change the length (decision 0049)
+        checks_duration = operation is not Operation.CANCEL
         static: list[Tagged] = []
         if not request.analysis_only:
             capability, policy = target_permissions(request, obj)
@@ -208,9 +223,11 @@ class PlacementChecker:
             length = span[1] - span[0]
             if not (in_scope and lo <= span[0] and span[1] <= hi):
                 reasons.append(Tagged("Scope", object_id))
+            if fixed_start is not None and span[0] != fixed_start:
+                reasons.append(Tagged("StartChanged", object_id))
             if original_len is not None and length != original_len:
                 reasons.append(Tagged("InvalidDuration", object_id))
-            if length != duration:
+            if checks_duration and length != duration:
                 reasons.append(Tagged("InvalidDuration", object_id))
             reasons.extend(static)
             return reasons
@@ -309,7 +326,7 @@ class PlacementChecker:
         Consecutive positions blocked by the same busy items share one (immutable)
         violation record. Same reasons, same order as :meth:`check`.
         """
-        if self._placed != (object_id,) or self._targets != (object_id,):
+        if self._placed != (object_id,) or self._targets != (object_id,) or self._cancel:
             return self.check({object_id: (start, end)})
         rule = self._placement_rules[object_id]
         if rule is None:
@@ -363,6 +380,7 @@ class PlacementChecker:
         lo, hi = self._scope_span
         return (
             count > 0
+            and not self._cancel
             and step > 0
             and self._placed == (object_id,)
             and self._targets == (object_id,)
@@ -446,6 +464,8 @@ class PlacementChecker:
                 return (INVALID_TARGETS,)
             span = spans[oid]
             reasons.extend(rule(span))
+            if self._cancel:
+                continue  # a removed event blocks nothing and is bound by no rule
             s, e = span
             # The static busy set never holds a placed object, so no self-filter is needed.
             blockers = self._static_blockers(s, e, (oid, -1))
@@ -461,6 +481,7 @@ class PlacementChecker:
                         placed_blockers=placed_hits,
                     )
                 )
-        for constraint in self._constraints:
-            reasons.extend(constraint(spans))
+        if not self._cancel:
+            for constraint in self._constraints:
+                reasons.extend(constraint(spans))
         return tuple(reasons)

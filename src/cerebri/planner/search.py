@@ -24,6 +24,7 @@ __all__ = ["SearchOutcome", "grid_search", "outcome_of"]
 
 NS = 1_000_000_000
 MAX_NS = Instant.MAX.ns
+NO_DISRUPTION = (0, 0)
 
 
 _new_range = TimeRange.__new__
@@ -80,7 +81,8 @@ def grid_search(
 
     The fit test (end past the scope end, or past the largest instant) runs before the
     budget test, so a budget equal to the grid size still proves the grid exhausted.
-    Returns candidates sorted by their ordering key.
+    Returns candidates sorted by their ordering key; for a ``RESCHEDULE``, by disruption
+    class and shift first (decision 0049).
     """
     target = request.target_ids[0]
     checker = PlacementChecker(request, duration_seconds, (target,), occurrences, horizon)
@@ -92,7 +94,9 @@ def grid_search(
     step = request.granularity * NS
     budget = request.budget.max_candidates
 
-    scored: list[tuple[tuple[int, int, int, int, str], RankedCandidate]] = []
+    # (disruption class, shift) lead the key of a RESCHEDULE (decision 0049), else (0, 0).
+    scored: list[tuple[tuple[int, int, int, int, int, int, str], RankedCandidate]] = []
+    disrupt = ranker.ranks_disruption
     rejections: list[Rejection] = []
     score, plan_id = ranker.score, identity.plan_id
     start_ns = request.scope.time_range.start.ns
@@ -115,7 +119,12 @@ def grid_search(
             _set(rejection, "reasons", reasons)
             rejections.append(rejection)
             continue
-        cost, mutations, shift, explanation, features = score(s)
+        if disrupt:
+            level, (cost, mutations, shift, explanation, features) = ranker.disruption(s)
+            lead = (level, shift)
+        else:
+            cost, mutations, shift, explanation, features = score(s)
+            lead = NO_DISRUPTION
         placement = Placement(target, _time_range(start, _instant(s + duration)))
         proposed = new_plan(ProposedPlan)
         _set(
@@ -138,7 +147,7 @@ def grid_search(
                 "ranking_features": features,
             },
         )
-        scored.append(((cost, mutations, shift, s, target), candidate))
+        scored.append(((*lead, cost, mutations, shift, s, target), candidate))
     scored.sort(key=lambda pair: pair[0])
     return SearchOutcome(tuple(c for _, c in scored), tuple(rejections), evaluated, exhausted)
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cerebri.cpir import (
+    CHANGE_OPERATIONS,
     FACT_SOURCES,
     SUPPORTED_OPERATIONS,
     AvailabilityKind,
+    Change,
+    ChangeScope,
     Coverage,
     DependencyOrder,
     EventKind,
@@ -207,6 +210,8 @@ def validate_request(
     objects = first_by_id(request.context.objects)
     issues.extend(_object_issues(request))
     issues.extend(_target_issues(request, objects))
+    if request.change is not None:
+        issues.extend(_change_issues(request, request.change, objects))
     issues.extend(_fact_issues(request, objects))
     issues.extend(
         Tagged("UnknownObject", c.object_id)
@@ -294,7 +299,7 @@ def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject])
             issues.append(Tagged("ScopeViolation", target_id))
         op = request.operation
         if (op is Operation.CREATE and obj.is_existing) or (
-            op is Operation.MOVE and not obj.is_existing
+            (op is Operation.MOVE or op in CHANGE_OPERATIONS) and not obj.is_existing
         ):
             issues.append(Tagged("InvalidTargetState", target_id))
         if not obj.is_existing and not obj.time_missing:
@@ -305,6 +310,44 @@ def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject])
                 issues.append(Tagged("MissingPlanningCapability", target_id))
             if not policy:
                 issues.append(Tagged("PolicyDenied", target_id))
+    return issues
+
+
+_CHANGE_ALLOWED = frozenset({Operation.CREATE, *CHANGE_OPERATIONS})
+
+
+def _change_issues(
+    request: PlanningRequest, change: Change, objects: dict[str, PlanningObject]
+) -> list[Tagged]:
+    """Issues of the ``change`` member (decision 0049): ``{"ChangeNotAllowed": op}`` with an
+    operation other than CREATE/RESCHEDULE/CANCEL/UPDATE; ``{"RequiredRecurrenceId": scope}``
+    for INSTANCE/THIS_AND_FUTURE without ``recurrence_id`` (RFC 5545 3.8.4.4);
+    ``{"InvalidChange": field}`` for a field that contradicts the operation or the target
+    (CREATE: scope SERIES, no recurrence_id, no etag, sequence 0; a change of an existing
+    target: ``sequence`` equal to its ``revision``; attendees: one entry per address)."""
+    issues: list[Tagged] = []
+    op = request.operation
+    if op not in _CHANGE_ALLOWED:
+        issues.append(Tagged("ChangeNotAllowed", op.value))
+    if change.scope.needs_recurrence_id and change.recurrence_id is None:
+        issues.append(Tagged("RequiredRecurrenceId", change.scope.value))
+    if op is Operation.CREATE:
+        wrong = {
+            "scope": change.scope is not ChangeScope.SERIES,
+            "recurrence_id": change.recurrence_id is not None,
+            "etag": change.etag is not None,
+            "sequence": change.sequence != 0,
+        }
+        issues.extend(Tagged("InvalidChange", name) for name, bad in wrong.items() if bad)
+    elif op in CHANGE_OPERATIONS:
+        for target_id in request.target_ids:
+            obj = objects.get(target_id)
+            if obj is not None and obj.is_existing and obj.revision != change.sequence:
+                issues.append(Tagged("InvalidChange", "sequence"))
+    if change.attendees is not None:
+        addresses = [a.address.lower() for a in change.attendees]
+        if len(set(addresses)) != len(addresses):
+            issues.append(Tagged("InvalidChange", "attendees"))
     return issues
 
 
