@@ -330,3 +330,46 @@ def test_update_carries_the_new_title_location_and_attendees(files: dict[str, Pa
     assert request["operation"] == "UPDATE"
     assert request["duration"]["value"]["knowledge"]["data"] == 5400
     assert request["planning_capability"]["mutations"][0]["kind"] == "UPDATE_EVENT"
+
+
+def test_reschedule_ranks_same_day_then_same_time_then_the_rest(files: dict[str, Path]) -> None:
+    from datetime import time
+
+    ask = EventChangeAsk(
+        ChangeOperation.RESCHEDULE,
+        "sync@example.com",
+        window=(_local("2026-10-05T00:00"), _local("2026-10-07T00:00")),
+        zone="Europe/Berlin",
+        granularity_seconds=3600,
+        working_hours=(time(8), time(18)),
+    )
+    found = _change(files, ask)
+    # busy on Oct 5 besides the Sync itself: standup 09:00-09:30, dentist 11-12, lunch 12-13
+    busy = [
+        (datetime(2026, 10, 5, 9, tzinfo=BERLIN), datetime(2026, 10, 5, 9, 30, tzinfo=BERLIN)),
+        (datetime(2026, 10, 5, 11, tzinfo=BERLIN), datetime(2026, 10, 5, 13, tzinfo=BERLIN)),
+    ]
+    current = datetime(2026, 10, 5, 10, tzinfo=BERLIN)
+    free = [
+        datetime(2026, 10, day, hour, tzinfo=BERLIN)
+        for day in (5, 6)
+        for hour in range(8, 18)  # the meeting ends by 18:00
+        if all(
+            datetime(2026, 10, day, hour + 1, tzinfo=BERLIN) <= s
+            or e <= datetime(2026, 10, day, hour, tzinfo=BERLIN)
+            for s, e in busy
+        )
+    ]
+
+    def key(start: datetime) -> tuple[int, float, datetime]:
+        level = 0 if start.date() == current.date() else 1 if start.time() == current.time() else 2
+        return (level, abs((start - current).total_seconds()), start)
+
+    expected = [_utc_text(s) for s in sorted(free, key=key)]
+    assert [c.start.format() for c in found.answer.result.candidates] == expected
+    assert expected[0] == "2026-10-05T08:00:00Z"  # its own time: nothing else moves less
+    assert expected.index("2026-10-06T08:00:00Z") == len([s for s in free if s.day == 5])
+
+
+def _utc_text(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"

@@ -214,21 +214,28 @@ class EventChangeFound:
 def _locate(
     sources: NamedCalendars, organizer: str, ask: EventChangeAsk
 ) -> tuple[Calendar, EventView]:
-    """The organizer's resource holding ``ask.uid`` and the event or instance asked for."""
+    """The organizer's resource holding ``ask.uid`` (:func:`event_resource`) and the event
+    or instance asked for. The resource is read again from its own text before
+    :func:`find_event` sees it: a plain icalendar reading, apart from what
+    :func:`cerebri.ics.parse_calendar` attaches to the calendars it reads."""
     scope = ask.settled_scope()
     for name, calendar in sources:
-        if name != organizer or not isinstance(calendar, Calendar):
+        if name != organizer or not any(
+            str(event.get("UID")) == ask.uid for event in calendar.walk("VEVENT")
+        ):
             continue
-        series = find_event(calendar, ask.uid, None, floating_zone=ask.zone)
+        resource = event_resource(calendar, ask.uid)
+        plain = Calendar.from_ical(resource.to_ical())
+        series = find_event(plain, ask.uid, None, floating_zone=ask.zone)
         if series is None:
             continue
         if scope is ChangeScope.SERIES:
-            return event_resource(calendar, ask.uid), series
+            return resource, series
         if not series.recurring:
             raise _invalid(
                 f"event {ask.uid!r} does not recur: leave out --instance/--this-and-future"
             )
-        view = find_event(calendar, ask.uid, ask.at, floating_zone=ask.zone)
+        view = find_event(plain, ask.uid, ask.at, floating_zone=ask.zone)
         if view is None:
             shown = ask.at.format() if ask.at is not None else "?"
             raise CerebriError(
@@ -236,7 +243,7 @@ def _locate(
                 f"calendar {organizer!r}",
                 code="calendar.not_found",
             )
-        return event_resource(calendar, ask.uid), view
+        return resource, view
     raise CerebriError(
         f"no event with UID {ask.uid!r} in calendar {organizer!r}", code="calendar.not_found"
     )

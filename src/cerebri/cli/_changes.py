@@ -61,7 +61,7 @@ from cerebri.cli._calendars import (
 from cerebri.cli._planning import ExplainOption
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import busy_label, series_label
-from cerebri.cpir import parse_request
+from cerebri.cpir import RankedCandidate, parse_request
 from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES, object_id
 from cerebri.temporal import Instant, zone
@@ -271,6 +271,21 @@ def _print_before(found: EventChangeFound) -> None:
     sys.stdout.write("".join(printable(line) + "\n" for line in lines))
 
 
+def _disruption(candidate: RankedCandidate, before: Instant, tz: str) -> tuple[int, int]:
+    """``(class, signed shift in seconds)``: the class the planner's ``Disruption``
+    explanation gives (contract C1), else :func:`disruption` (an UPDATE has none); the sign
+    says earlier (-) or later (+)."""
+    level, shift = disruption(before, candidate.start, tz)
+    explanation = candidate.to_wire()["explanation"]
+    for part in explanation if isinstance(explanation, list) else []:
+        reason = part.get("reason") if isinstance(part, dict) else None
+        said = reason.get("Disruption") if isinstance(reason, dict) else None
+        named = said.get("class") if isinstance(said, dict) else None
+        if isinstance(named, int):
+            level = named
+    return level, shift
+
+
 def _print_after(found: EventChangeFound, top: int) -> None:
     """Each candidate (the event after the change) with its disruption (contract C1)."""
     view, tz = found.event, found.query.zone
@@ -283,10 +298,11 @@ def _print_after(found: EventChangeFound, top: int) -> None:
         if operation == ChangeOperation.CANCEL.value:
             break
         placement = candidate.proposed.placements[0].range
-        level, shift = disruption(view.start, placement.start, tz)
+        level, shift = _disruption(candidate, view.start, tz)
+        same = " (its current time)" if placement.start == view.start else ""
         lines.append(
             f"  after #{rank}: {_local(placement.start, tz)} - {_local(placement.end, tz)} "
-            f"(disruption class {level}, shift {_shift(shift)})"
+            f"(disruption class {level}, shift {_shift(shift)}){same}"
         )
     if not candidates:
         lines.append("  after: no candidate: the change is refused (rejections above)")
