@@ -17,12 +17,15 @@ with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can 
 :func:`context_objects` turns busy periods into CPIR ``EVENT`` context objects.
 Changes to events already there (move, cancel, update; one instance, this and future or the
 whole series) are :func:`apply_change` over one calendar object resource
-(:mod:`cerebri.calendars.changes`, decision 0050).
+(:mod:`cerebri.calendars.changes`, decision 0050). ``plan_event_change(EventChangeAsk(...),
+search, load)`` plans a reschedule, cancel or update of an event found by UID in the calendars
+read, as a CPIR request with its ``change`` (:mod:`cerebri.calendars.event_change`, 0055).
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer
+from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.changes import (
     ChangeError,
     ChangeNotice,
@@ -37,6 +40,7 @@ from cerebri.calendars.changes import (
     resource_etag,
 )
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
+from cerebri.calendars.event_change import EventChangeAsk, EventChangeFound, plan_event_change
 from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.objects import context_objects
@@ -51,9 +55,12 @@ __all__ = [
     "TARGET_ID",
     "ChangeError",
     "ChangeNotice",
+    "ChangeOperation",
     "ChangeOutcome",
     "ChangeScope",
     "EventChange",
+    "EventChangeAsk",
+    "EventChangeFound",
     "EventView",
     "FreeBusyView",
     "ImportedCalendars",
@@ -74,6 +81,7 @@ __all__ = [
     "freebusy",
     "new_request",
     "observed_ranges",
+    "plan_event_change",
     "resource_etag",
     "slot_event",
     "unobserved_ranges",

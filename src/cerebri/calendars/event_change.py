@@ -45,13 +45,15 @@ nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import time
 
 from icalendar import Calendar
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
+from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.availability import unavailable_ranges
+from cerebri.calendars.change_ask import EventChangeAsk, check_ask, invalid_option
 from cerebri.calendars.change_request import (
     ChangeAttendee,
     ChangeOperation,
@@ -84,7 +86,7 @@ from cerebri.calendars.sources import source_ids
 from cerebri.errors import CerebriError
 from cerebri.ics import BusyPeriod, busy_periods, object_id
 from cerebri.planner import plan
-from cerebri.temporal import Instant, Interval
+from cerebri.temporal import Interval
 
 __all__ = [
     "EventChangeAsk",
@@ -93,93 +95,6 @@ __all__ = [
     "event_resource",
     "plan_event_change",
 ]
-
-MAX_UID_LENGTH = 1024
-"""Longest ``UID`` accepted, in characters (the ``change.uid`` of contract C1)."""
-
-
-def _invalid(message: str) -> CerebriError:
-    return CerebriError(message, code="input.invalid_option")
-
-
-@dataclass(frozen=True, slots=True)
-class EventChangeAsk:
-    """What to change, and how to search.
-
-    Attributes:
-        operation: ``RESCHEDULE``, ``CANCEL`` or ``UPDATE``.
-        uid: the event's ``UID`` (1-1024 characters, no control characters).
-        scope: ``INSTANCE``, ``THIS_AND_FUTURE`` or ``SERIES``; None: ``INSTANCE`` when
-            ``at`` is given, else ``SERIES`` (a single event, or the whole series).
-        at: the instance's original start (UTC instant, its ``RECURRENCE-ID``), for
-            ``INSTANCE`` and ``THIS_AND_FUTURE``.
-        window: the ``RESCHEDULE`` search window (UTC instants); not used by the others.
-        zone: IANA zone of local times, working hours and floating times.
-        granularity_seconds: distance between candidate starts (> 0).
-        duration_seconds: the new length (seconds, > 0); None keeps the event's.
-        buffer_seconds, working_hours, working_days, max_candidates: as in
-            :class:`~cerebri.calendars.SlotQuery` (``RESCHEDULE`` only).
-        title, location: an update's new ``SUMMARY``/``LOCATION`` (None: unchanged).
-        add_attendees: an update's attendees to add (or whose role to set).
-        remove_attendees: an update's attendee addresses to remove.
-    """
-
-    operation: ChangeOperation
-    uid: str
-    scope: ChangeScope | None = None
-    at: Instant | None = None
-    window: tuple[Instant, Instant] | None = None
-    zone: str = "UTC"
-    granularity_seconds: int = 900
-    duration_seconds: int | None = None
-    buffer_seconds: int = 0
-    working_hours: tuple[time, time] | None = None
-    working_days: frozenset[int] | None = None
-    max_candidates: int = 100_000
-    title: str | None = None
-    location: str | None = None
-    add_attendees: tuple[Participant, ...] = ()
-    remove_attendees: tuple[str, ...] = ()
-
-    def settled_scope(self) -> ChangeScope:
-        """The scope asked for, or the default (see :attr:`scope`)."""
-        if self.scope is not None:
-            return self.scope
-        return ChangeScope.SERIES if self.at is None else ChangeScope.INSTANCE
-
-
-def _check_ask(ask: EventChangeAsk) -> None:
-    """``input.invalid_option`` for options that do not fit together (module doc)."""
-    uid = ask.uid
-    if not 1 <= len(uid) <= MAX_UID_LENGTH or any(ord(c) < 32 or ord(c) == 127 for c in uid):
-        raise _invalid(f"UID must be 1-{MAX_UID_LENGTH} characters without control characters")
-    scope = ask.settled_scope()
-    if scope is ChangeScope.SERIES and ask.at is not None:
-        raise _invalid("--series changes the whole series: leave out --instance")
-    if scope is not ChangeScope.SERIES and ask.at is None:
-        raise _invalid(f"scope {scope.value} needs the instance's original start")
-    op = ask.operation
-    if op is ChangeOperation.RESCHEDULE and ask.window is None:
-        raise _invalid("a reschedule needs a window to search: pass --between START/END")
-    edits = (
-        ask.title is not None,
-        ask.location is not None,
-        bool(ask.add_attendees),
-        bool(ask.remove_attendees),
-    )
-    if op is not ChangeOperation.UPDATE and any(edits):
-        raise _invalid(
-            "--title, --location, --attendee and --remove-attendee belong to update-event"
-        )
-    if op is ChangeOperation.CANCEL and ask.duration_seconds is not None:
-        raise _invalid("--duration does not apply to a cancel")
-    if op is ChangeOperation.UPDATE and not any(edits) and ask.duration_seconds is None:
-        raise _invalid(
-            "update-event changes nothing: pass --title, --duration, --location, --attendee "
-            "or --remove-attendee"
-        )
-    if ask.title is not None and not ask.title.strip():
-        raise _invalid("--title must not be empty")
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +147,7 @@ def _locate(
         if scope is ChangeScope.SERIES:
             return resource, series
         if not series.recurring:
-            raise _invalid(
+            raise invalid_option(
                 f"event {ask.uid!r} does not recur: leave out --instance/--this-and-future"
             )
         view = find_event(plain, ask.uid, ask.at, floating_zone=ask.zone)
@@ -270,7 +185,7 @@ def _email(address: str, what: str) -> str:
     try:
         return address_email(calendar_address(address, what))
     except CerebriError as exc:
-        raise _invalid(exc.message) from None
+        raise invalid_option(exc.message) from None
 
 
 def _attendees(
@@ -283,7 +198,7 @@ def _attendees(
     present = {_email(p.address, "attendee"): p for p in view.attendees}
     removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
     for key in removed - set(present):
-        raise _invalid(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
+        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
     people: dict[str, Participant] = {}
     for person in (*view.attendees, *ask.add_attendees):
         key = _email(person.address, "--attendee")
@@ -303,7 +218,7 @@ def _attendees(
 def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
     duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
     if duration <= 0:
-        raise _invalid(f"event {ask.uid!r} has no length: pass --duration")
+        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
     if ask.operation is ChangeOperation.RESCHEDULE:
         assert ask.window is not None
         start, end = ask.window
@@ -330,6 +245,7 @@ def _ids(search: SlotSearch) -> tuple[list[str], list[str]]:
     return ids[: len(required)], ids[len(required) : len(required) + len(optional)]
 
 
+@arguments(invalid_argument, ask=EventChangeAsk, search=SlotSearch)
 def plan_event_change(
     ask: EventChangeAsk, search: SlotSearch, load: SourceLoader
 ) -> EventChangeFound:
@@ -341,8 +257,12 @@ def plan_event_change(
             ``calendars.no_calendar``; whatever ``load`` raises;
             :mod:`cerebri.calendars.changes`' ``change.*`` codes; the planner's and the
             calendars' codes (``ics.expansion_limit``...).
+        InvalidArgumentError: ``calendars.invalid_argument`` for an argument of the wrong
+            Python type (``load`` not callable).
     """
-    _check_ask(ask)
+    if not callable(load):
+        raise invalid_argument("plan_event_change() needs load as a callable SourceLoader")
+    check_ask(ask)
     required_ids, optional_ids = _ids(search)
     sources = load(search.ics, search.caldav, required_ids)
     optional = (

@@ -58,6 +58,7 @@ from cerebri.cli._calendars import (
     _loader,
     _print_warnings,
 )
+from cerebri.cli._durations import DURATION_FORMS
 from cerebri.cli._planning import ExplainOption
 from cerebri.cli.render import render_result
 from cerebri.cli.render_calendars import busy_label, series_label
@@ -116,7 +117,10 @@ EmitOption = Annotated[
 ]
 NewDurationOption = Annotated[
     str | None,
-    typer.Option("--duration", help="The new length (default: the event's own)."),
+    typer.Option(
+        "--duration",
+        help=f"The new length ({DURATION_FORMS}; whole seconds; default: the event's own).",
+    ),
 ]
 OptionalBetween = Annotated[
     str | None,
