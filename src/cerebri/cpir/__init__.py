@@ -87,7 +87,9 @@ from cerebri.cpir.request import (
     SearchBudget,
 )
 from cerebri.cpir.result import (
+    IN_PLACE_OBJECTIVE,
     OBJECTIVE,
+    RESCHEDULE_OBJECTIVE,
     Assessment,
     ConstraintViolation,
     Outcome,
@@ -133,9 +135,11 @@ __all__ = [
     "ANALYSIS_OPERATIONS",
     "CHANGE_OPERATIONS",
     "FACT_SOURCES",
+    "IN_PLACE_OBJECTIVE",
     "MAX_DURATION_SECONDS",
     "MAX_NESTING",
     "OBJECTIVE",
+    "RESCHEDULE_OBJECTIVE",
     "SUPPORTED_OPERATIONS",
     "Ambiguous",
     "Assessment",

@@ -159,7 +159,15 @@ class PlanningRequest(WireModel):
     planning_capability: PlanningCapability
     granularity: DurationSeconds
     budget: SearchBudget
-    change: Change | None = Field(default=None, exclude_if=_is_none)
+    change: Change | None = Field(
+        default=None,
+        exclude_if=_is_none,
+        description=(
+            "cerebri extension (decision 0049): the changed event's iCalendar identity "
+            "(UID, scope, RECURRENCE-ID, ETag, SEQUENCE) and an UPDATE's new values; "
+            "allowed with CREATE, RESCHEDULE, CANCEL and UPDATE. Omitted or null: absent."
+        ),
+    )
 
     @cached_property
     def canonical_size(self) -> int:

@@ -25,7 +25,9 @@ from cerebri.cpir.scalars import Revision, TimeRange
 from cerebri.temporal.instant import Instant
 
 __all__ = [
+    "IN_PLACE_OBJECTIVE",
     "OBJECTIVE",
+    "RESCHEDULE_OBJECTIVE",
     "Assessment",
     "ConstraintViolation",
     "Outcome",
@@ -46,6 +48,13 @@ __all__ = [
 
 OBJECTIVE = "preferred-start-distance-seconds; mutations; shift-seconds; start; object-id"
 """The fixed objective literal of ``search_space`` (planner.md 5)."""
+
+RESCHEDULE_OBJECTIVE = "disruption-class; shift-seconds; " + OBJECTIVE
+"""The objective of a ``RESCHEDULE`` search: least disruption first (decision 0049)."""
+
+IN_PLACE_OBJECTIVE = "current-start"
+"""The objective of ``CANCEL`` and ``UPDATE``: no search, the one position at the event's
+current start is evaluated (decision 0049)."""
 
 
 def range_wire(start: Instant, end: Instant) -> dict[str, JSONValue]:

@@ -10,7 +10,8 @@ The results, the core routes' 200 bodies:
 
 ``ValidationReport`` (``/v1/validate``), ``PlanningResult`` (``/v1/plan``) and
 ``TemporalResult`` (``/v1/temporal``), as written by the ``to_wire()`` encoders
-(planner.md 2.1, 2.2, 3.2, 3.4, 4, 6, 7, 8, 8.1; temporal.md 2.2). Fixed-key objects forbid
+(planner.md 2.1, 2.2, 3.2, 3.4, 4, 6, 7, 8, 8.1; temporal.md 2.2), with cerebri's
+change-operation tags (docs/decisions/0049-cpir-change-operations.md). Fixed-key objects forbid
 extra keys; externally tagged variants are a ``oneOf`` of a string enum (unit variants) and
 one-key objects (payload variants). The schemas are merged into ``components.schemas`` and
 ``$ref`` the CPIR request components for what the planner echoes from the request (hard
@@ -184,6 +185,10 @@ def _temporal() -> dict[str, Schema]:
     }
 
 
+_CHANGE_FIELDS = ("scope", "recurrence_id", "etag", "sequence", "attendees")
+"""The ``change`` fields an ``InvalidChange`` issue names (decision 0049)."""
+
+
 def _validation() -> dict[str, Schema]:
     by_id = (
         "UnsupportedObject",
@@ -212,6 +217,10 @@ def _validation() -> dict[str, Schema]:
             {
                 "UnsupportedOperation": _ref("CpirOperation"),
                 **{name: _ID for name in by_id},
+                # the change member (decision 0049)
+                "ChangeNotAllowed": _ref("CpirOperation"),
+                "RequiredRecurrenceId": _enum("INSTANCE", "THIS_AND_FUTURE"),
+                "InvalidChange": _enum(*_CHANGE_FIELDS),
                 "RequiredDuration": _enum(*_REQUIRED_FIELD_ERRORS),
                 "RequiredTime": _object(
                     {"object_id": _ID, "reason": _enum(*_REQUIRED_FIELD_ERRORS)}
@@ -305,8 +314,24 @@ def _candidates() -> dict[str, Schema]:
             }
         ),
         "PlanReason": _tagged(
-            ("FeasibleWithinScope", "EarliestTieBreak", "AnalysisOnly", "DurationUncertain"),
-            {"PreferredStart": sources},
+            (
+                "FeasibleWithinScope",
+                "EarliestTieBreak",
+                "AnalysisOnly",
+                "DurationUncertain",
+                "Cancellation",
+                "UpdateInPlace",
+            ),
+            {
+                "PreferredStart": sources,
+                # RESCHEDULE's least-disruption rank (decision 0049)
+                "Disruption": _object(
+                    {
+                        "class": {"type": "integer", "enum": [0, 1, 2]},
+                        "shift_seconds": _SECONDS,
+                    }
+                ),
+            },
         ),
         "ScoreComponent": _object({"reason": _ref("PlanReason"), "cost": _SECONDS}),
         "RankingFeatures": {
@@ -393,6 +418,9 @@ def _conflicts() -> dict[str, Schema]:
                 "InvalidDuration": _ID,
                 "Capability": _ID,
                 "Policy": _ID,
+                # decision 0049: UPDATE/CANCEL keep the start, RESCHEDULE must change it
+                "StartChanged": _ID,
+                "Unchanged": _ID,
             },
         ),
         "CandidateRejection": _object(

@@ -69,7 +69,14 @@ class ValidatedPlan:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One intended calendar change; ``id`` doubles as its idempotency key."""
+    """One intended calendar change; ``id`` doubles as its idempotency key.
+
+    ``kind`` is ``CREATE_EVENT``/``MOVE_EVENT`` as derived from the target (planner.md 9.3),
+    or from the operation for the change operations (decision 0049): ``RESCHEDULE`` →
+    ``MOVE_EVENT`` (``placement`` = the new range), ``UPDATE`` → ``UPDATE_EVENT`` (the range
+    after the update: current start, new duration), ``CANCEL`` → ``DELETE_EVENT``
+    (``placement`` = the range the event occupies when planned: what is removed).
+    """
 
     id: str
     source_plan: str
@@ -83,7 +90,9 @@ class Action:
     placement: Placement
 
     def to_wire(self) -> dict[str, JSONValue]:
-        """The reference ``Action`` object; ``action`` is tagged by ``kind``."""
+        """The reference ``Action`` object; ``action`` is ``{"kind": …, "range": {…}}`` for
+        every kind, ``DELETE_EVENT`` included (its range names what is removed; decision
+        0049)."""
         span = self.placement.range
         return {
             "id": self.id,
@@ -166,7 +175,9 @@ def validate_proposal(
 
 @arguments(invalid_argument, plan=ValidatedPlan)
 def to_action_plan(plan: ValidatedPlan) -> ActionPlan:
-    """One action per placement, ids ``<plan id>-<i>`` (planner.md 9.3).
+    """One action per placement, ids ``<plan id>-<i>`` (planner.md 9.3); the kind of each
+    is :func:`~cerebri.planner.capability.mutation_kind` of its object under the request's
+    operation (``MOVE_EVENT``/``DELETE_EVENT``/``UPDATE_EVENT`` for RESCHEDULE/CANCEL/UPDATE).
 
     Raises:
         PlanError: ``plan.analysis_only`` for analysis-only requests
@@ -183,7 +194,7 @@ def to_action_plan(plan: ValidatedPlan) -> ActionPlan:
     for index, placement in enumerate(plan.placements):
         obj = request.object(placement.object_id)
         assert obj is not None  # validate_proposal rejected unknown objects
-        kind = mutation_kind(obj)
+        kind = mutation_kind(obj, request.operation)
         action_id = f"{plan.id}-{index}"
         actions.append(
             Action(

@@ -86,6 +86,13 @@ class PlacementChecker:
         self._cancel = request.operation is Operation.CANCEL
         objects = first_by_id(request.context.objects)
         self._objects = objects
+        # RESCHEDULE: the current start of each placed existing object is no new time.
+        self._unchanged: dict[str, int] = {}
+        if request.operation is Operation.RESCHEDULE:
+            for oid in placed_ids:
+                known = objects[oid].known_time if oid in objects else None
+                if known is not None and objects[oid].is_existing:
+                    self._unchanged[oid] = known.start.ns
         scope = request.scope
         self._scope_span = (scope.time_range.start.ns, scope.time_range.end.ns)
         mutating = not request.analysis_only
@@ -348,6 +355,8 @@ class PlacementChecker:
             spans = {object_id: span}
             for constraint in self._constraints:
                 reasons.extend(constraint(spans))
+        if self._unchanged and self._unchanged.get(object_id) == start:
+            reasons.append(Tagged("Unchanged", object_id))
         return tuple(reasons)
 
     def check_grid(
@@ -401,6 +410,7 @@ class PlacementChecker:
         no series occurrences the overlap record is :meth:`_violation`'s without its
         evidence bookkeeping."""
         base = tuple(self._static_reasons + rule((grid.start, grid.start + length)))
+        unchanged = self._unchanged.get(object_id)
         index = self._base_index
         starts, ends, order = index.starts, index.ends, index.order
         constraints = self._constraints
@@ -447,6 +457,8 @@ class PlacementChecker:
                 spans = {object_id: (s, e)}
                 extra = [reason for constraint in constraints for reason in constraint(spans)]
                 reasons = (*reasons, *extra)
+            if s == unchanged:
+                reasons = (*reasons, Tagged("Unchanged", object_id))
             yield reasons
 
     def check(self, spans: Mapping[str, Span]) -> tuple[Tagged, ...]:
@@ -484,4 +496,9 @@ class PlacementChecker:
         if not self._cancel:
             for constraint in self._constraints:
                 reasons.extend(constraint(spans))
+        reasons.extend(
+            Tagged("Unchanged", oid)
+            for oid in self._placed
+            if oid in self._unchanged and spans[oid][0] == self._unchanged[oid]
+        )
         return tuple(reasons)

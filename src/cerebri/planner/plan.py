@@ -1,5 +1,8 @@
 """The planning pipeline: validate, build the graph, search, rank (planner.md section 1).
 
+``CANCEL`` and ``UPDATE`` evaluate one position instead of searching, and ``RESCHEDULE``
+ranks by least disruption first (:mod:`cerebri.planner.in_place`, decision 0049).
+
 Pure and deterministic: no clock, no I/O, no randomness. The result depends on the
 request's content only, never on the order of its lists.
 """
@@ -11,7 +14,11 @@ from typing import Any
 
 from cerebri._guard import arguments, invalid_argument
 from cerebri.cpir import (
+    IN_PLACE_OBJECTIVE,
+    OBJECTIVE,
+    RESCHEDULE_OBJECTIVE,
     Assessment,
+    Operation,
     Outcome,
     PlanningRequest,
     PlanningResult,
@@ -22,6 +29,7 @@ from cerebri.cpir import (
     parse_request,
 )
 from cerebri.planner._collector import collector_paused
+from cerebri.planner.in_place import evaluate_in_place
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.search import grid_search, outcome_of
 from cerebri.planner.validate import validate_request
@@ -89,7 +97,12 @@ def _plan(parsed: PlanningRequest, limits: PlannerLimits) -> PlanningResult:
         )
     occurrences = () if compiled is None else compiled.busy()
     window = None if compiled is None else (compiled.horizon.start.ns, compiled.horizon.end.ns)
-    found = grid_search(
+    operation = parsed.operation
+    search = grid_search
+    objective = RESCHEDULE_OBJECTIVE if operation is Operation.RESCHEDULE else OBJECTIVE
+    if operation is Operation.CANCEL or operation is Operation.UPDATE:
+        search, objective = evaluate_in_place, IN_PLACE_OBJECTIVE
+    found = search(
         parsed,
         validation.duration_seconds,
         validation.duration_uncertain,
@@ -97,13 +110,14 @@ def _plan(parsed: PlanningRequest, limits: PlannerLimits) -> PlanningResult:
         window,
     )
     outcome, assessment = outcome_of(len(found.candidates), found.exhausted)
+    space = SearchSpace(horizon, parsed.granularity, found.evaluated, found.exhausted, objective)
     return PlanningResult(
         outcome=outcome,
         assessment=assessment,
         validation=report,
         candidates=found.candidates,
         rejections=found.rejections,
-        search_space=SearchSpace(horizon, parsed.granularity, found.evaluated, found.exhausted),
+        search_space=space,
         compilation=compilation,
         dependency_graph=graph,
     )
