@@ -38,6 +38,7 @@ from cerebri.calendars.changes import (
     apply_change,
     find_event,
     resource_etag,
+    split_uid,
 )
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
 from cerebri.calendars.event_change import EventChangeAsk, EventChangeFound, plan_event_change
@@ -84,5 +85,6 @@ __all__ = [
     "plan_event_change",
     "resource_etag",
     "slot_event",
+    "split_uid",
     "unobserved_ranges",
 ]

@@ -366,10 +366,13 @@ def _shift_override(edit: Edit, event: Component, delta: timedelta) -> None:
         )
     event.pop("RECURRENCE-ID", None)
     event.add("RECURRENCE-ID", _shifted(value, kind, delta))
+    if rid is not None and "RANGE" in rid.params:  # another program's this-and-future
+        event["RECURRENCE-ID"].params["RANGE"] = rid.params["RANGE"]
     start, end = span_of(event, kind)
     start += delta
-    update = edit.change.action == "update"
-    set_span(event, kind, start, _end_after(edit, start) if update else end + delta)
+    change = edit.change
+    relength = change.action == "update" and change.start is not None
+    set_span(event, kind, start, _end_after(edit, start) if relength else end + delta)
 
 
 def trim(edit: Edit, at: Instant) -> tuple[Event, list[Event]]:

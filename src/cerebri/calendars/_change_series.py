@@ -194,7 +194,35 @@ class Series:
             return None
         if not self.recurring and self.first_start() != recurrence_id:
             return None
+        ranged = self._range_override(recurrence_id)
+        if ranged is not None:  # RFC 5545 3.8.4.4: its shift and length apply to later ones
+            return self._view(
+                self._shifted_by(ranged, recurrence_id), ranged, recurrence_id, overridden=True
+            )
         return self._view(instance, self.master, recurrence_id, overridden=False)
+
+    def _range_override(self, recurrence_id: Instant) -> Event | None:
+        """The latest ``RANGE=THISANDFUTURE`` override (another program's) before
+        ``recurrence_id``, or ``None``."""
+        ranged = [
+            event
+            for event in self.overrides
+            if str(event["RECURRENCE-ID"].params.get("RANGE", "")).upper() == "THISANDFUTURE"
+            and self.recurrence_instant(event) < recurrence_id
+        ]
+        return max(ranged, key=self.recurrence_instant, default=None)
+
+    def _shifted_by(self, ranged: Event, recurrence_id: Instant) -> Event:
+        """A copy of ``ranged`` for the instance at ``recurrence_id``: moved by the wall-time
+        shift the override gives its own instance, with its length."""
+        kind = self.kind
+        own = kind.wall(_moment(ranged.get("RECURRENCE-ID"), "RECURRENCE-ID", self.uid))
+        start, end = span_of(ranged, kind)
+        moved = kind.wall_of(recurrence_id) + (start - own)
+        out = Event()
+        out.add("DTSTART", kind.value(moved))
+        out.add("DTEND", kind.value(moved + (end - start)))
+        return out
 
     def _view(
         self,

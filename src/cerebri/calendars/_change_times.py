@@ -16,7 +16,16 @@ from cerebri.calendars._change_model import ChangeError
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.temporal import Instant
 
-__all__ = ["Kind", "floating", "instant_of", "kind_of", "shift_rule", "until_before"]
+__all__ = [
+    "Kind",
+    "floating",
+    "instant_of",
+    "kind_of",
+    "rule_of",
+    "shift_rule",
+    "until_before",
+    "value_list",
+]
 
 _DAY: Final = timedelta(days=1)
 _SECOND: Final = timedelta(seconds=1)
@@ -33,10 +42,6 @@ def floating(zone: str) -> ZoneInfo:
         raise invalid_argument(f"floating_zone {zone!r} is not an IANA zone name") from None
 
 
-def _utc(value: datetime) -> bool:
-    return value.utcoffset() == timedelta(0) and str(value.tzinfo) in {"UTC", "Z", "UTC+00:00"}
-
-
 @dataclass(frozen=True, slots=True)
 class Kind:
     """How a series writes its times: ``all_day`` (``VALUE=DATE``), ``zone`` (its ``TZID``
@@ -51,11 +56,6 @@ class Kind:
     def frame(self) -> tzinfo:
         """The zone wall times are read in."""
         return self.zone if self.zone is not None else self.floating_zone
-
-    @property
-    def utc(self) -> bool:
-        """Times are written in UTC (``Z``)."""
-        return self.zone is not None and _utc(datetime(2000, 1, 1, tzinfo=self.zone))
 
     def wall(self, value: date | datetime) -> datetime:
         """``value`` (a property value of any kind) as wall time in this frame."""

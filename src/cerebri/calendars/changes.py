@@ -25,24 +25,32 @@ Rules (each from the RFC named):
   original start read in ``floating_zone``.
 * ``INSTANCE``: a move or update writes (or rewrites) the ``RECURRENCE-ID`` override of the
   instance, whose ``RECURRENCE-ID`` has the value type and ``TZID`` of the master's
-  ``DTSTART``; a cancel adds an ``EXDATE`` to the master and drops the instance's override.
-* ``SERIES``: the master (and every override) changes. A move shifts the whole series by the
-  local-time difference between the anchor instance (``recurrence_id``, or the first
-  instance) and ``start``, in the series' own zone, so "every Monday 09:00 Berlin" stays at
-  one wall-clock time across DST; ``EXDATE``, ``RDATE``, overrides' ``RECURRENCE-ID`` and
-  ``UNTIL`` shift with it. A cancel deletes the resource.
-* ``THIS_AND_FUTURE``: the series is split (decision 0050): the old series is trimmed to the
-  instances before ``recurrence_id`` (``UNTIL`` just before it, or a smaller ``COUNT``) and a
-  new series with a new ``UID`` (:func:`split_uid`, deterministic) takes the rest, changed.
-  A cancel only trims. At the first instance it is the same as ``SERIES``.
+  ``DTSTART`` (a new override copies the master's properties and alarms), with ``SEQUENCE``
+  one above the higher of the master's and the old override's; a cancel adds an ``EXDATE``
+  to the master (RFC 5545 section 3.8.5.1) and drops the instance's override, the master's
+  ``SEQUENCE`` one above both.
+* ``SERIES``: the master and every override change, all to one ``SEQUENCE`` one above the
+  highest. A move shifts the whole series by the wall-time difference between the anchor
+  instance's *original* start (``recurrence_id``, or the first instance) and ``start``, in
+  the series' own zone, so "every Monday 09:00 Berlin" stays at one wall-clock time across
+  DST; weekday ``BYDAY`` entries, ``UNTIL``, ``EXDATE``, ``RDATE``, the overrides'
+  ``RECURRENCE-ID`` and their times shift with it (overrides keep their own length, except
+  an update's new length). A cancel deletes the resource.
+* ``THIS_AND_FUTURE``: the series is split (decision 0050, chosen by experiment over
+  ``RANGE=THISANDFUTURE``): the old series is trimmed to the instances before
+  ``recurrence_id`` (``UNTIL`` just before it, or the ``COUNT`` of the occurrences before
+  it), its later ``RDATE``/``EXDATE`` values and overrides go to a new series with the
+  ``UID`` :func:`split_uid` (deterministic), shifted and changed, at ``SEQUENCE:0``; the old
+  one's components get one ``SEQUENCE`` one above their highest. The new series is written
+  first. A cancel only trims. From the first remaining instance on it is ``SERIES``.
 * New times keep the event's kind: an all-day event keeps ``VALUE=DATE`` (``start``/``end``
   must then be midnights in ``floating_zone``), an event with a ``TZID`` is written in that
   zone, a UTC event in UTC, a floating event as floating local time (in ``floating_zone``).
   ``UNTIL`` is in UTC when ``DTSTART`` has a zone or is UTC, a date for all-day series and
   floating local time for floating ones (RFC 5545 section 3.3.10).
-* ``SEQUENCE`` grows by exactly one on every component whose change attendees must see
-  (RFC 5546 section 2.1.4; RFC 5545 section 3.8.7.4), ``DTSTAMP`` and ``LAST-MODIFIED`` are
-  ``stamp``. A new split series starts at ``SEQUENCE:0``.
+* ``SEQUENCE`` grows once per change on every component attendees must see, as above (RFC
+  5546 section 2.1.4; RFC 5545 section 3.8.7.4); it never goes down. ``DTSTAMP`` and
+  ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo.
 * ``ORGANIZER`` and ``ATTENDEE`` are stamped when the change gives them (RFC 5545 sections
   3.8.4.3 and 3.8.4.1; RFC 5546 section 3.2.2): ``ROLE=REQ-PARTICIPANT`` or
   ``OPT-PARTICIPANT``, ``CUTYPE=INDIVIDUAL``, ``RSVP=TRUE``, ``CN`` when named, and the
@@ -50,7 +58,11 @@ Rules (each from the RFC named):
   checked as :mod:`cerebri.calendars.itip` checks them.
 * The change's idempotency key is written in ``X-CEREBRI-IDEMPOTENCY-KEY`` on every
   component it wrote, so :func:`already_applied` tells a replay. The stored object never
-  carries ``METHOD`` (RFC 4791 section 4.1).
+  carries ``METHOD`` (RFC 4791 section 4.1). Events of other UIDs in the resource are kept.
+* :attr:`ChangeOutcome.notices` say whom to tell: a ``REQUEST`` with each written component
+  (the new split series at ``SEQUENCE:0``, the shortened one), a ``CANCEL`` for a cancelled
+  instance or event (to the change's attendees when it names them), and a ``CANCEL`` to the
+  attendees an update removed.
 
 Refusals are :class:`ChangeError` (also a ``ValueError``): ``calendar.not_found`` (no event
 with that ``UID`` in the resource, or no instance at ``recurrence_id``), ``change.invalid``
@@ -157,7 +169,8 @@ def find_event(
     Returns ``None`` when there is no such event or instance (an excluded instance is not
     found). With ``recurrence_id`` ``None`` the series as a whole: the master's range.
     Floating times and dates are read in ``floating_zone`` (an IANA name). An instance
-    after a ``RANGE=THISANDFUTURE`` override another program wrote is read from the master.
+    after a ``RANGE=THISANDFUTURE`` override another program wrote takes that override's
+    wall-time shift, length and properties (RFC 5545 section 3.8.4.4).
 
     Raises:
         ChangeError: ``change.bad_event`` (the event cannot be read).
@@ -197,7 +210,7 @@ def _check_types(change: EventChange) -> None:
     for name in ("recurrence_id", "start", "end"):
         if getattr(change, name) is not None and not isinstance(getattr(change, name), Instant):
             raise invalid_argument(f"{name} must be an Instant or None")
-    if change.attendees is not None and not isinstance(change.attendees, tuple):
+    if change.attendees is not None and not isinstance(change.attendees, (tuple, list)):
         raise invalid_argument("attendees must be a tuple of Participant or None")
 
 
@@ -222,6 +235,9 @@ def _problems(change: EventChange) -> list[str]:
         problems.append("title and location change only by an update")
     if change.start is not None and change.end is not None and change.end <= change.start:
         problems.append("end must be after start")
+    fields = (change.start, change.title, change.location, change.organizer, change.attendees)
+    if change.action == "update" and all(value is None for value in fields):
+        problems.append("an update changes at least one of the times, title, location or people")
     return problems
 
 
