@@ -365,9 +365,11 @@ def test_reschedule_ranks_same_day_then_same_time_then_the_rest(files: dict[str,
         level = 0 if start.date() == current.date() else 1 if start.time() == current.time() else 2
         return (level, abs((start - current).total_seconds()), start)
 
+    free.remove(current)  # its own time is no new time (contract C1: refused)
     expected = [_utc_text(s) for s in sorted(free, key=key)]
     assert [c.start.format() for c in found.answer.result.candidates] == expected
-    assert expected[0] == "2026-10-05T08:00:00Z"  # its own time: nothing else moves less
+    assert expected[:2] == ["2026-10-05T06:00:00Z", "2026-10-05T11:00:00Z"]  # 08:00, 13:00
+    # every other start of Oct 5 first, then Oct 6 10:00 (the same time of day)
     assert expected.index("2026-10-06T08:00:00Z") == len([s for s in free if s.day == 5])
 
 
