@@ -375,3 +375,27 @@ def test_reschedule_ranks_same_day_then_same_time_then_the_rest(files: dict[str,
 
 def _utc_text(moment: datetime) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+
+
+def test_optional_attendees_are_not_busy_with_the_event_itself(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    carol = tmp_path / "carol.ics"
+    carol.write_text(HEAD + OWNER.format("carol@example.com") + SYNC + TAIL, newline="")
+    ask = EventChangeAsk(
+        ChangeOperation.RESCHEDULE,
+        "sync@example.com",
+        window=(_local("2026-10-05T08:00"), _local("2026-10-05T11:00")),
+        zone="Europe/Berlin",
+        granularity_seconds=1800,
+    )
+    search = SlotSearch(ics=[files["alice"], files["bob"]], optional_ics=[carol])
+    found = plan_event_change(ask, search, _load)
+    by_start = {d.start.format(): d for d in found.answer.slots}
+    # 09:30-10:30 overlaps the Sync's own 10:00-11:00 in carol's calendar: she is free then
+    assert by_start["2026-10-05T07:30:00Z"].free == ("carol",)
+    assert [a["calendar_id"] for a in found.answer.request["change"]["attendees"]] == [
+        "alice",
+        "bob",
+        "carol",
+    ]
