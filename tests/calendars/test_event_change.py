@@ -258,10 +258,28 @@ def test_this_and_future_and_series_leave_out_the_instances_that_move(
         )
     )
     assert not {"2026-10-12T07:00:00Z", "2026-10-19T07:00:00Z"} & {s for s, _ in _spans(series)}
+    # the series began before the window: its first instance in the window is the anchor
+    anchor = datetime(2026, 10, 12, 9, tzinfo=BERLIN)
+    recurrence = anchor.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    assert series["target_ids"] == [_oid("standup@example.com", recurrence, anchor)]
+    assert series["change"]["recurrence_id"] == "2026-10-12T07:00:00Z"
+    assert series["change"]["scope"] == "SERIES"
+    whole = _request(
+        _change(
+            files,
+            EventChangeAsk(
+                ChangeOperation.RESCHEDULE,
+                "standup@example.com",
+                scope=ChangeScope.SERIES,
+                window=(_local("2026-10-05T08:00"), _local("2026-10-05T12:00")),
+                zone="Europe/Berlin",
+            ),
+        )
+    )
     first = datetime(2026, 10, 5, 9, tzinfo=BERLIN)
     recurrence = first.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    assert series["target_ids"] == [_oid("standup@example.com", recurrence, first)]
-    assert series["change"]["recurrence_id"] is None
+    assert whole["target_ids"] == [_oid("standup@example.com", recurrence, first)]
+    assert whole["change"]["recurrence_id"] is None
 
 
 def test_unknown_uid_and_unknown_instance_are_not_found(files: dict[str, Path]) -> None:

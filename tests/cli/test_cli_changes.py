@@ -217,3 +217,10 @@ def test_update_into_a_conflict_is_refused_and_names_it(files: dict[str, Path]) 
     fits = json.loads(run(*args, "--duration", "1h", "--title", "Planning", "--json").stdout)
     assert [c["start"] for c in fits["candidates"]] == [_utc(_at("10:00"))]
     assert fits["change"]["title"] == "Planning"
+
+
+def test_caldav_without_a_window_is_refused_before_any_read() -> None:
+    answer = run("cancel-event", "sync@example.com", "--caldav", "http://127.0.0.1:9/cal/")
+    assert answer.exit_code == 2
+    assert "input.missing" in answer.stderr
+    assert "--between" in answer.stderr

@@ -34,7 +34,8 @@ class EventChangeAsk:
             ``at`` is given, else ``SERIES`` (a single event, or the whole series).
         at: the instance's original start (UTC instant, its ``RECURRENCE-ID``), for
             ``INSTANCE`` and ``THIS_AND_FUTURE``.
-        window: the ``RESCHEDULE`` search window (UTC instants); not used by the others.
+        window: the ``RESCHEDULE`` search window (UTC instants); for every operation on a
+            whole series that began before it, its first instance is the anchor.
         zone: IANA zone of local times, working hours and floating times.
         granularity_seconds: distance between candidate starts (> 0).
         duration_seconds: the new length (seconds, > 0); None keeps the event's.

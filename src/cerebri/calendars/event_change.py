@@ -16,8 +16,10 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
 
 * scope: ``at`` alone names one ``INSTANCE`` (its original start, the ``RECURRENCE-ID``);
   ``THIS_AND_FUTURE`` and ``SERIES`` are asked for explicitly; without either, a single
-  event or a whole series (``SERIES``, recurrence id null). For ``SERIES`` the target is the
-  series' first instance (the one a series move is anchored on, contract C2);
+  event or a whole series (``SERIES``). For ``SERIES`` the target is the instance a series
+  move is anchored on (contract C2): the first instance starting in ``window`` when the
+  series began before the window (its original start is then the ``change``'s recurrence
+  id), else the first instance (recurrence id null);
 * busy time: every calendar's busy periods (required attendees), less the event itself:
   the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
   instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
@@ -74,6 +76,7 @@ from cerebri.calendars.event_instances import (
     disruption,
     event_resource,
     optional_time,
+    original_start,
     slot_details,
     target_period,
 )
@@ -145,7 +148,7 @@ def _locate(
         if series is None:
             continue
         if scope is ChangeScope.SERIES:
-            return resource, series
+            return resource, _series_anchor(resource, plain, series, ask)
         if not series.recurring:
             raise invalid_option(
                 f"event {ask.uid!r} does not recur: leave out --instance/--this-and-future"
@@ -162,6 +165,27 @@ def _locate(
     raise CerebriError(
         f"no event with UID {ask.uid!r} in calendar {organizer!r}", code="calendar.not_found"
     )
+
+
+def _series_anchor(
+    resource: Calendar, plain: Calendar, series: EventView, ask: EventChangeAsk
+) -> EventView:
+    """The instance a whole-series change is measured from (its target): the first instance
+    starting in ``ask.window`` when the series began before it, else the first instance
+    (the series view). Moving it shifts the whole series by the same local-time delta
+    (contract C2), so "move the weekly meeting" searches the weeks asked about."""
+    if not series.recurring or ask.window is None or series.start >= ask.window[0]:
+        return series
+    start, end = ask.window
+    periods = busy_periods(resource, start, end, floating_zone=ask.zone)
+    for period in sorted(periods, key=BusyPeriod.sort_key):
+        original = original_start(period, ask.zone)
+        if period.uid != ask.uid or period.start < start or original is None:
+            continue
+        view = find_event(plain, ask.uid, original, floating_zone=ask.zone)
+        if view is not None:
+            return view
+    return series
 
 
 def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
@@ -284,7 +308,7 @@ def plan_event_change(
     change = change_field(
         uid=ask.uid,
         scope=scope.value,
-        recurrence_id=ask.at if scope is not ChangeScope.SERIES else None,
+        recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
         etag=resource_etag(resource),
         sequence=view.sequence,
         title=ask.title,

@@ -126,7 +126,8 @@ OptionalBetween = Annotated[
     str | None,
     typer.Option(
         "--between",
-        help="Window START/END (local in --tz) to read CalDAV calendars over.",
+        help="Window START/END (local in --tz): where to read CalDAV calendars, and with "
+        "--series the first instance in it is the one shown and checked.",
     ),
 ]
 
@@ -485,7 +486,9 @@ def cancel_event(  # noqa: PLR0917 - typer maps every option to a parameter
         zone_name = _zone(tz)
         window = None if between is None else _read("--between", parse_window, between, tz)
         scope, at = _scope(_Scope(instance, this_and_future, series), zone_name)
-        ask = EventChangeAsk(ChangeOperation.CANCEL, uid, scope=scope, at=at, zone=zone_name)
+        ask = EventChangeAsk(
+            ChangeOperation.CANCEL, uid, scope=scope, at=at, window=window, zone=zone_name
+        )
     except CerebriError as error:
         raise fail(error) from None
     reading = _Reading(
@@ -562,6 +565,7 @@ def update_event(  # noqa: PLR0917 - typer maps every option to a parameter
             uid,
             scope=scope,
             at=at,
+            window=window,
             zone=zone_name,
             duration_seconds=_seconds("--duration", duration, parse_duration),
             title=title,
