@@ -9,15 +9,19 @@ current start, then start); every emitted request is replayed with ``cerebri pla
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import caldav
 import pytest
+from icalendar import Calendar
 from typer.testing import CliRunner, Result
 
 from cerebri.cli import app
+from tests._radicale import RadicaleServer, serve
 
 BERLIN = ZoneInfo("Europe/Berlin")
 EXTRA = ("warnings", "event", "change")  # what --json adds to the PlanningResult
@@ -224,3 +228,49 @@ def test_caldav_without_a_window_is_refused_before_any_read() -> None:
     assert answer.exit_code == 2
     assert "input.missing" in answer.stderr
     assert "--between" in answer.stderr
+
+
+@pytest.fixture(scope="module")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RadicaleServer]:
+    """Radicale without authentication, for this module."""
+    yield from serve(tmp_path_factory.mktemp("radicale-changes-cli"), "--auth-type", "none")
+
+
+def test_reschedule_over_caldav_answers_as_over_files(
+    files: dict[str, Path], radicale: RadicaleServer
+) -> None:
+    urls = []
+    with caldav.DAVClient(radicale.url, username="x", password="x", timeout=10) as client:
+        for name in ("alice", "bob"):
+            collection = client.principal().make_calendar(name=name, cal_id=f"{name}-work")
+            calendar = Calendar.from_ical(files[name].read_bytes())
+            for event in calendar.walk("VEVENT"):
+                one = Calendar()
+                one.add("VERSION", "2.0")
+                one.add("PRODID", "-//test//EN")
+                one.add_component(event)
+                collection.save_event(one.to_ical().decode())
+            urls.append(str(collection.url))
+    window = ["--between", "2026-10-05T08:00/2026-10-05T18:00", "--granularity", "30m"]
+    over_dav = run(
+        "reschedule",
+        "sync@example.com",
+        "--caldav",
+        urls[0],
+        "--caldav",
+        urls[1],
+        "--tz",
+        "Europe/Berlin",
+        "--no-cache",
+        *window,
+        "--json",
+    )
+    assert over_dav.exit_code == 0, over_dav.output
+    dav = json.loads(over_dav.stdout)
+    over_files = json.loads(
+        run("reschedule", "sync@example.com", *_ics(files), *window, "--json").stdout
+    )
+    assert [c["start"] for c in dav["candidates"]] == [c["start"] for c in over_files["candidates"]]
+    assert dav["event"]["calendar"] == "alice-work"
+    assert dav["change"]["etag"].startswith("sha256:")
+    assert [a["calendar_id"] for a in dav["change"]["attendees"]] == [None, None]
