@@ -18,9 +18,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import cerebri
-from cerebri.cpir import ChangeScope, Placement, TimeRange
+from cerebri.cpir import Change, ChangeAttendee, ChangeScope, Placement, TimeRange
 from cerebri.errors import ParseError
-from cerebri.planner import PlanError, action_plan_for, to_action_plan, validate_proposal
+from cerebri.planner import (
+    PlanError,
+    action_plan_for,
+    issue_note,
+    to_action_plan,
+    validate_proposal,
+)
 from cerebri.temporal import Instant
 from tests.planner.change_helpers import BLOCKERS, CURRENT, GRANULARITY, HORIZON, grant, request_for
 from tests.planner.helpers import event, example
@@ -492,3 +498,41 @@ def test_analysis_only_changes_yield_no_actions(operation: str, kind: str) -> No
     document["scope"]["max_mutations"] = 1
     (action,) = action_plan_for(cerebri.parse_request(document)).actions
     assert action.kind.value == kind
+
+
+def test_with_change_sets_and_removes_the_member() -> None:
+    plain = cerebri.parse_request(example())
+    change = Change(
+        uid="new@example.com",
+        scope=ChangeScope.SERIES,
+        sequence=0,
+        organizer="mailto:ann@example.com",
+        attendees=(ChangeAttendee(address="mailto:bob@example.com", required=True),),
+    )
+    _ = plain.canonical_size  # cached on the original
+    changed = plain.with_change(change)
+    assert changed.change == change
+    assert changed.canonical_size == len(changed.model_dump_json().encode("utf-8"))
+    assert changed.canonical_size > plain.canonical_size
+    document = example()
+    document["change"] = change.model_dump(mode="json")
+    assert changed == cerebri.parse_request(document)
+    assert changed.with_change(None) == plain
+    assert changed.with_change(None).canonical_size == plain.canonical_size
+
+
+def test_change_issues_have_notes() -> None:
+    document = request_for("MOVE", scope="THIS_AND_FUTURE", sequence=9)
+    request = cerebri.parse_request(document)
+    report = cerebri.validate(request)
+    notes = [issue_note(request, issue) for issue in report.issues]
+    assert [(n.code, n.path) for n in notes if n is not None] == [
+        ("change.not_allowed", "/change"),
+        ("change.recurrence_id_required", "/change/recurrence_id"),
+    ]
+    update = cerebri.parse_request(request_for("UPDATE", sequence=9))
+    (issue,) = cerebri.validate(update).issues
+    note = issue_note(update, issue)
+    assert note is not None
+    assert (note.code, note.path) == ("change.invalid", "/change/sequence")
+    assert "is 9" in note.message

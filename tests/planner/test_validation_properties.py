@@ -16,6 +16,8 @@ from tests.planner.helpers import DAY, event, example
 MUTATIONS = {
     "schema": lambda r: r["schema_version"].update(minor=7),
     "optimize": lambda r: r.update(operation="OPTIMIZE"),
+    # a CREATE whose change names one instance: RequiredRecurrenceId and InvalidChange
+    "change": lambda r: r.update(change={"uid": "u@x", "scope": "INSTANCE", "sequence": 0}),
     "no_read": lambda r: r["planning_capability"].update(read=False),
     "depth": lambda r: r["budget"].update(max_depth=2),
     "dup_object": lambda r: r["context"]["objects"].append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from typing import Any
 
@@ -173,6 +174,21 @@ class PlanningRequest(WireModel):
     def canonical_size(self) -> int:
         """Bytes of the compact canonical re-serialisation (cpir-0.2.md 12); computed once."""
         return len(self.model_dump_json().encode("utf-8"))
+
+    def with_change(self, change: Change | None) -> PlanningRequest:
+        """This request with ``change`` set (None: removed), validated again from its JSON
+        form. Prefer it to ``model_copy(update=...)``, which would keep the cached
+        :attr:`canonical_size` of the original.
+
+        Raises:
+            pydantic.ValidationError: ``change`` is not a valid :class:`Change` (only
+                possible for one built with ``model_construct``).
+        """
+        data = self.model_dump(mode="json")
+        data.pop("change", None)
+        if change is not None:
+            data["change"] = change.model_dump(mode="json")
+        return type(self).model_validate_json(json.dumps(data, ensure_ascii=False))
 
     @property
     def analysis_only(self) -> bool:

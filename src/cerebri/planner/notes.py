@@ -75,7 +75,9 @@ def issue_note(request: PlanningRequest, issue: Tagged) -> ValidationNote | None
     all.
 
     ``{"Compilation":"HorizonMismatch"}`` (planner.md 3.1 step 2): names both ranges, their
-    JSON paths and the fix.
+    JSON paths and the fix. The issues of the ``change`` member (decision 0049):
+    ``change.not_allowed``, ``change.recurrence_id_required``, ``change.invalid`` (path
+    ``/change/<field>``).
 
     Raises:
         InvalidArgumentError: ``input.invalid_argument`` for a ``request`` that is not a
@@ -92,7 +94,46 @@ def issue_note(request: PlanningRequest, issue: Tagged) -> ValidationNote | None
             f"scope.time_range (/scope/time_range) is {_range(request.scope.time_range)}; "
             "they must be the same instants (planner.md 3.1): set both to the search window.",
         )
-    return None
+    return _change_note(request, issue)
+
+
+_INVALID_CHANGE = {
+    "scope": "a CREATE makes a new event: change.scope must be SERIES",
+    "recurrence_id": "a CREATE makes a new event: change.recurrence_id must be null",
+    "etag": "a CREATE makes a new event: change.etag must be null (nothing was read)",
+    "attendees": "change.attendees names one address twice (compared case-insensitively)",
+}
+
+
+def _change_note(request: PlanningRequest, issue: Tagged) -> ValidationNote | None:
+    """Notes for the issues of the ``change`` member (decision 0049)."""
+    if issue.name == "ChangeNotAllowed":
+        return ValidationNote(
+            "change.not_allowed",
+            "/change",
+            f"change (/change) is only read with CREATE, RESCHEDULE, CANCEL or UPDATE, not "
+            f"with {issue.payload}: remove it or use one of those operations.",
+        )
+    if issue.name == "RequiredRecurrenceId":
+        return ValidationNote(
+            "change.recurrence_id_required",
+            "/change/recurrence_id",
+            f"change.scope {issue.payload} names one occurrence (RFC 5545 3.8.4.4): set "
+            "change.recurrence_id to its original start (UTC), or use scope SERIES.",
+        )
+    if issue.name != "InvalidChange" or not isinstance(issue.payload, str):
+        return None
+    field = issue.payload
+    if field == "sequence":
+        change = request.change
+        sequence = "?" if change is None else change.sequence
+        message = (
+            f"change.sequence is {sequence}: a CREATE starts at 0, a change of an existing "
+            "event must give the SEQUENCE read, which is the target's revision."
+        )
+    else:
+        message = _INVALID_CHANGE.get(field, f"change.{field} contradicts the operation") + "."
+    return ValidationNote("change.invalid", f"/change/{field}", message)
 
 
 def _range(value: TimeRange) -> str:
