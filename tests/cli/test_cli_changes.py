@@ -274,3 +274,10 @@ def test_reschedule_over_caldav_answers_as_over_files(
     assert dav["event"]["calendar"] == "alice-work"
     assert dav["change"]["etag"].startswith("sha256:")
     assert [a["calendar_id"] for a in dav["change"]["attendees"]] == [None, None]
+
+
+def test_update_text_shows_the_event_before_and_after(files: dict[str, Path]) -> None:
+    answer = run("update-event", "sync@example.com", *_ics(files), "--duration", "30m")
+    assert answer.exit_code == 0, answer.output
+    assert "before: Mon 2026-10-05 10:00 - Mon 2026-10-05 11:00" in answer.stdout
+    assert "after: Mon 2026-10-05 10:00 - Mon 2026-10-05 10:30 (30 min;" in answer.stdout

@@ -291,26 +291,40 @@ def _disruption(candidate: RankedCandidate, before: Instant, tz: str) -> tuple[i
     return level, shift
 
 
+def _after_update(found: EventChangeFound, candidate: RankedCandidate) -> str:
+    """An update's one candidate: the range with its new length, title and place."""
+    tz, change = found.query.zone, found.change
+    placement = candidate.proposed.placements[0].range
+    minutes = (placement.end - placement.start) // 60_000_000_000
+    edits = [f"{minutes} min"]
+    edits += [f"{key} {change[key]!r}" for key in ("title", "location") if change[key] is not None]
+    return printable(
+        f"  after: {_local(placement.start, tz)} - {_local(placement.end, tz)} "
+        f"({', '.join(edits)}; approval required)"
+    )
+
+
 def _print_after(found: EventChangeFound, top: int) -> None:
     """Each candidate (the event after the change) with its disruption (contract C1)."""
     view, tz = found.event, found.query.zone
     operation = found.answer.request["operation"]
     candidates = found.answer.result.candidates
     lines: list[str] = []
-    if operation == ChangeOperation.CANCEL.value:
-        lines.append("  after: cancelled" + (" (approval required)" if candidates else ""))
+    if not candidates:
+        lines.append("  after: no candidate: the change is refused (rejections above)")
+    elif operation == ChangeOperation.CANCEL.value:
+        lines.append("  after: cancelled (approval required)")
+    elif operation == ChangeOperation.UPDATE.value:
+        lines.append(_after_update(found, candidates[0]))
     for rank, candidate in enumerate(candidates[: top or None], start=1):
-        if operation == ChangeOperation.CANCEL.value:
+        if operation != ChangeOperation.RESCHEDULE.value:
             break
         placement = candidate.proposed.placements[0].range
         level, shift = _disruption(candidate, view.start, tz)
-        same = " (its current time)" if placement.start == view.start else ""
         lines.append(
             f"  after #{rank}: {_local(placement.start, tz)} - {_local(placement.end, tz)} "
-            f"(disruption class {level}, shift {_shift(shift)}){same}"
+            f"(disruption class {level}, shift {_shift(shift)})"
         )
-    if not candidates:
-        lines.append("  after: no candidate: the change is refused (rejections above)")
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 
