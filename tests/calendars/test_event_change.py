@@ -417,3 +417,41 @@ def test_optional_attendees_are_not_busy_with_the_event_itself(
         "bob",
         "carol",
     ]
+
+
+OFFSITE = (
+    "BEGIN:VEVENT\r\nUID:offsite@example.com\r\nDTSTAMP:20260101T000000Z\r\n"
+    "DTSTART;VALUE=DATE:20261006\r\nDTEND;VALUE=DATE:20261007\r\n"
+    f"SUMMARY:Offsite\r\n{PEOPLE}END:VEVENT\r\n"
+)
+
+
+def test_an_all_day_event_moves_by_whole_days(tmp_path: Path) -> None:
+    paths = []
+    for name, other in (("alice", LUNCH), ("bob", DENTIST)):
+        path = tmp_path / f"{name}.ics"
+        path.write_text(HEAD + OFFSITE + other + TAIL, newline="")
+        paths.append(path)
+    ask = EventChangeAsk(
+        ChangeOperation.RESCHEDULE,
+        "offsite@example.com",
+        window=(_local("2026-10-05T00:00"), _local("2026-10-10T00:00")),
+        zone="Europe/Berlin",
+    )
+    found = plan_event_change(ask, SlotSearch(ics=paths), _load)
+    # Oct 5 holds lunch and the dentist, Oct 6 is the offsite itself: Oct 7, 8, 9 remain,
+    # at the same local time of day (class 1), nearest first
+    expected = [_utc_text(datetime(2026, 10, day, tzinfo=BERLIN)) for day in (7, 8, 9)]
+    assert [c.start.format() for c in found.answer.result.candidates] == expected
+    with pytest.raises(CerebriError) as caught:
+        plan_event_change(
+            EventChangeAsk(
+                ChangeOperation.RESCHEDULE,
+                "offsite@example.com",
+                window=(_local("2026-10-05T08:00"), _local("2026-10-10T00:00")),
+                zone="Europe/Berlin",
+            ),
+            SlotSearch(ics=paths),
+            _load,
+        )
+    assert caught.value.code == "input.invalid_option"

@@ -47,6 +47,7 @@ nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, time
 
 from icalendar import Calendar
 
@@ -89,7 +90,7 @@ from cerebri.calendars.sources import source_ids
 from cerebri.errors import CerebriError
 from cerebri.ics import BusyPeriod, busy_periods, object_id
 from cerebri.planner import plan
-from cerebri.temporal import Interval
+from cerebri.temporal import Instant, Interval, zone
 
 __all__ = [
     "EventChangeAsk",
@@ -239,18 +240,40 @@ def _attendees(
     )
 
 
+_DAY = 86_400
+
+
+def _midnight(instant: Instant, zone_name: str) -> datetime | None:
+    """The local midnight in ``zone_name`` that begins the day of ``instant``."""
+    moment = instant.to_datetime()
+    if moment is None:
+        return None
+    local = moment.astimezone(zone(zone_name))
+    return datetime.combine(local.date(), time(0), local.tzinfo)
+
+
 def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
+    """The find-slot query of the change (module doc: the window per operation; an all-day
+    event is searched a day apart from a local midnight)."""
     duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
     if duration <= 0:
         raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
     if ask.operation is ChangeOperation.RESCHEDULE:
         assert ask.window is not None
         start, end = ask.window
+        granularity = ask.granularity_seconds
+        if view.all_day:  # whole days only (RFC 5545 3.3.4): midnight starts, a day apart
+            granularity = _DAY
+            if start.to_datetime() != _midnight(start, ask.zone):
+                raise invalid_option(
+                    f"event {ask.uid!r} lasts whole days: --between must start at a local "
+                    f"midnight in {ask.zone}"
+                )
         return SlotQuery(
             start,
             end,
             duration,
-            granularity_seconds=ask.granularity_seconds,
+            granularity_seconds=granularity,
             zone=ask.zone,
             working_hours=ask.working_hours,
             working_days=ask.working_days,
