@@ -21,12 +21,16 @@ whole series) are :func:`apply_change` over one calendar object resource
 Each attendee's own zone and working hours are :class:`AttendeeHours` in
 ``SlotQuery(attendee_hours=...)`` (docs/decisions/0053); the answer's ``zones`` name the
 zones each slot is shown in.
+(:mod:`cerebri.calendars.changes`, decision 0050). ``plan_event_change(EventChangeAsk(...),
+search, load)`` plans a reschedule, cancel or update of an event found by UID in the calendars
+read, as a CPIR request with its ``change`` (:mod:`cerebri.calendars.event_change`, 0055).
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
 
 from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.attendee_hours import AttendeeHours
+from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.changes import (
     ChangeError,
     ChangeNotice,
@@ -42,6 +46,7 @@ from cerebri.calendars.changes import (
     split_uid,
 )
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
+from cerebri.calendars.event_change import EventChangeAsk, EventChangeFound, plan_event_change
 from cerebri.calendars.event_out import SlotEventError, slot_event
 from cerebri.calendars.imported import ImportedCalendars, NamedBusy
 from cerebri.calendars.objects import context_objects
@@ -57,9 +62,12 @@ __all__ = [
     "AttendeeHours",
     "ChangeError",
     "ChangeNotice",
+    "ChangeOperation",
     "ChangeOutcome",
     "ChangeScope",
     "EventChange",
+    "EventChangeAsk",
+    "EventChangeFound",
     "EventView",
     "FreeBusyView",
     "ImportedCalendars",
@@ -80,6 +88,7 @@ __all__ = [
     "freebusy",
     "new_request",
     "observed_ranges",
+    "plan_event_change",
     "resource_etag",
     "slot_event",
     "split_uid",

@@ -48,6 +48,8 @@ __all__ = [
     "PRODID",
     "Invitation",
     "SlotEventError",
+    "address_email",
+    "calendar_address",
     "chosen_candidate",
     "invitation",
     "slot_event",
@@ -93,9 +95,11 @@ def chosen_candidate(result: PlanningResult, pick: int) -> tuple[Instant, Instan
     return placement.range.start, placement.range.end, candidate.proposed.id
 
 
-def _address(text: str, what: str) -> vCalAddress:
+def calendar_address(text: str, what: str) -> vCalAddress:
     """``alice@example.com``, ``mailto:alice@example.com`` or ``Alice <alice@example.com>``
-    as a ``mailto:`` calendar address (with ``CN`` when a name is given)."""
+    as a ``mailto:`` calendar address (RFC 5545 section 3.3.3, with ``CN`` when a name is
+    given). ``what`` names the value in the refusal: ``calendars.invalid_argument`` for text
+    that is not ``name@domain``."""
     name, email = parseaddr(text.removeprefix("mailto:").removeprefix("MAILTO:"))
     if "@" not in email or any(c.isspace() for c in email) or email.startswith("@"):
         raise invalid_argument(f"{what} {text!r} is not an e-mail address (name@domain)")
@@ -105,8 +109,13 @@ def _address(text: str, what: str) -> vCalAddress:
     return address
 
 
-def _email(address: vCalAddress) -> str:
+def address_email(address: vCalAddress) -> str:
+    """The address of a ``mailto:`` calendar address, lower case: how addresses are
+    compared (the organizer is not repeated as an attendee, an owner is matched)."""
     return str(address).removeprefix("mailto:").lower()
+
+
+_address, _email = calendar_address, address_email
 
 
 def _zone_name(request: PlanningRequest, object_id: str) -> str:

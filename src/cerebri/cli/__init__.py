@@ -28,6 +28,7 @@ __all__ = ["COMMAND_MODULES", "EXIT_INPUT", "MAX_INPUT_BYTES", "app", "load_comm
 _MODULES: Final = (
     "_bridge",
     "_calendars",
+    "_changes",
     "_execution",
     "_mcp",
     "_operations",
@@ -50,6 +51,9 @@ COMMAND_MODULES: Final = {
     "schema": "_planning",
     "find-slot": "_calendars",
     "freebusy": "_calendars",
+    "reschedule": "_changes",
+    "cancel-event": "_changes",
+    "update-event": "_changes",
     "submit": "_execution",
     "worker": "_execution",
     "mcp": "_mcp",

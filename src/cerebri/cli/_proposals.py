@@ -188,9 +188,7 @@ def keys_revoke(
     typer.echo(f"{key.keyid} revoked at {key.revoked_at}")
 
 
-@app.command(
-    "propose", short_help="Sign a proposal envelope for an artifact and store the artifact."
-)
+@app.command("propose", short_help="Sign a proposal envelope for an artifact and store both.")
 def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     file: Annotated[
         str, typer.Argument(metavar="FILE", help="CPIR request or plan graph draft, - for stdin.")

@@ -1,0 +1,389 @@
+"""Reschedule, cancel or update an event already on the calendars read: the use-case below
+``cerebri reschedule``, ``cerebri cancel-event`` and ``cerebri update-event``
+(issue #23; docs/decisions/0055)::
+
+    ask = EventChangeAsk(ChangeOperation.RESCHEDULE, "standup@x", at=instance_start,
+                         window=(monday, friday), zone="Europe/Berlin")
+    found = plan_event_change(ask, SlotSearch(ics=[Path("alice.ics"), Path("bob.ics")]), load)
+    request, result = found.answer
+
+:func:`plan_event_change` reads the calendars with the caller's ``load`` (a
+:data:`~cerebri.calendars.slot_search.SourceLoader`, as find-slot does: this module does no
+I/O), finds the event by ``UID`` in the organizer's calendar (``SlotSearch.calendar``, else
+the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 5545 section
+3.8.4.4: master plus overrides), and builds the CPIR request of contract C1
+(:mod:`cerebri.calendars.change_request`):
+
+* scope: ``at`` alone names one ``INSTANCE`` (its original start, the ``RECURRENCE-ID``);
+  ``THIS_AND_FUTURE`` and ``SERIES`` are asked for explicitly; without either, a single
+  event or a whole series (``SERIES``). For ``SERIES`` the target is the instance a series
+  move is anchored on (contract C2): the first instance starting in ``window`` when the
+  series began before the window (its original start is then the ``change``'s recurrence
+  id), else the first instance (recurrence id null);
+* busy time: every calendar's busy periods (required attendees), less the event itself:
+  the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
+  instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
+  free/busy/unknown each candidate reports;
+* the window: ``RESCHEDULE`` searches ``window``; ``CANCEL`` and ``UPDATE`` do not search:
+  their window is the event's current start to its new end (an update's new duration);
+* ``change``: the ``UID``, scope, recurrence id, the resource's ETag
+  (:func:`cerebri.calendars.changes.resource_etag` of :func:`event_resource`; the CalDAV
+  reader does not pass ETags on, so a CalDAV resource gets its digest too), the ``SEQUENCE``
+  read, the organizer (the event's ``ORGANIZER``, else the organizer calendar's owner) and
+  the attendees read from the event (each with the ``calendar_id`` whose owner has the
+  address), an update's new list, title and location.
+
+Then the request is planned once (:func:`cerebri.planner.plan` with
+:data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
+least disruption (contract C1), so ``cerebri plan`` of the request gives the same answer.
+
+Refusals: ``calendar.not_found`` (no event with that ``UID``, or no instance at ``at``, in the
+organizer's calendar), ``calendars.no_calendar`` (``calendar`` is not one of those read),
+``input.invalid_option`` (options that do not fit the operation or the event: an instance
+of an event that does not recur, a reschedule without a window, an update that changes
+nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and the planner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, time
+
+from icalendar import Calendar
+
+from cerebri._guard import arguments
+from cerebri._json import JSONValue
+from cerebri.calendars.answer import SlotAnswer, answer_for
+from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.availability import unavailable_ranges
+from cerebri.calendars.change_ask import EventChangeAsk, check_ask, invalid_option
+from cerebri.calendars.change_request import (
+    ChangeAttendee,
+    ChangeOperation,
+    ChangeTarget,
+    as_change_request,
+    change_field,
+)
+from cerebri.calendars.changes import (
+    ChangeScope,
+    EventView,
+    Participant,
+    find_event,
+    resource_etag,
+)
+from cerebri.calendars.coverage import unobserved_ranges
+from cerebri.calendars.event_instances import (
+    Itself,
+    disruption,
+    event_resource,
+    optional_time,
+    original_start,
+    slot_details,
+    target_period,
+)
+from cerebri.calendars.event_out import address_email, calendar_address
+from cerebri.calendars.owners import calendar_owners
+from cerebri.calendars.planning import FIND_SLOT_LIMITS
+from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
+from cerebri.calendars.slot_search import NamedCalendars, SlotSearch, SourceLoader
+from cerebri.calendars.sources import source_ids
+from cerebri.errors import CerebriError
+from cerebri.ics import BusyPeriod, busy_periods, object_id
+from cerebri.planner import plan
+from cerebri.temporal import Instant, Interval, zone
+
+__all__ = [
+    "EventChangeAsk",
+    "EventChangeFound",
+    "disruption",
+    "event_resource",
+    "plan_event_change",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class EventChangeFound:
+    """A change's answer and what it rests on.
+
+    Attributes:
+        answer: the :class:`~cerebri.calendars.SlotAnswer` (request, result, warnings,
+            per-candidate details with the optional attendees' free/busy/unknown).
+        event: the event (or instance) as it is now (before).
+        scope: the scope settled.
+        target: the request's target (object id, organizer calendar, current range).
+        change: the request's ``change`` field.
+        sources: the required calendars read, by id, in the order given.
+        optional: the optional attendees' calendars read, by id.
+        busy: each required calendar's busy periods over the query's window, the event
+            itself left out.
+        query: the :class:`~cerebri.calendars.SlotQuery` the request was built from.
+    """
+
+    answer: SlotAnswer
+    event: EventView
+    scope: ChangeScope
+    target: ChangeTarget
+    change: dict[str, JSONValue]
+    sources: NamedCalendars
+    optional: NamedCalendars
+    busy: tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
+    query: SlotQuery
+
+
+def _locate(
+    sources: NamedCalendars, organizer: str, ask: EventChangeAsk
+) -> tuple[Calendar, EventView]:
+    """The organizer's resource holding ``ask.uid`` (:func:`event_resource`) and the event
+    or instance asked for. The resource is read again from its own text before
+    :func:`find_event` sees it: a plain icalendar reading, apart from what
+    :func:`cerebri.ics.parse_calendar` attaches to the calendars it reads."""
+    scope = ask.settled_scope()
+    for name, calendar in sources:
+        if name != organizer or not any(
+            str(event.get("UID")) == ask.uid for event in calendar.walk("VEVENT")
+        ):
+            continue
+        resource = event_resource(calendar, ask.uid)
+        plain = Calendar.from_ical(resource.to_ical())
+        series = find_event(plain, ask.uid, None, floating_zone=ask.zone)
+        if series is None:
+            continue
+        if scope is ChangeScope.SERIES:
+            return resource, _series_anchor(resource, plain, series, ask)
+        if not series.recurring:
+            raise invalid_option(
+                f"event {ask.uid!r} does not recur: leave out --instance/--this-and-future"
+            )
+        view = find_event(plain, ask.uid, ask.at, floating_zone=ask.zone)
+        if view is None:
+            shown = ask.at.format() if ask.at is not None else "?"
+            raise CerebriError(
+                f"event {ask.uid!r} has no instance starting originally at {shown} in "
+                f"calendar {organizer!r}",
+                code="calendar.not_found",
+            )
+        return resource, view
+    raise CerebriError(
+        f"no event with UID {ask.uid!r} in calendar {organizer!r}", code="calendar.not_found"
+    )
+
+
+def _series_anchor(
+    resource: Calendar, plain: Calendar, series: EventView, ask: EventChangeAsk
+) -> EventView:
+    """The instance a whole-series change is measured from (its target): the first instance
+    starting in ``ask.window`` when the series began before it, else the first instance
+    (the series view). Moving it shifts the whole series by the same local-time delta
+    (contract C2), so "move the weekly meeting" searches the weeks asked about."""
+    if not series.recurring or ask.window is None or series.start >= ask.window[0]:
+        return series
+    start, end = ask.window
+    periods = busy_periods(resource, start, end, floating_zone=ask.zone)
+    for period in sorted(periods, key=BusyPeriod.sort_key):
+        original = original_start(period, ask.zone)
+        if period.uid != ask.uid or period.start < start or original is None:
+            continue
+        view = find_event(plain, ask.uid, original, floating_zone=ask.zone)
+        if view is not None:
+            return view
+    return series
+
+
+def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
+    """``(calendar id, integration id)`` of the organizer's calendar."""
+    names = list(dict.fromkeys(name for name, _ in sources))
+    chosen = search.calendar if search.calendar is not None else (names[0] if names else None)
+    if chosen is None or chosen not in names:
+        raise CerebriError(
+            f"--calendar {chosen!r} is not one of the calendars read ({', '.join(names)})"
+            if chosen is not None
+            else "no calendar was read",
+            code="calendars.no_calendar",
+        )
+    files = {name for name, _ in sources[: len(search.ics)]}
+    return chosen, "ics" if chosen in files else "caldav"
+
+
+def _email(address: str, what: str) -> str:
+    """The lower-case address of ``address`` (:func:`calendar_address`;
+    ``input.invalid_option`` naming ``what`` for text that is not ``name@domain``)."""
+    try:
+        return address_email(calendar_address(address, what))
+    except CerebriError as exc:
+        raise invalid_option(exc.message) from None
+
+
+def _attendees(
+    view: EventView, ask: EventChangeAsk, owners: dict[str, str]
+) -> tuple[ChangeAttendee, ...]:
+    """The event's attendees (an update's new list: the event's, less ``remove_attendees``,
+    then ``add_attendees`` added or their role set), in that order, each with the calendar
+    whose owner has its address. An attendee the event names twice is kept once."""
+    by_email = {_email(owner, "owner"): name for name, owner in owners.items()}
+    present = {_email(p.address, "attendee"): p for p in view.attendees}
+    removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
+    for key in removed - set(present):
+        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
+    people: dict[str, Participant] = {}
+    for person in (*view.attendees, *ask.add_attendees):
+        key = _email(person.address, "--attendee")
+        if key not in removed:
+            people[key] = person
+    return tuple(
+        ChangeAttendee(
+            str(calendar_address(p.address, "attendee")),
+            p.name or str(calendar_address(p.address, "attendee").params.get("CN", "")) or None,
+            p.required,
+            by_email.get(key),
+        )
+        for key, p in people.items()
+    )
+
+
+_DAY = 86_400
+
+
+def _midnight(instant: Instant, zone_name: str) -> datetime | None:
+    """The local midnight in ``zone_name`` that begins the day of ``instant``."""
+    moment = instant.to_datetime()
+    if moment is None:
+        return None
+    local = moment.astimezone(zone(zone_name))
+    return datetime.combine(local.date(), time(0), local.tzinfo)
+
+
+def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
+    """The find-slot query of the change (module doc: the window per operation; an all-day
+    event is searched a day apart from a local midnight)."""
+    duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
+    if duration <= 0:
+        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
+    if ask.operation is ChangeOperation.RESCHEDULE:
+        assert ask.window is not None
+        start, end = ask.window
+        granularity = ask.granularity_seconds
+        if view.all_day:  # whole days only (RFC 5545 3.3.4): midnight starts, a day apart
+            granularity = _DAY
+            if start.to_datetime() != _midnight(start, ask.zone):
+                raise invalid_option(
+                    f"event {ask.uid!r} lasts whole days: --between must start at a local "
+                    f"midnight in {ask.zone}"
+                )
+        return SlotQuery(
+            start,
+            end,
+            duration,
+            granularity_seconds=granularity,
+            zone=ask.zone,
+            working_hours=ask.working_hours,
+            working_days=ask.working_days,
+            buffer_seconds=ask.buffer_seconds,
+            max_candidates=ask.max_candidates,
+        )
+    new_end = view.start.plus_seconds(duration)
+    assert new_end is not None
+    return SlotQuery(view.start, new_end, duration, granularity_seconds=duration, zone=ask.zone)
+
+
+def _ids(search: SlotSearch) -> tuple[list[str], list[str]]:
+    required: list[object] = [*search.ics, *search.caldav]
+    optional: list[object] = [*search.optional_ics, *search.optional_caldav]
+    ids = source_ids([*search.ics, *search.caldav, *search.optional_ics, *search.optional_caldav])
+    return ids[: len(required)], ids[len(required) : len(required) + len(optional)]
+
+
+@arguments(invalid_argument, ask=EventChangeAsk, search=SlotSearch)
+def plan_event_change(
+    ask: EventChangeAsk, search: SlotSearch, load: SourceLoader
+) -> EventChangeFound:
+    """Read the calendars of ``search`` (its ``create`` is not used; ``calendar`` names the
+    organizer's calendar) with ``load``, find the event and plan ``ask`` (module doc).
+
+    Raises:
+        CerebriError: ``input.invalid_option``, ``calendar.not_found``,
+            ``calendars.no_calendar``; whatever ``load`` raises;
+            :mod:`cerebri.calendars.changes`' ``change.*`` codes; the planner's and the
+            calendars' codes (``ics.expansion_limit``...).
+        InvalidArgumentError: ``calendars.invalid_argument`` for an argument of the wrong
+            Python type (``load`` not callable).
+    """
+    if not callable(load):
+        raise invalid_argument("plan_event_change() needs load as a callable SourceLoader")
+    check_ask(ask)
+    required_ids, optional_ids = _ids(search)
+    sources = load(search.ics, search.caldav, required_ids)
+    optional = (
+        load(search.optional_ics, search.optional_caldav, optional_ids) if optional_ids else []
+    )
+    organizer, integration = _organizer(search, sources)
+    resource, view = _locate(sources, organizer, ask)
+    scope = ask.settled_scope()
+    query = _query(ask, view)
+    period = target_period(resource, view, ask.zone)
+    target = ChangeTarget(
+        object_id(period), organizer, integration, view.start, view.end, view.sequence, ask.zone
+    )
+    itself = Itself(ask.uid, scope, target.object_id, ask.at, ask.zone)
+    owners = calendar_owners([*sources, *optional])
+    boss = view.organizer or (
+        str(calendar_address(owners[organizer], "owner")) if organizer in owners else None
+    )
+    change = change_field(
+        uid=ask.uid,
+        scope=scope.value,
+        recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
+        etag=resource_etag(resource),
+        sequence=view.sequence,
+        title=ask.title,
+        location=ask.location,
+        organizer=boss,
+        attendees=_attendees(view, ask, owners),
+    )
+    start, end = expansion_window(query)
+    busy = tuple(
+        (name, tuple(p for p in periods if not itself(p)))
+        for name, periods in (
+            (
+                name,
+                busy_periods(
+                    calendar,
+                    start,
+                    end,
+                    floating_zone=query.zone,
+                    max_occurrences=search.max_occurrences,
+                ),
+            )
+            for name, calendar in sources
+        )
+    )
+    parsed = [calendar for _, calendar in sources]
+    window = Interval(query.window_start.ns, query.window_end.ns)
+    closed = unavailable_ranges(
+        parsed, start, end, floating_zone=query.zone, max_occurrences=search.max_occurrences
+    )
+    found_slot = build_request(
+        event_objects(busy, query.zone),
+        unobserved_ranges(parsed, window),
+        query,
+        unavailable=closed,
+    )
+    request = as_change_request(found_slot, ask.operation, target, change)
+    result = plan(request, limits=FIND_SLOT_LIMITS)
+    attendees = optional_time(optional, query, itself, search.max_occurrences)
+    answer = answer_for(
+        request,
+        result,
+        [*parsed, *(c for _, c in optional)],
+        slots=slot_details(result, query, attendees),
+    )
+    return EventChangeFound(
+        answer=answer,
+        event=view,
+        scope=scope,
+        target=target,
+        change=dict(change),
+        sources=sources,
+        optional=optional,
+        busy=busy,
+        query=query,
+    )
