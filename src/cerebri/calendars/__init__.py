@@ -17,13 +17,12 @@ with :mod:`cerebri.integrations`). The request is plain CPIR, so any answer can 
 :func:`context_objects` turns busy periods into CPIR ``EVENT`` context objects.
 Changes to events already there (move, cancel, update; one instance, this and future or the
 whole series) are :func:`apply_change` over one calendar object resource
-(:mod:`cerebri.calendars.changes`, decision 0050).
-Each attendee's own zone and working hours are :class:`AttendeeHours` in
-``SlotQuery(attendee_hours=...)`` (docs/decisions/0053); the answer's ``zones`` name the
-zones each slot is shown in.
 (:mod:`cerebri.calendars.changes`, decision 0050). ``plan_event_change(EventChangeAsk(...),
 search, load)`` plans a reschedule, cancel or update of an event found by UID in the calendars
 read, as a CPIR request with its ``change`` (:mod:`cerebri.calendars.event_change`, 0055).
+Each attendee's own zone and working hours are :class:`AttendeeHours` in
+``SlotQuery(attendee_hours=...)`` (docs/decisions/0053); the answer's ``zones`` name the
+zones each slot is shown in.
 A Python argument of the wrong type is refused with ``calendars.invalid_argument``
 (:mod:`cerebri.calendars.arguments`) before any calendar is expanded.
 """
