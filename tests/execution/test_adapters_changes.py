@@ -439,3 +439,54 @@ def test_a_split_refused_half_way_takes_its_new_series_back(
     assert [start for uid, start, _end in backend.instances()] == [
         f"2026-12-{day}T09:00:00+00:00" for day in ("07", "14", "21", "28")
     ]
+
+
+# ---------------------------------------------------------------------------- create
+
+
+def test_create_stamps_organizer_and_attendees_and_read_resource_reads_it(
+    backend: Backend,
+) -> None:
+    created = backend.call(
+        "calendar.event.create",
+        object_id="kickoff",
+        start="2026-12-03T15:00:00Z",
+        end="2026-12-03T16:00:00Z",
+        title="Kickoff",
+        organizer="mailto:alice@example.com",
+        attendees=[
+            {"address": "mailto:bob@example.com", "name": "Bob", "required": True},
+            {"address": "carol@example.com", "name": None, "required": False},
+        ],
+    )
+
+    assert (created["created"], created["revision"]) == (True, 0)
+    [event] = [e for obj in backend.objects("alice") for e in obj.walk("VEVENT")]
+    assert str(event["ORGANIZER"]) == "mailto:alice@example.com"
+    people = {
+        str(a): (a.params.get("ROLE"), a.params.get("PARTSTAT"), a.params.get("RSVP"))
+        for a in event["ATTENDEE"]
+    }
+    assert people == {
+        "mailto:bob@example.com": ("REQ-PARTICIPANT", "NEEDS-ACTION", "TRUE"),
+        "mailto:carol@example.com": ("OPT-PARTICIPANT", "NEEDS-ACTION", "TRUE"),
+    }
+    assert int(event["SEQUENCE"]) == 0 and "METHOD" not in next(iter(backend.objects("alice")))
+    resource = backend.adapter.read_resource("alice", "kickoff")  # type: ignore[attr-defined]
+    assert [str(e["UID"]) for e in resource.walk("VEVENT")] == ["kickoff"]
+    assert backend.adapter.read_resource("alice", "nothing") is None  # type: ignore[attr-defined]
+
+
+def test_a_bad_attendee_address_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    files = {"alice": tmp_path / "alice.ics"}
+    backend = Backend("ics", IcsFileCalendar(files, FakeClock(NOW)), files=files)
+    backend.put("alice", REVIEW)
+    before = backend.snapshot("alice")
+    for capability, extra in (
+        ("calendar.event.create", {"object_id": "x", "start": "2026-12-09T10:00:00Z",
+                                   "end": "2026-12-09T11:00:00Z"}),
+        ("calendar.event.update", {"object_id": "review", "title": "New"}),
+    ):  # fmt: skip
+        error = backend.refused(capability, **extra, attendees=[{"address": "bob at home"}])
+        assert error.code == "change.bad_address"  # as calendars.changes says it
+    assert backend.snapshot("alice") == before
