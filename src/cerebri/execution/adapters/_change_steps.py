@@ -9,8 +9,11 @@ them, and decides, in this order:
 2. the change was applied already (its idempotency key is on the component it writes,
    :func:`cerebri.calendars.changes.already_applied`): a replay, answered ``replayed:
    true`` without any check or write (the ETag and ``SEQUENCE`` moved by this very change);
-3. ``expected_etag`` given and not the current ETag (RFC 7232 3.1, compared strongly, the
-   quotes of an entity-tag optional): ``calendar.revision_mismatch``;
+3. ``expected_etag`` given and neither the current ETag (RFC 7232 3.1, compared strongly,
+   the quotes of an entity-tag optional) nor the digest
+   :func:`cerebri.calendars.changes.resource_etag` of the resource as the planner cuts it
+   (:func:`~cerebri.execution.adapters._ics_resources.file_resource`; what a planner that
+   read the object without its HTTP ``ETag`` plans on): ``calendar.revision_mismatch``;
 4. the event or instance is not there: a cancel succeeds with nothing to do, a move or an
    update is ``calendar.not_found``;
 5. ``expected_revision`` given and not its ``SEQUENCE`` (RFC 5545 3.8.7.4):
@@ -42,8 +45,10 @@ from cerebri.calendars.changes import (
     already_applied,
     apply_change,
     find_event,
+    resource_etag,
 )
 from cerebri.execution.adapters._change_params import ChangeParams
+from cerebri.execution.adapters._ics_resources import file_resource
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError
 from cerebri.temporal import Instant
@@ -73,6 +78,16 @@ def same_etag(current: str | None, expected: str) -> bool:
     if current is None or current.startswith("W/") or expected.startswith("W/"):
         return False
     return current.strip('"') == expected.strip('"')
+
+
+def _etag_holds(p: ChangeParams, resource: Calendar, etag: str | None) -> bool:
+    """Whether ``p.expected_etag`` is the resource's current ETag or the digest of its cut
+    (module doc, step 3)."""
+    expected = p.expected_etag
+    if expected is None or same_etag(etag, expected):
+        return True
+    cut = file_resource(resource, p.change.uid)
+    return cut is not None and expected == resource_etag(cut)
 
 
 def _refused(error: ChangeError) -> AdapterError:
@@ -159,7 +174,7 @@ def prepare(
         return _absent(p)
     if already_applied(resource, change):
         return _replayed(p, resource)
-    if p.expected_etag is not None and not same_etag(etag, p.expected_etag):
+    if p.expected_etag is not None and not _etag_holds(p, resource, etag):
         raise _mismatch(
             f"event {change.uid} changed since it was read (ETag {etag} is not the expected "
             f"{p.expected_etag}); nothing was written"
