@@ -312,7 +312,8 @@ def test_move_this_and_future_splits_the_series(backend: Backend) -> None:
         start="2026-12-21T11:00:00Z",
         end="2026-12-21T11:30:00Z",
     )
-    assert (again["replayed"], backend.snapshot("alice")) == (True, before)
+    assert (again["replayed"], again["new_uid"]) == (True, new_uid)
+    assert backend.snapshot("alice") == before
 
 
 # ---------------------------------------------------------------------------- cancel

@@ -41,11 +41,13 @@ from cerebri._json import JSONValue
 from cerebri.calendars.changes import (
     ChangeError,
     ChangeOutcome,
+    ChangeScope,
     EventView,
     already_applied,
     apply_change,
     find_event,
     resource_etag,
+    split_uid,
 )
 from cerebri.execution.adapters._change_params import ChangeParams
 from cerebri.execution.adapters._ics_resources import file_resource
@@ -137,21 +139,32 @@ def _result(
     }
 
 
-def _replayed(p: ChangeParams, resource: Calendar) -> Prepared:
+def _replayed(p: ChangeParams, resource: Calendar, exists: Callable[[str], bool]) -> Prepared:
     change = p.change
     view = find(resource, change.uid, change.recurrence_id, p.floating_zone) or find(
         resource, change.uid, None, p.floating_zone
     )
     span = p.new_range or (None if view is None else (view.start, view.end))
     revision = None if view is None else view.sequence
-    return Prepared(None, _result(p, replayed=True, revision=revision, found=True, span=span))
+    new_uid = None
+    if change.scope is ChangeScope.THIS_AND_FUTURE and change.recurrence_id is not None:
+        split = split_uid(change.uid, change.recurrence_id, change.idempotency_key)
+        new_uid = split if exists(split) else None
+    result = _result(p, replayed=True, revision=revision, found=True, span=span, new_uid=new_uid)
+    return Prepared(None, result)
 
 
 def prepare(
-    p: ChangeParams, resource: Calendar | None, etag: str | None, stamp: Instant
+    p: ChangeParams,
+    resource: Calendar | None,
+    etag: str | None,
+    stamp: Instant,
+    exists: Callable[[str], bool],
 ) -> Prepared:
     """Decide what the change ``p`` does to ``resource`` (read with ``etag``; ``None``: no
     such resource), stamping written components ``stamp`` (module doc for the order).
+    ``exists(uid)`` says whether the calendar holds an event ``uid``: a replayed split
+    names its series (``new_uid``) only when it is there.
 
     Results (instants as RFC 3339 UTC text; ``uid``, ``recurrence_id``, ``scope`` echo the
     change, ``new_uid`` is the ``UID`` of a series split off by a this-and-future change):
@@ -173,7 +186,7 @@ def prepare(
     if resource is None:
         return _absent(p)
     if already_applied(resource, change):
-        return _replayed(p, resource)
+        return _replayed(p, resource, exists)
     if p.expected_etag is not None and not _etag_holds(p, resource, etag):
         raise _mismatch(
             f"event {change.uid} changed since it was read (ETag {etag} is not the expected "

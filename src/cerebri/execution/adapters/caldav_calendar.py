@@ -555,7 +555,13 @@ class CalDavCalendar(DispatchingAdapter):
             with before_any_effect():  # reads and checks: nothing is sent to be written yet
                 found = self._find(client, p.calendar_id, collection, p.change.uid)
                 resource, etag = (None, None) if found is None else (found.calendar, found.etag)
-                prepared = prepare(p, resource, etag, stamp)
+                prepared = prepare(
+                    p,
+                    resource,
+                    etag,
+                    stamp,
+                    lambda u: self._find(client, p.calendar_id, collection, u) is not None,
+                )
                 if prepared.outcome is None or found is None:
                     return prepared.result
                 _ensure_conditional(p, found, prepared.outcome)
