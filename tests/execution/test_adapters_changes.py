@@ -28,6 +28,7 @@ from caldav.davclient import DAVClient
 from cerebri.calendars.changes import resource_etag
 from cerebri.clock import FakeClock
 from cerebri.execution.adapters import AdapterError, CalDavCalendar, IcsFileCalendar, Invocation
+from cerebri.execution.adapters._caldav_changes import ChangeWriter
 from cerebri.execution.adapters.base import DispatchingAdapter
 from cerebri.temporal import Instant
 from tests._radicale import RadicaleServer, free_port, stop, wait_until_answering
@@ -421,15 +422,15 @@ def test_a_split_refused_half_way_takes_its_new_series_back(
     the calendar as the other client left it (``before_effect``)."""
     backend = next(_on_dav("radicale", radicale.url, "changes"))
     backend.put("alice", STANDUP)
-    real_put_new = CalDavCalendar._put_new
+    real_put_new = ChangeWriter.put_new
     edited = STANDUP.replace("SUMMARY:Standup", "SUMMARY:Edited elsewhere")
 
-    def put_new_then_edit(self: CalDavCalendar, *args: Any) -> Any:
+    def put_new_then_edit(self: ChangeWriter, *args: Any) -> Any:
         written = real_put_new(self, *args)
         backend.put("alice", edited)
         return written
 
-    monkeypatch.setattr(CalDavCalendar, "_put_new", put_new_then_edit)
+    monkeypatch.setattr(ChangeWriter, "put_new", put_new_then_edit)
     error = backend.refused(
         "calendar.event.move",
         object_id="standup",
