@@ -25,8 +25,10 @@ import recurring_ical_events
 from caldav.collection import Calendar as DAVCalendar
 from caldav.davclient import DAVClient
 
+from cerebri.calendars.changes import resource_etag
 from cerebri.clock import FakeClock
 from cerebri.execution.adapters import AdapterError, CalDavCalendar, IcsFileCalendar, Invocation
+from cerebri.execution.adapters._caldav_changes import ChangeWriter
 from cerebri.execution.adapters.base import DispatchingAdapter
 from cerebri.temporal import Instant
 from tests._radicale import RadicaleServer, free_port, stop, wait_until_answering
@@ -311,7 +313,8 @@ def test_move_this_and_future_splits_the_series(backend: Backend) -> None:
         start="2026-12-21T11:00:00Z",
         end="2026-12-21T11:30:00Z",
     )
-    assert (again["replayed"], backend.snapshot("alice")) == (True, before)
+    assert (again["replayed"], again["new_uid"]) == (True, new_uid)
+    assert backend.snapshot("alice") == before
 
 
 # ---------------------------------------------------------------------------- cancel
@@ -378,33 +381,37 @@ def test_update_the_duration_into_a_conflict_then_out_of_it(backend: Backend) ->
 # ---------------------------------------------------------------------------- ETag
 
 
-def test_an_etag_moved_between_plan_and_act_writes_nothing(backend: Backend) -> None:
+def _planned_etag(backend: Backend, how: str) -> str:
+    """The ETag a planner holds: the adapter's get answer (the HTTP ``ETag`` on CalDAV), or
+    the digest of the stored object it read without one (``resource_etag`` of the object
+    as the independent reader parses it; the calendar holds only this event)."""
+    if how == "get":
+        planned = backend.call("calendar.event.get", object_id="review")["etag"]
+        assert isinstance(planned, str)
+        return planned
+    [stored] = backend.objects("alice")
+    return resource_etag(stored)
+
+
+@pytest.mark.parametrize("how", ["get", "digest"])
+def test_an_etag_moved_between_plan_and_act_writes_nothing(backend: Backend, how: str) -> None:
     backend.put("alice", REVIEW)
-    planned = backend.call("calendar.event.get", object_id="review")["etag"]
-    assert isinstance(planned, str)
+    planned = _planned_etag(backend, how)
     backend.put("alice", REVIEW.replace("SUMMARY:Review", "SUMMARY:Renamed elsewhere"))
     edited = backend.snapshot("alice")
+    move = {
+        "object_id": "review",
+        "start": "2026-12-02T14:00:00Z",
+        "end": "2026-12-02T15:00:00Z",
+        "expected_revision": 0,  # SEQUENCE did not move: only the ETag tells
+    }
 
-    error = backend.refused(
-        "calendar.event.move",
-        object_id="review",
-        start="2026-12-02T14:00:00Z",
-        end="2026-12-02T15:00:00Z",
-        expected_revision=0,  # SEQUENCE did not move: only the ETag tells
-        expected_etag=planned,
-    )
+    error = backend.refused("calendar.event.move", **move, expected_etag=planned)
 
     assert (error.code, error.retryable) == ("calendar.revision_mismatch", False)
     assert backend.snapshot("alice") == edited
-    current = backend.call("calendar.event.get", object_id="review")["etag"]
-    moved = backend.call(
-        "calendar.event.move",
-        object_id="review",
-        start="2026-12-02T14:00:00Z",
-        end="2026-12-02T15:00:00Z",
-        expected_etag=current,
-    )
-    assert moved["revision"] == 1
+    moved = backend.call("calendar.event.move", **move, expected_etag=_planned_etag(backend, how))
+    assert (moved["revision"], moved["replayed"]) == (1, False)
 
 
 def test_a_split_refused_half_way_takes_its_new_series_back(
@@ -415,15 +422,15 @@ def test_a_split_refused_half_way_takes_its_new_series_back(
     the calendar as the other client left it (``before_effect``)."""
     backend = next(_on_dav("radicale", radicale.url, "changes"))
     backend.put("alice", STANDUP)
-    real_put_new = CalDavCalendar._put_new
+    real_put_new = ChangeWriter.put_new
     edited = STANDUP.replace("SUMMARY:Standup", "SUMMARY:Edited elsewhere")
 
-    def put_new_then_edit(self: CalDavCalendar, *args: Any) -> Any:
+    def put_new_then_edit(self: ChangeWriter, *args: Any) -> Any:
         written = real_put_new(self, *args)
         backend.put("alice", edited)
         return written
 
-    monkeypatch.setattr(CalDavCalendar, "_put_new", put_new_then_edit)
+    monkeypatch.setattr(ChangeWriter, "put_new", put_new_then_edit)
     error = backend.refused(
         "calendar.event.move",
         object_id="standup",
@@ -439,3 +446,54 @@ def test_a_split_refused_half_way_takes_its_new_series_back(
     assert [start for uid, start, _end in backend.instances()] == [
         f"2026-12-{day}T09:00:00+00:00" for day in ("07", "14", "21", "28")
     ]
+
+
+# ---------------------------------------------------------------------------- create
+
+
+def test_create_stamps_organizer_and_attendees_and_read_resource_reads_it(
+    backend: Backend,
+) -> None:
+    created = backend.call(
+        "calendar.event.create",
+        object_id="kickoff",
+        start="2026-12-03T15:00:00Z",
+        end="2026-12-03T16:00:00Z",
+        title="Kickoff",
+        organizer="mailto:alice@example.com",
+        attendees=[
+            {"address": "mailto:bob@example.com", "name": "Bob", "required": True},
+            {"address": "carol@example.com", "name": None, "required": False},
+        ],
+    )
+
+    assert (created["created"], created["revision"]) == (True, 0)
+    [event] = [e for obj in backend.objects("alice") for e in obj.walk("VEVENT")]
+    assert str(event["ORGANIZER"]) == "mailto:alice@example.com"
+    people = {
+        str(a): (a.params.get("ROLE"), a.params.get("PARTSTAT"), a.params.get("RSVP"))
+        for a in event["ATTENDEE"]
+    }
+    assert people == {
+        "mailto:bob@example.com": ("REQ-PARTICIPANT", "NEEDS-ACTION", "TRUE"),
+        "mailto:carol@example.com": ("OPT-PARTICIPANT", "NEEDS-ACTION", "TRUE"),
+    }
+    assert int(event["SEQUENCE"]) == 0 and "METHOD" not in next(iter(backend.objects("alice")))
+    resource = backend.adapter.read_resource("alice", "kickoff")  # type: ignore[attr-defined]
+    assert [str(e["UID"]) for e in resource.walk("VEVENT")] == ["kickoff"]
+    assert backend.adapter.read_resource("alice", "nothing") is None  # type: ignore[attr-defined]
+
+
+def test_a_bad_attendee_address_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    files = {"alice": tmp_path / "alice.ics"}
+    backend = Backend("ics", IcsFileCalendar(files, FakeClock(NOW)), files=files)
+    backend.put("alice", REVIEW)
+    before = backend.snapshot("alice")
+    for capability, extra in (
+        ("calendar.event.create", {"object_id": "x", "start": "2026-12-09T10:00:00Z",
+                                   "end": "2026-12-09T11:00:00Z"}),
+        ("calendar.event.update", {"object_id": "review", "title": "New"}),
+    ):  # fmt: skip
+        error = backend.refused(capability, **extra, attendees=[{"address": "bob at home"}])
+        assert error.code == "change.bad_address"  # as calendars.changes says it
+    assert backend.snapshot("alice") == before

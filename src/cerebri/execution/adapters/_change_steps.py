@@ -9,8 +9,11 @@ them, and decides, in this order:
 2. the change was applied already (its idempotency key is on the component it writes,
    :func:`cerebri.calendars.changes.already_applied`): a replay, answered ``replayed:
    true`` without any check or write (the ETag and ``SEQUENCE`` moved by this very change);
-3. ``expected_etag`` given and not the current ETag (RFC 7232 3.1, compared strongly, the
-   quotes of an entity-tag optional): ``calendar.revision_mismatch``;
+3. ``expected_etag`` given and neither the current ETag (RFC 7232 3.1, compared strongly,
+   the quotes of an entity-tag optional) nor the digest
+   :func:`cerebri.calendars.changes.resource_etag` of the resource as the planner cuts it
+   (:func:`~cerebri.execution.adapters._ics_resources.file_resource`; what a planner that
+   read the object without its HTTP ``ETag`` plans on): ``calendar.revision_mismatch``;
 4. the event or instance is not there: a cancel succeeds with nothing to do, a move or an
    update is ``calendar.not_found``;
 5. ``expected_revision`` given and not its ``SEQUENCE`` (RFC 5545 3.8.7.4):
@@ -38,12 +41,16 @@ from cerebri._json import JSONValue
 from cerebri.calendars.changes import (
     ChangeError,
     ChangeOutcome,
+    ChangeScope,
     EventView,
     already_applied,
     apply_change,
     find_event,
+    resource_etag,
+    split_uid,
 )
 from cerebri.execution.adapters._change_params import ChangeParams
+from cerebri.execution.adapters._ics_resources import file_resource
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError
 from cerebri.temporal import Instant
@@ -73,6 +80,16 @@ def same_etag(current: str | None, expected: str) -> bool:
     if current is None or current.startswith("W/") or expected.startswith("W/"):
         return False
     return current.strip('"') == expected.strip('"')
+
+
+def _etag_holds(p: ChangeParams, resource: Calendar, etag: str | None) -> bool:
+    """Whether ``p.expected_etag`` is the resource's current ETag or the digest of its cut
+    (module doc, step 3)."""
+    expected = p.expected_etag
+    if expected is None or same_etag(etag, expected):
+        return True
+    cut = file_resource(resource, p.change.uid)
+    return cut is not None and expected == resource_etag(cut)
 
 
 def _refused(error: ChangeError) -> AdapterError:
@@ -122,21 +139,32 @@ def _result(
     }
 
 
-def _replayed(p: ChangeParams, resource: Calendar) -> Prepared:
+def _replayed(p: ChangeParams, resource: Calendar, exists: Callable[[str], bool]) -> Prepared:
     change = p.change
     view = find(resource, change.uid, change.recurrence_id, p.floating_zone) or find(
         resource, change.uid, None, p.floating_zone
     )
     span = p.new_range or (None if view is None else (view.start, view.end))
     revision = None if view is None else view.sequence
-    return Prepared(None, _result(p, replayed=True, revision=revision, found=True, span=span))
+    new_uid = None
+    if change.scope is ChangeScope.THIS_AND_FUTURE and change.recurrence_id is not None:
+        split = split_uid(change.uid, change.recurrence_id, change.idempotency_key)
+        new_uid = split if exists(split) else None
+    result = _result(p, replayed=True, revision=revision, found=True, span=span, new_uid=new_uid)
+    return Prepared(None, result)
 
 
 def prepare(
-    p: ChangeParams, resource: Calendar | None, etag: str | None, stamp: Instant
+    p: ChangeParams,
+    resource: Calendar | None,
+    etag: str | None,
+    stamp: Instant,
+    exists: Callable[[str], bool],
 ) -> Prepared:
     """Decide what the change ``p`` does to ``resource`` (read with ``etag``; ``None``: no
     such resource), stamping written components ``stamp`` (module doc for the order).
+    ``exists(uid)`` says whether the calendar holds an event ``uid``: a replayed split
+    names its series (``new_uid``) only when it is there.
 
     Results (instants as RFC 3339 UTC text; ``uid``, ``recurrence_id``, ``scope`` echo the
     change, ``new_uid`` is the ``UID`` of a series split off by a this-and-future change):
@@ -158,8 +186,8 @@ def prepare(
     if resource is None:
         return _absent(p)
     if already_applied(resource, change):
-        return _replayed(p, resource)
-    if p.expected_etag is not None and not same_etag(etag, p.expected_etag):
+        return _replayed(p, resource, exists)
+    if p.expected_etag is not None and not _etag_holds(p, resource, etag):
         raise _mismatch(
             f"event {change.uid} changed since it was read (ETag {etag} is not the expected "
             f"{p.expected_etag}); nothing was written"

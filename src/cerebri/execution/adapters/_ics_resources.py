@@ -8,12 +8,13 @@ calendar, so both adapters hand :mod:`cerebri.calendars.changes` the same kind o
 an ``.ics`` resource has an ETag (:func:`cerebri.calendars.changes.resource_etag` of it).
 :func:`put_resource` puts a changed resource back (or removes it).
 
-The resource of ``uid`` is, in this order: a new ``VCALENDAR`` with the file's own
-calendar properties (``PRODID``, ``VERSION``, ``CALSCALE``...) as they are, the file's
-``VTIMEZONE`` components whose ``TZID`` a property of those events names (in file order),
-then copies of the events with that ``UID`` (in file order). The same file content gives
-the same resource, so the same ETag; a change to anything in it changes the ETag, while a
-change to another ``UID`` of the file does not.
+The resource of ``uid`` is a new ``VCALENDAR`` with the file's own calendar properties
+(``PRODID``, ``VERSION``, ``CALSCALE``...) as they are, then, in file order, every component
+that has no ``UID`` (the ``VTIMEZONE``\\ s) and every one whose ``UID`` is ``uid``: the cut the
+planner makes when it reads an ``.ics`` file (``event_resource`` of
+:mod:`cerebri.calendars`, issue #23), so the digest it plans on is the digest the adapter
+finds when nothing changed. A change to anything in it changes the ETag, while a change to
+another ``UID`` of the file does not.
 """
 
 from __future__ import annotations
@@ -30,17 +31,6 @@ def uid_events(calendar: Calendar, uid: str) -> list[Component]:
     return [c for c in calendar.subcomponents if c.name == "VEVENT" and str(c.get("UID")) == uid]
 
 
-def _tzids(component: Component) -> set[str]:
-    """Every ``TZID`` parameter on the properties of ``component`` (RFC 5545 3.2.19)."""
-    found: set[str] = set()
-    for value in component.values():
-        for item in value if isinstance(value, list) else [value]:
-            params = getattr(item, "params", None)
-            if params is not None and "TZID" in params:
-                found.add(str(params["TZID"]))
-    return found
-
-
 def _zones(calendar: Calendar) -> dict[str, Component]:
     return {
         str(c.get("TZID")): c
@@ -51,19 +41,18 @@ def _zones(calendar: Calendar) -> dict[str, Component]:
 
 def file_resource(calendar: Calendar, uid: str) -> Calendar | None:
     """The calendar object resource of ``uid`` in the file's ``calendar`` (module doc), a
-    new value (``calendar`` is not changed); ``None`` when no ``VEVENT`` has that ``UID``."""
-    events = uid_events(calendar, uid)
-    if not events:
+    new value (``calendar`` is not changed); ``None`` when no ``VEVENT`` has that ``UID``.
+    Cutting a resource again gives the same resource."""
+    if not uid_events(calendar, uid):
         return None
     resource = Calendar()
-    for name, value in calendar.items():
-        resource[name] = copy.deepcopy(value)
-    used = set().union(*(_tzids(e) for e in events))
-    for tzid, zone in _zones(calendar).items():
-        if tzid in used:
-            resource.add_component(copy.deepcopy(zone))
-    for event in events:
-        resource.add_component(copy.deepcopy(event))
+    for name, value in calendar.property_items(recursive=False):
+        if name not in ("BEGIN", "END"):
+            resource.add(name, copy.deepcopy(value), encode=False)
+    for component in calendar.subcomponents:
+        other = component.get("UID")
+        if other is None or str(other) == uid:
+            resource.add_component(copy.deepcopy(component))
     return resource
 
 

@@ -17,18 +17,22 @@ from email.utils import parseaddr
 from icalendar import Component, vCalAddress
 
 from cerebri.calendars.changes import Participant
-from cerebri.execution.adapters._change_params import invalid
+from cerebri.execution.adapters.base import AdapterError
 
 __all__ = ["stamp_people"]
 
 
 def _address(text: str, what: str, name: str | None = None) -> vCalAddress:
     """``a@b``, ``mailto:a@b`` or ``Name <a@b>`` as a ``mailto:`` address with ``CN``
-    (``adapter.invalid_params`` when it is not ``local@domain``)."""
+    (``change.bad_address`` when it is not ``local@domain``)."""
     shown, email = parseaddr(text.removeprefix("mailto:").removeprefix("MAILTO:"))
     local, at, domain = email.partition("@")
     if not (local and at and domain) or any(not ch.isprintable() or ch.isspace() for ch in email):
-        raise invalid(f"the {what} {text!r} is not an e-mail address (local@domain)")
+        raise AdapterError(
+            f"the {what} {text!r} is not an e-mail address (local@domain); nothing was written",
+            code="change.bad_address",
+            before_effect=True,
+        )
     address = vCalAddress(f"mailto:{email.lower()}")
     common_name = name or shown
     if common_name:
@@ -42,8 +46,10 @@ def stamp_people(
     """Add ``ORGANIZER`` and ``ATTENDEE`` lines to ``event`` (changed in place; module doc).
 
     Raises:
-        AdapterError: ``adapter.invalid_params`` (before anything is written) for an
-            address that is not ``local@domain`` or an attendee named twice.
+        AdapterError: before anything is written, with the codes
+            :func:`cerebri.calendars.changes.apply_change` uses: ``change.bad_address`` (an
+            address that is not ``local@domain``), ``change.duplicate_attendee`` (an
+            attendee named twice).
     """
     if organizer is not None:
         event.add("organizer", _address(organizer, "organizer"))
@@ -51,7 +57,11 @@ def stamp_people(
     for person in attendees or ():
         address = _address(person.address, "attendee", person.name)
         if str(address) in seen:
-            raise invalid(f"the attendee {str(address)!r} is named more than once")
+            raise AdapterError(
+                f"the attendee {str(address)!r} is named more than once; nothing was written",
+                code="change.duplicate_attendee",
+                before_effect=True,
+            )
         seen.add(str(address))
         address.params["CUTYPE"] = "INDIVIDUAL"
         address.params["ROLE"] = "REQ-PARTICIPANT" if person.required else "OPT-PARTICIPANT"

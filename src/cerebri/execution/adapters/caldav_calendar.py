@@ -65,12 +65,9 @@ create again later instead of blocking it for verification.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import socket
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, NamedTuple
@@ -87,10 +84,15 @@ from lxml import etree  # type: ignore[import-untyped]  # the parser caldav itse
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.calendars.changes import ChangeAction, ChangeOutcome
+from cerebri.calendars.changes import ChangeAction
 from cerebri.clock import Clock
+from cerebri.execution.adapters._caldav_changes import (
+    ChangeWriter,
+    Found,
+    ensure_conditional,
+    resource_name,
+)
 from cerebri.execution.adapters._change_params import (
-    ChangeParams,
     change_params,
     event_ref,
     people,
@@ -141,30 +143,9 @@ __all__ = ["TIMEOUT_SECONDS", "CalDavCalendar", "resource_name"]
 
 TIMEOUT_SECONDS: Final = 30.0
 """Default limit of one HTTP request (connect, send, whole answer), in seconds."""
-_PLAIN_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _CALENDAR_DATA: Final = "{urn:ietf:params:xml:ns:caldav}calendar-data"
 _ETAG: Final = "{DAV:}getetag"
 _CONTENT_TYPE: Final = "text/calendar; charset=utf-8"
-
-
-def resource_name(uid: str) -> str:
-    """The resource name (last path segment) of the event with ``uid``: ``<uid>.ics`` when
-    ``uid`` is a plain name (letters, digits, ``.``, ``_``, ``-``, at most 200, starting with
-    a letter or digit), else ``_<sha256 of uid, hex>.ics``. A pure function of the ``UID``,
-    so every try of one create names the same resource; the two forms never collide."""
-    if _PLAIN_NAME.fullmatch(uid):
-        return f"{uid}.ics"
-    return f"_{hashlib.sha256(uid.encode('utf-8')).hexdigest()}.ics"
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """An event read from the server: its resource, ``ETag``, whole object and master."""
-
-    url: str
-    etag: str | None
-    calendar: Calendar
-    event: Component
 
 
 class _WriteTarget(NamedTuple):
@@ -371,9 +352,7 @@ class CalDavCalendar(DispatchingAdapter):
             code="calendar.unknown_calendar",
         )
 
-    def _find(
-        self, client: DAVClient, calendar_id: str, collection: str, uid: str
-    ) -> _Found | None:
+    def _find(self, client: DAVClient, calendar_id: str, collection: str, uid: str) -> Found | None:
         """The event ``uid``: at its resource name, else by a ``calendar-query`` on UID."""
         url = collection + resource_name(uid)
         response = self._send(client, "GET", url)
@@ -381,7 +360,7 @@ class CalDavCalendar(DispatchingAdapter):
             calendar = _parse_object(response.raw, _shown(url))
             event = _master(_events(calendar, uid))
             if event is not None:
-                return _Found(url, response.headers.get("ETag"), calendar, event)
+                return Found(url, response.headers.get("ETag"), calendar, event)
         elif response.status not in (404, 410):
             raise _unavailable(f"GET {_shown(url)}", f"HTTP {response.status}")
         uid_filter = cdav.PropFilter(name="UID") + cdav.TextMatch(uid, collation="i;octet")
@@ -390,7 +369,7 @@ class CalDavCalendar(DispatchingAdapter):
             calendar = _parse_object(text, _shown(href))
             event = _master(_events(calendar, uid))
             if event is not None:
-                return _Found(href, etag, calendar, event)
+                return Found(href, etag, calendar, event)
         return None
 
     def _query(
@@ -498,7 +477,7 @@ class CalDavCalendar(DispatchingAdapter):
         with before_any_effect():
             organizer, attendees = people(params)
 
-        def settle(found: _Found) -> dict[str, JSONValue]:
+        def settle(found: Found) -> dict[str, JSONValue]:
             """Adopt the event already there when it is this create's, else conflict."""
             same_key = str(found.event.get(IDEMPOTENCY_PROPERTY, "")) == key
             if same_key and _span(found.event, uid) == (start, end):
@@ -546,7 +525,7 @@ class CalDavCalendar(DispatchingAdapter):
         ``ETag`` read, every check of
         :func:`~cerebri.execution.adapters._change_steps.prepare`, the busy re-read of the
         new range in this collection and every ``check_calendar_ids`` one, then the writes
-        (:meth:`_write_all`)."""
+        (:meth:`~cerebri.execution.adapters._caldav_changes.ChangeWriter.write_all`)."""
         with before_any_effect():
             p = change_params(invocation, action)
             collection = self._collection(p.calendar_id)
@@ -555,10 +534,16 @@ class CalDavCalendar(DispatchingAdapter):
             with before_any_effect():  # reads and checks: nothing is sent to be written yet
                 found = self._find(client, p.calendar_id, collection, p.change.uid)
                 resource, etag = (None, None) if found is None else (found.calendar, found.etag)
-                prepared = prepare(p, resource, etag, stamp)
+                prepared = prepare(
+                    p,
+                    resource,
+                    etag,
+                    stamp,
+                    lambda u: self._find(client, p.calendar_id, collection, u) is not None,
+                )
                 if prepared.outcome is None or found is None:
                     return prepared.result
-                _ensure_conditional(p, found, prepared.outcome)
+                ensure_conditional(p, found, prepared.outcome)
 
                 def read(calendar_id: str, start: Instant, end: Instant) -> list[Component]:
                     if calendar_id == p.calendar_id:
@@ -566,7 +551,16 @@ class CalDavCalendar(DispatchingAdapter):
                     return self._busy_elsewhere(calendar_id, start, end)
 
                 ensure_free_everywhere(p, prepared.outcome, read)
-            gone = self._write_all(client, p, collection, found, prepared.outcome)
+            writer = ChangeWriter(
+                p,
+                collection,
+                send=lambda method, url, headers: self._send(client, method, url, headers=headers),
+                put=lambda url, content, condition: self._put(
+                    client, p.calendar_id, collection, url, content, condition=condition
+                ),
+                find=lambda uid: self._find(client, p.calendar_id, collection, uid),
+            )
+            gone = writer.write_all(found, prepared.outcome)
         return {**prepared.result, "cancelled": False} if gone else prepared.result
 
     def _busy_elsewhere(self, calendar_id: str, start: Instant, end: Instant) -> list[Component]:
@@ -574,114 +568,6 @@ class CalDavCalendar(DispatchingAdapter):
         collection = self._collection(calendar_id)
         with self._client(calendar_id, collection) as client:
             return self._busy_calendars(client, calendar_id, collection, start, end)
-
-    def _write_all(
-        self,
-        client: DAVClient,
-        p: ChangeParams,
-        collection: str,
-        found: _Found,
-        outcome: ChangeOutcome,
-    ) -> bool:
-        """Write ``outcome.writes`` in order: a new resource (a split-off series) with
-        ``If-None-Match: *`` (one an earlier try of this change wrote is adopted), the
-        event's own resource with ``If-Match`` on the ``ETag`` read. A refusal after a new
-        resource was written removes it again, so a refused change leaves nothing
-        (``before_effect`` then). Answers whether the event's resource was already gone
-        when it was to be deleted (removed by someone else meanwhile)."""
-        created: list[tuple[str, str | None]] = []
-        gone = False
-        try:
-            for uid, content in outcome.writes:
-                if uid == p.change.uid:
-                    gone = self._write_found(client, p, collection, found, content)
-                else:
-                    created += self._put_new(client, p, collection, uid, content)
-        except AdapterError as error:
-            if created and error.before_effect:  # that request changed nothing: undo ours
-                error.before_effect = self._undo(client, created)
-            raise
-        return gone
-
-    def _write_found(
-        self,
-        client: DAVClient,
-        p: ChangeParams,
-        collection: str,
-        found: _Found,
-        content: Calendar | None,
-    ) -> bool:
-        """``PUT`` ``content`` over the event's resource, or ``DELETE`` it (``None``), with
-        ``If-Match``; answers whether a ``DELETE`` found it gone already."""
-        headers = {} if found.etag is None else {"If-Match": found.etag}
-        if content is not None:
-            response = self._put(
-                client, p.calendar_id, collection, found.url, content, condition=headers
-            )
-        else:
-            response = self._send(client, "DELETE", found.url, headers=headers)
-        if response.status == 412:
-            raise AdapterError(
-                f"event {p.change.uid} changed on the server since it was read (ETag "
-                f"{_excerpt(str(found.etag), 80)} no longer matches); nothing was written",
-                code="calendar.revision_mismatch",
-                retryable=p.change.action == "cancel",  # the next try reads it again
-                before_effect=True,
-            )
-        if content is None and response.status in (404, 410):
-            return True
-        if response.status >= 400:
-            raise AdapterError(
-                f"DELETE {_shown(found.url)}: refused with HTTP {response.status}",
-                code="calendar.write_failed",
-                before_effect=True,
-            )
-        return False
-
-    def _put_new(
-        self,
-        client: DAVClient,
-        p: ChangeParams,
-        collection: str,
-        uid: str,
-        content: Calendar | None,
-    ) -> list[tuple[str, str | None]]:
-        """Create the resource of a new ``uid`` (``If-None-Match: *``): ``[(url, ETag)]``
-        when this call wrote it, ``[]`` when an earlier try of the change had (its
-        idempotency key is on it); anything else there is ``calendar.conflict``."""
-        url = collection + resource_name(uid)
-        if content is None:
-            raise AdapterError(
-                f"cannot remove {uid}: only the event's own resource is removed",
-                code="calendar.write_failed",
-                before_effect=True,
-            )
-        condition = {"If-None-Match": "*"}
-        response = self._put(client, p.calendar_id, collection, url, content, condition=condition)
-        if response.status != 412:
-            return [(url, response.headers.get("ETag"))]
-        with before_any_effect():  # this PUT was not performed (RFC 7232 4.2)
-            there = self._find(client, p.calendar_id, collection, uid)
-            key = None if there is None else str(there.event.get(IDEMPOTENCY_PROPERTY, ""))
-            if key != p.change.idempotency_key:
-                raise AdapterError(
-                    f"calendar {p.calendar_id} already holds an event {uid} written by "
-                    "another change; nothing was written",
-                    code="calendar.conflict",
-                )
-        return []
-
-    def _undo(self, client: DAVClient, created: list[tuple[str, str | None]]) -> bool:
-        """Remove the resources this change created (newest first); whether all went."""
-        try:
-            for url, etag in reversed(created):
-                headers = {} if etag is None else {"If-Match": etag}
-                response = self._send(client, "DELETE", url, headers=headers)
-                if response.status >= 400 and response.status not in (404, 410):
-                    return False
-        except AdapterError:
-            return False
-        return True
 
     @serves("calendar.event.move")
     def _move(self, invocation: Invocation) -> dict[str, JSONValue]:
@@ -733,18 +619,6 @@ class CalDavCalendar(DispatchingAdapter):
             with self._client(calendar_id, collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
         return freebusy_result(calendars, start, end)
-
-
-def _ensure_conditional(p: ChangeParams, found: _Found, outcome: ChangeOutcome) -> None:
-    """``calendar.unsupported`` when the event's resource is to be rewritten but the server
-    gave no ``ETag``: the ``PUT`` could not be made conditional (a ``DELETE`` may go
-    without)."""
-    if found.etag is None and any(u == p.change.uid and c is not None for u, c in outcome.writes):
-        raise AdapterError(
-            f"{_shown(found.url)}: the server gave no ETag, so the change cannot be made "
-            "conditional; nothing was written",
-            code="calendar.unsupported",
-        )
 
 
 def _is_http_url(url: str) -> bool:

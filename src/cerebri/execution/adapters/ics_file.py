@@ -59,7 +59,7 @@ from cerebri.execution.adapters._change_steps import (
     view_result,
 )
 from cerebri.execution.adapters._freebusy import freebusy_result
-from cerebri.execution.adapters._ics_resources import file_resource, put_resource
+from cerebri.execution.adapters._ics_resources import file_resource, put_resource, uid_events
 from cerebri.execution.adapters._people import stamp_people
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import (
@@ -436,7 +436,9 @@ class IcsFileCalendar(DispatchingAdapter):
         def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
             resource = None if calendar is None else file_resource(calendar, p.change.uid)
             etag = None if resource is None else resource_etag(resource)
-            prepared = prepare(p, resource, etag, stamp)
+            prepared = prepare(
+                p, resource, etag, stamp, lambda u: bool(calendar and uid_events(calendar, u))
+            )
             if prepared.outcome is None or calendar is None:
                 return None, prepared.result
             own = [_parsed(calendar, p.calendar_id)]  # as read under the lock
