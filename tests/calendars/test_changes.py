@@ -1082,3 +1082,41 @@ def test_find_event_reads_a_range_override_another_program_wrote() -> None:
     kept = next(e for e in _events(moved.writes[0][1]) if "RECURRENCE-ID" in e)
     assert kept["RECURRENCE-ID"].params["RANGE"] == "THISANDFUTURE"
     assert kept["RECURRENCE-ID"].dt == datetime(2026, 4, 6, 10, tzinfo=BERLIN)
+
+
+def test_changes_read_calendars_parsed_by_cerebri_ics() -> None:
+    """A calendar read by ``cerebri.ics.parse_calendar`` holds cerebri's tzdata zones; finding
+    and changing its events copies them (a plain ``ZoneInfo.from_file`` zone cannot be
+    copied, which made ``find_event`` fail on every calendar read from a file)."""
+    from cerebri.calendars import EventChange, apply_change, find_event
+    from cerebri.ics import parse_calendar
+    from cerebri.temporal import Instant
+
+    text = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        "UID:zoned@example.org\r\nDTSTAMP:20260101T000000Z\r\n"
+        "DTSTART;TZID=Europe/Berlin:20261201T090000\r\n"
+        "DTEND;TZID=Europe/Berlin:20261201T100000\r\nRRULE:FREQ=WEEKLY;COUNT=3\r\n"
+        "END:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    calendar = parse_calendar(text.encode())
+    view = find_event(calendar, "zoned@example.org", Instant.parse("2026-12-08T08:00:00Z"))
+    assert view is not None
+    assert (view.start, view.end) == (
+        Instant.parse("2026-12-08T08:00:00Z"),
+        Instant.parse("2026-12-08T09:00:00Z"),
+    )
+    change = EventChange(
+        action="move",
+        uid="zoned@example.org",
+        scope=ChangeScope.INSTANCE,
+        recurrence_id=Instant.parse("2026-12-08T08:00:00Z"),
+        start=Instant.parse("2026-12-08T13:00:00Z"),
+        end=Instant.parse("2026-12-08T14:00:00Z"),
+        idempotency_key="k-zoned",
+    )
+    outcome = apply_change(calendar, change, stamp=Instant.parse("2026-12-03T00:00:00Z"))
+    ((uid, written),) = outcome.writes
+    assert uid == "zoned@example.org" and written is not None
+    moved = find_event(written, "zoned@example.org", Instant.parse("2026-12-08T08:00:00Z"))
+    assert moved is not None and moved.start == Instant.parse("2026-12-08T13:00:00Z")

@@ -131,6 +131,7 @@ __all__ = [
 ]
 
 
+@arguments(invalid_argument, uid=str, recurrence_id=Instant, idempotency_key=str)
 def split_uid(uid: str, recurrence_id: Instant, idempotency_key: str) -> str:
     """The ``UID`` of the new series when ``uid`` is split at ``recurrence_id`` by the change
     with ``idempotency_key``: ``"<32 hex digits>-split@cerebri"``, the first 128 bits of
@@ -141,6 +142,7 @@ def split_uid(uid: str, recurrence_id: Instant, idempotency_key: str) -> str:
     return f"{digest[:32]}-split@cerebri"
 
 
+@arguments(invalid_argument, resource=Calendar)
 def resource_etag(resource: Calendar) -> str:
     """A stable digest of one calendar object resource, ``"sha256:<64 hex digits>"`` of its
     serialised bytes (``to_ical()``), used as the ETag of an ``.ics``-file resource: equal

@@ -19,10 +19,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.cpir import MutationKind, PlanningRequest
 from cerebri.planner import ActionPlan
-from cerebri.plans.report import DraftError
+from cerebri.plans.report import DraftError, draft_argument_error
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -214,6 +215,7 @@ def read_change(change: object, previous_attendees: Sequence[object] | None = No
     )
 
 
+@arguments(draft_argument_error, request=PlanningRequest, action_plan=ActionPlan)
 def change_inputs(request: PlanningRequest, action_plan: ActionPlan) -> dict[str, Any]:
     """The keyword arguments of :func:`~cerebri.plans.draft_from_action_plan` that come from
     ``request``: ``change`` (the request's ``change``, ``None`` when it has none) and

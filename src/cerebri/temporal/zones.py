@@ -68,12 +68,22 @@ def zone(name: str) -> ZoneInfo:
         raise invalid_argument(str(exc)) from None
 
 
+class _TzdataZone(ZoneInfo):
+    """A zone read from the ``tzdata`` package that copies and pickles by its key: a plain
+    ``ZoneInfo.from_file`` zone refuses both, so a ``copy.deepcopy`` of an icalendar
+    component holding one of cerebri's zones would fail. The copy is the same cached
+    object (zones are immutable)."""
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_zone, (str(self.key),))
+
+
 @cache
 def _zone(name: str) -> ZoneInfo:
     check_zone_name(name)
     data = resources.files("tzdata.zoneinfo").joinpath(*name.split("/"))
     with data.open("rb") as handle:
-        return ZoneInfo.from_file(handle, key=name)
+        return _TzdataZone.from_file(handle, key=name)
 
 
 def local_date_of(instant: Instant, zone_name: str) -> LocalDate | None:
