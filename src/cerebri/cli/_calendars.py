@@ -167,8 +167,8 @@ HoursOption = Annotated[
     list[str] | None,
     typer.Option(
         "--hours",
-        metavar="ID=[DAYS ]HH:MM-HH:MM@ZONE",
-        help="An attendee's own working hours and zone, e.g. "
+        metavar="ID=HOURS",
+        help="An attendee's own working hours and zone, ID=[DAYS ]HH:MM-HH:MM[@ZONE], e.g. "
         "alice=09:00-17:00@America/New_York or 'bob=Mon-Fri 08:00-16:00@Europe/Berlin' "
         "(repeatable; ID is the calendar id find-slot gives the source, e.g. the file name "
         "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone). Required "

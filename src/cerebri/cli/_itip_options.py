@@ -30,6 +30,7 @@ OutboxOption = Annotated[
     typer.Option(
         "--outbox",
         metavar="DIR",
+        readable=False,  # cerebri judges the folder (itip.outbox_*), not a usage box
         help="Folder where message.itip.send writes each iTIP message (.ics), its e-mail "
         "(.eml) and its record (.json); created when missing. Default: the folder 'outbox' "
         "in cerebri's user data folder, beside the default store.",
@@ -57,7 +58,7 @@ SmtpFromOption = Annotated[
     str | None,
     typer.Option(
         "--smtp-from",
-        metavar="ADDRESS",
+        metavar="EMAIL",
         help="The envelope sender (MAIL FROM) and Sender header. Default: the organizer of "
         "each message, which is always its From header.",
     ),
@@ -66,8 +67,8 @@ SmtpUserOption = Annotated[
     str | None,
     typer.Option(
         "--smtp-user",
-        metavar="USER",
-        help=f"Log in to the SMTP server as USER; the password is read from the environment "
+        metavar="NAME",
+        help=f"Log in to the SMTP server as NAME; the password is read from the environment "
         f"variable {SMTP_CREDENTIAL_VARIABLE}.",
     ),
 ]
