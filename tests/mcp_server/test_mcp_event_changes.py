@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import caldav
 import pytest
+from icalendar import Calendar
 from typer.testing import CliRunner
 
 from cerebri.cli import app as cli
+from tests._radicale import RadicaleServer, serve
 from tests.cli.test_cli_changes import ALICE_BUSY, BOB_BUSY, HEAD, SYNC, TAIL, WEEKLY, _busy_events
 from tests.mcp_server.support import Live, live_server
 
@@ -169,3 +172,56 @@ def test_the_change_tools_are_listed_and_none_approves(live: Live) -> None:
         assert "propose" in schema["properties"]
         assert not any(word in key for key in schema["properties"] for word in ("approv", "grant"))
     assert not any(word in name for name in tools for word in ("approve", "reject", "grant"))
+
+
+@pytest.fixture(scope="module")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RadicaleServer]:
+    """Radicale without authentication, for this module."""
+    yield from serve(tmp_path_factory.mktemp("radicale-changes-mcp"), "--auth-type", "none")
+
+
+def test_reschedule_over_configured_caldav_sources(folder: Path, radicale: RadicaleServer) -> None:
+    """CalDAV sources the operator configured (the agent names them, never a URL) answer as
+    ``cerebri reschedule --caldav URL`` over the same collections, target integration caldav."""
+    urls = {}
+    with caldav.DAVClient(radicale.url, username="x", password="x", timeout=10) as client:
+        for name in ("alice", "bob"):
+            collection = client.principal().make_calendar(name=name, cal_id=f"{name}-work")
+            calendar = Calendar.from_ical((folder / f"{name}.ics").read_bytes())
+            for event in calendar.walk("VEVENT"):
+                one = Calendar()
+                one.add("VERSION", "2.0")
+                one.add("PRODID", "-//test//EN")
+                one.add_component(event)
+                collection.save_event(one.to_ical().decode())
+            urls[f"{name}-work"] = str(collection.url)
+    window = ["--between", DAY, "--granularity", "30m", "--tz", "Europe/Berlin"]
+    command = ["reschedule", "sync@example.com", *window, "--no-cache"]
+    for url in urls.values():
+        command += ["--caldav", url]
+    answers = []
+    for flag in ("--json", "--emit-request"):
+        done = CliRunner().invoke(cli, [*command, flag])
+        assert done.exit_code == 0, done.output
+        answers.append(json.loads(done.stdout))
+    expected = {**answers[0], "request": answers[1]}
+    options = ["--at", AT]
+    for name, url in urls.items():
+        options += ["--caldav", f"{name}={url}"]
+    with live_server(*options) as connected:
+        answer = connected.ok(
+            "reschedule_event",
+            {
+                "uid": "sync@example.com",
+                "caldav": list(urls),
+                "between": DAY,
+                "granularity": "30m",
+                **BERLIN,
+            },
+        )
+    assert answer == expected
+    assert answer["event"]["calendar"] == "alice-work"
+    assert answer["request"]["change"]["etag"].startswith("sha256:")
+    assert '"calendar_id": "alice-work", "integration_id": "caldav"' in json.dumps(
+        answer["request"]
+    )
