@@ -115,6 +115,12 @@ def test_reschedule_answers_the_cli_document_and_request(
     assert response.content == compact({**document, "request": request}).encode()
     answer = response.json()
     _fits(validator, answer)
+    for broken in (
+        {k: v for k, v in answer.items() if k != "request"},
+        {**answer, "surprise": 1},
+        {**answer, "event": {**answer["event"], "sequence": "2"}},
+    ):
+        assert not validator.is_valid(broken)
     starts = [c["proposed"]["placements"][0]["range"]["start"] for c in answer["candidates"]]
     # the current start is no new time (Unchanged): every other free start, least disruption
     expected = [s for s in _expected_starts(timedelta(hours=1)) if s != _at("10:00")]
@@ -230,3 +236,24 @@ def test_limits_are_find_slots(client: TestClient) -> None:
     assert response.json()["path"] == "/calendars"
     plain = client.post("/v1/events/cancel", content=b"{}", headers={"Content-Type": "text/plain"})
     assert plain.status_code == 415
+
+
+def test_optional_attendees_are_reported_per_candidate(
+    client: TestClient, files: dict[str, Path], validator: Draft202012Validator
+) -> None:
+    calendars = [{"id": "alice", "ics": TEXTS["alice"]}, {"id": "bob", "ics": TEXTS["bob"]}]
+    calendars[1]["optional"] = True
+    body = {"uid": "sync@example.com", "calendars": calendars, "between": DAY, **BERLIN}
+    response = _post(client, "reschedule", body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    _fits(validator, answer)
+    command = ["reschedule", "sync@example.com", "--between", DAY, "--tz", "Europe/Berlin"]
+    command += ["--ics", str(files["alice"]), "--optional-ics", str(files["bob"])]
+    done = CliRunner().invoke(cli, [*command, "--json"])
+    assert done.exit_code == 0, done.output
+    assert {k: v for k, v in answer.items() if k != "request"} == json.loads(done.stdout)
+    assert len(answer["slots"]) == len(answer["candidates"])
+    # Bob's dentist (11:00-12:00) makes him busy at 11:00, which only Alice must keep free
+    eleven = [s for s in answer["slots"] if s["start"] == _utc(_at("11:00"))]
+    assert eleven and eleven[0]["optional_busy"] == ["bob"]

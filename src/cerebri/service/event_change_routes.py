@@ -87,21 +87,46 @@ EVENT_BEFORE_SCHEMA: dict[str, Any] = {
 }
 
 
+_NAMES = {"type": "array", "items": {"type": "string"}}
+SLOT_DETAIL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "start",
+        "end",
+        "preference_distance_seconds",
+        "optional_free",
+        "optional_busy",
+        "optional_unknown",
+    ],
+    "properties": {
+        "start": _INSTANT,
+        "end": _INSTANT,
+        "preference_distance_seconds": {"type": ["integer", "null"], "minimum": 0},
+        "optional_free": _NAMES,
+        "optional_busy": _NAMES,
+        "optional_unknown": _NAMES,
+    },
+}
+"""One candidate's optional attendees (:meth:`cerebri.calendars.answer.SlotDetail.to_wire`)."""
+
+
 def _answer_schema(planning_result: dict[str, Any]) -> dict[str, Any]:
     """``EventChangeAnswer``: the PlanningResult's members (its own schemas and outcome
     rules) plus ``warnings``, the optional attendees' ``slots`` and
     ``below_min_attendance``, ``event``, ``change`` and ``request``."""
     properties = dict(planning_result["properties"])
-    loose_list = {"type": "array", "items": {"type": "object"}}
+    slots = {"type": "array", "items": SLOT_DETAIL_SCHEMA}
     properties.update(
         {
             "warnings": FIND_SLOT_ANSWER_SCHEMA["properties"]["warnings"],
             "slots": {
-                **loose_list,
-                "description": "Per candidate, who is free (optional attendees read).",
+                **slots,
+                "description": "With optional attendees: per candidate (same order), which "
+                "optional attendees are free, busy or unknown.",
             },
-            "below_min_attendance": loose_list,
-            "local_times": loose_list,
+            "below_min_attendance": slots,
+            "local_times": {"type": "array", "items": {"type": "object"}},
             "event": {"$ref": _PREFIX + "EventBefore"},
             "change": {"$ref": _PREFIX + "CpirChange"},
             "request": {"$ref": _PREFIX + "PlanningRequest"},
