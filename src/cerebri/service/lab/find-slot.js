@@ -92,6 +92,8 @@
     if (kind === "between") fields.prefer_between = "prefer-between";
     if (kind === "earliest") out.prefer_earliest = true;
     if (kind === "latest") out.prefer_latest = true;
+    const hours = $("hours").value.split(";").map((h) => h.trim()).filter(Boolean);
+    if (hours.length) out.hours = hours;
     for (const [key, id] of Object.entries(fields)) {
       const value = $(id).value.trim();
       if (value) out[key] = value;
@@ -164,6 +166,7 @@
     const zone = $("display-tz").value || lastAnswer.tz;
     renderTimeline(lastAnswer, zone);
     renderSlots(lastAnswer, zone);
+    document.dispatchEvent(new CustomEvent("cerebri:rendered"));
   }
   function renderTimeline(answer, zone) {
     const box = $("timeline");
@@ -189,7 +192,7 @@
       for (const b of answer.busy.filter((x) => x.calendar === id)) {
         const label = b.summary || "busy";
         const who = isOptional ? " (" + id + ", optional)" : "";
-        track.append(el("div", { class: "bar busy" + (isOptional ? " optional" : ""), style: place(b.start, b.end), title: label + who + ": " + when(b.start, b.end), "data-label": label, "data-testid": isOptional ? "optional-busy-bar" : "busy-bar" }));
+        track.append(el("div", { class: "bar busy" + (isOptional ? " optional" : ""), style: place(b.start, b.end), title: label + who + ": " + when(b.start, b.end), "data-label": label, "data-testid": isOptional ? "optional-busy-bar" : "busy-bar", "data-calendar": id, "data-start": b.start, "data-end": b.end }));
       }
     }
     const slots = row("Ranked slots", "timeline-slots");
@@ -278,5 +281,7 @@
   $("display-tz").addEventListener("change", render);
   window.addEventListener("resize", () => T.fitLabels($("timeline")));
   setUp();
+  // What the event-change panel (change.js) reads: the last question, answer and zone shown.
+  window.cerebriFindSlot = { body: () => lastBody, answer: () => lastAnswer, zone: () => $("display-tz").value || (lastAnswer && lastAnswer.tz) || "UTC" };
   document.body.dataset.ready = "true";
 })();
