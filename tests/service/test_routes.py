@@ -104,6 +104,7 @@ def test_openapi_describes_every_route(client: TestClient) -> None:
         "/v1/examples/{name}",
         "/v1/find-slot",
         "/v1/find-slot/event",
+        "/v1/find-slot/events",
     }
     body = document["paths"]["/v1/plan"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/PlanningRequest"}
