@@ -16,6 +16,9 @@ Routes and status codes:
 * ``POST /v1/find-slot`` → 200 ranked slots over the .ics calendars in the body (never
   stored); ``POST /v1/find-slot/event`` → 200 ``text/calendar`` of a picked slot
   (:mod:`cerebri.service.find_slot_routes`, body limit 4 MiB).
+* ``POST /v1/events/reschedule``, ``/v1/events/cancel``, ``/v1/events/update`` → 200 an
+  event change planned over the .ics calendars in the body, with the CPIR request to
+  propose (:mod:`cerebri.service.event_change_routes`, body limit 4 MiB).
 * ``GET /docs`` (Swagger UI), ``GET /redoc`` (ReDoc) and ``GET /openapi.json``; the docs
   pages' scripts and styles come from the installed ``fastapi-offline`` package under
   ``/static-offline-docs/``, so they work without a network (:mod:`cerebri.service.docs`).
@@ -64,6 +67,7 @@ from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
 from cerebri.service.docs import add_docs
+from cerebri.service.event_change_routes import add_event_change_routes, event_change_schemas
 from cerebri.service.find_slot_routes import add_find_slot_routes, find_slot_schemas
 from cerebri.service.lab_routes import add_lab_routes
 from cerebri.service.openapi import (
@@ -361,6 +365,7 @@ def create_app(
     _add_integration_routes(app, settings)
     _add_example_routes(app, settings)
     add_find_slot_routes(app, settings, clock or SystemClock())
+    add_event_change_routes(app, settings)
     add_lab_routes(app, settings)
     _add_lab(app, settings)
     if executor is not None:
@@ -379,6 +384,7 @@ def create_app(
             components = document.setdefault("components", {})
             components.setdefault("schemas", {}).update(component_schemas())
             components["schemas"].update(find_slot_schemas())
+            components["schemas"].update(event_change_schemas(components["schemas"]))
             if executor is not None:
                 from cerebri.service.store_schemas import store_schemas  # noqa: PLC0415
 
