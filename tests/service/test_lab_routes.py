@@ -121,7 +121,7 @@ def test_prepared_envelope_signed_by_the_caller_is_taken_in(world: World, tmp_pa
     request = _reschedule_request(tmp_path)
     prepared = world.client.post(
         "/v1/proposals/prepare",
-        json={"request": request, "candidate": 2},
+        json={"request": request, "candidate": 2, "title": "<b>Review</b>"},
         headers=auth("principal:alice"),
     )
     assert prepared.status_code == 200, prepared.text
@@ -140,6 +140,8 @@ def test_prepared_envelope_signed_by_the_caller_is_taken_in(world: World, tmp_pa
     assert [(m["params"]["uid"], m["params"]["start"]) for m in moves] == [
         ("review@example.com", "2026-12-09T09:00:00Z")
     ]
+    # the title read fills the display-only current state the approver sees
+    assert [m["params"]["current"]["title"] for m in moves] == ["<b>Review</b>"]
     entry = sign(PROPOSAL_PAYLOAD_TYPE, payload, world.keys["principal:alice"], "alice-key")
     signed = {**envelope, "signature": {"signatures": [{"keyid": entry.keyid, "sig": entry.sig}]}}
     submitted = world.client.post(

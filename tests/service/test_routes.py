@@ -105,6 +105,9 @@ def test_openapi_describes_every_route(client: TestClient) -> None:
         "/v1/find-slot",
         "/v1/find-slot/event",
         "/v1/find-slot/events",
+        "/v1/events/reschedule",
+        "/v1/events/cancel",
+        "/v1/events/update",
     }
     body = document["paths"]["/v1/plan"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/PlanningRequest"}

@@ -10,7 +10,10 @@
   in memory only, as for find-slot.
 * ``POST /v1/proposals/prepare`` (with a store; a principal's bearer token): ``{"request":
   <CPIR request>, "candidate"?: 1-based rank (default 1), "expires_in"?: seconds (60..31 536
-  000; default: one day, or until the latest slot starts plus one day)}`` → 200
+  000; default: one day, or until the latest slot starts plus one day), "title"?: the event's
+  title as read (the change document's ``event.title``: the CPIR request carries none; it
+  fills the display-only ``current.title`` of the change's steps, so that the approver sees
+  it before and after)}`` → 200
   ``{"envelope", "artifact", "artifact_type", "signing": {"payload_type", "payload"}}``: the
   plan graph carrying the candidate out
   (:func:`cerebri.proposals.proposal_artifact`, planned with find-slot's limits as the change
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Annotated, Any, Final
 
 from fastapi import FastAPI
@@ -48,6 +52,7 @@ from cerebri.proposals import (
     Classification,
     ExecutorMode,
     Origin,
+    ProposalArtifact,
     author_of,
     canonical_json,
     envelope_payload,
@@ -165,6 +170,22 @@ class _PrepareBody(BaseModel):
     request: dict[str, Any]
     candidate: Annotated[int, Field(ge=1, le=100_000)] = 1
     expires_in: Annotated[int, Field(ge=60, le=31_536_000)] | None = None
+    title: Annotated[str, Field(min_length=1, max_length=1024)] | None = None
+
+
+def _titled(made: ProposalArtifact, title: str | None) -> ProposalArtifact:
+    """``made`` with ``title`` as the event's title read (``current.title``) in every change
+    step that has none: the CPIR request carries no current title, and the approver is shown
+    before and after from that display-only param (decision 0056)."""
+    graph = load_json(made.payload)
+    if title is None or not isinstance(graph, dict):
+        return made
+    for step in graph.get("steps", []):
+        params = step.get("params") if isinstance(step, dict) else None
+        current = params.get("current") if isinstance(params, dict) else None
+        if isinstance(current, dict) and current.get("title") is None:
+            current["title"] = title
+    return replace(made, payload=canonical_json(graph))
 
 
 def _relocated(error: CerebriError, prefix: str) -> ServiceError:
@@ -197,6 +218,7 @@ def _prepare(executor: Executor, principal: str, document: dict[str, Any]) -> di
         )
     except CerebriError as error:
         raise _relocated(error, "/request") from None
+    made = _titled(made, body.title)
     now = executor.clock.now()
     expires = Instant(now.ns + _validity(body.expires_in, now, slot_starts(made.payload)))
     try:
@@ -267,6 +289,7 @@ def add_lab_store_routes(app: FastAPI, settings: ServiceSettings) -> None:
                                     "minimum": 60,
                                     "maximum": 31_536_000,
                                 },
+                                "title": {"type": "string", "minLength": 1, "maxLength": 1024},
                             },
                         }
                     }

@@ -87,12 +87,19 @@
   }
 
   // ---------- asking for a change ----------
+  // The body of POST /v1/events/<kind> (decision 0058): the page's calendars and window, the
+  // event picked, and only the members that operation takes.
+  const TAKES = {
+    reschedule: ["between", "granularity", "working_hours", "working_days", "buffer"],
+    cancel: ["between"],
+    update: ["between"],
+  };
   function changeBody(kind) {
-    const base = { ...F.body() };
-    delete base.top;
-    delete base.duration; // a reschedule or cancel keeps the event's length
-    const out = { ...base, uid: picked.uid, calendar: picked.calendar };
+    const base = F.body();
+    const out = { uid: picked.uid, calendars: base.calendars, calendar: picked.calendar, tz: base.tz };
+    for (const key of TAKES[kind]) if (base[key] !== undefined) out[key] = base[key];
     if (picked.recurrence_id && !$("whole-series").checked) out.instance = picked.recurrence_id;
+    else if (picked.recurrence_id) out.series = true;
     if (kind === "update") {
       const title = $("edit-title").value.trim();
       const duration = $("edit-duration").value.trim();
@@ -149,12 +156,24 @@
     }
     return "–";
   }
+  // Each attendee's zone: the answer's local_times (decision 0053) when it has them, else the
+  // zones declared in the page's "Attendees' hours" (id=...@Zone), else the page's zone.
+  function declaredZones() {
+    const zones = [];
+    for (const entry of $("hours").value.split(";")) {
+      const m = /^\s*([^=\s]+)\s*=.*@\s*([A-Za-z_+\-/0-9]+)\s*$/.exec(entry);
+      if (m && T.isValidZone(m[2])) zones.push([m[1], m[2]]);
+    }
+    return zones;
+  }
   function localTimes(doc, index, range) {
     const per = doc.local_times && doc.local_times[index];
-    if (per && Object.keys(per).length) {
+    const listed = per && Object.keys(per).length
+      ? Object.entries(per).map(([who, t]) => [who, t.start, t.end, t.zone])
+      : range.end ? declaredZones().map(([who, z]) => [who, range.start, range.end, z]) : [];
+    if (listed.length) {
       return el("ul", { class: "plain", "data-testid": "candidate-local-times" },
-        Object.entries(per).map(([who, t]) =>
-          el("li", { "data-who": who, text: who + ": " + when(t.start, t.end, t.zone) })));
+        listed.map(([who, s, e, z]) => el("li", { "data-who": who, text: who + ": " + when(s, e, z) })));
     }
     return el("span", { "data-testid": "candidate-local-times", text: range.end ? when(range.start, range.end, zone()) : "–" });
   }
@@ -200,7 +219,9 @@
       if (!S.token()) throw new Error("Set your token (Who proposes) first.");
       if (!S.keyid()) throw new Error("Load your signing key (Who proposes) first.");
       setStatus("Signing the proposal…");
-      const prepared = await S.api("POST", "proposals/prepare", { request: lastDoc.request, candidate: rank });
+      const ask = { request: lastDoc.request, candidate: rank };
+      if (lastDoc.event && lastDoc.event.title) ask.title = lastDoc.event.title;
+      const prepared = await S.api("POST", "proposals/prepare", ask);
       const entry = await S.signPayload(prepared.signing.payload_type, prepared.signing.payload);
       const envelope = { ...prepared.envelope, signature: { signatures: [entry] } };
       const submitted = await S.api("POST", "plans", { envelope, artifact: prepared.artifact });
