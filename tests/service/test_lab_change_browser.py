@@ -144,6 +144,7 @@ def test_reschedule_propose_and_the_inbox_shows_before_and_after(
     page = page_of("find-slot.html")
     _reschedule_and_propose(page, world, tmp_path)
     _screenshot(page, tmp_path, "lab-change")
+    page.locator("#change-panel").screenshot(path=str(tmp_path / "lab-change-panel.png"))
     world.work()
     (approval,) = list_approvals(world.executor)
     assert approval["requester"] == "principal:alice"

@@ -194,13 +194,14 @@
       tbody.append(row);
       return;
     }
-    candidates.forEach((c, i) => {
+    const top = Number((F.body() || {}).top) || 10; // the page's "Show at most"
+    candidates.slice(0, top).forEach((c, i) => {
       const range = rangeOf(c);
       tbody.append(el("tr", { "data-testid": "change-candidate", "data-start": range.start, class: i === 0 ? "chosen" : "" },
         el("td", { class: "num", text: String(i + 1) }),
         el("td", { class: "when", "data-testid": "candidate-start", text: T.format(Date.parse(range.start), zone(), true) }),
         el("td", { class: "when", text: range.end ? T.format(Date.parse(range.end), zone(), true) : "–" }),
-        el("td", { "data-testid": "candidate-reason", text: doc.kind === "reschedule" ? reason(c, before) : doc.kind === "update" ? "the new length fits" : "–" }),
+        el("td", { "data-testid": "candidate-reason", text: doc.kind === "reschedule" ? reason(c, before) : doc.kind === "update" ? "the new length fits" : "removed from the calendars" }),
         el("td", {}, localTimes(doc, i, range)),
         el("td", {}, proposeButton(i + 1)),
       ));
