@@ -10,8 +10,15 @@ export type JSONObject = { [key: string]: JSONValue };
 /** A request: a JSON object, JSON text, or the UTF-8 bytes of JSON text. */
 export type Request = JSONObject | string | Uint8Array;
 
-/** The four operations, each the body of one HTTP route (/v1/plan, /v1/validate, ...). */
-export type Operation = "plan" | "validate" | "temporal" | "find_slot";
+/** The operations, each the body of one HTTP route (/v1/plan, /v1/events/reschedule, ...). */
+export type Operation =
+  | "plan"
+  | "validate"
+  | "temporal"
+  | "find_slot"
+  | "reschedule_event"
+  | "cancel_event"
+  | "update_event";
 
 /**
  * Stable codes: the CLI's own (`json.syntax`, `cpir.unknown_field`, `input.too_large`,
@@ -72,7 +79,10 @@ export interface ClientOptions extends CallOptions {
   cwd?: string;
   /** Environment of the child (and where CEREBRI_BIN and PATH are read). */
   env?: Record<string, string | undefined>;
-  /** Largest findSlot request in bytes (default MAX_FIND_SLOT_BYTES); may be raised. */
+  /**
+   * Largest findSlot, rescheduleEvent, cancelEvent or updateEvent request in bytes (default
+   * MAX_FIND_SLOT_BYTES); may be raised.
+   */
   maxFindSlotBytes?: number;
   /** Largest answer in bytes (default MAX_OUTPUT_BYTES). */
   maxOutputBytes?: number;
@@ -109,12 +119,29 @@ export interface FindSlotAnswer extends JSONObject {
   slots: JSONObject[];
 }
 
+/**
+ * EventChangeAnswer (/v1/events/reschedule, /cancel, /update): `cerebri reschedule --json`
+ * (the PlanningResult, warnings, the event before, the CPIR `change`) plus `request`, the
+ * CPIR request to propose.
+ */
+export interface EventChangeAnswer extends JSONObject {
+  outcome: string;
+  assessment: string;
+  candidates: JSONObject[];
+  event: JSONObject;
+  change: JSONObject;
+  request: JSONObject;
+}
+
 export interface Client {
   call(op: Operation, request: Request, options?: CallOptions): Promise<Answer>;
   plan(request: Request, options?: CallOptions): Promise<PlanningResult>;
   validate(request: Request, options?: CallOptions): Promise<ValidationReport>;
   temporal(request: Request, options?: CallOptions): Promise<TemporalResult>;
   findSlot(request: Request, options?: CallOptions): Promise<FindSlotAnswer>;
+  rescheduleEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
+  cancelEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
+  updateEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
   /**
    * Wait for the calls in flight, then end the process(es) and wait until they are gone;
    * later calls fail with `bridge.closed`, and so do queued calls if the bridge dies first.
@@ -133,6 +160,9 @@ export function plan(request: Request, options?: ClientOptions): Promise<Plannin
 export function validate(request: Request, options?: ClientOptions): Promise<ValidationReport>;
 export function temporal(request: Request, options?: ClientOptions): Promise<TemporalResult>;
 export function findSlot(request: Request, options?: ClientOptions): Promise<FindSlotAnswer>;
+export function rescheduleEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
+export function cancelEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
+export function updateEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
 export function call(op: Operation, request: Request, options?: ClientOptions): Promise<Answer>;
 
 /** Close the shared client (a later call starts a new one). */

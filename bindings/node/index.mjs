@@ -1,5 +1,5 @@
-// cerebri for Node: plan, validate, temporal and findSlot through the installed `cerebri`
-// command. No planning happens in JavaScript: every call is answered by a `cerebri bridge`
+// cerebri for Node: plan, validate, temporal, findSlot and the event changes
+// (rescheduleEvent, cancelEvent, updateEvent) through the installed `cerebri` command. No planning happens in JavaScript: every call is answered by a `cerebri bridge`
 // process (protocol: src/cerebri/bridge.py; choices: docs/decisions/0032-node-bridge.md).
 //
 // Two process models:
@@ -21,7 +21,17 @@ const MAX_HEADER_BYTES = 64 * 1024;
 const STDERR_KEPT = 4096;
 const MAX_TIMER_MS = 2 ** 31 - 1; // Node's setTimeout clamps longer delays to 1 ms
 const EXIT_GRACE_MS = 500; // after the child exits, how long its stdout may stay open
-const OPERATIONS = new Set(["plan", "validate", "temporal", "find_slot"]);
+const OPERATIONS = new Set([
+  "plan",
+  "validate",
+  "temporal",
+  "find_slot",
+  "reschedule_event",
+  "cancel_event",
+  "update_event",
+]);
+// operations whose bodies carry calendars: limited to maxFindSlotBytes, as their HTTP routes
+const CALENDAR_OPERATIONS = new Set(["find_slot", "reschedule_event", "cancel_event", "update_event"]);
 
 /** A failure with a stable `code` (the CLI's own, or `bridge.*`) and a JSON `path`. */
 export class CerebriError extends Error {
@@ -371,7 +381,7 @@ class BaseClient {
       }
       if (this.closed) throw new CerebriError("bridge.closed", "the client is closed");
       // the process was started with the client's limits: a call may lower them, not raise
-      const limit = op === "find_slot" ? this.settings.maxFindSlotBytes : this.settings.maxInputBytes;
+      const limit = CALENDAR_OPERATIONS.has(op) ? this.settings.maxFindSlotBytes : this.settings.maxInputBytes;
       const maxInputBytes = positive(callOptions.maxInputBytes ?? limit, "maxInputBytes", limit);
       const body = requestBytes(request, maxInputBytes);
       const timeoutMs = positive(callOptions.timeoutMs ?? this.settings.timeoutMs, "timeoutMs", MAX_TIMER_MS);
@@ -410,6 +420,15 @@ class BaseClient {
   }
   findSlot(request, callOptions) {
     return this.call("find_slot", request, callOptions).then((a) => a.value);
+  }
+  rescheduleEvent(request, callOptions) {
+    return this.call("reschedule_event", request, callOptions).then((a) => a.value);
+  }
+  cancelEvent(request, callOptions) {
+    return this.call("cancel_event", request, callOptions).then((a) => a.value);
+  }
+  updateEvent(request, callOptions) {
+    return this.call("update_event", request, callOptions).then((a) => a.value);
   }
 }
 
@@ -581,14 +600,14 @@ function defaultClient() {
 function through(op, request, options) {
   if (options === undefined) return defaultClient().call(op, request);
   const { timeoutMs, maxInputBytes, ...clientOptions } = options;
-  const limit = op === "find_slot" ? MAX_FIND_SLOT_BYTES : MAX_INPUT_BYTES;
+  const limit = CALENDAR_OPERATIONS.has(op) ? MAX_FIND_SLOT_BYTES : MAX_INPUT_BYTES;
   if (Object.keys(clientOptions).length === 0 && !(maxInputBytes > limit)) {
     return defaultClient().call(op, request, { timeoutMs, maxInputBytes });
   }
   // other options (bin, mode, maxOutputBytes...) or a raised input limit get a client of
   // their own for this call, whose process is started with that limit
   const own = { ...options };
-  if (op === "find_slot" && maxInputBytes > (options.maxFindSlotBytes ?? limit)) {
+  if (CALENDAR_OPERATIONS.has(op) && maxInputBytes > (options.maxFindSlotBytes ?? limit)) {
     own.maxFindSlotBytes = maxInputBytes;
   }
   let client;
@@ -618,6 +637,21 @@ export function temporal(request, options) {
 /** The FindSlotAnswer of a find-slot body (`POST /v1/find-slot`). */
 export function findSlot(request, options) {
   return through("find_slot", request, options).then((a) => a.value);
+}
+
+/** The EventChangeAnswer of a reschedule body (`POST /v1/events/reschedule`). */
+export function rescheduleEvent(request, options) {
+  return through("reschedule_event", request, options).then((a) => a.value);
+}
+
+/** The EventChangeAnswer of a cancel body (`POST /v1/events/cancel`). */
+export function cancelEvent(request, options) {
+  return through("cancel_event", request, options).then((a) => a.value);
+}
+
+/** The EventChangeAnswer of an update body (`POST /v1/events/update`). */
+export function updateEvent(request, options) {
+  return through("update_event", request, options).then((a) => a.value);
 }
 
 /** `{text, value}` of any operation: the exact answer text (the HTTP body) and its value. */

@@ -6,14 +6,16 @@ standard output before the next request is read (docs/decisions/0032-node-bridge
 
 Framing (every header is one line of compact JSON, UTF-8, ended by ``\\n``)::
 
-    request   {"id":<int|str>,"op":"plan"|"validate"|"temporal"|"find_slot","length":N}\\n
+    request   {"id":<int|str>,"op":<one of OPERATIONS>,"length":N}\\n
               then exactly N bytes: the request's JSON text, as the CLI would read it
     answer    {"id":…,"ok":true,"length":M}\\n  then M bytes of compact JSON, then \\n
     refusal   {"id":…,"ok":false,"error":{"code":…,"message":…,"path":…}}\\n
 
 The M bytes are exactly the body of the matching HTTP route (``POST /v1/plan``,
-``/v1/validate``, ``/v1/temporal``, ``/v1/find-slot``): :func:`cerebri._json.compact` of the
-answer's ``to_wire()``. Compact JSON holds no raw newline, so an answer is two NDJSON lines.
+``/v1/validate``, ``/v1/temporal``, ``/v1/find-slot``; ``reschedule_event``, ``cancel_event``
+and ``update_event`` answer ``POST /v1/events/reschedule``, ``/cancel`` and ``/update``,
+docs/decisions/0058): :func:`cerebri._json.compact` of the answer's ``to_wire()``. Compact
+JSON holds no raw newline, so an answer is two NDJSON lines.
 A refusal carries the stable ``code`` and JSON ``path`` the CLI and HTTP layers report for
 the same input (``json.*``, ``cpir.*``, ``input.too_large``, ``input.invalid_option``,
 ``ics.*``), or a ``bridge.*`` code:
@@ -39,6 +41,7 @@ from cerebri.errors import CerebriError, InputTooLargeError
 from cerebri.planner import plan, validate
 
 __all__ = [
+    "CALENDAR_OPERATIONS",
     "DEFAULT_MAX_FIND_SLOT_BYTES",
     "DEFAULT_MAX_INPUT_BYTES",
     "DEFAULT_MAX_OUTPUT_BYTES",
@@ -57,8 +60,20 @@ DEFAULT_MAX_OUTPUT_BYTES: Final = 16 * 1024 * 1024
 """Largest answer body, in bytes; longer answers are refused (``bridge.output_too_large``)."""
 MAX_HEADER_BYTES: Final = 4096
 """Longest request header line, in bytes, newline included."""
-OPERATIONS: Final = ("plan", "validate", "temporal", "find_slot")
+OPERATIONS: Final = (
+    "plan",
+    "validate",
+    "temporal",
+    "find_slot",
+    "reschedule_event",
+    "cancel_event",
+    "update_event",
+)
 """The operations a request may name, each the body of one HTTP route."""
+CALENDAR_OPERATIONS: Final = frozenset(
+    {"find_slot", "reschedule_event", "cancel_event", "update_event"}
+)
+"""The operations whose bodies carry calendars: limited to ``max_find_slot_bytes``."""
 
 
 class BridgeError(CerebriError):
@@ -94,11 +109,27 @@ def _find_slot(body: bytes) -> JSONValue:
     return answer_wire(ask, found, busy)
 
 
+def _change(operation: str) -> Callable[[bytes], JSONValue]:
+    """The event change route's reader and answer (:mod:`cerebri.calendars.change_body`),
+    loaded at the first change request."""
+
+    def run(body: bytes) -> JSONValue:
+        from cerebri.calendars.change_body import answer_change, read_change_body  # noqa: PLC0415
+        from cerebri.calendars.change_request import ChangeOperation  # noqa: PLC0415
+
+        return answer_change(read_change_body(ChangeOperation(operation), body))
+
+    return run
+
+
 _RUN: Final[dict[str, Callable[[bytes], JSONValue]]] = {
     "plan": _plan,
     "validate": _validate,
     "temporal": _temporal,
     "find_slot": _find_slot,
+    "reschedule_event": _change("RESCHEDULE"),
+    "cancel_event": _change("CANCEL"),
+    "update_event": _change("UPDATE"),
 }
 
 
@@ -187,8 +218,9 @@ def serve(
 ) -> int:
     """Answer framed requests from ``stdin`` on ``stdout`` until end of input.
 
-    A body over ``max_input_bytes`` (``max_find_slot_bytes`` for ``find_slot``, as the HTTP
-    routes) is read past and refused with ``input.too_large`` without being parsed.
+    A body over ``max_input_bytes`` (``max_find_slot_bytes`` for the
+    :data:`CALENDAR_OPERATIONS`, as the HTTP routes) is read past and refused with
+    ``input.too_large`` without being parsed.
     Returns the exit status: 0 at end of input, 2 after a malformed header or a body cut
     short by end of input (the ``bridge.invalid_request`` refusal is written first).
     """
@@ -206,7 +238,7 @@ def serve(
         except BridgeError as refusal:
             _write(stdout, _refusal(None, refusal))
             return 2
-        limit = max_find_slot_bytes if op == "find_slot" else max_input_bytes
+        limit = max_find_slot_bytes if op in CALENDAR_OPERATIONS else max_input_bytes
         if length > limit:
             complete = _skip(stdin, length) == length
             too_large = InputTooLargeError(f"input is larger than {limit} bytes")

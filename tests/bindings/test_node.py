@@ -193,3 +193,60 @@ def test_the_readme_example_plans_a_shipped_example(name: str, tmp_path: Path) -
     )
     assert failed.returncode == 1
     assert failed.stderr.startswith("error json.syntax")
+
+
+def test_node_event_changes_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
+    """rescheduleEvent/cancelEvent/updateEvent (docs/decisions/0058): the HTTP body, which is
+    the CLI's ``--json`` document plus its ``--emit-request`` request, through Node."""
+    from tests.cli.test_cli_changes import ALICE_BUSY, BOB_BUSY, HEAD, SYNC, TAIL, WEEKLY
+    from tests.cli.test_cli_changes import _busy_events as busy_events
+
+    texts = {
+        "alice": HEAD + SYNC + WEEKLY + busy_events("alice", ALICE_BUSY) + TAIL,
+        "bob": HEAD + SYNC + WEEKLY + busy_events("bob", BOB_BUSY) + TAIL,
+    }
+    files = []
+    for name, text in texts.items():
+        (tmp_path / f"{name}.ics").write_text(text, newline="")
+        files += ["--ics", str(tmp_path / f"{name}.ics")]
+    calendars = [{"id": name, "ics": text} for name, text in texts.items()]
+    berlin = ["--tz", "Europe/Berlin"]
+    asks = [
+        (
+            "reschedule_event",
+            "sync",
+            {"uid": "sync@example.com", "between": "2026-10-05T08:00/2026-10-05T18:00"},
+            ["reschedule", "sync@example.com", "--between", "2026-10-05T08:00/2026-10-05T18:00"],
+        ),
+        (
+            "cancel_event",
+            "weekly-instance",
+            {"uid": "weekly@example.com", "instance": "2026-10-12T14:00"},
+            ["cancel-event", "weekly@example.com", "--instance", "2026-10-12T14:00"],
+        ),
+        (
+            "update_event",
+            "sync-longer",
+            {"uid": "sync@example.com", "duration": "90m", "title": "Long sync"},
+            ["update-event", "sync@example.com", "--duration", "90m", "--title", "Long sync"],
+        ),
+    ]
+    client = TestClient(create_app())
+    cases = []
+    for op, name, ask, command in asks:
+        source = tmp_path / f"{op}.json"
+        source.write_text(json.dumps({**ask, "calendars": calendars, "tz": "Europe/Berlin"}))
+        route = "/v1/events/" + op.removesuffix("_event")
+        http = client.post(route, content=source.read_bytes(), headers=JSON)
+        assert http.status_code == 200, http.text
+        document, request = (
+            CliRunner().invoke(cli_app, [*command, *files, *berlin, flag])
+            for flag in ("--json", "--emit-request")
+        )
+        assert document.exit_code == 0 and request.exit_code == 0, document.output
+        whole = {**json.loads(document.stdout), "request": json.loads(request.stdout)}
+        assert http.content == compact(whole).encode("utf-8")
+        cases.append(_case(tmp_path, op, name, source, http.content))
+    manifest = tmp_path / "changes.json"
+    manifest.write_text(json.dumps(cases), "utf-8")
+    _node("changes.test.mjs", {"CEREBRI_NODE_CHANGES": str(manifest)})

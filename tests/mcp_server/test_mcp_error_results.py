@@ -62,6 +62,17 @@ OWN_ERRORS: dict[str, tuple[dict[str, Any], str, str | None]] = {
     "propose": ({}, "input.invalid_option", ""),
     "preview": ({"draft": {}, "plan_id": "p-1"}, "input.invalid_option", ""),
     "plan_status": ({"plan_id": "p-no-such-plan"}, "execution.not_found", "/plan_id"),
+    "reschedule_event": (
+        {"uid": "u-1", "between": WINDOW, "ics": ["/etc/hosts"]},
+        "mcp.path_not_allowed",
+        "/ics/0",
+    ),
+    "cancel_event": (
+        {"uid": "u-1", "caldav": ["nowhere"], "between": WINDOW},
+        "mcp.not_configured",
+        "/caldav/0",
+    ),
+    "update_event": ({"uid": "u-1", "ics": []}, "input.missing", "/ics"),
 }
 
 
@@ -75,6 +86,9 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "propose": {},
     "preview": {},
     "plan_status": {"plan_id": "p-1"},
+    "reschedule_event": {"uid": "u-1", "between": WINDOW},
+    "cancel_event": {"uid": "u-1"},
+    "update_event": {"uid": "u-1"},
 }
 
 
@@ -154,6 +168,9 @@ STRING_ARGUMENTS: dict[str, dict[str, Any]] = {
     "propose": {"title": "Design review"},
     "preview": {"plan_id": "p-1"},
     "plan_status": {"plan_id": "p-1"},
+    "reschedule_event": {"uid": "u-1", "between": WINDOW, "tz": "UTC", "instance": WINDOW[:10]},
+    "cancel_event": {"uid": "u-1", "calendar": "c", "this_and_future": WINDOW[:10]},
+    "update_event": {"uid": "u-1", "title": "T", "location": "L", "duration": "30m"},
 }
 
 

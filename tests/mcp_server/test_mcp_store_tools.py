@@ -232,6 +232,9 @@ def _every_tool_call(plan_id: str) -> list[tuple[str, dict[str, Any]]]:
         ("preview", {"plan_id": plan_id}),
         ("preview", {"draft": claiming}),
         ("plan_status", {"plan_id": plan_id}),
+        ("reschedule_event", {**window, "uid": "team-sync"}),
+        ("cancel_event", {**window, "uid": "team-sync", "propose": {}}),
+        ("update_event", {**window, "uid": "team-sync", "title": "Renamed"}),
     ]
 
 
@@ -245,9 +248,13 @@ def test_no_tool_can_approve_the_agents_plan(
     answers = [live.call(name, arguments) for name, arguments in calls]
     refused = [(name, error_of(a)) for (name, _), a in zip(calls, answers, strict=True)
                if a.is_error]  # fmt: skip
-    # only the draft claiming an approval is refused (a stored plan's draft is strict)
+    # only the draft claiming an approval is refused (a stored plan's draft is strict), and
+    # the changes of an event the (empty) team calendar does not hold
     assert [(name, wire["code"], wire["path"]) for name, wire in refused] == [
-        ("preview", "draft.schema", "/draft/approvals")
+        ("preview", "draft.schema", "/draft/approvals"),
+        ("reschedule_event", "calendar.not_found", "/uid"),
+        ("cancel_event", "calendar.not_found", "/uid"),
+        ("update_event", "calendar.not_found", "/uid"),
     ]
     again = answers[5].structured_content["submitted"]
     assert (again["plan_id"], again["replayed"]) == (plan_id, True)

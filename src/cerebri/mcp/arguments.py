@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 from cerebri.proposals import MAX_VALIDITY_SECONDS
 
 __all__ = [
+    "CancelEventArgs",
+    "ChangeProposal",
     "DraftArgs",
     "FindSlotArgs",
     "FreeBusyArgs",
@@ -26,6 +28,8 @@ __all__ = [
     "PreviewArgs",
     "ProposeArgs",
     "RequestArgs",
+    "RescheduleEventArgs",
+    "UpdateEventArgs",
 ]
 
 _Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
@@ -111,6 +115,120 @@ class FindSlotArgs(_Window):
             "calendar id find_slot gives the source (find-slot --hours)."
         ),
     ] = None
+
+
+class ChangeProposal(_Args):
+    """How to propose a change answered (the ``propose`` tool's options for its request)."""
+
+    candidate: Annotated[
+        StrictInt, Field(ge=1, description="Which ranked candidate (1 = best; a reschedule's).")
+    ] = 1
+    wrap: Annotated[
+        Literal["action-plan", "plan-graph"],
+        _d(
+            "plan-graph (default): the write, its verification and one iTIP message per "
+            "attendee; action-plan: the planner's action plan only."
+        ),
+    ] = "plan-graph"
+    expires_in: Annotated[
+        StrictInt,
+        Field(ge=1, le=MAX_VALIDITY_SECONDS, description="Validity in seconds (default 1 day)."),
+    ] = 86_400
+    submit: Annotated[
+        StrictBool,
+        _d(
+            "Also submit the signed envelope to the execution store (key and store configured); "
+            "it still waits for a human's approval."
+        ),
+    ] = False
+
+
+class _EventChange(_Args):
+    uid: Annotated[StrictStr, Field(min_length=1, max_length=1024, description="The event's UID.")]
+    ics: Annotated[
+        _Paths,
+        _d(
+            "Attendees' .ics calendars: names configured on the server (cerebri mcp --ics "
+            "NAME=PATH), or paths inside its --ics-root folder."
+        ),
+    ] = []
+    caldav: Annotated[
+        _Names, _d("Names of CalDAV sources configured on the server (cerebri mcp --caldav).")
+    ] = []
+    optional_ics: Annotated[_Paths, _d("Optional attendees' .ics calendars (never block).")] = []
+    optional_caldav: Annotated[_Names, _d("Optional attendees' configured CalDAV sources.")] = []
+    calendar: Annotated[
+        StrictStr | None,
+        _d("The organizer's calendar id, where the event is (default: the first calendar)."),
+    ] = None
+    instance: Annotated[
+        StrictStr | None,
+        _d("One instance of a series, by its original start (RFC 3339, or local in tz)."),
+    ] = None
+    this_and_future: Annotated[
+        StrictStr | None, _d("The instance at this original start and every later one.")
+    ] = None
+    series: Annotated[
+        StrictBool, _d("The whole series (the default without instance/this_and_future).")
+    ] = False
+    tz: Annotated[StrictStr, _d("IANA zone: local times, working hours, floating times.")] = "UTC"
+    skip_invalid_events: Annotated[
+        StrictBool, _d("Leave out unreadable events (warned; the answer is then incomplete).")
+    ] = False
+    propose: Annotated[
+        ChangeProposal | None,
+        _d(
+            "Also propose the change (as the propose tool does with the answer's request): "
+            "the envelope is in the answer's proposal. It grants nothing: a human other than "
+            "the author must approve it."
+        ),
+    ] = None
+
+
+class RescheduleEventArgs(_EventChange):
+    """New times for an event already on the calendars (``cerebri reschedule --json``)."""
+
+    between: Annotated[
+        StrictStr, _d("Window START/END to search, e.g. 2026-10-05T08:00/2026-10-09T18:00.")
+    ]
+    duration: Annotated[_Duration | None, _d("A new length; default: the event's own.")] = None
+    granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
+    working_hours: Annotated[StrictStr | None, _d("Local working hours, e.g. 09:00-17:00.")] = None
+    working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
+    buffer: Annotated[_Duration | None, _d("Minimum gap to other events, e.g. 10m.")] = None
+    max_candidates: Annotated[
+        StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
+    ] = 100_000
+
+
+class CancelEventArgs(_EventChange):
+    """Cancel an event, an instance, this and future ones, or a series (``cancel-event``)."""
+
+    between: Annotated[
+        StrictStr | None,
+        _d("Window START/END the event lies in (needed to read CalDAV sources)."),
+    ] = None
+
+
+class UpdateEventArgs(_EventChange):
+    """Change an event's title, length, place or attendees (``update-event``)."""
+
+    between: Annotated[
+        StrictStr | None,
+        _d("Window START/END the event lies in (needed to read CalDAV sources)."),
+    ] = None
+    title: Annotated[
+        StrictStr | None, Field(min_length=1, max_length=1024, description="The new SUMMARY.")
+    ] = None
+    duration: Annotated[
+        _Duration | None, _d("The new length, checked against every required attendee.")
+    ] = None
+    location: Annotated[
+        StrictStr | None, Field(max_length=1024, description="The new LOCATION.")
+    ] = None
+    attendees: Annotated[_Names, _d("Required attendees to add (e-mail addresses).")] = []
+    optional_attendees: Annotated[_Names, _d("Optional attendees to add.")] = []
+    remove_attendees: Annotated[_Names, _d("Attendees to remove.")] = []
 
 
 class DraftArgs(_Args):

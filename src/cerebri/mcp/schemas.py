@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from cerebri.cpir.schema import request_json_schema
 from cerebri.mcp.arguments import (
+    CancelEventArgs,
     DraftArgs,
     FindSlotArgs,
     FreeBusyArgs,
@@ -30,6 +31,8 @@ from cerebri.mcp.arguments import (
     PreviewArgs,
     ProposeArgs,
     RequestArgs,
+    RescheduleEventArgs,
+    UpdateEventArgs,
 )
 from cerebri.mcp.results import SUMMARY_SCHEMA
 
@@ -91,6 +94,31 @@ TOOLS: tuple[ToolSpec, ...] = (
         "the server's configured key, or unsigned when none is configured. A proposal grants "
         "nothing: a human other than the author must approve it.",
         ProposeArgs,
+        read_only=False,
+    ),
+    ToolSpec(
+        "reschedule_event",
+        "Find new times for an event already on the calendars (by UID; one instance, this and "
+        "future ones, or a series): every required attendee free, least disruption first. "
+        "Answers `cerebri reschedule --json` plus the CPIR request; with propose, also the "
+        "proposal (a human must approve it).",
+        RescheduleEventArgs,
+        read_only=False,
+    ),
+    ToolSpec(
+        "cancel_event",
+        "Plan cancelling an event, one instance, this and future ones, or a series: "
+        "`cerebri cancel-event --json` plus the CPIR request; with propose, also the proposal. "
+        "Nothing is cancelled until a human approves.",
+        CancelEventArgs,
+        read_only=False,
+    ),
+    ToolSpec(
+        "update_event",
+        "Plan changing an event's title, length (checked against every required attendee), "
+        "place or attendees: `cerebri update-event --json` plus the CPIR request; with "
+        "propose, also the proposal. Nothing changes until a human approves.",
+        UpdateEventArgs,
         read_only=False,
     ),
 )

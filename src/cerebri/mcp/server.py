@@ -56,6 +56,9 @@ _HANDLERS: Final = {
     "freebusy": ("cerebri.mcp.calendar_tools", "freebusy_tool"),
     "draft_plan": ("cerebri.mcp.tools", "draft_plan_tool"),
     "propose": ("cerebri.mcp.tools", "propose_tool"),
+    "reschedule_event": ("cerebri.mcp.event_change_tools", "reschedule_event_tool"),
+    "cancel_event": ("cerebri.mcp.event_change_tools", "cancel_event_tool"),
+    "update_event": ("cerebri.mcp.event_change_tools", "update_event_tool"),
     "preview": ("cerebri.mcp.tools", "preview_tool"),
     "plan_status": ("cerebri.mcp.tools", "plan_status_tool"),
 }
