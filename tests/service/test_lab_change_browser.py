@@ -173,3 +173,4 @@ def test_reschedule_propose_and_the_inbox_shows_before_and_after(
         "REQUEST → mailto:bob@example.com (SEQUENCE 1)"
     ]
     _screenshot(inbox, tmp_path, "lab-change-inbox")
+    inbox.get_by_test_id("approval-item").screenshot(path=str(tmp_path / "lab-change-card.png"))

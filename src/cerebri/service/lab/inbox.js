@@ -65,9 +65,11 @@
         el("span", { class: "muted", text: " · " + p.status })));
     const recipients = (change.recipients || []).map((r) =>
       el("li", { "data-testid": "change-recipient", text: (r.method || "?") + " → " + (r.address || "?") + (r.sequence !== null && r.sequence !== undefined ? " (SEQUENCE " + r.sequence + ")" : "") }));
+    // A <div> grouping dt/dd pairs inside the card's <dl> (allowed by HTML), laid out by the
+    // same grid (display: contents).
     return el(
-      "dl",
-      { class: "summary change", "data-testid": "approval-change", "data-kind": change.kind },
+      "div",
+      { class: "change", "data-testid": "approval-change", "data-kind": change.kind },
       el("dt", { text: "Change" }),
       el("dd", { "data-testid": "change-kind", text: change.kind + (scope ? " · " + scope : "") + (change.uid ? " · UID " + change.uid : "") }),
       el("dt", { text: "Title" }),
@@ -131,8 +133,8 @@
         el("dd", { "data-testid": "approval-expires", text: S.fmtInstant(a.expires_at) + " " + until(a.expires_at) }),
         el("dt", { text: "Plan" }),
         el("dd", {}, el("a", { href: "plan.html?id=" + encodeURIComponent(a.plan_id), text: a.plan_id })),
+        change ? changeSection(change) : null,
       ),
-      change ? changeSection(change) : null,
       slotTimeline(params.start, params.end),
       el("div", { class: "controls" }, approve, reject, reason, result),
     );
