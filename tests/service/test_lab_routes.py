@@ -95,7 +95,7 @@ def world(tmp_path: Path) -> World:
     return build_world(f"sqlite:///{tmp_path / 'store.sqlite3'}")
 
 
-def _reschedule_request(tmp_path: Path) -> dict[str, Any]:
+def _reschedule_request(tmp_path: Path, operation: str = "RESCHEDULE") -> dict[str, Any]:
     paths = []
     for name, text in TEXTS.items():
         path = tmp_path / f"{name}.ics"
@@ -106,10 +106,11 @@ def _reschedule_request(tmp_path: Path) -> dict[str, Any]:
         window = (Instant.parse(WINDOW[0]), Instant.parse(WINDOW[1]))
         return load_sources(files, urls, window, ids=ids)
 
+    window = (Instant.parse("2026-12-09T09:00:00Z"), Instant.parse("2026-12-09T17:00:00Z"))
     ask = EventChangeAsk(
-        ChangeOperation.RESCHEDULE,
+        ChangeOperation(operation),
         "review@example.com",
-        window=(Instant.parse("2026-12-09T09:00:00Z"), Instant.parse("2026-12-09T17:00:00Z")),
+        window=window if operation == "RESCHEDULE" else None,
     )
     found = plan_event_change(ask, SlotSearch(ics=paths), load)
     request, _ = found.answer
@@ -170,3 +171,18 @@ def test_prepare_needs_a_principal(world: World) -> None:
     refused = world.client.post("/v1/proposals/prepare", json={"request": {}})
     assert refused.status_code == 401
     assert refused.json()["code"] == "auth.unauthorized"
+
+
+def test_a_cancel_is_prepared_with_the_title_read(world: World, tmp_path: Path) -> None:
+    request = _reschedule_request(tmp_path, "CANCEL")
+    prepared = world.client.post(
+        "/v1/proposals/prepare",
+        json={"request": request, "title": "Review"},
+        headers=auth("principal:alice"),
+    )
+    assert prepared.status_code == 200, prepared.text
+    steps = {s["key"]: s for s in prepared.json()["artifact"]["steps"]}
+    cancel = steps["cancel-0"]
+    assert cancel["capability"] == "calendar.event.cancel"
+    assert cancel["params"]["current"]["title"] == "Review"
+    assert cancel["params"]["current"]["start"] == "2026-12-08T10:00:00Z"
