@@ -102,6 +102,13 @@ def _reschedule_and_propose(page: Page, world: World, tmp_path: Path) -> None:
     page.get_by_test_id("working-days").fill("")
     page.get_by_test_id("hours").fill("; ".join(f"{k}=@{v}" for k, v in ZONES.items()))
     page.get_by_test_id("find-button").click()
+    # the answer knows the zones the hours declare: the earliest free half hour, 09:00 UTC
+    # (the stand-up ends at 08:15, the review starts at 10:00), in each attendee's zone
+    first_slot = page.get_by_test_id("slot-row").first
+    assert first_slot.get_attribute("data-start") == "2026-12-08T09:00:00Z"
+    assert first_slot.get_by_test_id("slot-local-times").text_content() == " · ".join(
+        f"{who} {_local('2026-12-08T09:00:00Z', zone)[11:]}" for who, zone in ZONES.items()
+    )
     bar = page.locator(
         '#timeline .bar.pickable[data-uid="review@example.com"][data-calendar=alice]'
     )

@@ -202,6 +202,13 @@
     }
     T.fitLabels(box);
   }
+  // Each attendee's local start when the answer knows their zones (hours, decision 0053).
+  function localTimes(slot) {
+    const per = slot.local_times;
+    if (!per || !Object.keys(per).length) return null;
+    return el("div", { class: "muted small", "data-testid": "slot-local-times" },
+      Object.entries(per).map(([who, t]) => who + " " + T.format(Date.parse(t.start), t.zone, false)).join(" · "));
+  }
   function renderSlots(answer, zone) {
     const tbody = $("slots").querySelector("tbody");
     tbody.replaceChildren();
@@ -220,7 +227,7 @@
       const title = distance === null || distance === undefined ? null : "daily preference distance: " + Math.round(distance / 60) + " min";
       tbody.append(el("tr", { class: s.rank === 1 ? "chosen" : "", "data-testid": "slot-row", "data-start": s.start, "data-optional-free": s.free.optional_free.join(" "), title },
         el("td", { class: "num", text: String(s.rank) }),
-        el("td", { class: "when", "data-testid": "slot-start", text: T.format(Date.parse(s.start), zone, true) }),
+        el("td", { class: "when", "data-testid": "slot-start" }, T.format(Date.parse(s.start), zone, true), localTimes(s)),
         el("td", { class: "when", "data-testid": "slot-end", text: T.format(Date.parse(s.end), zone, true) }),
         el("td", { "data-testid": "slot-free" }, joined(free)),
         el("td", { "data-testid": "slot-not-free" }, missing.length ? joined(missing) : el("span", { class: "muted", text: "–" })),
