@@ -31,6 +31,7 @@ import pytest
 from httpx import Response
 
 from cerebri.execution import list_approvals, list_plans
+from cerebri.service.settings import EXAMPLES_DIR
 from tests.execution._one_event import ONE_EVENT_DRAFT
 from tests.service._store_world import World, auth, build_world
 from tests.service.conftest import JSON
@@ -54,6 +55,12 @@ def _bodies(world: World, method: str, path: str) -> list[dict[str, Any]]:
         ("post", "/v1/plans/{plan_id}/cancel"): [{"reason": "no longer needed"}],
         ("post", "/v1/approvals/{approval_id}/decision"): [
             {"decision": "approve", "reason": "fine", "keyid": "bob-key", "signature": "AAAA"}
+        ],
+        ("post", "/v1/proposals/prepare"): [
+            {
+                "request": json.loads((EXAMPLES_DIR / "design-review.json").read_text()),
+                "title": "Review",
+            }
         ],
     }
     return examples[(method, path)]
@@ -109,7 +116,7 @@ def test_nul_in_any_parameter_or_store_body_string_is_invalid_text(world: World)
         if method in METHODS
     ]
     store_operations = [o for o in operations if o[2].get("security")]
-    assert len(store_operations) == 9  # plans, cancel, executions, approvals, decisions
+    assert len(store_operations) == 10  # plans, cancel, executions, approvals, decisions, prepare
     sent = {"path": 0, "query": 0, "body": 0, "other": 0}
     for method, path, operation in operations:
         parameters = operation.get("parameters", [])

@@ -104,6 +104,7 @@ def test_openapi_describes_every_route(client: TestClient) -> None:
         "/v1/examples/{name}",
         "/v1/find-slot",
         "/v1/find-slot/event",
+        "/v1/find-slot/events",
         "/v1/events/reschedule",
         "/v1/events/cancel",
         "/v1/events/update",

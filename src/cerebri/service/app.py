@@ -69,6 +69,7 @@ from cerebri.service.body import ClientGone, parse_error_status, read_json_body
 from cerebri.service.docs import add_docs
 from cerebri.service.event_change_routes import add_event_change_routes, event_change_schemas
 from cerebri.service.find_slot_routes import add_find_slot_routes, find_slot_schemas
+from cerebri.service.lab_routes import add_lab_routes
 from cerebri.service.openapi import (
     ENVELOPE_REF,
     PLANNING_REQUEST_REF,
@@ -365,6 +366,7 @@ def create_app(
     _add_example_routes(app, settings)
     add_find_slot_routes(app, settings, clock or SystemClock())
     add_event_change_routes(app, settings)
+    add_lab_routes(app, settings)
     _add_lab(app, settings)
     if executor is not None:
         from cerebri.service.store_routes import add_store_api  # noqa: PLC0415 - optional part

@@ -17,6 +17,7 @@ from cerebri.errors import CerebriError
 from cerebri.execution import Executor
 from cerebri.service.approvals_api import add_approval_routes
 from cerebri.service.body import ClientGone
+from cerebri.service.lab_routes import add_lab_store_routes
 from cerebri.service.plans_api import add_plan_routes
 from cerebri.service.problems import problem_response
 from cerebri.service.settings import ServiceSettings
@@ -62,3 +63,4 @@ def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -
     app.add_exception_handler(RequestValidationError, _bad_parameter)
     add_plan_routes(app, settings)
     add_approval_routes(app, settings)
+    add_lab_store_routes(app, settings)

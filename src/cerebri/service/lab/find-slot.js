@@ -92,6 +92,8 @@
     if (kind === "between") fields.prefer_between = "prefer-between";
     if (kind === "earliest") out.prefer_earliest = true;
     if (kind === "latest") out.prefer_latest = true;
+    const hours = $("hours").value.split(";").map((h) => h.trim()).filter(Boolean);
+    if (hours.length) out.hours = hours;
     for (const [key, id] of Object.entries(fields)) {
       const value = $(id).value.trim();
       if (value) out[key] = value;
@@ -164,6 +166,7 @@
     const zone = $("display-tz").value || lastAnswer.tz;
     renderTimeline(lastAnswer, zone);
     renderSlots(lastAnswer, zone);
+    document.dispatchEvent(new CustomEvent("cerebri:rendered"));
   }
   function renderTimeline(answer, zone) {
     const box = $("timeline");
@@ -189,7 +192,7 @@
       for (const b of answer.busy.filter((x) => x.calendar === id)) {
         const label = b.summary || "busy";
         const who = isOptional ? " (" + id + ", optional)" : "";
-        track.append(el("div", { class: "bar busy" + (isOptional ? " optional" : ""), style: place(b.start, b.end), title: label + who + ": " + when(b.start, b.end), "data-label": label, "data-testid": isOptional ? "optional-busy-bar" : "busy-bar" }));
+        track.append(el("div", { class: "bar busy" + (isOptional ? " optional" : ""), style: place(b.start, b.end), title: label + who + ": " + when(b.start, b.end), "data-label": label, "data-testid": isOptional ? "optional-busy-bar" : "busy-bar", "data-calendar": id, "data-start": b.start, "data-end": b.end }));
       }
     }
     const slots = row("Ranked slots", "timeline-slots");
@@ -198,6 +201,13 @@
       slots.append(el("div", { class: "bar " + (s.rank === 1 ? "chosen" : "slot"), style: place(s.start, s.end), title: "#" + s.rank + ": " + when(s.start, s.end), "data-label": label, "data-testid": "slot-bar" }));
     }
     T.fitLabels(box);
+  }
+  // Each attendee's local start when the answer knows their zones (hours, decision 0053).
+  function localTimes(slot) {
+    const per = slot.local_times;
+    if (!per || !Object.keys(per).length) return null;
+    return el("div", { class: "muted small", "data-testid": "slot-local-times" },
+      Object.entries(per).map(([who, t]) => who + " " + T.format(Date.parse(t.start), t.zone, false)).join(" · "));
   }
   function renderSlots(answer, zone) {
     const tbody = $("slots").querySelector("tbody");
@@ -217,7 +227,7 @@
       const title = distance === null || distance === undefined ? null : "daily preference distance: " + Math.round(distance / 60) + " min";
       tbody.append(el("tr", { class: s.rank === 1 ? "chosen" : "", "data-testid": "slot-row", "data-start": s.start, "data-optional-free": s.free.optional_free.join(" "), title },
         el("td", { class: "num", text: String(s.rank) }),
-        el("td", { class: "when", "data-testid": "slot-start", text: T.format(Date.parse(s.start), zone, true) }),
+        el("td", { class: "when", "data-testid": "slot-start" }, T.format(Date.parse(s.start), zone, true), localTimes(s)),
         el("td", { class: "when", "data-testid": "slot-end", text: T.format(Date.parse(s.end), zone, true) }),
         el("td", { "data-testid": "slot-free" }, joined(free)),
         el("td", { "data-testid": "slot-not-free" }, missing.length ? joined(missing) : el("span", { class: "muted", text: "–" })),
@@ -278,5 +288,7 @@
   $("display-tz").addEventListener("change", render);
   window.addEventListener("resize", () => T.fitLabels($("timeline")));
   setUp();
+  // What the event-change panel (change.js) reads: the last question, answer and zone shown.
+  window.cerebriFindSlot = { body: () => lastBody, answer: () => lastAnswer, zone: () => $("display-tz").value || (lastAnswer && lastAnswer.tz) || "UTC" };
   document.body.dataset.ready = "true";
 })();

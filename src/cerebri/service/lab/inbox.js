@@ -44,10 +44,56 @@
     return track;
   }
 
-  function approvalCard(a) {
+  // What a change of an existing event does (proposed.change, decision 0056): its kind,
+  // before and after (times, title, place), the attendees and who gets a message.
+  function moment(m) {
+    if (!m) return "–";
+    const local = m.local_start ? " (" + m.local_start.slice(0, 16).replace("T", " ") + "–" + (m.local_end || "").slice(11, 16) + " local)" : "";
+    return (m.start ? S.fmtInstant(m.start) + " – " + S.fmtInstant(m.end) : "–") + local;
+  }
+  function changed(testid, was, now) {
+    if (was === now || now === undefined) return el("dd", { "data-testid": testid, text: was || "–" });
+    return el("dd", { "data-testid": testid }, el("span", { class: "was", text: was || "–" }), " → ", el("span", { text: now || "–" }));
+  }
+  function changeSection(change) {
+    const before = change.before || {};
+    const after = change.after;
+    const scope = change.scope ? change.scope.toLowerCase().replace(/_/g, " ") : "";
+    const people = (change.attendees || []).map((p) =>
+      el("li", { class: "att-" + p.status, "data-testid": "change-attendee", "data-status": p.status },
+        el("span", { text: (p.name ? p.name + " <" + p.address + ">" : p.address) + (p.required ? "" : " (optional)") }),
+        el("span", { class: "muted", text: " · " + p.status })));
+    const recipients = (change.recipients || []).map((r) =>
+      el("li", { "data-testid": "change-recipient", text: (r.method || "?") + " → " + (r.address || "?") + (r.sequence !== null && r.sequence !== undefined ? " (SEQUENCE " + r.sequence + ")" : "") }));
+    // A <div> grouping dt/dd pairs inside the card's <dl> (allowed by HTML), laid out by the
+    // same grid (display: contents).
+    return el(
+      "div",
+      { class: "change", "data-testid": "approval-change", "data-kind": change.kind },
+      el("dt", { text: "Change" }),
+      el("dd", { "data-testid": "change-kind", text: change.kind + (scope ? " · " + scope : "") + (change.uid ? " · UID " + change.uid : "") }),
+      el("dt", { text: "Title" }),
+      changed("change-title", before.title, after ? after.title : undefined),
+      el("dt", { text: "Before" }),
+      el("dd", { "data-testid": "change-before", text: moment(before) }),
+      el("dt", { text: "After" }),
+      el("dd", { "data-testid": "change-after", text: after ? moment(after) : "removed from the calendar" }),
+      before.location || (after && after.location) ? el("dt", { text: "Place" }) : null,
+      before.location || (after && after.location) ? changed("change-location", before.location, after ? after.location : undefined) : null,
+      el("dt", { text: "Organizer" }),
+      el("dd", { "data-testid": "change-organizer", text: change.organizer || "–" }),
+      el("dt", { text: "Attendees" }),
+      el("dd", {}, people.length ? el("ul", {}, people) : el("span", { class: "muted", text: "none" })),
+      el("dt", { text: "Messages" }),
+      el("dd", {}, recipients.length ? el("ul", {}, recipients) : el("span", { class: "muted", text: "none" })),
+    );
+  }
+
+  function approvalCard(a, detail) {
     const request = a.request || {};
     const step = request.step || {};
     const params = step.params || {};
+    const change = detail && detail.proposed ? detail.proposed.change : null;
     const what = step.capability ? step.capability + (step.target ? " → " + step.target : "") : step.kind || request.kind || "approval";
     const reason = el("input", { type: "text", class: "reason", placeholder: "reason (optional)", "data-testid": "decision-reason", size: "28" });
     const result = el("span", { class: "muted", "data-testid": "decision-result" });
@@ -87,6 +133,7 @@
         el("dd", { "data-testid": "approval-expires", text: S.fmtInstant(a.expires_at) + " " + until(a.expires_at) }),
         el("dt", { text: "Plan" }),
         el("dd", {}, el("a", { href: "plan.html?id=" + encodeURIComponent(a.plan_id), text: a.plan_id })),
+        change ? changeSection(change) : null,
       ),
       slotTimeline(params.start, params.end),
       el("div", { class: "controls" }, approve, reject, reason, result),
@@ -104,7 +151,10 @@
     $("inbox-count").textContent = "(" + open.length + ")";
     box.replaceChildren();
     if (!open.length) box.append(el("p", { class: "muted", "data-testid": "inbox-empty", text: "Nothing is waiting for a decision." }));
-    for (const a of open) box.append(approvalCard(a));
+    // Each one's detail says what a change does (before/after); a detail that cannot be read
+    // leaves the card as it was.
+    const details = await Promise.all(open.map((a) => S.api("GET", "approvals/" + encodeURIComponent(a.id)).catch(() => null)));
+    open.forEach((a, i) => box.append(approvalCard(a, details[i])));
   }
 
   async function refreshPlans() {

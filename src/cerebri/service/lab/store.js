@@ -149,6 +149,14 @@ window.cerebriStore = (function () {
     return api("POST", "approvals/" + encodeURIComponent(approvalId) + "/decision", body);
   }
 
+  // Sign any payload (base64) the server hands out, e.g. a proposal envelope's: {keyid, sig}.
+  async function signPayload(payloadType, payloadBase64) {
+    if (!signingKey) throw new Error("load your signing key first");
+    const payload = fromBase64(payloadBase64);
+    const signature = await crypto.subtle.sign({ name: "Ed25519" }, signingKey.key, pae(payloadType, payload));
+    return { keyid: signingKey.keyid, sig: toBase64(new Uint8Array(signature)) };
+  }
+
   function statusBadge(status) {
     const good = ["completed", "approved", "validated", "confirmed"];
     const bad = ["failed", "rejected", "abandoned", "expired", "cancelled", "blocked", "missed", "withdrawn"];
@@ -177,5 +185,5 @@ window.cerebriStore = (function () {
     show();
   }
 
-  return { api, ApiError, decide, el, fmtInstant, forgetKey, keyid, loadKey, pae, setToken, statusBadge, token, wireToken };
+  return { api, ApiError, decide, el, fmtInstant, forgetKey, keyid, loadKey, pae, setToken, signPayload, statusBadge, token, wireToken };
 })();
