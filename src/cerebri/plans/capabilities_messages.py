@@ -40,10 +40,10 @@ an attendee whose calendar the worker reads and writes: the organizer's stored r
 copy deleted when the organizer's event is gone or no longer names them. The step's
 ``target`` is the ``uid``, the event (as for ``calendar.event.move``, and what the read-back
 ``calendar.event.get`` observes); a grant scopes the attendee's calendar with a param
-constraint on ``calendar_id``. Params: **calendar_id** (the attendee's calendar), **organizer_calendar_id**,
-**uid**, **method** (``REQUEST`` or ``CANCEL``: the iTIP method the change sends that
-attendee), **sequence** (the ``SEQUENCE`` the organizer's event carries after the change),
-**attendee** (``mailto:`` address), **idempotency_key**.
+constraint on ``calendar_id``. Params: **calendar_id** (the attendee's calendar),
+**organizer_calendar_id**, **uid**, **method** (``REQUEST`` or ``CANCEL``: the iTIP method
+the change sends that attendee), **sequence** (the ``SEQUENCE`` the organizer's event
+carries after the change), **attendee** (``mailto:`` address), **idempotency_key**.
 """
 
 from __future__ import annotations

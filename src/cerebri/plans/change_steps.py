@@ -37,7 +37,8 @@ For action *i* of an action plan whose request carries a ``change``
     and is not the organizer's calendar (decision 0057: the change delivered into their
     calendar, as a scheduling server does, RFC 6638 sections 3.2 and 4), ``j`` counting in
     the messages' order, each depending on ``verify-i``, its ``target`` the event's ``UID``
-    (the attendee's calendar is in its params); each verified by reading that calendar back (``calendar.event.get``): a
+    (the attendee's calendar is in its params); each verified by reading that calendar
+    back (``calendar.event.get``): a
     ``REQUEST``'s copy carries the message's ``SEQUENCE`` where ``verify-i`` reads the
     event (a split's old series: its master), a ``CANCEL``'s event or instance is gone.
     ``idempotency_key`` ``<action key>-copy-<16 hex digits of sha256 of the address>``
