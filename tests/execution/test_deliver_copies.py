@@ -14,6 +14,7 @@ writes nothing.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -258,7 +259,7 @@ def _carry_out(world: World, kind: MutationKind, scope: str, **extra: Any) -> di
     assert len(list_approvals(executor, status=None)) == 1  # one decision for the change
     shown = show_plan(executor, plan_id)
     assert shown["status"] == "completed"
-    return {"draft": draft}
+    return {"draft": draft, "action": action}
 
 
 def _repeat_writes_nothing(world: World, draft: Any) -> None:
@@ -331,6 +332,50 @@ def _update_removing_carol(world: World, seed: Callable[..., None]) -> None:
     _repeat_writes_nothing(world, done["draft"])
 
 
+def _update_one_instance_removing_carol(world: World, seed: Callable[..., None]) -> None:
+    _seed(seed)
+    kept = [p for p in PEOPLE if p["address"] != CAROL]
+    done = _carry_out(world, MutationKind.UPDATE_EVENT, "INSTANCE", attendees=kept, title="Long")
+    starts = [MONDAYS[0], MOVED, MONDAYS[2], MONDAYS[3]]
+    for calendar_id, partstat in (("work", "ACCEPTED"), ("bob", "ACCEPTED")):
+        expected = [_event(partstat), _event(partstat, rid=MONDAYS[1], start=MOVED, sequence=3)]
+        assert world.read(calendar_id) == _holding(expected, starts), calendar_id
+    # carol is no longer invited to that one instance: her copy excludes it (RFC 5545 3.8.5.1)
+    carol = [_event("NEEDS-ACTION", exdates=(MONDAYS[1],))]
+    assert world.read("carol") == _holding(carol, [MONDAYS[0], MONDAYS[2], MONDAYS[3]])
+    _repeat_writes_nothing(world, done["draft"])
+
+
+def _split_uid(action_key: str) -> str:
+    """decision 0050: sha256 over uid, recurrence id and the change's key, 32 hex digits."""
+    text = "\x00".join((UID, RID, action_key))
+    return hashlib.sha256(text.encode()).hexdigest()[:32] + "-split@cerebri"
+
+
+def test_ics_calendars_this_and_future_delivers_both_series(
+    ics_world: tuple[World, Callable[..., None]],
+) -> None:
+    world, seed = ics_world
+    _seed(seed)
+    done = _carry_out(world, MutationKind.MOVE_EVENT, "THIS_AND_FUTURE")
+    new_uid = _split_uid(done["action"].idempotency_key)
+    later = [MOVED, _utc(2026, 10, 12, 12), _utc(2026, 10, 19, 12)]
+    for calendar_id, partstat in (("work", "ACCEPTED"), ("bob", "ACCEPTED"),
+                                  ("carol", "NEEDS-ACTION")):  # fmt: skip
+        held = world.read(calendar_id)
+        assert held["resources"] == sorted([UID, new_uid]), calendar_id
+        # the split-off series is a new event (a new UID): bob has not answered it yet, as
+        # its REQUEST says (decision 0057); the organizer's own answer stays hers
+        fresh = "ACCEPTED" if calendar_id == "work" else "NEEDS-ACTION"
+        assert [(e[0], e[1], e[2], e[3], e[4]) for e in held["events"]] == sorted(
+            [(new_uid, None, MOVED, 0, fresh), (UID, None, MONDAYS[0], 3, partstat)]
+        ), calendar_id
+        assert held["instances"] == sorted(
+            [(UID, MONDAYS[0])] + [(new_uid, start) for start in later]
+        ), calendar_id
+    _repeat_writes_nothing(world, done["draft"])
+
+
 SCENARIOS = {
     "move-one-instance": _move_one_instance,
     "cancel-one-instance": _cancel_one_instance,
@@ -344,6 +389,12 @@ def test_ics_calendars(ics_world: tuple[World, Callable[..., None]], scenario: s
     SCENARIOS[scenario](*ics_world)
 
 
+def test_ics_calendars_one_instance_without_an_attendee(
+    ics_world: tuple[World, Callable[..., None]],
+) -> None:
+    _update_one_instance_removing_carol(*ics_world)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_caldav_calendars(dav_world: tuple[World, Callable[..., None]], scenario: str) -> None:
     SCENARIOS[scenario](*dav_world)
@@ -352,7 +403,7 @@ def test_caldav_calendars(dav_world: tuple[World, Callable[..., None]], scenario
 # -- the adapter's own rules ----------------------------------------------------------------
 
 
-def _deliver(world: World, **extra: Any) -> dict[str, Any]:
+def _deliver(adapters: Adapters, **extra: Any) -> dict[str, Any]:
     params = {
         "calendar_id": "bob",
         "organizer_calendar_id": "work",
@@ -363,7 +414,7 @@ def _deliver(world: World, **extra: Any) -> dict[str, Any]:
         "idempotency_key": "k-copy",
         **extra,
     }
-    delivery = world.adapters.get("calendar.itip.deliver")
+    delivery = adapters.get("calendar.itip.deliver")
     assert delivery is not None
     return delivery.invoke(Invocation("calendar.itip.deliver", UID, params, "plan_step:s", "k:1"))
 
@@ -375,12 +426,31 @@ def test_a_later_copy_is_left_alone_and_a_moved_organizer_is_refused(
     seed("work", _series("NEEDS-ACTION"))
     seed("bob", _series("ACCEPTED").replace("SEQUENCE:2", "SEQUENCE:9"))
     before = world.read("bob")
-    assert _deliver(world)["outcome"] == "superseded"
+    assert _deliver(world.adapters)["outcome"] == "superseded"
     assert world.read("bob") == before
     with pytest.raises(AdapterError) as caught:
-        _deliver(world, sequence=3)  # the organizer's event is at 2
+        _deliver(world.adapters, sequence=3)  # the organizer's event is at 2
     assert (caught.value.code, caught.value.before_effect) == ("itip.sequence_moved", True)
     with pytest.raises(AdapterError) as caught:
-        _deliver(world, uid="gone@example.com")
+        _deliver(world.adapters, uid="gone@example.com")
     assert (caught.value.code, caught.value.before_effect) == ("calendar.not_found", True)
     assert world.read("bob") == before
+
+
+def test_a_server_that_schedules_delivers_itself(tmp_path: Path) -> None:
+    """With ``--server-schedules`` (RFC 6638) the worker writes no copy: the server does,
+    and the plan's read-back of the attendee's calendar observes it (decision 0057)."""
+    files = {name: tmp_path / f"{name}.ics" for name in WHO}
+    files["work"].write_text(_series("NEEDS-ACTION"), encoding="utf-8")
+    clock = FakeClock(Instant.parse("2026-10-01T08:00:00Z"))
+    outbox = tmp_path / "outbox"
+    adapters = with_itip_delivery(
+        default_adapters(clock, ics_calendars=files), clock, outbox=outbox, server_schedules=True
+    )
+    result = _deliver(adapters)
+    assert (result["outcome"], result["written"], result["delivery"]) == (
+        "left_to_server",
+        False,
+        "server",
+    )
+    assert not files["bob"].exists()
