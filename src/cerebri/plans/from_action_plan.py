@@ -24,8 +24,9 @@ order) of kind ``CREATE_EVENT`` or ``MOVE_EVENT``:
 With the request's ``change`` (issue #23), the one action (``CREATE_EVENT``,
 ``MOVE_EVENT``, ``UPDATE_EVENT`` or ``DELETE_EVENT``) is written by
 :mod:`cerebri.plans.change_steps` instead: ``move-i``/``update-i``/``cancel-i``/``create-i``,
-``verify-i``, then ``itip-i-j`` and ``sent-i-j`` per message, then ``record``
-(decision 0056); a diagnosis reads the event by its UID and instance (``read-i``, and no
+``verify-i``, then ``itip-i-j`` and ``sent-i-j`` per message, ``deliver-i-j`` and
+``copied-i-j`` per attendee calendar known (decision 0057), then ``record`` (decision
+0056); a diagnosis reads the event by its UID and instance (``read-i``, and no
 ``observe-i`` for a cancel).
 
 Every draft names the strategies considered in ``alternatives`` (the selected one, those
@@ -477,7 +478,11 @@ def draft_from_action_plan(
             (
                 ("every event reads back at its planned range",)
                 if change is None
-                else ("the event reads back as changed", "every attendee's message is sent")
+                else (
+                    "the event reads back as changed",
+                    "every attendee's message is sent",
+                    "every attendee calendar served reads back the change",
+                )
             )
             if direct
             else ("findings summarised for the operator; the intention stays open",)
