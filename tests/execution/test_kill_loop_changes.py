@@ -312,10 +312,24 @@ class Zygote:
             lines.append(line)
 
     def close(self) -> None:
+        """End of input: the zygote exits (killed if it does not within the timeout)."""
         assert self.process.stdin is not None
         self.process.stdin.close()
-        self.process.wait(timeout=WORKER_TIMEOUT_SECONDS)
+        try:
+            self.process.wait(timeout=WORKER_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=WORKER_TIMEOUT_SECONDS)
         self._errors.close()
+
+
+@pytest.fixture
+def zygote(world: World) -> Iterator[Zygote]:
+    started = Zygote(world.journal.with_suffix(".stderr"))
+    try:
+        yield started
+    finally:
+        started.close()
 
 
 class Loop:
@@ -424,7 +438,7 @@ def _plan_statuses(store_url: str) -> dict[str, str]:
 
 
 def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
-    world: World,
+    world: World, zygote: Zygote
 ) -> None:
     seed = int(os.environ.get(SEED_ENV, DEFAULT_SEED))
     print(f"kill loop seed {seed} ({SEED_ENV} replays it)")
@@ -437,7 +451,6 @@ def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
     drafts = {c.name: _draft(world, c) for c in CHANGES}
     plan_of = {c.name: submit(here, drafts[c.name], requester=REQUESTER).plan_id for c in CHANGES}
     withheld = {plan_of[c.name] for c in CHANGES if not c.approved}
-    zygote = Zygote(world.journal.with_suffix(".stderr"))
     loop = Loop(world, zygote, rng)
 
     for _ in range(MAX_RUNS):
@@ -463,7 +476,6 @@ def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
     assert asked["plan_id"] == plan_of["not-approved"]
     decide(here, str(asked["id"]), approve=False, by=APPROVER, reason="not this week")
     assert loop.run(None) == 0
-    zygote.close()
     print("\n".join(loop.log))
 
     _assert_store(world, loop, plan_of, seed)
@@ -655,6 +667,19 @@ def _assert_effects(world: World, loop: Loop, plan_of: dict[str, str], seed: int
         assert 1 <= invoked[row.id] <= row.attempt_group, (seed, row.key, invoked[row.id])
         ran_last = 0 if row.id in settled else 1  # else the operator completed it
         assert invoked[row.id] == reached[row.id] + ran_last, (seed, row.key, invoked[row.id])
+    engine = open_engine(parse_store_url(world.store_url))
+    with engine.connect() as connection:
+        history = connection.execute(select(attempt_history)).all()
+    engine.dispose()
+    ends = Counter((h.step_id, h.outcome) for h in history)
+    for row in sends:  # the store: one attempt completed (none if the operator completed
+        # it), none failed after acting; a takeover that adopted a killed worker's saved
+        # outcome closes that attempt and its own as completed, with the one result
+        done = [h.result for h in history if h.step_id == row.id and h.outcome == "completed"]
+        adopted = (row.status_reason or "").startswith("adopted")
+        assert len(done) == (0 if row.id in settled else 1) + int(adopted), (seed, row.key)
+        assert len(set(done)) <= 1, (seed, row.key, done)
+        assert ends[(row.id, "failed")] == 0, (seed, row.key)
     for step_id, how, happened in loop.resolved:
         if how == "sent" and not happened:  # sent before; its re-run must not send again
             result = json.loads(next(r.result for r in rows if r.id == step_id))
