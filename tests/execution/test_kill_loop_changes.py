@@ -391,6 +391,7 @@ class Loop:
             ):
                 continue
             params = json.loads(row.spec)["params"]
+            # the calendar writes are idempotent (a retry is a replay): only sends block
             assert json.loads(row.spec)["capability"] == "message.itip.send", row.key
             happened, how = self._observe(executor, params)
             resolve_step(executor, row.id, happened=happened, by=OPERATOR)
@@ -459,6 +460,7 @@ def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
         operator = world.executor(loop.offset)
         loop.approve(operator, withheld)
         loop.settle(operator)
+        operator.engine.dispose()
         statuses = _plan_statuses(world.store_url)
         if code == 0 and all(
             statuses[plan_of[c.name]] == PlanStatus.COMPLETED.value for c in CHANGES if c.approved
@@ -477,6 +479,7 @@ def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
     decide(here, str(asked["id"]), approve=False, by=APPROVER, reason="not this week")
     assert loop.run(None) == 0
     print("\n".join(loop.log))
+    assert loop.kills >= 5 and loop.resolved, (seed, loop.log)  # the loop did bite
 
     _assert_store(world, loop, plan_of, seed)
     changed = _assert_calendar(world, drafts, before, etags)
@@ -489,7 +492,9 @@ def test_killed_workers_change_each_event_once_and_tell_each_attendee_once(
     print(
         f"seed {seed}: {loop.kills} kills in {len(loop.log)} runs; sends settled by the "
         f"operator {Counter((how, happened) for _, how, happened in loop.resolved)}; "
-        f"send invocations {sends}; attempts {dict(history)}"
+        f"send invocations {sends}; effects begun in killed workers "
+        f"{sum(1 for e in journal_entries(world.journal) if e['pid'] in loop.dead_pids)}; "
+        f"attempts {dict(history)}"
     )
 
 
