@@ -35,7 +35,11 @@ it is sent again with the stored bytes (same ``Message-ID``). The executor's own
 rule covers the rest: ``message.itip.send`` is not idempotent, so a worker that dies during
 the send leaves the step blocked for verification, never re-run on its own (decision 0021).
 The record for the same key and recipient but another event, method or sequence is
-``itip.key_reused``.
+``itip.key_reused``. A record left ``sending`` (the worker stopped after ``DATA`` began and
+before the server's answer was recorded) is settled by an operator who read the mail
+server's log: :meth:`ItipDelivery.settle_send` makes it ``sent`` (the step, resolved as
+happened, then verifies, and no send repeats it) or ``written`` (resolved as not happened,
+it is sent once more); decision 0062.
 
 Results (instants as RFC 3339 UTC text):
 
@@ -289,21 +293,27 @@ class ItipDelivery(DispatchingAdapter):
 
     # -- the capabilities --------------------------------------------------------------
 
+    def _lock(self, name: str) -> filelock.BaseFileLock:
+        """The lock of message ``name``, acquired; ``itip.outbox_busy`` (retryable) when
+        another invocation holds it."""
+        lock = self._box.lock(name)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise AdapterError(
+                f"another invocation is delivering the message {name} (lock held)",
+                code="itip.outbox_busy",
+                retryable=True,
+            ) from None
+        return lock
+
     @serves(ITIP_SEND)
     def send(self, invocation: Invocation) -> dict[str, JSONValue]:
         """Carry out ``message.itip.send`` (module doc)."""
         with before_any_effect():
             send = SendParams.of(invocation.params)
             name = stem(send.key, send.recipient)
-            lock = self._box.lock(name)
-            try:
-                lock.acquire()
-            except filelock.Timeout:
-                raise AdapterError(
-                    f"another invocation is delivering the message {name} (lock held)",
-                    code="itip.outbox_busy",
-                    retryable=True,
-                ) from None
+            lock = self._lock(name)
         try:
             return self._send_locked(send, name)
         finally:
@@ -376,6 +386,60 @@ class ItipDelivery(DispatchingAdapter):
                 retryable=True,
             ) from None
         return send_result(done, replayed=False)
+
+    @arguments(adapter_argument_error, idempotency_key=str, recipient=str, accepted=bool, by=str)
+    def settle_send(
+        self, idempotency_key: str, recipient: str, *, accepted: bool, by: str
+    ) -> dict[str, JSONValue]:
+        """Record what an operator found out about a message whose record says ``sending``
+        (the worker stopped between the ``DATA`` command and the record of the server's
+        answer: only the mail server's log can tell). ``accepted`` (the server's log holds
+        its ``Message-ID``): the record becomes ``sent`` (``smtp.confirmed_by`` = ``by``), so
+        ``message.itip.get`` says ``done`` and a send of the same key and recipient is
+        answered from the record, never sent again; not accepted: it becomes ``written``,
+        so the next send (after the step is resolved as not happened) sends it, with the
+        stored bytes and the same ``Message-ID``. A record already in that state is left as
+        it is. Returns what ``message.itip.get`` answers afterwards.
+
+        Raises:
+            AdapterError: ``itip.not_recorded`` (no record for that key and recipient),
+                ``itip.not_uncertain`` (the record says ``sent`` and ``accepted`` is false,
+                or ``written`` and ``accepted`` is true: the record knows better),
+                ``itip.outbox_busy`` (retryable), ``itip.outbox_unwritable``.
+        """
+        name = stem(idempotency_key, recipient)
+        lock = self._lock(name)
+        try:
+            record = self._box.load(name)
+            if record is None:
+                raise AdapterError(
+                    f"the outbox holds no message {name} for {recipient}",
+                    code="itip.not_recorded",
+                )
+            state, wanted = record.get("state"), "sent" if accepted else "written"
+            if state not in {"sending", wanted}:
+                raise AdapterError(
+                    f"the record of {name} says {state!r}: it is not uncertain, and "
+                    f"{'an accepted' if accepted else 'a refused'} message contradicts it",
+                    code="itip.not_uncertain",
+                )
+            if state == "sending":
+                settled: dict[str, JSONValue] = {**record, "state": wanted}
+                if accepted:
+                    settled["sent_at"] = str(self._clock.now())
+                    settled["smtp"] = {"reply": None, "confirmed_by": by}
+                self._box.save(name, settled)
+        finally:
+            lock.release()
+        return self.get(
+            Invocation(
+                ITIP_GET,
+                recipient,
+                {"idempotency_key": idempotency_key, "recipient": recipient},
+                by,
+                by,
+            )
+        )
 
     @serves(ITIP_GET)
     def get(self, invocation: Invocation) -> dict[str, JSONValue]:
