@@ -24,6 +24,11 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
   instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
   free/busy/unknown each candidate reports;
+* each attendee's own hours (``ask.attendee_hours``, docs/decisions/0053 and 0061): a
+  ``RESCHEDULE`` searches inside every required attendee's hours; an optional attendee
+  outside theirs counts as busy; the answer's ``zones`` give every candidate in each known
+  attendee zone. An ``UPDATE`` or ``CANCEL`` keeps the event where it is: hours block
+  nothing there (``working_hours`` do not either);
 * the window: ``RESCHEDULE`` searches ``window``; ``CANCEL`` and ``UPDATE`` do not search:
   their window is the event's current start to its new end (an update's new duration);
 * ``change``: the ``UID``, scope, recurrence id, the resource's ETag
@@ -55,6 +60,7 @@ from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.attendee_hours import attendee_zones, check_hours_ids
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.change_ask import EventChangeAsk, check_ask, invalid_option
 from cerebri.calendars.change_request import (
@@ -279,10 +285,18 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
             working_days=ask.working_days,
             buffer_seconds=ask.buffer_seconds,
             max_candidates=ask.max_candidates,
+            attendee_hours=ask.attendee_hours,
         )
     new_end = view.start.plus_seconds(duration)
     assert new_end is not None
-    return SlotQuery(view.start, new_end, duration, granularity_seconds=duration, zone=ask.zone)
+    return SlotQuery(
+        view.start,
+        new_end,
+        duration,
+        granularity_seconds=duration,
+        zone=ask.zone,
+        attendee_hours=ask.attendee_hours,
+    )
 
 
 def _ids(search: SlotSearch) -> tuple[list[str], list[str]]:
@@ -311,6 +325,9 @@ def plan_event_change(
         raise invalid_argument("plan_event_change() needs load as a callable SourceLoader")
     check_ask(ask)
     required_ids, optional_ids = _ids(search)
+    problem = check_hours_ids(ask.attendee_hours, [*required_ids, *optional_ids])
+    if problem is not None:
+        raise invalid_option(f"--hours: {problem}")
     sources = load(search.ics, search.caldav, required_ids)
     optional = (
         load(search.optional_ics, search.optional_caldav, optional_ids) if optional_ids else []
@@ -361,11 +378,13 @@ def plan_event_change(
     closed = unavailable_ranges(
         parsed, start, end, floating_zone=query.zone, max_occurrences=search.max_occurrences
     )
+    moves = ask.operation is ChangeOperation.RESCHEDULE  # an update or cancel stays put
     found_slot = build_request(
         event_objects(busy, query.zone),
         unobserved_ranges(parsed, window),
         query,
         unavailable=closed,
+        required=frozenset(required_ids) if moves else frozenset(),
     )
     request = as_change_request(found_slot, ask.operation, target, change)
     result = plan(request, limits=FIND_SLOT_LIMITS)
@@ -375,6 +394,7 @@ def plan_event_change(
         result,
         [*parsed, *(c for _, c in optional)],
         slots=slot_details(result, query, attendees),
+        zones=attendee_zones(query.attendee_hours, [*sources, *optional]),
     )
     return EventChangeFound(
         answer=answer,

@@ -1,0 +1,138 @@
+"""``--hours`` in ``cerebri reschedule`` and ``cerebri update-event`` (docs/decisions/0053,
+0061): a required attendee's own hours close the reschedule's search, an optional
+attendee outside theirs counts as busy, and every candidate is shown in each attendee's
+local time. Expectations are computed here with zoneinfo from the fixtures' busy times."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from tests.cli.test_cli_changes import (
+    HEAD,
+    TAIL,
+    _at,
+    _event,
+    _expected_starts,
+    _ics,
+    _utc,
+    files,
+    run,
+)
+
+__all__ = ["files"]
+
+NEW_YORK = ZoneInfo("America/New_York")
+TOKYO = ZoneInfo("Asia/Tokyo")
+WINDOW = ["--between", "2026-10-05T08:00/2026-10-05T18:00", "--granularity", "30m"]
+
+
+def _inside(start: datetime, end: datetime, zone: ZoneInfo, first: int, last: int) -> bool:
+    """Whether ``[start, end)`` lies within ``first:00-last:00`` local in ``zone``."""
+    local_start, local_end = start.astimezone(zone), end.astimezone(zone)
+    opening = local_start.replace(hour=first, minute=0)
+    closing = local_start.replace(hour=last, minute=0)
+    return opening <= local_start and local_end <= closing
+
+
+def _optional(tmp_path: Path) -> Path:
+    path = tmp_path / "carol.ics"
+    busy = _event("carol-0@example.com", "20261005T090000", "20261005T093000", "Call")
+    path.write_text(HEAD + busy + TAIL, newline="")
+    return path
+
+
+def test_reschedule_keeps_to_each_attendees_hours_and_shows_local_times(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    args = [
+        "reschedule",
+        "sync@example.com",
+        *_ics(files),
+        *WINDOW,
+        "--optional-ics",
+        _optional(tmp_path),
+        "--hours",
+        "bob=07:00-13:00@America/New_York",
+        "--hours",
+        "carol=16:00-23:00@Asia/Tokyo",
+    ]
+    answer = run(*args, "--json")
+    assert answer.exit_code == 0, answer.output
+    document = json.loads(answer.stdout)
+    hour = timedelta(hours=1)
+    expected = {
+        _utc(s)
+        for s in _expected_starts(hour)
+        if s != _at("10:00") and _inside(s, s + hour, NEW_YORK, 7, 13)
+    }
+    starts = [c["start"] for c in document["candidates"]]
+    assert set(starts) == expected
+    assert expected  # 13:00-19:00 Berlin is bob's day: the window's afternoon
+    local = document["local_times"]
+    assert len(local) == len(document["candidates"])
+    for candidate, times in zip(document["candidates"], local, strict=True):
+        begin = datetime.fromisoformat(candidate["start"])
+        assert list(times) == ["bob", "carol"]  # alice has no zone given: not shown
+        assert times["bob"]["start"] == begin.astimezone(NEW_YORK).isoformat()
+        assert times["carol"]["zone"] == "Asia/Tokyo"
+        assert times["carol"]["end"] == (begin + hour).astimezone(TOKYO).isoformat()
+    # carol is optional: busy outside 16:00-23:00 Tokyo (09:00-16:00 Berlin) and 09:00-09:30
+    seen = set()
+    for slot in document["slots"]:
+        begin = datetime.fromisoformat(slot["start"])
+        carol_free = _inside(begin, begin + hour, TOKYO, 16, 23) and not (
+            begin < _at("09:30") and _at("09:00") < begin + hour
+        )
+        seen.add(carol_free)
+        assert ("carol" in slot["optional_free"]) is carol_free
+        assert ("carol" in slot["optional_busy"]) is not carol_free
+    assert seen == {True, False}  # 13:00 free, 17:00 after her hours
+    text = run(*args)
+    assert text.exit_code == 0, text.output
+    assert "Local times" in text.stdout
+    assert "bob (America/New_York)" in text.stdout
+    first = datetime.fromisoformat(starts[0]).astimezone(NEW_YORK)
+    assert f"{first:%a %Y-%m-%d %H:%M}" in text.stdout
+
+
+def test_without_hours_the_answer_has_no_local_times(files: dict[str, Path]) -> None:
+    answer = run("reschedule", "sync@example.com", *_ics(files), *WINDOW, "--json")
+    assert answer.exit_code == 0, answer.output
+    assert "local_times" not in json.loads(answer.stdout)
+
+
+def test_hours_of_an_unknown_calendar_are_refused(files: dict[str, Path]) -> None:
+    answer = run("reschedule", "sync@example.com", *_ics(files), *WINDOW, "--hours", "zed=@UTC")
+    assert answer.exit_code == 2
+    assert "input.invalid_option" in answer.stderr
+    assert "zed" in answer.stderr
+
+
+def test_update_shows_local_times_and_hours_do_not_refuse_it(files: dict[str, Path]) -> None:
+    # the Sync is at 10:00 Berlin = 04:00 New York, outside bob's hours: it stays put
+    answer = run(
+        "update-event",
+        "sync@example.com",
+        *_ics(files),
+        "--duration",
+        "30m",
+        "--hours",
+        "bob=09:00-17:00@America/New_York",
+        "--json",
+    )
+    assert answer.exit_code == 0, answer.output
+    document = json.loads(answer.stdout)
+    assert [c["start"] for c in document["candidates"]] == [_utc(_at("10:00"))]
+    ny = _at("10:00").astimezone(NEW_YORK)
+    assert document["local_times"] == [
+        {
+            "bob": {
+                "start": ny.isoformat(),
+                "end": (ny + timedelta(minutes=30)).isoformat(),
+                "zone": "America/New_York",
+            }
+        }
+    ]
