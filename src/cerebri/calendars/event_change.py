@@ -219,22 +219,12 @@ def _email(address: str, what: str) -> str:
         raise invalid_option(exc.message) from None
 
 
-def _attendees(
-    view: EventView, ask: EventChangeAsk, owners: dict[str, str]
+def _wire_people(
+    people: dict[str, Participant], owners: dict[str, str]
 ) -> tuple[ChangeAttendee, ...]:
-    """The event's attendees (an update's new list: the event's, less ``remove_attendees``,
-    then ``add_attendees`` added or their role set), in that order, each with the calendar
-    whose owner has its address. An attendee the event names twice is kept once."""
+    """``people`` (by lower-case address) as ``change`` attendees, each with the calendar
+    whose owner has its address."""
     by_email = {_email(owner, "owner"): name for name, owner in owners.items()}
-    present = {_email(p.address, "attendee"): p for p in view.attendees}
-    removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
-    for key in removed - set(present):
-        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
-    people: dict[str, Participant] = {}
-    for person in (*view.attendees, *ask.add_attendees):
-        key = _email(person.address, "--attendee")
-        if key not in removed:
-            people[key] = person
     return tuple(
         ChangeAttendee(
             str(calendar_address(p.address, "attendee")),
@@ -244,6 +234,24 @@ def _attendees(
         )
         for key, p in people.items()
     )
+
+
+def _attendees(
+    view: EventView, ask: EventChangeAsk, owners: dict[str, str]
+) -> tuple[tuple[ChangeAttendee, ...], tuple[ChangeAttendee, ...]]:
+    """The event's attendees after the change (an update's new list: the event's, less
+    ``remove_attendees``, then ``add_attendees`` added or their role set), in that order,
+    and the event's attendees as read. An attendee the event names twice is kept once."""
+    present = {_email(p.address, "attendee"): p for p in view.attendees}
+    removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
+    for key in removed - set(present):
+        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
+    people: dict[str, Participant] = {}
+    for person in (*view.attendees, *ask.add_attendees):
+        key = _email(person.address, "--attendee")
+        if key not in removed:
+            people[key] = person
+    return _wire_people(people, owners), _wire_people(present, owners)
 
 
 _DAY = 86_400
@@ -345,6 +353,8 @@ def plan_event_change(
     boss = view.organizer or (
         str(calendar_address(owners[organizer], "owner")) if organizer in owners else None
     )
+    after, before = _attendees(view, ask, owners)
+    update = ask.operation is ChangeOperation.UPDATE
     change = change_field(
         uid=ask.uid,
         scope=scope.value,
@@ -354,7 +364,11 @@ def plan_event_change(
         title=ask.title,
         location=ask.location,
         organizer=boss,
-        attendees=_attendees(view, ask, owners),
+        attendees=after,
+        # an update's list as read: whoever it removes gets a CANCEL (decision 0061)
+        previous_attendees=before
+        if update and (ask.add_attendees or ask.remove_attendees)
+        else None,
     )
     start, end = expansion_window(query)
     busy = tuple(

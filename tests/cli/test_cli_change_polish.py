@@ -1,7 +1,13 @@
-"""``--hours`` in ``cerebri reschedule`` and ``cerebri update-event`` (docs/decisions/0053,
-0061): a required attendee's own hours close the reschedule's search, an optional
-attendee outside theirs counts as busy, and every candidate is shown in each attendee's
-local time. Expectations are computed here with zoneinfo from the fixtures' busy times."""
+"""Loose ends of the change commands (docs/decisions/0061).
+
+``--hours`` in ``cerebri reschedule`` and ``cerebri update-event`` (decision 0053): a
+required attendee's own hours close the reschedule's search, an optional attendee outside
+theirs counts as busy, and every candidate is shown in each attendee's local time.
+Expectations are computed here with zoneinfo from the fixtures' busy times.
+
+``update-event --remove-attendee``: the request carries the list as read
+(``change.previous_attendees``) and its plan graph ends in a CANCEL to the one removed.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from jsonschema import Draft202012Validator
+
+import cerebri
+from cerebri.calendars import FIND_SLOT_LIMITS
+from cerebri.cpir import request_json_schema
+from cerebri.planner import action_plan_for
+from cerebri.plans import builtin_registry, draft_from_action_plan, validate_draft
+from cerebri.plans.change_facts import change_inputs
 from tests.cli.test_cli_changes import (
     HEAD,
     TAIL,
@@ -21,6 +35,7 @@ from tests.cli.test_cli_changes import (
     files,
     run,
 )
+from tests.planner.change_helpers import request_for
 
 __all__ = ["files"]
 
@@ -136,3 +151,60 @@ def test_update_shows_local_times_and_hours_do_not_refuse_it(files: dict[str, Pa
             }
         }
     ]
+
+
+def test_removing_an_attendee_ends_in_a_cancel_to_them(files: dict[str, Path]) -> None:
+    answer = run(
+        "update-event",
+        "sync@example.com",
+        *_ics(files),
+        "--remove-attendee",
+        "Bob@Example.com",
+        "--emit-request",
+    )
+    assert answer.exit_code == 0, answer.output
+    document = json.loads(answer.stdout)
+    change = document["change"]
+    assert [a["address"] for a in change["attendees"]] == ["mailto:alice@example.com"]
+    assert [a["address"] for a in change["previous_attendees"]] == [
+        "mailto:alice@example.com",
+        "mailto:bob@example.com",
+    ]
+    assert not list(Draft202012Validator(request_json_schema()).iter_errors(document))
+    request = cerebri.parse_request(answer.stdout.encode())
+    actions = action_plan_for(request, limits=FIND_SLOT_LIMITS)
+    draft = draft_from_action_plan(actions, **change_inputs(request, actions))
+    assert validate_draft(draft, builtin_registry()).problems == ()
+    sends = [s.params for s in draft.steps if s.capability == "message.itip.send"]
+    # alice organizes (never a recipient); bob, removed, is told the event is off for him
+    assert [(p["recipient"], p["method"]) for p in sends if p] == [
+        ("mailto:bob@example.com", "CANCEL")
+    ]
+    (cancel,) = [p for p in sends if p]
+    assert [a["address"] for a in cancel["attendees"]] == ["mailto:bob@example.com"]
+    assert cancel["sequence"] == 1  # the SEQUENCE read (0) + 1, RFC 5546 2.1.4
+    keys = [s.key for s in draft.steps]
+    assert keys.index("update-0") < keys.index("itip-0-0")
+
+
+def test_a_title_change_keeps_its_request_without_previous_attendees(
+    files: dict[str, Path],
+) -> None:
+    answer = run("update-event", "sync@example.com", *_ics(files), "--title", "X", "--emit-request")
+    assert answer.exit_code == 0, answer.output
+    change = json.loads(answer.stdout)["change"]
+    assert "previous_attendees" not in change
+    parsed = cerebri.parse_request(answer.stdout.encode())
+    assert parsed.change is not None
+    assert "previous_attendees" not in parsed.model_dump(mode="json")["change"]
+
+
+def test_previous_attendees_belong_to_an_update_only() -> None:
+    bob = request_for("UPDATE")["change"]["attendees"]
+    assert cerebri.validate(request_for("UPDATE", previous_attendees=bob)).to_wire()["issues"] == []
+    for operation in ("RESCHEDULE", "CANCEL"):
+        wrong = request_for(operation, previous_attendees=bob)
+        issues = cerebri.validate(wrong).to_wire()["issues"]
+        assert issues == [{"InvalidChange": "previous_attendees"}]
+    twice = request_for("UPDATE", previous_attendees=bob * 2)
+    assert cerebri.validate(twice).to_wire()["issues"] == [{"InvalidChange": "previous_attendees"}]
