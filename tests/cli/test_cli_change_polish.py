@@ -16,10 +16,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from jsonschema import Draft202012Validator
 
 import cerebri
 from cerebri.calendars import FIND_SLOT_LIMITS
+from cerebri.cli._operations import approval_lines
 from cerebri.cpir import request_json_schema
 from cerebri.planner import action_plan_for
 from cerebri.plans import builtin_registry, draft_from_action_plan, validate_draft
@@ -35,6 +37,7 @@ from tests.cli.test_cli_changes import (
     files,
     run,
 )
+from tests.execution.test_change_approvals import _shown
 from tests.planner.change_helpers import request_for
 
 __all__ = ["files"]
@@ -208,3 +211,37 @@ def test_previous_attendees_belong_to_an_update_only() -> None:
         assert issues == [{"InvalidChange": "previous_attendees"}]
     twice = request_for("UPDATE", previous_attendees=bob * 2)
     assert cerebri.validate(twice).to_wire()["issues"] == [{"InvalidChange": "previous_attendees"}]
+
+
+@pytest.mark.parametrize(
+    ("command", "extra"),
+    [
+        ("reschedule", ["--between", "2026-10-05T08:00/2026-10-05T18:00"]),
+        ("cancel-event", []),
+    ],
+)
+def test_approvals_show_names_the_event_of_a_move_and_a_cancel(
+    files: dict[str, Path], command: str, extra: list[str]
+) -> None:
+    answer = run(command, "sync@example.com", *_ics(files), *extra, "--emit-request")
+    assert answer.exit_code == 0, answer.output
+    request = cerebri.parse_request(answer.stdout.encode())
+    assert request.change is not None
+    assert (request.change.title, request.change.location) == ("Sync", None)
+    actions = action_plan_for(request, limits=FIND_SLOT_LIMITS)
+    draft = draft_from_action_plan(actions, **change_inputs(request, actions))
+    lines = approval_lines(_shown(draft))
+    assert "event title: Sync" in lines
+    if command == "cancel-event":  # the CANCEL messages carry the title too (SUMMARY)
+        sends = [s.params for s in draft.steps if s.capability == "message.itip.send"]
+        assert [p["title"] for p in sends if p] == ["Sync"]
+
+
+def test_a_title_over_lines_becomes_one_line(files: dict[str, Path]) -> None:
+    # RFC 5545 3.3.11: an escaped line break and a plain tab inside a TEXT value
+    text = files["alice"].read_text().replace("SUMMARY:Sync", "SUMMARY:Sync\\n  with\tBob", 1)
+    files["alice"].write_text(text, newline="")
+    answer = run("cancel-event", "sync@example.com", *_ics(files), "--emit-request")
+    assert answer.exit_code == 0, answer.output
+    assert json.loads(answer.stdout)["change"]["title"] == "Sync with Bob"
+    assert cerebri.parse_request(answer.stdout.encode()).change is not None

@@ -36,7 +36,8 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   reader does not pass ETags on, so a CalDAV resource gets its digest too), the ``SEQUENCE``
   read, the organizer (the event's ``ORGANIZER``, else the organizer calendar's owner) and
   the attendees read from the event (each with the ``calendar_id`` whose owner has the
-  address), an update's new list, title and location.
+  address), an update's new list, title and location; a reschedule's or cancel's title
+  and location are the event's own, for the approver and the messages (decision 0061).
 
 Then the request is planned once (:func:`cerebri.planner.plan` with
 :data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
@@ -255,6 +256,17 @@ def _attendees(
 
 
 _DAY = 86_400
+_LONGEST_TEXT = 1024  # a CPIR change's title and location (decision 0049)
+
+
+def _display(text: str | None) -> str | None:
+    """``text`` as a CPIR ``change`` title or location (one line of at most 1024
+    characters): whitespace runs, line breaks included, become one space and other control
+    characters go; None when nothing is left."""
+    if text is None:
+        return None
+    kept = "".join(c for c in text if c.isspace() or (ord(c) >= 32 and ord(c) != 127))
+    return " ".join(kept.split())[:_LONGEST_TEXT] or None
 
 
 def _midnight(instant: Instant, zone_name: str) -> datetime | None:
@@ -361,8 +373,9 @@ def plan_event_change(
         recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
         etag=resource_etag(resource),
         sequence=view.sequence,
-        title=ask.title,
-        location=ask.location,
+        # an update's new values; a move's or cancel's describe the event (decision 0061)
+        title=ask.title if update else _display(view.title),
+        location=ask.location if update else _display(view.location),
         organizer=boss,
         attendees=after,
         # an update's list as read: whoever it removes gets a CANCEL (decision 0061)
