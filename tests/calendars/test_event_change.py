@@ -160,8 +160,8 @@ def test_reschedule_request_carries_the_event_and_its_change(files: dict[str, Pa
         "recurrence_id": None,
         "etag": etag,
         "sequence": 2,
-        "title": None,
-        "location": None,
+        "title": "Sync",  # a move's change describes the event (decision 0061)
+        "location": "Room 1",
         "organizer": "mailto:alice@example.com",
         "attendees": [
             {

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import time
 
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.attendee_hours import AttendeeHours
 from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.changes import ChangeScope, Participant
 from cerebri.errors import CerebriError
@@ -44,6 +45,12 @@ class EventChangeAsk:
         title, location: an update's new ``SUMMARY``/``LOCATION`` (None: unchanged).
         add_attendees: an update's attendees to add (or whose role to set).
         remove_attendees: an update's attendee addresses to remove.
+        attendee_hours: each attendee's own zone and working hours
+            (:class:`~cerebri.calendars.AttendeeHours`, docs/decisions/0053 and 0061): a
+            ``RESCHEDULE`` searches inside every required attendee's hours; an optional
+            attendee outside theirs counts as busy; every operation's answer shows each
+            candidate in each known attendee zone. ``UPDATE`` and ``CANCEL`` keep the
+            event where it is, so the hours block nothing there (as ``working_hours``).
     """
 
     operation: ChangeOperation
@@ -62,6 +69,7 @@ class EventChangeAsk:
     location: str | None = None
     add_attendees: tuple[Participant, ...] = ()
     remove_attendees: tuple[str, ...] = ()
+    attendee_hours: tuple[AttendeeHours, ...] = ()
 
     def __post_init__(self) -> None:
         kinds: dict[str, type | tuple[type, ...]] = {
@@ -79,6 +87,7 @@ class EventChangeAsk:
             "location": (str, type(None)),
             "add_attendees": tuple,
             "remove_attendees": tuple,
+            "attendee_hours": tuple,
         }
         for name, kind in kinds.items():
             value = getattr(self, name)
@@ -95,6 +104,8 @@ class EventChangeAsk:
             raise invalid_argument(
                 "EventChangeAsk needs add_attendees as Participants, remove_attendees as str"
             )
+        if not all(isinstance(h, AttendeeHours) for h in self.attendee_hours):
+            raise invalid_argument("EventChangeAsk needs attendee_hours as AttendeeHours")
 
     def settled_scope(self) -> ChangeScope:
         """The scope asked for, or the default (see :attr:`scope`)."""

@@ -138,10 +138,13 @@ def change_field(
     location: str | None = None,
     organizer: str | None = None,
     attendees: Sequence[ChangeAttendee] | None = None,
+    previous_attendees: Sequence[ChangeAttendee] | None = None,
 ) -> dict[str, JSONValue]:
-    """The request's ``change`` field (contract C1): every key present, instants in the
-    CPIR wire form (RFC 3339 UTC), ``attendees`` in the order given or null."""
-    return {
+    """The request's ``change`` field (contract C1): every key of C1 present, instants in
+    the CPIR wire form (RFC 3339 UTC), ``attendees`` in the order given or null.
+    ``previous_attendees`` (an UPDATE's list as read, docs/decisions/0061) is added only
+    when given."""
+    field: dict[str, JSONValue] = {
         "uid": uid,
         "scope": scope,
         "recurrence_id": None if recurrence_id is None else recurrence_id.format(),
@@ -152,6 +155,9 @@ def change_field(
         "organizer": organizer,
         "attendees": None if attendees is None else [a.to_wire() for a in attendees],
     }
+    if previous_attendees is not None:
+        field["previous_attendees"] = [a.to_wire() for a in previous_attendees]
+    return field
 
 
 def _swap_target(value: JSONValue, new: str) -> JSONValue:

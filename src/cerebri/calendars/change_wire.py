@@ -3,7 +3,8 @@
 
 :func:`change_document` is the find-slot document
 (:func:`~cerebri.calendars.wire.find_slot_document`: the PlanningResult's members and
-``warnings``; ``slots`` and ``below_min_attendance`` when optional attendees were read) and
+``warnings``; ``slots`` and ``below_min_attendance`` when optional attendees were read;
+``local_times``, each candidate in each attendee's zone, when ``--hours`` gave zones) and
 two more members::
 
     "event": {"uid": "...", "scope": "INSTANCE", "recurrence_id": "...Z" | null,

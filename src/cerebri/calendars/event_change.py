@@ -24,6 +24,11 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
   instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
   free/busy/unknown each candidate reports;
+* each attendee's own hours (``ask.attendee_hours``, docs/decisions/0053 and 0061): a
+  ``RESCHEDULE`` searches inside every required attendee's hours; an optional attendee
+  outside theirs counts as busy; the answer's ``zones`` give every candidate in each known
+  attendee zone. An ``UPDATE`` or ``CANCEL`` keeps the event where it is: hours block
+  nothing there (``working_hours`` do not either);
 * the window: ``RESCHEDULE`` searches ``window``; ``CANCEL`` and ``UPDATE`` do not search:
   their window is the event's current start to its new end (an update's new duration);
 * ``change``: the ``UID``, scope, recurrence id, the resource's ETag
@@ -31,7 +36,8 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   reader does not pass ETags on, so a CalDAV resource gets its digest too), the ``SEQUENCE``
   read, the organizer (the event's ``ORGANIZER``, else the organizer calendar's owner) and
   the attendees read from the event (each with the ``calendar_id`` whose owner has the
-  address), an update's new list, title and location.
+  address), an update's new list, title and location; a reschedule's or cancel's title
+  and location are the event's own, for the approver and the messages (decision 0061).
 
 Then the request is planned once (:func:`cerebri.planner.plan` with
 :data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
@@ -55,6 +61,7 @@ from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.attendee_hours import attendee_zones, check_hours_ids
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.change_ask import EventChangeAsk, check_ask, invalid_option
 from cerebri.calendars.change_request import (
@@ -213,22 +220,12 @@ def _email(address: str, what: str) -> str:
         raise invalid_option(exc.message) from None
 
 
-def _attendees(
-    view: EventView, ask: EventChangeAsk, owners: dict[str, str]
+def _wire_people(
+    people: dict[str, Participant], owners: dict[str, str]
 ) -> tuple[ChangeAttendee, ...]:
-    """The event's attendees (an update's new list: the event's, less ``remove_attendees``,
-    then ``add_attendees`` added or their role set), in that order, each with the calendar
-    whose owner has its address. An attendee the event names twice is kept once."""
+    """``people`` (by lower-case address) as ``change`` attendees, each with the calendar
+    whose owner has its address."""
     by_email = {_email(owner, "owner"): name for name, owner in owners.items()}
-    present = {_email(p.address, "attendee"): p for p in view.attendees}
-    removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
-    for key in removed - set(present):
-        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
-    people: dict[str, Participant] = {}
-    for person in (*view.attendees, *ask.add_attendees):
-        key = _email(person.address, "--attendee")
-        if key not in removed:
-            people[key] = person
     return tuple(
         ChangeAttendee(
             str(calendar_address(p.address, "attendee")),
@@ -240,7 +237,36 @@ def _attendees(
     )
 
 
+def _attendees(
+    view: EventView, ask: EventChangeAsk, owners: dict[str, str]
+) -> tuple[tuple[ChangeAttendee, ...], tuple[ChangeAttendee, ...]]:
+    """The event's attendees after the change (an update's new list: the event's, less
+    ``remove_attendees``, then ``add_attendees`` added or their role set), in that order,
+    and the event's attendees as read. An attendee the event names twice is kept once."""
+    present = {_email(p.address, "attendee"): p for p in view.attendees}
+    removed = {_email(address, "--remove-attendee") for address in ask.remove_attendees}
+    for key in removed - set(present):
+        raise invalid_option(f"--remove-attendee {key}: not an attendee of event {ask.uid!r}")
+    people: dict[str, Participant] = {}
+    for person in (*view.attendees, *ask.add_attendees):
+        key = _email(person.address, "--attendee")
+        if key not in removed:
+            people[key] = person
+    return _wire_people(people, owners), _wire_people(present, owners)
+
+
 _DAY = 86_400
+_LONGEST_TEXT = 1024  # a CPIR change's title and location (decision 0049)
+
+
+def _display(text: str | None) -> str | None:
+    """``text`` as a CPIR ``change`` title or location (one line of at most 1024
+    characters): whitespace runs, line breaks included, become one space and other control
+    characters go; None when nothing is left."""
+    if text is None:
+        return None
+    kept = "".join(c for c in text if c.isspace() or (ord(c) >= 32 and ord(c) != 127))
+    return " ".join(kept.split())[:_LONGEST_TEXT] or None
 
 
 def _midnight(instant: Instant, zone_name: str) -> datetime | None:
@@ -279,10 +305,18 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
             working_days=ask.working_days,
             buffer_seconds=ask.buffer_seconds,
             max_candidates=ask.max_candidates,
+            attendee_hours=ask.attendee_hours,
         )
     new_end = view.start.plus_seconds(duration)
     assert new_end is not None
-    return SlotQuery(view.start, new_end, duration, granularity_seconds=duration, zone=ask.zone)
+    return SlotQuery(
+        view.start,
+        new_end,
+        duration,
+        granularity_seconds=duration,
+        zone=ask.zone,
+        attendee_hours=ask.attendee_hours,
+    )
 
 
 def _ids(search: SlotSearch) -> tuple[list[str], list[str]]:
@@ -311,6 +345,9 @@ def plan_event_change(
         raise invalid_argument("plan_event_change() needs load as a callable SourceLoader")
     check_ask(ask)
     required_ids, optional_ids = _ids(search)
+    problem = check_hours_ids(ask.attendee_hours, [*required_ids, *optional_ids])
+    if problem is not None:
+        raise invalid_option(f"--hours: {problem}")
     sources = load(search.ics, search.caldav, required_ids)
     optional = (
         load(search.optional_ics, search.optional_caldav, optional_ids) if optional_ids else []
@@ -328,16 +365,23 @@ def plan_event_change(
     boss = view.organizer or (
         str(calendar_address(owners[organizer], "owner")) if organizer in owners else None
     )
+    after, before = _attendees(view, ask, owners)
+    update = ask.operation is ChangeOperation.UPDATE
     change = change_field(
         uid=ask.uid,
         scope=scope.value,
         recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
         etag=resource_etag(resource),
         sequence=view.sequence,
-        title=ask.title,
-        location=ask.location,
+        # an update's new values; a move's or cancel's describe the event (decision 0061)
+        title=ask.title if update else _display(view.title),
+        location=ask.location if update else _display(view.location),
         organizer=boss,
-        attendees=_attendees(view, ask, owners),
+        attendees=after,
+        # an update's list as read: whoever it removes gets a CANCEL (decision 0061)
+        previous_attendees=before
+        if update and (ask.add_attendees or ask.remove_attendees)
+        else None,
     )
     start, end = expansion_window(query)
     busy = tuple(
@@ -361,11 +405,13 @@ def plan_event_change(
     closed = unavailable_ranges(
         parsed, start, end, floating_zone=query.zone, max_occurrences=search.max_occurrences
     )
+    moves = ask.operation is ChangeOperation.RESCHEDULE  # an update or cancel stays put
     found_slot = build_request(
         event_objects(busy, query.zone),
         unobserved_ranges(parsed, window),
         query,
         unavailable=closed,
+        required=frozenset(required_ids) if moves else frozenset(),
     )
     request = as_change_request(found_slot, ask.operation, target, change)
     result = plan(request, limits=FIND_SLOT_LIMITS)
@@ -375,6 +421,7 @@ def plan_event_change(
         result,
         [*parsed, *(c for _, c in optional)],
         slots=slot_details(result, query, attendees),
+        zones=attendee_zones(query.attendee_hours, [*sources, *optional]),
     )
     return EventChangeFound(
         answer=answer,

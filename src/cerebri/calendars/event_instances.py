@@ -19,7 +19,7 @@ from cerebri.calendars.attendance import BUSY, FREE, UNKNOWN, OptionalTime, atte
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.changes import ChangeScope, EventView
 from cerebri.calendars.coverage import unobserved_ranges
-from cerebri.calendars.query import SlotQuery, expansion_window
+from cerebri.calendars.query import SlotQuery, attendee_closed, expansion_window
 from cerebri.cpir import PlanningResult
 from cerebri.ics import BusyPeriod, busy_periods, object_id
 from cerebri.temporal import Instant, Interval, merge, zone
@@ -132,9 +132,11 @@ def optional_time(
     optional: NamedCalendars, query: SlotQuery, itself: Itself, max_occurrences: int
 ) -> tuple[OptionalTime, ...]:
     """The optional attendees' time (:func:`~cerebri.calendars.attendance.read_optional`),
-    the event itself left out."""
+    the event itself left out; outside an attendee's own hours (``query.attendee_hours``)
+    they count as busy, as find-slot counts them (docs/decisions/0053)."""
     start, end = expansion_window(query)
     window = Interval(query.window_start.ns, query.window_end.ns)
+    hours = {entry.calendar_id: entry for entry in query.attendee_hours}
     out: list[OptionalTime] = []
     for name, parts in attendee_calendars(optional):
         periods = busy_periods(
@@ -146,6 +148,8 @@ def optional_time(
         closed = unavailable_ranges(
             parts, start, end, floating_zone=query.zone, max_occurrences=max_occurrences
         )
+        if name in hours:  # outside their own hours they do not attend
+            closed = merge([*closed, *attendee_closed(query, hours[name])])
         out.append(OptionalTime(name, busy, closed, unobserved_ranges(parts, window)))
     return tuple(out)
 

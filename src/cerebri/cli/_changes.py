@@ -36,6 +36,7 @@ from cerebri.calendars.options import (
     parse_working_days,
     parse_working_hours,
 )
+from cerebri.calendars.slot_options import option_name, read_hours
 from cerebri.calendars.slot_search import SlotSearch
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
@@ -43,6 +44,7 @@ from cerebri.cli._calendars import (
     BufferOption,
     CalDAVOption,
     GranularityOption,
+    HoursOption,
     IcsOption,
     MaxOccurrencesOption,
     NoCacheOption,
@@ -299,6 +301,7 @@ def reschedule(  # noqa: PLR0917 - typer maps every option to a parameter
     working_hours: WorkingHoursOption = None,
     working_days: WorkingDaysOption = None,
     buffer: BufferOption = None,
+    hours: HoursOption = None,
     optional_ics: OptionalIcsOption = None,
     optional_caldav: OptionalCalDAVOption = None,
     calendar: CalendarOption = None,
@@ -343,6 +346,7 @@ def reschedule(  # noqa: PLR0917 - typer maps every option to a parameter
             if working_days is None
             else _read("--working-days", parse_working_days, working_days),
             max_candidates=max_candidates,
+            attendee_hours=read_hours(hours or (), zone_name, name=option_name),
         )
     except CerebriError as error:
         raise fail(error) from None
@@ -443,6 +447,7 @@ def update_event(  # noqa: PLR0917 - typer maps every option to a parameter
     ] = None,
     between: OptionalBetween = None,
     tz: ZoneOption = "UTC",
+    hours: HoursOption = None,
     optional_ics: OptionalIcsOption = None,
     optional_caldav: OptionalCalDAVOption = None,
     calendar: CalendarOption = None,
@@ -475,6 +480,7 @@ def update_event(  # noqa: PLR0917 - typer maps every option to a parameter
             location=location,
             add_attendees=_people(attendee, optional_attendee),
             remove_attendees=tuple(remove_attendee or ()),
+            attendee_hours=read_hours(hours or (), zone_name, name=option_name),
         )
     except CerebriError as error:
         raise fail(error) from None

@@ -32,7 +32,17 @@ _PLAN_REASONS = {
     "EarliestTieBreak": "no preference: earlier first",
     "AnalysisOnly": "analysis only",
     "DurationUncertain": "duration uncertain",
+    "Cancellation": "cancels the event where it is now",
+    "UpdateInPlace": "updated where it is (the new length fits)",
 }
+
+_DISRUPTION = {
+    0: "same day",
+    1: "same time, another day",
+    2: "another day and time",
+}
+"""The disruption classes of a reschedule (decision 0049), least disruptive first: the
+same local date as the current start, the same local time of day, anything else."""
 
 
 def _reason_text(reason: Tagged, labels: Mapping[str, str] | None = None) -> str:
@@ -73,6 +83,10 @@ def _hint(reason: Tagged, request: PlanningRequest) -> str | None:
         return "a placement must last the request's duration, and a move keeps the event's length"
     if reason.name == "Scope":
         return "the target is outside the scope filters, or not in scope.movable_object_ids"
+    if reason.name == "Unchanged":
+        return "that is the event's current start: a reschedule needs a new time"
+    if reason.name == "StartChanged":
+        return "an update or a cancel keeps the event's current start; reschedule to move it"
     return None
 
 
@@ -101,9 +115,31 @@ def _occurrence_groups(result: PlanningResult) -> dict[str, str]:
     return found
 
 
+def _span_text(seconds: int) -> str:
+    """``seconds`` as ``2 d 1 h 30 min`` (``0 min`` for less than a minute)."""
+    days, rest = divmod(abs(seconds) // 60, 1440)
+    hours, minutes = divmod(rest, 60)
+    parts = [f"{days} d"] * bool(days) + [f"{hours} h"] * bool(hours)
+    parts += [f"{minutes} min"] * bool(minutes)
+    return " ".join(parts) or "0 min"
+
+
+def _disruption_text(reason: Tagged) -> str:
+    """``{"Disruption": {"class": c, "shift_seconds": s}}`` in words (decision 0049)."""
+    payload = reason.payload
+    level = payload.get("class") if isinstance(payload, dict) else None
+    shift = payload.get("shift_seconds") if isinstance(payload, dict) else None
+    if not isinstance(level, int) or not isinstance(shift, int):
+        return reason.name
+    kind = _DISRUPTION.get(level, f"class {level}")
+    return f"{kind}, {_span_text(shift)} away (disruption {level})"
+
+
 def _explain(reason: Tagged, cost: int) -> str:
     if reason.name == "PreferredStart":
         return f"{cost} s from the preferred start ({reason.payload})"
+    if reason.name == "Disruption":
+        return _disruption_text(reason)
     return _PLAN_REASONS.get(reason.name, reason.name)
 
 

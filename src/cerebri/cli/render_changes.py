@@ -3,7 +3,9 @@
 the rejected starts (the find-slot renderer, busy time labelled by its events), and the
 event after: each reschedule candidate with its disruption class (contract C1: 0 same local
 date, 1 same local time of day, 2 otherwise) and signed shift, an update's new range, length,
-title and place, or "cancelled". Input text is made printable."""
+title and place, or "cancelled". With ``--hours``, the candidates also in each attendee's
+local time (find-slot's "Local times" table, docs/decisions/0053). Input text is made
+printable."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.event_change import EventChangeFound, disruption
 from cerebri.cli._app import printable, table_console
 from cerebri.cli.render import render_result
-from cerebri.cli.render_calendars import busy_label, series_label
+from cerebri.cli.render_calendars import busy_label, render_local_times, series_label
 from cerebri.cpir import RankedCandidate, parse_request
 from cerebri.ics import object_id
 from cerebri.temporal import Instant, zone
@@ -128,4 +130,6 @@ def render_change(found: EventChangeFound, *, top: int, explain: bool) -> None:
         explain=explain,
         limit_hint="shorten the window (--between) or use a coarser --granularity",
     )
+    if answer.zones:
+        render_local_times(answer, table_console(), top=top or None)
     _print_after(found, top)

@@ -15,7 +15,8 @@ into calendar writes and iTIP messages (RFC 5546) knows the event's iCalendar id
       "title": null, "location": null,       // UPDATE: new values; null = unchanged
       "organizer": "mailto:ann@example.com",
       "attendees": [{"address": "mailto:bob@example.com", "name": "Bob",
-                     "required": true, "calendar_id": "bob"}]
+                     "required": true, "calendar_id": "bob"}],
+      "previous_attendees": [...]            // optional, UPDATE only: the list as read
     }
 
 Like every CPIR record it is strict: unknown keys, wrong types and out-of-range values are
@@ -27,7 +28,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import StringConstraints
+from pydantic import Field, StringConstraints
 
 from cerebri.cpir._base import WireModel
 from cerebri.cpir.scalars import U32, Identifier
@@ -57,6 +58,10 @@ characters (a line break in a title is almost always a paste mistake)."""
 _ETag = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7E]{1,1024}$")]
 """An entity tag as the server sent it (``"abc"``, ``W/"abc"``, cerebri's ``sha256:…``):
 1 to 1024 visible ASCII characters."""
+
+
+def _is_none(value: object) -> bool:
+    return value is None
 
 
 class ChangeScope(StrEnum):
@@ -98,6 +103,11 @@ class Change(WireModel):
     ``UPDATE`` (null = unchanged); for the other operations they describe the event, for the
     messages. With ``CREATE``: ``scope`` SERIES, ``recurrence_id`` and ``etag`` null,
     ``sequence`` 0.
+
+    ``previous_attendees`` (optional, ``UPDATE`` only; docs/decisions/0061) is the event's
+    attendee list as read, so that the plan graph can send a ``CANCEL`` to everyone the
+    update removes (RFC 5546 section 3.2.5). Null or omitted: unknown; it is then left out
+    of the request's serialisation, so a change without it keeps its bytes and plan ids.
     """
 
     uid: EventUid
@@ -109,3 +119,11 @@ class Change(WireModel):
     location: _Text | None = None
     organizer: MailtoAddress | None = None
     attendees: tuple[ChangeAttendee, ...] | None = None
+    previous_attendees: tuple[ChangeAttendee, ...] | None = Field(
+        default=None,
+        exclude_if=_is_none,
+        description=(
+            "UPDATE only (decision 0061): the event's attendees as read, so that the "
+            "attendees the update removes get a CANCEL. Omitted or null: unknown."
+        ),
+    )

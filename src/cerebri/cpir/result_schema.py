@@ -185,8 +185,8 @@ def _temporal() -> dict[str, Schema]:
     }
 
 
-_CHANGE_FIELDS = ("scope", "recurrence_id", "etag", "sequence", "attendees")
-"""The ``change`` fields an ``InvalidChange`` issue names (decision 0049)."""
+_CHANGE_FIELDS = ("scope", "recurrence_id", "etag", "sequence", "attendees", "previous_attendees")
+"""The ``change`` fields an ``InvalidChange`` issue names (decisions 0049, 0061)."""
 
 
 def _validation() -> dict[str, Schema]:

@@ -102,6 +102,8 @@ _INVALID_CHANGE = {
     "recurrence_id": "a CREATE makes a new event: change.recurrence_id must be null",
     "etag": "a CREATE makes a new event: change.etag must be null (nothing was read)",
     "attendees": "change.attendees names one address twice (compared case-insensitively)",
+    "previous_attendees": "change.previous_attendees (the list as read) belongs to an UPDATE "
+    "only and names each address once (compared case-insensitively)",
 }
 
 

@@ -324,7 +324,8 @@ def _change_issues(
     for INSTANCE/THIS_AND_FUTURE without ``recurrence_id`` (RFC 5545 3.8.4.4);
     ``{"InvalidChange": field}`` for a field that contradicts the operation or the target
     (CREATE: scope SERIES, no recurrence_id, no etag, sequence 0; a change of an existing
-    target: ``sequence`` equal to its ``revision``; attendees: one entry per address)."""
+    target: ``sequence`` equal to its ``revision``; attendees and previous attendees: one
+    entry per address; previous attendees only with UPDATE, decision 0061)."""
     issues: list[Tagged] = []
     op = request.operation
     if op not in _CHANGE_ALLOWED:
@@ -344,10 +345,15 @@ def _change_issues(
             obj = objects.get(target_id)
             if obj is not None and obj.is_existing and obj.revision != change.sequence:
                 issues.append(Tagged("InvalidChange", "sequence"))
-    if change.attendees is not None:
-        addresses = [a.address.lower() for a in change.attendees]
+    for name, people in (
+        ("attendees", change.attendees),
+        ("previous_attendees", change.previous_attendees),
+    ):
+        addresses = [a.address.lower() for a in people or ()]
         if len(set(addresses)) != len(addresses):
-            issues.append(Tagged("InvalidChange", "attendees"))
+            issues.append(Tagged("InvalidChange", name))
+    if change.previous_attendees is not None and op is not Operation.UPDATE:
+        issues.append(Tagged("InvalidChange", "previous_attendees"))
     return issues
 
 

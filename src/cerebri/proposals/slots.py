@@ -2,8 +2,12 @@
 (docs/decisions/0025-proposing-calendar-slots.md).
 
 A *slot* is the range an effect puts an event at: each action's ``action.range`` of a
-``cerebri.action-plan.v1``, each ``calendar.event.create`` / ``calendar.event.move`` step's
-``params.start``/``params.end`` of a ``cerebri.plan-graph.v1``. Two rules, checked by
+``cerebri.action-plan.v1`` but a ``DELETE_EVENT``'s (the range a cancel removes: it puts
+nothing anywhere), each ``calendar.event.create`` / ``move`` / ``update`` step's
+``params.start``/``params.end`` of a ``cerebri.plan-graph.v1`` (an update writes the event at
+its range after the update; a ``calendar.event.cancel`` step has no range). So an action
+plan and the plan graph drawn from it have the same slots (docs/decisions/0061). Two rules,
+checked by
 :func:`~cerebri.proposals.propose` before anything is signed:
 
 * no slot may have begun at ``proposed-at`` (its start at or before it):
@@ -28,8 +32,14 @@ from cerebri.temporal import Instant
 
 __all__ = ["SLOT_CAPABILITIES", "check_slot_times", "slot_starts"]
 
-SLOT_CAPABILITIES: Final = frozenset({"calendar.event.create", "calendar.event.move"})
-"""Plan graph capabilities whose ``params.start`` is a slot."""
+SLOT_CAPABILITIES: Final = frozenset(
+    {"calendar.event.create", "calendar.event.move", "calendar.event.update"}
+)
+"""Plan graph capabilities whose ``params.start`` is a slot (the calendar writes that put an
+event at a range; a cancel removes one)."""
+
+_NO_SLOT_KINDS: Final = frozenset({"DELETE_EVENT"})
+"""Action kinds whose ``range`` is no slot: the range a cancel removes."""
 
 
 def _instant(value: object) -> Instant | None:
@@ -47,6 +57,8 @@ def _starts_of(document: Any) -> list[Instant | None]:
     found: list[Instant | None] = []
     for action in document.get("actions") or []:  # an action plan
         if isinstance(action, dict) and isinstance(action.get("action"), dict):
+            if action["action"].get("kind") in _NO_SLOT_KINDS:
+                continue
             span = action["action"].get("range")
             found.append(_instant(span.get("start")) if isinstance(span, dict) else None)
     for step in document.get("steps") or []:  # a plan graph

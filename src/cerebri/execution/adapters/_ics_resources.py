@@ -10,10 +10,11 @@ an ``.ics`` resource has an ETag (:func:`cerebri.calendars.changes.resource_etag
 
 The resource of ``uid`` is a new ``VCALENDAR`` with the file's own calendar properties
 (``PRODID``, ``VERSION``, ``CALSCALE``...) as they are, then, in file order, every component
-that has no ``UID`` (the ``VTIMEZONE``\\ s) and every one whose ``UID`` is ``uid``: the cut the
-planner makes when it reads an ``.ics`` file (``event_resource`` of
-:mod:`cerebri.calendars`, issue #23), so the digest it plans on is the digest the adapter
-finds when nothing changed. A change to anything in it changes the ETag, while a change to
+that has no ``UID`` (the ``VTIMEZONE``\\ s) and every one whose ``UID`` is ``uid``. That cut
+is :func:`cerebri.calendars.event_instances.event_resource`, the one the planner makes when
+it reads an ``.ics`` file (issue #23); this module calls it rather than repeating it
+(docs/decisions/0061), so the digest the planner plans on is the digest the adapter finds
+when nothing changed. A change to anything in it changes the ETag, while a change to
 another ``UID`` of the file does not.
 """
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import copy
 
 from icalendar import Calendar, Component
+
+from cerebri.calendars.event_instances import event_resource
 
 __all__ = ["file_resource", "put_resource", "uid_events"]
 
@@ -45,15 +48,7 @@ def file_resource(calendar: Calendar, uid: str) -> Calendar | None:
     Cutting a resource again gives the same resource."""
     if not uid_events(calendar, uid):
         return None
-    resource = Calendar()
-    for name, value in calendar.property_items(recursive=False):
-        if name not in ("BEGIN", "END"):
-            resource.add(name, copy.deepcopy(value), encode=False)
-    for component in calendar.subcomponents:
-        other = component.get("UID")
-        if other is None or str(other) == uid:
-            resource.add_component(copy.deepcopy(component))
-    return resource
+    return copy.deepcopy(event_resource(calendar, uid))  # shares nothing with the file
 
 
 def put_resource(calendar: Calendar, uid: str, content: Calendar | None) -> None:
