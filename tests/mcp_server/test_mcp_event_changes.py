@@ -73,6 +73,30 @@ def test_reschedule_answers_the_cli_document(live: Live, folder: Path) -> None:
     assert "proposal" not in answer
 
 
+HOURS = ["alice=Mon-Fri 09:00-12:00@America/New_York", "bob=@Asia/Tokyo"]
+
+
+def test_hours_answer_the_cli_document_with_local_times(live: Live, folder: Path) -> None:
+    hours = [x for entry in HOURS for x in ("--hours", entry)]
+    ask = {"uid": "sync@example.com", "hours": HOURS, **CALENDARS, **BERLIN}
+    answer = live.ok("reschedule_event", {**ask, "between": DAY, "granularity": "30m"})
+    expected = _cli(
+        folder, "reschedule", "sync@example.com", "--between", DAY, "--granularity", "30m", *hours
+    )
+    assert json.dumps(answer) == json.dumps(expected)
+    assert len(answer["local_times"]) == len(answer["candidates"]) > 0
+    for local in answer["local_times"]:  # inside alice's 09:00-12:00 in New York (EDT)
+        start, end = local["alice"]["start"], local["alice"]["end"]
+        assert start.endswith("-04:00") and end.endswith("-04:00"), local
+        assert start[:16] >= "2026-10-05T09:00" and end[:16] <= "2026-10-05T12:00", local
+    assert answer["local_times"][0]["bob"]["zone"] == "Asia/Tokyo"
+    updated = live.ok("update_event", {**ask, "duration": "30m"})
+    assert json.dumps(updated) == json.dumps(
+        _cli(folder, "update-event", "sync@example.com", "--duration", "30m", *hours)
+    )
+    assert set(updated["local_times"][0]) == {"alice", "bob"}
+
+
 def test_cancel_proposes_through_the_propose_path(live: Live, folder: Path) -> None:
     ask = {"uid": "weekly@example.com", "instance": "2026-10-12T14:00", **CALENDARS, **BERLIN}
     answer = live.ok("cancel_event", {**ask, "propose": {"expires_in": 30 * 86_400}})
@@ -153,6 +177,18 @@ def test_update_into_a_conflict_proposes_nothing(live: Live, folder: Path) -> No
             {"uid": "sync@example.com", "between": DAY, "propose": {"submit": True}},
             "mcp.not_configured",
             "/propose/submit",
+        ),
+        (
+            "reschedule_event",
+            {"uid": "sync@example.com", "between": DAY, "hours": ["alice=9-17"]},
+            "input.invalid_option",
+            "/hours/0",
+        ),
+        (
+            "update_event",
+            {"uid": "sync@example.com", "title": "x", "hours": ["bob=@UTC", "carol=@UTC"]},
+            "input.invalid_option",
+            "/hours/1",
         ),
     ],
 )

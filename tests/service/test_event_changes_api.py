@@ -10,9 +10,10 @@ answer against the route's documented response schema.
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
@@ -193,6 +194,15 @@ REFUSALS = [
     ("update", {}, "input.invalid_option", ""),  # changes nothing
     ("update", {"attendees": ["not-an-address"]}, "input.invalid_option", ""),
     ("update", {"title": ""}, "input.invalid_option", "/title"),
+    ("reschedule", {"hours": ["alice=9-17"]}, "input.invalid_option", "/hours/0"),
+    ("reschedule", {"hours": ["bob=@UTC", "carol=@UTC"]}, "input.invalid_option", "/hours/1"),
+    (
+        "update",
+        {"title": "x", "hours": ["bob=@UTC", "bob=@UTC"]},
+        "input.invalid_option",
+        "/hours/1",
+    ),
+    ("cancel", {"hours": ["bob=@UTC"]}, "input.invalid_option", "/hours"),  # not a cancel's
 ]
 
 
@@ -257,3 +267,60 @@ def test_optional_attendees_are_reported_per_candidate(
     # Bob's dentist (11:00-12:00) makes him busy at 11:00, which only Alice must keep free
     eleven = [s for s in answer["slots"] if s["start"] == _utc(_at("11:00"))]
     assert eleven and eleven[0]["optional_busy"] == ["bob"]
+
+
+HOURS = ["alice=Mon-Fri 09:00-12:00@America/New_York", "bob=@Asia/Tokyo"]
+
+
+HOURS_CASES = [
+    ("reschedule", "reschedule", {"between": DAY, "granularity": "30m"}),
+    ("update", "update-event", {"duration": "30m"}),
+]
+
+
+@pytest.mark.parametrize("case", HOURS_CASES)
+def test_hours_answer_the_cli_document_with_local_times(
+    client: TestClient,
+    files: dict[str, Path],
+    validator: Draft202012Validator,
+    case: tuple[str, str, dict[str, str]],
+) -> None:
+    operation, command, options = case
+    body = {
+        "uid": "sync@example.com",
+        "calendars": _calendars("alice", "bob"),
+        "hours": HOURS,
+        **options,
+        **BERLIN,
+    }
+    response = _post(client, operation, body)
+    assert response.status_code == 200, response.text
+    flags = [x for key, value in options.items() for x in (f"--{key}", value)]
+    hours = [x for entry in HOURS for x in ("--hours", entry)]
+    document, request = _cli(command, files, "sync@example.com", *flags, *hours)
+    assert response.content == compact({**document, "request": request}).encode()
+    answer = response.json()
+    _fits(validator, answer)
+    assert answer["candidates"], answer
+    zones = {"alice": "America/New_York", "bob": "Asia/Tokyo"}
+    starts = [c["proposed"]["placements"][0]["range"] for c in answer["candidates"]]
+    # local_times[i] is candidates[i] in each attendee's zone, computed here with zoneinfo
+    assert answer["local_times"] == [
+        {
+            name: {
+                "start": _local(span["start"], zone),
+                "end": _local(span["end"], zone),
+                "zone": zone,
+            }
+            for name, zone in zones.items()
+        }
+        for span in starts
+    ]
+    if operation == "reschedule":
+        # alice's 09:00-12:00 in New York is 13:00-16:00 UTC: nothing starts before
+        assert all(span["start"] >= "2026-10-05T13:00:00Z" for span in starts), starts
+
+
+def _local(text: str, zone: str) -> str:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment.astimezone(ZoneInfo(zone)).isoformat()

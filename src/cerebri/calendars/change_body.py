@@ -15,6 +15,7 @@ Shape (``find-slot``'s calendars, decision 0029, and the command line's options)
      "working_days": "Mon-Fri", "buffer": "10m", "max_candidates": 100000,   // reschedule
      "title": "…", "location": "…", "attendees": ["dan@example.com"],
      "optional_attendees": […], "remove_attendees": […],                    // update
+     "hours": ["alice=Mon-Fri 09:00-17:00@America/New_York"],     // reschedule, update
      "skip_invalid_events": false}
 
 Required: ``uid``, ``calendars`` (at least one required), and ``between`` for a reschedule
@@ -45,7 +46,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from cerebri._json import JSONValue
 from cerebri.calendars.change_ask import MAX_UID_LENGTH
 from cerebri.calendars.change_request import ChangeOperation
-from cerebri.calendars.change_surface import ChangeOptions, change_answer, change_ask, located
+from cerebri.calendars.change_surface import (
+    ChangeOptions,
+    change_answer,
+    change_ask,
+    check_hours,
+    located,
+)
 from cerebri.calendars.event_change import EventChangeAsk, plan_event_change
 from cerebri.calendars.find_slot_body import MAX_ADDRESS_LENGTH, CalendarIn, _model
 from cerebri.calendars.query import MAX_TITLE_LENGTH
@@ -124,6 +131,15 @@ class RescheduleBody(_ChangeBody):
     max_candidates: Annotated[
         StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
     ] = 100_000
+    hours: Annotated[
+        list[StrictStr] | None,
+        Field(
+            max_length=MAX_CALENDARS,
+            description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] "
+            "with a calendar id sent, e.g. alice=Mon-Fri 09:00-17:00@America/New_York "
+            "(reschedule --hours).",
+        ),
+    ] = None
 
 
 class CancelBody(_ChangeBody):
@@ -161,6 +177,15 @@ class UpdateBody(_ChangeBody):
     attendees: Annotated[_Addresses, _d("Required attendees to add (e-mail addresses).")] = []
     optional_attendees: Annotated[_Addresses, _d("Optional attendees to add.")] = []
     remove_attendees: Annotated[_Addresses, _d("Attendees to remove.")] = []
+    hours: Annotated[
+        list[StrictStr] | None,
+        Field(
+            max_length=MAX_CALENDARS,
+            description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] "
+            "with a calendar id sent, e.g. alice=Mon-Fri 09:00-17:00@America/New_York "
+            "(reschedule --hours).",
+        ),
+    ] = None
 
 
 BODIES: Final[dict[ChangeOperation, type[_ChangeBody]]] = {
@@ -264,6 +289,7 @@ def answer_change(question: ChangeQuestion) -> dict[str, JSONValue]:
         calendar=question.calendar,
         max_occurrences=FIND_SLOT_MAX_OCCURRENCES,
     )
+    check_hours(question.ask, search)
     try:
         found = plan_event_change(question.ask, search, _loader(question))
     except CalendarError as error:

@@ -17,6 +17,11 @@ which ``propose`` turns into a proposal.
 ``/duration``...). :func:`located` gives the use-case's own refusals a pointer too:
 ``calendar.not_found`` at ``/uid``, ``calendars.no_calendar`` at ``/calendar``, any other
 code without one at ``""`` (the body as a whole).
+
+``hours`` (reschedule and update, decision 0061) is a list of ``find-slot --hours`` entries
+``ID=[DAYS ][HH:MM-HH:MM][@ZONE]`` read by
+:func:`~cerebri.calendars.slot_options.read_hours` (``input.invalid_option`` at
+``/hours/<i>``); :func:`check_hours` refuses, at the same pointer, an id no calendar sent has.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ from cerebri.calendars.options import (
     parse_working_days,
     parse_working_hours,
 )
+from cerebri.calendars.slot_options import pointer_name, read_hours
+from cerebri.calendars.slot_search import SlotSearch
+from cerebri.calendars.sources import source_ids
 from cerebri.errors import CerebriError
 from cerebri.temporal import Instant
 from cerebri.temporal.zones import check_zone_name
@@ -46,6 +54,7 @@ __all__ = [
     "ChangeOptions",
     "change_answer",
     "change_ask",
+    "check_hours",
     "located",
     "read_window",
 ]
@@ -79,13 +88,14 @@ class ChangeOptions:
     attendees: Sequence[str] = ()
     optional_attendees: Sequence[str] = ()
     remove_attendees: Sequence[str] = ()
+    hours: Sequence[str] = ()
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> ChangeOptions:
         """The options among ``values`` (e.g. a pydantic model's ``model_dump()``; other
         keys are ignored, ``None`` lists are empty)."""
         taken = {f.name: values[f.name] for f in fields(cls) if f.name in values}
-        for name in ("attendees", "optional_attendees", "remove_attendees"):
+        for name in ("attendees", "optional_attendees", "remove_attendees", "hours"):
             taken[name] = tuple(taken.get(name) or ())
         return cls(**taken)
 
@@ -150,7 +160,8 @@ def change_ask(operation: ChangeOperation, options: ChangeOptions) -> EventChang
     Raises:
         CerebriError: ``input.invalid_option`` at the member's pointer for a value that
             cannot be read (zone, window, instant, duration...) or two scopes at once; a
-            reschedule without ``between`` is ``input.missing`` at ``/between``.
+            reschedule without ``between`` is ``input.missing`` at ``/between``; an
+            ``hours`` entry that cannot be read, or repeats an id, at ``/hours/<i>``.
     """
     tz = _read("tz", check_zone_name, options.tz)
     if operation is ChangeOperation.RESCHEDULE and options.between is None:
@@ -183,7 +194,23 @@ def change_ask(operation: ChangeOperation, options: ChangeOptions) -> EventChang
         location=options.location,
         add_attendees=_people(options),
         remove_attendees=tuple(options.remove_attendees),
+        attendee_hours=read_hours(options.hours, tz, name=pointer_name),
     )
+
+
+def check_hours(ask: EventChangeAsk, search: SlotSearch) -> None:
+    """``input.invalid_option`` at ``/hours/<i>`` for the first ``ask.attendee_hours``
+    entry whose id is none of the calendar ids of ``search`` (required and optional, the
+    ids the use-case gives them: :func:`~cerebri.calendars.sources.source_ids`)."""
+    ids = source_ids([*search.ics, *search.caldav, *search.optional_ics, *search.optional_caldav])
+    for index, entry in enumerate(ask.attendee_hours):
+        if entry.calendar_id not in ids:
+            raise CerebriError(
+                f"hours/{index}: no calendar has id {entry.calendar_id!r} "
+                f"(calendar ids: {', '.join(ids)})",
+                code="input.invalid_option",
+                path=f"/hours/{index}",
+            )
 
 
 def read_window(

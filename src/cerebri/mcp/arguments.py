@@ -199,6 +199,13 @@ class RescheduleEventArgs(_EventChange):
     max_candidates: Annotated[
         StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
     ] = 100_000
+    hours: Annotated[
+        list[StrictStr] | None,
+        _d(
+            "Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with the "
+            "calendar id the answer gives the source (reschedule --hours)."
+        ),
+    ] = None
 
 
 class CancelEventArgs(_EventChange):
@@ -229,6 +236,13 @@ class UpdateEventArgs(_EventChange):
     attendees: Annotated[_Names, _d("Required attendees to add (e-mail addresses).")] = []
     optional_attendees: Annotated[_Names, _d("Optional attendees to add.")] = []
     remove_attendees: Annotated[_Names, _d("Attendees to remove.")] = []
+    hours: Annotated[
+        list[StrictStr] | None,
+        _d(
+            "Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with the "
+            "calendar id the answer gives the source (reschedule --hours)."
+        ),
+    ] = None
 
 
 class DraftArgs(_Args):

@@ -16,6 +16,10 @@ was planned with), or ``null`` when the change has no candidate (an update into 
 the answer says why). A proposal grants nothing: a human other than its author approves it,
 never a tool. Errors of proposing point into ``/propose`` (``/propose/expires_in`` for a
 validity that ends before the slot, ``/propose/submit`` without key and store).
+
+``hours`` (``reschedule_event`` and ``update_event``, decision 0061) are ``find_slot``'s
+entries with the calendar ids the answer gives the sources; an entry that cannot be read or
+names no calendar is ``input.invalid_option`` at ``/hours/<i>``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from cerebri.calendars.change_surface import (
     ChangeOptions,
     change_answer,
     change_ask,
+    check_hours,
     located,
     read_window,
 )
@@ -93,6 +98,7 @@ def _plan(operation: ChangeOperation, args: _Args, settings: McpSettings) -> dic
         # the calendars were read above; the use-case asks for the required ones first
         return list(required) if paths is search.ics and urls is search.caldav else optional
 
+    check_hours(ask, search)
     try:
         found = plan_event_change(ask, search, load)
     except CerebriError as error:
