@@ -21,6 +21,7 @@ from cerebri.execution.adapters import (
     ServiceStatusAdapter,
     default_adapters,
 )
+from cerebri.execution.adapters.itip_copies import CopyDelivery
 from cerebri.plans import BUILTIN_CAPABILITIES
 from cerebri.temporal import Instant
 
@@ -81,9 +82,11 @@ def test_default_adapters_with_calendars_serve_every_builtin(tmp_path: Path) -> 
     # message.itip.* are added by with_itip_delivery (an outbox to write to), not here
     served = [c.name for c in BUILTIN_CAPABILITIES if not c.name.startswith("message.")]
     assert adapters.names() == tuple(sorted(served))
-    assert set(CALENDAR_CAPABILITIES) == {
+    # calendar.itip.deliver (decision 0057) is served by CopyDelivery over the calendars
+    assert set(CALENDAR_CAPABILITIES) | {"calendar.itip.deliver"} == {
         c.name for c in BUILTIN_CAPABILITIES if c.name.startswith("calendar.")
     }
+    assert isinstance(adapters.get("calendar.itip.deliver"), CopyDelivery)
     calendar = adapters.get("calendar.event.get")
     assert isinstance(calendar, IcsFileCalendar)
     got = calendar.invoke(

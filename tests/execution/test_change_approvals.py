@@ -71,7 +71,8 @@ class Calendar:
             self.writes += 1
             return {"moved": True}
         assert params.get("uid") == UID and params.get("recurrence_id") == RID
-        return {"exists": True, "range": dict(self.range), "revision": self.revision}
+        found = {"exists": True, "range": dict(self.range), "revision": self.revision}
+        return {**found, "sequence": self.revision}  # also read in attendees' calendars
 
 
 @pytest.fixture
@@ -88,6 +89,10 @@ def world(tmp_path: Path) -> Iterator[tuple[Executor, Calendar, Path]]:
         .with_adapter("message.itip.send", RecordingAdapter(journal, result={"sent": True}))
         .with_adapter(
             "message.itip.get", RecordingAdapter(tmp_path / "get.jsonl", result={"done": True})
+        )
+        .with_adapter(  # attendees' copies (decision 0057)
+            "calendar.itip.deliver",
+            RecordingAdapter(tmp_path / "deliver.jsonl", result={"written": True}),
         )
     )
     clock = FakeClock(Instant.parse("2026-10-01T08:00:00Z"))

@@ -31,6 +31,7 @@ from cerebri.execution import (
 from cerebri.execution import store as execution_store
 from cerebri.execution.adapters import Adapters, IcsFileCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
+from cerebri.execution.adapters.itip_copies import CopyDelivery
 from cerebri.execution.adapters.itip_delivery import ItipDelivery
 from cerebri.plans import draft_from_action_plan
 from cerebri.temporal import Instant
@@ -75,6 +76,8 @@ def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path, Pat
     adapters = adapters.with_adapter("message.itip.send", itip).with_adapter(
         "message.itip.get", itip
     )
+    copies = CopyDelivery(lambda calendar_id: calendars)  # bob's calendar (decision 0057)
+    adapters = adapters.with_adapter("calendar.itip.deliver", copies)
     executor = Executor(engine, clock, SequentialIds("g"), adapters=adapters)
     try:
         yield executor, calendars, work, outbox

@@ -41,6 +41,10 @@ EXPECTED = {
     "message.itip.send": (
         False, False, Risk.MEDIUM, TargetRule.PARAM, "recipient", False, False, False,
     ),
+    # decision 0057: idempotent (a state is written), approved with the change it mirrors
+    "calendar.itip.deliver": (
+        False, True, Risk.MEDIUM, TargetRule.PARAM, "uid", False, False, False,
+    ),
 }  # fmt: skip
 
 
@@ -113,6 +117,15 @@ GOOD_PARAMS: dict[str, dict[str, Any]] = {
         "recipient": "mailto:bob@example.com",
         "organizer": "mailto:alice@example.com",
         "attendees": [{"address": "mailto:bob@example.com", "name": None, "required": True}],
+        "idempotency_key": "k",
+    },
+    "calendar.itip.deliver": {
+        "calendar_id": "bob",
+        "organizer_calendar_id": "work",
+        "uid": "e1",
+        "method": "CANCEL",
+        "sequence": 2,
+        "attendee": "mailto:bob@example.com",
         "idempotency_key": "k",
     },
 }

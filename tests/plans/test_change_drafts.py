@@ -98,6 +98,29 @@ def _message_keys(n: int) -> list[str]:
     return [k for j in range(n) for k in (f"itip-0-{j}", f"sent-0-{j}")]
 
 
+def _copy_keys(n: int) -> list[str]:
+    return [k for j in range(n) for k in (f"deliver-0-{j}", f"copied-0-{j}")]
+
+
+def _copy_key(action: Action, address: str) -> str:
+    digest = hashlib.sha256(address.lower().encode()).hexdigest()[:16]
+    return f"{action.idempotency_key}-copy-{digest}"
+
+
+def _delivers(draft: PlanDraft) -> list[StepSpec]:
+    return [s for s in draft.steps if s.capability == "calendar.itip.deliver"]
+
+
+def _copied(draft: PlanDraft, deliver: StepSpec) -> tuple[Any, ...]:
+    """(params, path, op, value) of the read-back of ``deliver``."""
+    (found,) = [s for s in draft.steps if s.verify is not None and s.verify.of == deliver.key]
+    assert found.depends_on == (deliver.key,)
+    assert found.verify is not None
+    check = found.verify.check
+    assert (check.capability, check.target) == ("calendar.event.get", deliver.target)
+    return (check.params, check.path, check.op, check.value)
+
+
 def _valid(draft: PlanDraft) -> PlanDraft:
     assert validate_draft(draft, builtin_registry()).problems == ()
     assert parse_draft(json.dumps(draft.to_wire())) == draft
@@ -127,7 +150,8 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
         )
     )
     keys = [s.key for s in draft.steps]
-    assert keys == ["move-0", "verify-0", *_message_keys(3), "record"]
+    # al's and bob's calendars are known: the change is delivered there too (decision 0057)
+    assert keys == ["move-0", "verify-0", *_message_keys(3), *_copy_keys(2), "record"]
     move, verify = draft.steps[:2]
     assert move.capability == "calendar.event.move"
     assert move.target == action.target
@@ -190,8 +214,33 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
             {"idempotency_key": _key(action, address), "recipient": address},
         )
         assert (observed.path, observed.op, observed.value) == ("done", "eq", True)
+    delivers = _delivers(draft)
+    for deliver, (address, calendar) in zip(
+        delivers, [("mailto:al@example.com", "al"), ("mailto:bob@example.com", "bob")], strict=True
+    ):
+        assert deliver.depends_on == ("verify-0",)
+        assert deliver.require_approval is False
+        assert deliver.target == UID
+        assert deliver.params == {
+            "calendar_id": calendar,
+            "organizer_calendar_id": "work",
+            "uid": UID,
+            "method": "REQUEST",
+            "sequence": 5,
+            "attendee": address,
+            "idempotency_key": _copy_key(action, address),
+        }
+        at = {"calendar_id": calendar, "object_id": UID, "uid": UID, "recurrence_id": RID}
+        assert _copied(draft, deliver) == (at, "sequence", "eq", 5)
     record = draft.steps[-1]
-    assert record.depends_on == ("verify-0", "sent-0-0", "sent-0-1", "sent-0-2")
+    assert record.depends_on == (
+        "verify-0",
+        "sent-0-0",
+        "sent-0-1",
+        "sent-0-2",
+        "copied-0-0",
+        "copied-0-1",
+    )
     assert draft.require_approval is True
     assert draft.estimate.human_approvals == 1
 
@@ -249,6 +298,19 @@ def test_this_and_future_reads_the_split_series_and_tells_both(kind: MutationKin
         )
     ]
     assert {s.params["recurrence_id"] for s in _sends(draft) if s.params} == {None}
+    # both series are delivered into al's and bob's calendars, each read back by its master
+    delivered = [
+        (d.params["calendar_id"], d.params["uid"], d.params["sequence"], _copied(draft, d))
+        for d in _delivers(draft)
+        if d.params
+    ]
+    assert delivered == [
+        (calendar, uid, sequence, (
+            {"calendar_id": calendar, "object_id": uid, "uid": uid}, "sequence", "eq", sequence
+        ))
+        for calendar in ("al", "bob")
+        for uid, sequence in ((UID, 5), (new_uid, 0))
+    ]  # fmt: skip
 
 
 # -- cancel ---------------------------------------------------------------------------------
@@ -266,7 +328,13 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
             zones={action.target: "Europe/Berlin"},
         )
     )
-    assert [s.key for s in draft.steps] == ["cancel-0", "verify-0", *_message_keys(3), "record"]
+    assert [s.key for s in draft.steps] == [
+        "cancel-0",
+        "verify-0",
+        *_message_keys(3),
+        *_copy_keys(2),
+        "record",
+    ]
     cancel, verify = draft.steps[:2]
     rid = None if scope == "SERIES" else RID
     assert cancel.capability == "calendar.event.cancel"
@@ -298,6 +366,14 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
     told = [(s.params["method"], s.params["sequence"], s.params["recurrence_id"], s.params["title"])
             for s in _sends(draft) if s.params]  # fmt: skip
     assert told == [("CANCEL", 5, rid, "Weekly")] * 3
+    # each copy is gone afterwards: the event (whole cancel) or the instance
+    for deliver, calendar in zip(_delivers(draft), ("al", "bob"), strict=True):
+        assert deliver.params is not None
+        assert (deliver.params["method"], deliver.params["calendar_id"]) == ("CANCEL", calendar)
+        at = {"calendar_id": calendar, "object_id": UID, "uid": UID}
+        if rid is not None:
+            at["recurrence_id"] = rid
+        assert _copied(draft, deliver) == (at, "exists", "eq", False)
 
 
 def test_cancel_this_and_future_sends_the_shortened_series() -> None:
@@ -361,7 +437,21 @@ def test_update_requests_to_the_new_list_and_cancel_to_the_removed() -> None:
     # RFC 5546 3.2.5: the CANCEL to a removed attendee names that attendee
     assert removed["attendees"] == _people("mailto:bob@example.com")
     assert removed["idempotency_key"] == _key(action, "mailto:bob@example.com")
-    assert draft.steps[-1].depends_on == ("verify-0", *[f"sent-0-{j}" for j in range(4)])
+    # al keeps a copy, bob's goes, carol gets one; zoe has no known calendar
+    assert [
+        (d.key, d.params["calendar_id"], d.params["method"], _copied(draft, d)[1:])
+        for d in _delivers(draft)
+        if d.params
+    ] == [
+        ("deliver-0-0", "al", "REQUEST", ("sequence", "eq", 5)),
+        ("deliver-0-1", "bob", "CANCEL", ("exists", "eq", False)),
+        ("deliver-0-2", "carol", "REQUEST", ("sequence", "eq", 5)),
+    ]
+    assert draft.steps[-1].depends_on == (
+        "verify-0",
+        *[f"sent-0-{j}" for j in range(4)],
+        *[f"copied-0-{j}" for j in range(3)],
+    )
 
 
 def test_update_without_a_new_list_tells_the_previous_attendees() -> None:
@@ -383,7 +473,13 @@ def test_create_with_change_stamps_attendees_and_sends_sequence_zero() -> None:
     plan, action = _plan(MutationKind.CREATE_EVENT, revision=None)
     change = _change("SERIES", sequence=0, etag=None, title="Design review")
     draft = _valid(draft_from_action_plan(plan, change=change))
-    assert [s.key for s in draft.steps] == ["create-0", "verify-0", *_message_keys(3), "record"]
+    assert [s.key for s in draft.steps] == [
+        "create-0",
+        "verify-0",
+        *_message_keys(3),
+        *_copy_keys(2),
+        "record",
+    ]
     create = draft.steps[0]
     assert create.params == {
         "calendar_id": "work",
@@ -398,6 +494,9 @@ def test_create_with_change_stamps_attendees_and_sends_sequence_zero() -> None:
     told = [(s.params["method"], s.params["sequence"], s.params["uid"]) for s in _sends(draft)
             if s.params]  # fmt: skip
     assert told == [("REQUEST", 0, action.target)] * 3
+    assert [(d.params["uid"], d.params["sequence"]) for d in _delivers(draft) if d.params] == [
+        (action.target, 0)
+    ] * 2
 
 
 # -- keys, determinism, refusals --------------------------------------------------------------

@@ -31,6 +31,19 @@ attendee the message names: ``{"address", "name", "required", "calendar_id"}`` a
 (a CANCEL's ``SUMMARY`` and subject, or ``null``).
 
 ``message.itip.get``: **idempotency_key**, **recipient**.
+
+``calendar.itip.deliver`` (acts; idempotent: it writes a state, the organizer's event as it is
+now, not a difference; medium risk; like the sends, approved with the change it mirrors,
+decision 0057): what a scheduling server does on its own (RFC 6638 sections 3.2 and 4), for
+an attendee whose calendar the worker reads and writes: the organizer's stored resource of
+``uid`` mirrored into the attendee's calendar (found there by ``UID``), or the attendee's
+copy deleted when the organizer's event is gone or no longer names them. The step's
+``target`` is the ``uid``, the event (as for ``calendar.event.move``, and what the read-back
+``calendar.event.get`` observes); a grant scopes the attendee's calendar with a param
+constraint on ``calendar_id``. Params: **calendar_id** (the attendee's calendar),
+**organizer_calendar_id**, **uid**, **method** (``REQUEST`` or ``CANCEL``: the iTIP method
+the change sends that attendee), **sequence** (the ``SEQUENCE`` the organizer's event
+carries after the change), **attendee** (``mailto:`` address), **idempotency_key**.
 """
 
 from __future__ import annotations
@@ -40,6 +53,7 @@ from typing import Any, Final, TypedDict
 from cerebri.plans.vocabulary import Risk, TargetRule
 
 __all__ = [
+    "ITIP_DELIVER",
     "ITIP_GET",
     "ITIP_SEND",
     "MESSAGE_CAPABILITIES",
@@ -48,6 +62,8 @@ __all__ = [
 
 ITIP_SEND: Final = "message.itip.send"
 """The capability that sends one iTIP message to one attendee."""
+ITIP_DELIVER: Final = "calendar.itip.deliver"
+"""The capability that mirrors the organizer's event into one attendee's calendar."""
 ITIP_GET: Final = "message.itip.get"
 """The read-only capability that observes what ``message.itip.send`` left in the outbox."""
 
@@ -151,6 +167,35 @@ MESSAGE_CAPABILITIES: Final[tuple[CapabilitySpec, ...]] = (
         bounded=False,
         allowed_by_default=False,
         requires_approval=False,  # covered by the change's approval (decision 0056)
+        range_params=None,
+    ),
+    CapabilitySpec(
+        name=ITIP_DELIVER,
+        description="Deliver an event change into one attendee's calendar, as a scheduling "
+        "server does (RFC 6638 3.2, 4): the organizer's stored event mirrored there (the "
+        "attendee's own PARTSTAT kept), or the attendee's copy deleted when the event is "
+        "gone or no longer names them. Idempotent: a repeat writes nothing; a copy at a "
+        "higher SEQUENCE is left alone.",
+        params_schema=_object(
+            {
+                "calendar_id": _ID,
+                "organizer_calendar_id": _ID,
+                "uid": {"type": "string", "minLength": 1, "maxLength": 1024},
+                "method": {"enum": ["REQUEST", "CANCEL"]},
+                "sequence": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                "attendee": _ADDRESS,
+                "idempotency_key": _ID,
+            },
+            {},
+        ),
+        read_only=False,
+        idempotent=True,
+        risk=Risk.MEDIUM,
+        target_rule=TargetRule.PARAM,
+        target_param="uid",
+        bounded=False,
+        allowed_by_default=False,
+        requires_approval=False,  # covered by the change's approval (decisions 0056, 0057)
         range_params=None,
     ),
 )

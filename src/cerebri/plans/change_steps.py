@@ -32,6 +32,18 @@ For action *i* of an action plan whose request carries a ``change``
     ``<action key>-itip-<16 hex digits of sha256 of the address>``: the same for every
     revision of the plan and every retry, one per action and recipient.
 
+``deliver-i-j`` and ``copied-i-j``
+    one ``calendar.itip.deliver`` per message to an attendee whose ``calendar_id`` is known
+    and is not the organizer's calendar (decision 0057: the change delivered into their
+    calendar, as a scheduling server does, RFC 6638 sections 3.2 and 4), ``j`` counting in
+    the messages' order, each depending on ``verify-i``, its ``target`` the event's ``UID``
+    (the attendee's calendar is in its params); each verified by reading that calendar
+    back (``calendar.event.get``): a
+    ``REQUEST``'s copy carries the message's ``SEQUENCE`` where ``verify-i`` reads the
+    event (a split's old series: its master), a ``CANCEL``'s event or instance is gone.
+    ``idempotency_key`` ``<action key>-copy-<16 hex digits of sha256 of the address>``
+    (``-split`` for the split-off series), stable like the messages'.
+
 **This and future** is a split series (decision 0050): the instance and the later ones
 become a new series, ``UID`` :func:`~cerebri.calendars.changes.split_uid` (known now), and the
 old series ends before it. A move or update is read back and checked under the new ``UID``
@@ -70,6 +82,7 @@ __all__ = [
     "VERIFY_INTERVAL_SECONDS",
     "VERIFY_WITHIN_SECONDS",
     "change_steps",
+    "copy_key",
     "message_key",
 ]
 
@@ -77,6 +90,8 @@ ITIP_CAPABILITY: Final = "message.itip.send"
 """The capability that delivers one iTIP message (contract C4)."""
 ITIP_READ: Final = "message.itip.get"
 """The read-only capability that observes a delivered message."""
+DELIVER_CAPABILITY: Final = "calendar.itip.deliver"
+"""The capability that delivers a change into one attendee's calendar (decision 0057)."""
 
 CHANGE_WRITES: Final = {
     MutationKind.CREATE_EVENT: ("create", "calendar.event.create"),
@@ -105,6 +120,13 @@ def message_key(action_key: str, address: str, *, split: bool = False) -> str:
     of at most 228)."""
     digest = hashlib.sha256(normal_address(address).encode("utf-8")).hexdigest()[:16]
     return f"{action_key}-itip-{digest}" + ("-split" if split else "")
+
+
+def copy_key(action_key: str, address: str, *, split: bool = False) -> str:
+    """The idempotency key of the delivery of action ``action_key`` into the calendar of
+    ``address``: :func:`message_key` with ``-copy-`` for ``-itip-`` (decision 0057)."""
+    digest = hashlib.sha256(normal_address(address).encode("utf-8")).hexdigest()[:16]
+    return f"{action_key}-copy-{digest}" + ("-split" if split else "")
 
 
 def _range(action: Action) -> dict[str, str]:
@@ -306,9 +328,8 @@ def _planned(action: Action, facts: ChangeFacts) -> list[_Message]:
     return sent
 
 
-def _messages(
-    index: int, action: Action, facts: ChangeFacts, after: str, title: str | None
-) -> list[StepSpec]:
+def _chosen(action: Action, facts: ChangeFacts) -> list[_Message]:
+    """The messages to send, in step order; the organizer is never a recipient."""
     organizer = None if facts.organizer is None else normal_address(facts.organizer)
     chosen = [m for m in _planned(action, facts) if m.party.key != organizer]
     chosen.sort(key=lambda m: (m.party.key, m.party.address, m.split))
@@ -318,6 +339,90 @@ def _messages(
             "(RFC 5546 section 3.2.2)",
             code="draft.invalid_change",
         )
+    return chosen
+
+
+def _copy_check(action: Action, facts: ChangeFacts, m: _Message, calendar_id: str) -> Check:
+    """What ``copied-i-j`` reads in the attendee's calendar (module doc)."""
+    if m.method == "CANCEL":
+        uid, rid = m.uid, m.rid
+    else:
+        at_uid, at_rid = _where(action, facts)
+        uid, rid = m.uid, None
+        if m.uid == at_uid and facts.scope != "THIS_AND_FUTURE":
+            rid = at_rid
+    params: dict[str, Any] = {"calendar_id": calendar_id, "object_id": uid, "uid": uid}
+    if rid is not None:
+        params["recurrence_id"] = rid
+    which = uid + ("" if rid is None else f" at {rid}")
+    if m.method == "CANCEL":
+        gone = f"{which} is no longer in calendar {calendar_id}"
+        return Check(
+            capability="calendar.event.get",
+            target=uid,
+            params=params,
+            path="exists",
+            op=CheckOp.EQ,
+            value=False,
+            description=gone,
+        )
+    return Check(
+        capability="calendar.event.get",
+        target=uid,
+        params=params,
+        path="sequence",
+        op=CheckOp.EQ,
+        value=m.sequence,
+        description=f"{which} carries SEQUENCE {m.sequence} in calendar {calendar_id}",
+    )
+
+
+def _deliveries(
+    index: int, action: Action, facts: ChangeFacts, after: str, chosen: list[_Message]
+) -> list[StepSpec]:
+    """``deliver-i-j`` and ``copied-i-j`` (module doc)."""
+    steps: list[StepSpec] = []
+    seen: set[tuple[str, str]] = set()
+    for m in chosen:
+        calendar_id = m.party.calendar_id
+        if calendar_id is None or calendar_id == action.calendar_id:
+            continue
+        if (calendar_id, m.uid) in seen:  # two addresses, one calendar: one copy
+            continue
+        seen.add((calendar_id, m.uid))
+        number = len(steps) // 2
+        deliver = StepSpec(
+            key=f"deliver-{index}-{number}",
+            title=f"deliver {m.uid} into calendar {calendar_id} of {m.party.address} "
+            f"({m.method}, SEQUENCE {m.sequence})",
+            kind=StepKind.CAPABILITY,
+            depends_on=(after,),
+            capability=DELIVER_CAPABILITY,
+            target=m.uid,
+            params={
+                "calendar_id": calendar_id,
+                "organizer_calendar_id": action.calendar_id,
+                "uid": m.uid,
+                "method": m.method,
+                "sequence": m.sequence,
+                "attendee": m.party.address,
+                "idempotency_key": copy_key(action.idempotency_key, m.party.address, split=m.split),
+            },
+            expectation=Expectation(
+                description=f"calendar {calendar_id} holds the organizer's {m.uid}",
+                confidence=EXPECTED_CONFIDENCE,
+                within_seconds=VERIFY_WITHIN_SECONDS,
+            ),
+        )
+        check = _copy_check(action, facts, m, calendar_id)
+        title = f"read {m.uid} back from calendar {calendar_id}"
+        steps += [deliver, _verify(f"copied-{index}-{number}", deliver, check, title)]
+    return steps
+
+
+def _messages(
+    index: int, action: Action, facts: ChangeFacts, chosen: list[_Message], title: str | None
+) -> list[StepSpec]:
     steps: list[StepSpec] = []
     for number, m in enumerate(chosen):
         key = message_key(action.idempotency_key, m.party.address, split=m.split)
@@ -338,7 +443,7 @@ def _messages(
             key=f"itip-{index}-{number}",
             title=f"send {m.method} about {m.uid} to {m.party.address} (SEQUENCE {m.sequence})",
             kind=StepKind.CAPABILITY,
-            depends_on=(after,),
+            depends_on=(f"verify-{index}",),
             capability=ITIP_CAPABILITY,
             target=m.party.address,
             params=params,
@@ -365,8 +470,9 @@ def _messages(
 def change_steps(
     index: int, action: Action, facts: ChangeFacts, current: Mapping[str, Any] | None
 ) -> list[StepSpec]:
-    """The write, ``verify-<index>``, ``itip-<index>-<j>`` and ``sent-<index>-<j>`` steps of
-    action ``index`` (module doc); ``current`` is the event as read (``start``, ``end``,
+    """The write, ``verify-<index>``, ``itip-<index>-<j>`` and ``sent-<index>-<j>``, then
+    ``deliver-<index>-<j>`` and ``copied-<index>-<j>`` steps of action ``index`` (module
+    doc); ``current`` is the event as read (``start``, ``end``,
     ``title``, ``location``; absent members are ``null``).
 
     Raises:
@@ -376,4 +482,10 @@ def change_steps(
     check = _readback(action, facts)
     verify = _verify(f"verify-{index}", write, check, f"read {_named(facts)} back")
     title = (current or {}).get("title") or facts.title
-    return [write, verify, *_messages(index, action, facts, verify.key, title)]
+    chosen = _chosen(action, facts)
+    return [
+        write,
+        verify,
+        *_messages(index, action, facts, chosen, title),
+        *_deliveries(index, action, facts, verify.key, chosen),
+    ]

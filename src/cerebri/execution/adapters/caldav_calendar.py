@@ -103,6 +103,7 @@ from cerebri.execution.adapters._change_steps import (
     prepare,
     view_result,
 )
+from cerebri.execution.adapters._copies import StoredCopy
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._people import stamp_people
 from cerebri.execution.adapters._slots import ensure_slot_free
@@ -594,6 +595,66 @@ class CalDavCalendar(DispatchingAdapter):
         with self._client(calendar_id, collection) as client:
             found = self._find(client, calendar_id, collection, uid)
         return None if found is None else found.calendar
+
+    def read_copy(self, calendar_id: str, uid: str) -> StoredCopy | None:
+        """The resource holding ``uid`` in ``calendar_id``'s collection (at any URL) with
+        its ``ETag``, or ``None``: an attendee's copy for ``calendar.itip.deliver``
+        (decision 0057). Raises as :meth:`read_resource`."""
+        collection = self._collection(calendar_id)
+        with self._client(calendar_id, collection) as client:
+            found = self._find(client, calendar_id, collection, uid)
+        return None if found is None else StoredCopy(found.calendar, found.etag, found.url)
+
+    def write_copy(
+        self, calendar_id: str, uid: str, content: Calendar | None, found: StoredCopy | None
+    ) -> None:
+        """Write ``content`` as the resource of ``uid`` in ``calendar_id``'s collection, or
+        ``DELETE`` it (``None``): over ``found`` with ``If-Match`` on its ``ETag``, else new
+        at :func:`resource_name` with ``If-None-Match: *`` (RFC 7232 3.1, 3.2; decision
+        0057). A ``DELETE`` of a resource already gone is a success.
+
+        Raises:
+            AdapterError: ``calendar.revision_mismatch`` (a ``412``: changed or created
+                since read; retryable, ``before_effect``), ``calendar.unsupported`` (no
+                ``ETag`` to make the write conditional), ``calendar.write_failed``, and the
+                transport errors of every request (``adapter.unavailable``...).
+        """
+        collection = self._collection(calendar_id)
+        if found is not None and found.etag is None:
+            raise AdapterError(
+                f"{_shown(found.where)}: the server gave no ETag, so the copy cannot be "
+                "written conditionally; nothing was written",
+                code="calendar.unsupported",
+                before_effect=True,
+            )
+        url = collection + resource_name(uid) if found is None else found.where
+        condition = {"If-None-Match": "*"} if found is None else {"If-Match": str(found.etag)}
+        with self._client(calendar_id, collection) as client:
+            if content is not None:
+                response = self._put(
+                    client, calendar_id, collection, url, content, condition=condition
+                )
+            elif found is None:
+                return
+            else:
+                response = self._send(client, "DELETE", url, headers=condition)
+                if response.status in (404, 410):
+                    return
+        if response.status == 412:
+            raise AdapterError(
+                f"event {uid} in calendar {calendar_id} changed since it was read (HTTP 412); "
+                "nothing was written",
+                code="calendar.revision_mismatch",
+                retryable=True,
+                before_effect=True,
+            )
+        if response.status >= 400:
+            raise AdapterError(
+                f"{'PUT' if content is not None else 'DELETE'} {_shown(url)}: refused with HTTP "
+                f"{response.status}; nothing was written",
+                code="calendar.write_failed",
+                before_effect=True,
+            )
 
     @serves("calendar.event.get")
     def _get(self, invocation: Invocation) -> dict[str, JSONValue]:

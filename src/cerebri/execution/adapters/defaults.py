@@ -22,6 +22,7 @@ from cerebri.execution.adapters.base import (
 )
 from cerebri.execution.adapters.caldav_calendar import TIMEOUT_SECONDS, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
+from cerebri.execution.adapters.itip_copies import COPY_CAPABILITIES, CopyDelivery
 from cerebri.execution.adapters.itip_delivery import read_resource_of
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
 from cerebri.integrations.credentials import CalDAVLogins
@@ -87,9 +88,11 @@ def default_adapters(
 ) -> Adapters:
     """The adapters a real executor starts with: ``service.status`` (systemd) always, and the
     calendar capabilities (:data:`CALENDAR_CAPABILITIES`) when at least one calendar is
-    named: over ``ics_calendars`` (calendar id to ``.ics`` file, :class:`IcsFileCalendar`)
-    and ``caldav_calendars`` (calendar id to CalDAV collection URL, :class:`CalDavCalendar`
-    with a per-request limit of ``caldav_timeout_seconds``; each URL's login picked by
+    named, with ``calendar.itip.deliver`` (:class:`CopyDelivery`: an attendee's copy of a
+    changed event, decision 0057) over the same calendars: over ``ics_calendars``
+    (calendar id to ``.ics`` file, :class:`IcsFileCalendar`) and ``caldav_calendars``
+    (calendar id to CalDAV collection URL, :class:`CalDavCalendar` with a per-request
+    limit of ``caldav_timeout_seconds``; each URL's login picked by
     ``caldav_logins`` when given, else ``caldav_username``/``caldav_password`` for all).
     Each invocation goes to the adapter of its ``calendar_id``. ``clock`` stamps calendar
     writes (``DTSTAMP``).
@@ -125,4 +128,8 @@ def default_adapters(
         calendar: Adapter = next(iter(kinds.values())) if len(kinds) == 1 else _ByCalendar(routes)
         for name in CALENDAR_CAPABILITIES:
             adapters = adapters.with_adapter(name, calendar)
+        served = MappingProxyType(routes)  # attendees' copies (decision 0057)
+        delivery = CopyDelivery(lambda calendar_id: configured_calendar(served, calendar_id))
+        for name in COPY_CAPABILITIES:
+            adapters = adapters.with_adapter(name, delivery)
     return adapters

@@ -58,6 +58,7 @@ from cerebri.execution.adapters._change_steps import (
     prepare,
     view_result,
 )
+from cerebri.execution.adapters._copies import StoredCopy
 from cerebri.execution.adapters._freebusy import freebusy_result
 from cerebri.execution.adapters._ics_resources import file_resource, put_resource, uid_events
 from cerebri.execution.adapters._people import stamp_people
@@ -483,6 +484,46 @@ class IcsFileCalendar(DispatchingAdapter):
         """
         calendar = self._load(self._path(calendar_id))
         return None if calendar is None else file_resource(calendar, uid)
+
+    def read_copy(self, calendar_id: str, uid: str) -> StoredCopy | None:
+        """The resource of ``uid`` in ``calendar_id``'s file with its ETag (the digest
+        :func:`~cerebri.calendars.changes.resource_etag`), or ``None``: an attendee's copy
+        for ``calendar.itip.deliver`` (decision 0057). Raises as :meth:`read_resource`."""
+        resource = self.read_resource(calendar_id, uid)
+        if resource is None:
+            return None
+        return StoredCopy(resource, resource_etag(resource), str(self._path(calendar_id)))
+
+    def write_copy(
+        self, calendar_id: str, uid: str, content: Calendar | None, found: StoredCopy | None
+    ) -> None:
+        """Replace the resource of ``uid`` in ``calendar_id``'s file by ``content`` (``None``:
+        remove it) if it is still ``found`` (its ETag; ``None``: there was none), under the
+        file's lock, the file replaced atomically (decision 0057).
+
+        Raises:
+            AdapterError: ``calendar.revision_mismatch`` (retryable, ``before_effect``: the
+                resource changed since it was read), and the write errors of a move
+                (``calendar.busy``, ``calendar.write_failed``, ``calendar.unreadable``...).
+        """
+
+        def edit(calendar: Calendar | None) -> tuple[Calendar | None, dict[str, JSONValue]]:
+            current = None if calendar is None else file_resource(calendar, uid)
+            etag = None if current is None else resource_etag(current)
+            if etag != (None if found is None else found.etag):
+                raise AdapterError(
+                    f"event {uid} in calendar {calendar_id} changed since it was read; "
+                    "nothing was written",
+                    code="calendar.revision_mismatch",
+                    retryable=True,
+                )
+            if content is None and current is None:
+                return None, {}
+            calendar = calendar if calendar is not None else _empty_calendar()
+            put_resource(calendar, uid, content)
+            return calendar, {}
+
+        self._change(calendar_id, edit)
 
     @serves("calendar.event.get")
     def _get(self, invocation: Invocation) -> dict[str, JSONValue]:

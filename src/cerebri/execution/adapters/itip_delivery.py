@@ -103,7 +103,8 @@ from cerebri.execution.adapters.base import (
     serves,
     unserved_calendar_message,
 )
-from cerebri.plans.capabilities_messages import ITIP_GET, ITIP_SEND
+from cerebri.execution.adapters.itip_copies import CopyDelivery
+from cerebri.plans.capabilities_messages import ITIP_DELIVER, ITIP_GET, ITIP_SEND
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -454,7 +455,10 @@ def with_itip_delivery(
     """``adapters`` with ``message.itip.send`` and ``message.itip.get`` served by one
     :class:`ItipDelivery` over ``outbox`` that reads events back through the adapter of
     ``calendar.event.get`` (none: REQUESTs are passed on to a worker that has the
-    calendar). Raises ``adapter.invalid_argument`` for ``smtp`` with ``server_schedules``."""
+    calendar). With ``server_schedules``, a ``calendar.itip.deliver`` served by
+    :class:`~cerebri.execution.adapters.itip_copies.CopyDelivery` leaves the attendees'
+    copies to the server too (decision 0057). Raises ``adapter.invalid_argument`` for
+    ``smtp`` with ``server_schedules``."""
     calendar = adapters.get("calendar.event.get")
     delivery = ItipDelivery(
         clock,
@@ -466,4 +470,7 @@ def with_itip_delivery(
     )
     for name in ITIP_CAPABILITIES:
         adapters = adapters.with_adapter(name, delivery)
+    copies = adapters.get(ITIP_DELIVER)
+    if server_schedules and isinstance(copies, CopyDelivery):  # the server delivers (0057)
+        adapters = adapters.with_adapter(ITIP_DELIVER, copies.leaving_to_server())
     return adapters
