@@ -52,6 +52,7 @@ GRANTS: Final = (
     "calendar.event.update",
     "message.itip.send",
 )
+DELIVER: Final = "calendar.itip.deliver"
 FINISHED: Final = frozenset({"completed", "failed", "cancelled", "abandoned"})
 _RUNNER: Final = CliRunner()
 
@@ -139,7 +140,8 @@ class ChangeFlow:
 
     def prepare(self) -> None:
         """Store, keys (alice proposes, bob approves), principals and alice's grants on her
-        calendar, as examples/put-on-calendar.sh makes them; the credentials file."""
+        calendar (and to deliver copies into bob's and carol's), as
+        examples/put-on-calendar.sh makes them; the credentials file."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self.server.write_credentials(self.credentials)
         self.env["CEREBRI_CACHE_DIR"] = str(self.folder / "cache")
@@ -150,9 +152,13 @@ class ChangeFlow:
             self.admin("keys", "new", "--dir", keys, person, "--principal", principal, store=False)
             self.admin("principals", "add", principal, "--role", role)
             self.admin("principals", "key", principal, "--keys", keys, "--keyid", person)
-        alice = self.ids()["alice"]
+        ids = self.ids()
         for capability in GRANTS:
-            self.admin("principals", "grant", "principal:alice", capability, "--calendar", alice)
+            self.admin(
+                "principals", "grant", "principal:alice", capability, "--calendar", ids["alice"]
+            )
+        for person in ("bob", "carol"):  # the copies of her events (decision 0057)
+            self.admin("principals", "grant", "principal:alice", DELIVER, "--calendar", ids[person])
 
     def reading(self) -> list[str]:
         """The calendar options of a change command: alice's (the organizer's, first) and

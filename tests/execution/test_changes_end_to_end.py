@@ -51,6 +51,11 @@ CAROL: Final = "mailto:carol@example.com"
 ATTENDEES: Final = (BOB, CAROL)
 READ_FROM: Final = dt.datetime(2027, 3, 1, tzinfo=dt.UTC)
 READ_TO: Final = dt.datetime(2027, 5, 1, tzinfo=dt.UTC)
+OWN: Final = {
+    "bob": {"bob-busy@example.com", "bob-1on1@example.com", "bob-call@example.com"},
+    "carol": {"carol-busy@example.com"},
+}
+"""The UIDs of bob's and carol's own events (not copies of alice's)."""
 
 VTIMEZONE: Final = (
     "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n"
@@ -225,6 +230,30 @@ def _stored(reader: DavReader) -> dict[tuple[str, dt.datetime | None], int]:
     return found
 
 
+def _check_copies(
+    flow: ChangeFlow, expected: set[Row], organizer: dict[tuple[str, dt.datetime | None], int]
+) -> None:
+    """Bob's and carol's calendars hold their own events and a copy of every event of
+    alice's (decision 0057): the same instances, the same SEQUENCE per component, bob's
+    ``ACCEPTED`` kept."""
+    for person in ("bob", "carol"):
+        reader = _reader(flow, person)
+        own = OWN[person]
+        found = _instances(reader)
+        assert {row for row in found if row[0] not in own} == expected, person
+        stored = _stored(reader)
+        assert {key: seq for key, seq in stored.items() if key[0] not in own} == organizer
+        for event in reader.events():
+            if event.uid not in own:
+                assert (BOB, "REQ-PARTICIPANT", "ACCEPTED") in event.attendees
+
+
+def _completed(flow: ChangeFlow, name: str) -> None:
+    """Carry out ``<name>.json`` (:meth:`ChangeFlow.carry_out`); it must complete."""
+    outcome = flow.carry_out(name)
+    assert outcome.status == "completed", (outcome, flow.plan(outcome.plan)["steps"])
+
+
 @pytest.fixture
 def flow(
     dav_matrix: CalDavServer,
@@ -260,17 +289,18 @@ MONDAYS: Final = (
 
 def test_series_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
     alice = _reader(flow, "alice")
-    alice.seed(
-        _calendar(
-            _event(
-                SERIES,
-                "Weekly sync",
-                "20270308T090000",
-                "20270308T100000",
-                f"RRULE:FREQ=WEEKLY;COUNT=8\r\nSEQUENCE:0\r\n{PEOPLE_LINES}",
-            )
+    invitation = _calendar(
+        _event(
+            SERIES,
+            "Weekly sync",
+            "20270308T090000",
+            "20270308T100000",
+            f"RRULE:FREQ=WEEKLY;COUNT=8\r\nSEQUENCE:0\r\n{PEOPLE_LINES}",
         )
     )
+    alice.seed(invitation)
+    for person in ("bob", "carol"):  # their copies, under names of their clients' own
+        _reader(flow, person).seed(invitation, f"invitation-{person}.ics")
     _reader(flow, "bob").seed(
         _own("bob", "bob-busy@example.com", "Dentist", "20270315T130000", "20270315T140000")
     )
@@ -286,10 +316,11 @@ def test_series_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
         "series", "reschedule", SERIES, "--series", "--between", "2027-03-08T10:00/2027-03-08T17:00"
     )
     assert request["change"]["scope"] == "SERIES"
-    assert flow.carry_out("series").status == "completed"
-    expected = {(SERIES, ten[day], ten[day] + HOUR, ten[day]) for day in MONDAYS}
+    _completed(flow, "series")
+    expected: set[Row] = {(SERIES, ten[day], ten[day] + HOUR, ten[day]) for day in MONDAYS}
     assert _instances(alice) == expected
     assert _stored(alice) == {(SERIES, None): 1}
+    _check_copies(flow, expected, {(SERIES, None): 1})
     assert watch.new_messages() == _to_each("REQUEST", SERIES, 1, start=ten["2027-03-08"])
 
     # One instance: bob is busy 13:00-14:00 on 03-15, carol (optional) 14:00-15:00.
@@ -302,24 +333,26 @@ def test_series_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
         "--between",
         "2027-03-15T13:00/2027-03-15T17:00",
     )
-    assert flow.carry_out("instance").status == "completed"
+    _completed(flow, "instance")
     fifteenth, moved = ten["2027-03-15"], berlin("2027-03-15", "14:00")
     expected -= {(SERIES, fifteenth, fifteenth + HOUR, fifteenth)}
     expected |= {(SERIES, moved, moved + HOUR, fifteenth)}
     assert _instances(alice) == expected
     assert _stored(alice) == {(SERIES, None): 1, (SERIES, fifteenth): 2}
+    _check_copies(flow, expected, {(SERIES, None): 1, (SERIES, fifteenth): 2})
     assert watch.new_messages() == _to_each(
         "REQUEST", SERIES, 2, recurrence_id=fifteenth, start=moved
     )
 
     # Cancel one instance (03-22): an EXDATE on the master (decision 0050).
     flow.request("cancel-one", "cancel-event", SERIES, "--instance", "2027-03-22T10:00")
-    assert flow.carry_out("cancel-one").status == "completed"
+    _completed(flow, "cancel-one")
     gone = ten["2027-03-22"]
     expected -= {(SERIES, gone, gone + HOUR, gone)}
     assert _instances(alice) == expected
     # the master one above itself (no override of 03-22 to drop); the CANCEL carries it
     assert _stored(alice) == {(SERIES, None): 2, (SERIES, fifteenth): 2}
+    _check_copies(flow, expected, {(SERIES, None): 2, (SERIES, fifteenth): 2})
     assert watch.new_messages() == _to_each("CANCEL", SERIES, 2, recurrence_id=gone)
 
     # This and future, from 04-05 (summer time) on to 12:00: a split series.
@@ -332,7 +365,7 @@ def test_series_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
         "--between",
         "2027-04-05T12:00/2027-04-05T17:00",
     )
-    assert flow.carry_out("future").status == "completed"
+    _completed(flow, "future")
     stored = _stored(alice)
     (new_uid,) = {uid for uid, _ in stored} - {SERIES}
     noon = {day: berlin(day, "12:00") for day in MONDAYS[4:]}
@@ -341,6 +374,7 @@ def test_series_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
     assert _instances(alice) == expected
     # the shortened series: every component one above the highest; the new one at 0
     assert stored == {(SERIES, None): 3, (SERIES, fifteenth): 3, (new_uid, None): 0}
+    _check_copies(flow, expected, stored)
     # two REQUESTs per attendee, one per calendar object (decisions 0050, 0056)
     assert watch.new_messages() == sorted(
         [
@@ -406,21 +440,24 @@ def _edited_after_approval(flow: ChangeFlow, watch: Watch) -> None:
     assert flow.finish(plan).status == "failed"
     assert _snapshot(alice) == edited
     assert watch.new_messages() == []
+    two = berlin("2027-03-10", "14:00")  # the copies stay as the last change left them
+    _check_copies(flow, {(SINGLE, two, two + HOUR / 2, None)}, {(SINGLE, None): 1})
 
 
 def test_single_event_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> None:
     alice = _reader(flow, "alice")
-    alice.seed(
-        _calendar(
-            _event(
-                SINGLE,
-                "Design review",
-                "20270310T140000",
-                "20270310T150000",
-                f"SEQUENCE:0\r\n{PEOPLE_LINES}",
-            )
+    invitation = _calendar(
+        _event(
+            SINGLE,
+            "Design review",
+            "20270310T140000",
+            "20270310T150000",
+            f"SEQUENCE:0\r\n{PEOPLE_LINES}",
         )
     )
+    alice.seed(invitation)
+    for person in ("bob", "carol"):
+        _reader(flow, person).seed(invitation, f"invitation-{person}.ics")
     _reader(flow, "bob").seed(
         _own("bob", "bob-1on1@example.com", "1:1", "20270310T144500", "20270310T153000")
     )
@@ -434,9 +471,10 @@ def test_single_event_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> No
 
     # Out of a conflict: 14:00-15:00 overlaps bob's 1:1 from 14:45; 30 minutes do not.
     flow.request("shorter", "update-event", SINGLE, "--duration", "30m", *day)
-    assert flow.carry_out("shorter").status == "completed"
+    _completed(flow, "shorter")
     assert _instances(alice) == {(SINGLE, two, two + HOUR / 2, None)}
     assert _stored(alice) == {(SINGLE, None): 1}
+    _check_copies(flow, {(SINGLE, two, two + HOUR / 2, None)}, {(SINGLE, None): 1})
     assert watch.new_messages() == _to_each("REQUEST", SINGLE, 1, start=two)
     before = _snapshot(alice)
 
@@ -455,7 +493,8 @@ def test_single_event_changes(flow: ChangeFlow, smtp_server: SmtpRecorder) -> No
     flow.start_worker()
     (sequence,) = _stored(alice).values()
     flow.request("cancel", "cancel-event", SINGLE, *day)
-    assert flow.carry_out("cancel").status == "completed"
+    _completed(flow, "cancel")
     assert _instances(alice) == set()
     assert _stored(alice) == {}
+    _check_copies(flow, set(), {})
     assert watch.new_messages() == _to_each("CANCEL", SINGLE, sequence + 1)
