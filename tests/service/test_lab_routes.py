@@ -184,5 +184,7 @@ def test_a_cancel_is_prepared_with_the_title_read(world: World, tmp_path: Path) 
     steps = {s["key"]: s for s in prepared.json()["artifact"]["steps"]}
     cancel = steps["cancel-0"]
     assert cancel["capability"] == "calendar.event.cancel"
-    assert cancel["params"]["current"]["title"] == "Review"
+    # the request's change carries the title read from the calendar (decision 0061), so the
+    # body's "title" (used only where the request has none) does not replace it
+    assert cancel["params"]["current"]["title"] == "<b>Review</b>"
     assert cancel["params"]["current"]["start"] == "2026-12-08T10:00:00Z"

@@ -31,6 +31,7 @@ HEADERS = {**auth("principal:alice"), **JSON}
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/v1/plans"): {"draft": ONE_EVENT_DRAFT},
     ("post", "/v1/plans/{plan_id}/cancel"): {"reason": "no longer needed"},
+    ("post", "/v1/proposals/prepare"): {"request": {"operation": "CANCEL"}},
     ("post", "/v1/approvals/{approval_id}/decision"): {
         "decision": "approve",
         "keyid": "bob-key",
@@ -51,7 +52,7 @@ def _store_operations(client: TestClient) -> list[tuple[str, str, bool]]:
 
 def _assert_every_route_unavailable(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     operations = _store_operations(client)
-    assert len(operations) == 9
+    assert len(operations) == 10
     for method, path, has_body in operations:
         url = re.sub(r"\{[^}]+\}", "s-1", path)
         caplog.clear()
