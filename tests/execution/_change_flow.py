@@ -1,17 +1,18 @@
 """The user's path through a change of an event already on CalDAV calendars, with real
 processes (issue #23's Must show; ``tests/execution/test_changes_end_to_end.py``).
 
-:class:`ChangeFlow` runs the ``cerebri`` executable of this environment as separate
-processes for what the people do: ``reschedule``/``cancel-event``/``update-event`` with
-``--emit-request``, ``propose --as plan-graph`` signed with alice's key, ``submit``,
-``approvals approve`` as bob with his key, and ``worker`` over each person's calendar
-(``--caldav-calendar``) with ``--outbox`` and ``--smtp``: one worker left running in the
-background (:meth:`ChangeFlow.start_worker`, as a deployment runs it), or one
-``worker --until-idle`` (:meth:`ChangeFlow.run_worker_once`).
+:class:`ChangeFlow` runs the ``cerebri`` commands the people run:
+``reschedule``/``cancel-event``/``update-event`` with ``--emit-request``, ``propose --as
+plan-graph`` signed with alice's key, ``submit``, ``approvals approve`` as bob with his key
+(in this process, through typer's test runner over the same application: a process start
+costs 2-6 s of imports on a loaded machine, four per change), and ``worker`` over each
+person's calendar (``--caldav-calendar``) with ``--outbox`` and ``--smtp`` as a real
+process of the ``cerebri`` executable: one worker left running in the background
+(:meth:`ChangeFlow.start_worker`, as a deployment runs it), or one ``worker --until-idle``
+(:meth:`ChangeFlow.run_worker_once`).
 
 The chores around them (store, keys, principals, grants; listing approvals, a plan's
-status) run in this process through typer's test runner (:meth:`ChangeFlow.admin`): the
-same commands, without a process start each (2-6 s on a loaded machine).
+status) run in this process too (:meth:`ChangeFlow.admin`).
 
 Nothing here reads a calendar or a message: the test does that, independently.
 """
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import chdir, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -111,23 +112,26 @@ class ChangeFlow:
         return env
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """Run the ``cerebri`` executable with ``args`` in ``folder`` and the flow's store;
-        fail the test on a non-zero exit when ``check``."""
-        done = subprocess.run(
-            [str(CEREBRI), *args],
-            cwd=self.folder,
-            env=self._environment(),
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_SECONDS,
-            check=False,
+        """Run ``cerebri ARGS`` in ``folder`` with the flow's store and environment; fail the
+        test on a non-zero exit when ``check``.
+
+        In this process (typer's test runner over the same ``cerebri`` application the
+        executable runs): a ``cerebri`` process costs about 2 s of imports, and every change
+        runs four of these commands. The worker, whose crash and concurrency rules are what
+        processes test, stays a real process (:meth:`start_worker`, :meth:`run_worker_once`).
+        """
+        environment = {**self._environment()}
+        with chdir(self.folder):
+            done = _RUNNER.invoke(app, list(args), env=environment, catch_exceptions=False)
+        ran = subprocess.CompletedProcess(
+            ["cerebri", *args], done.exit_code, done.stdout, done.stderr
         )
-        if check and done.returncode != 0:
+        if check and ran.returncode != 0:
             raise AssertionError(
-                f"cerebri {' '.join(args)} exited {done.returncode}\n"
-                f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+                f"cerebri {' '.join(args)} exited {ran.returncode}\n"
+                f"stdout:\n{ran.stdout}\nstderr:\n{ran.stderr}"
             )
-        return done
+        return ran
 
     def admin(self, *args: str, store: bool = True) -> str:
         """Run ``cerebri ARGS`` in this process (typer's test runner), with the flow's store
@@ -323,7 +327,7 @@ class ChangeFlow:
         return str(asked[0][0])
 
     def approve(self, plan: str) -> str:
-        """Approve the plan's one approval (:meth:`asked`) as bob with his key (a process);
+        """Approve the plan's one approval (:meth:`asked`) as bob with his key;
         the approval id."""
         approval = self.asked(plan)
         self.cli("approvals", "approve", approval, "--as", "principal:bob", "--key", "keys/bob.pem")
