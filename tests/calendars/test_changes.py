@@ -1120,3 +1120,46 @@ def test_changes_read_calendars_parsed_by_cerebri_ics() -> None:
     assert uid == "zoned@example.org" and written is not None
     moved = find_event(written, "zoned@example.org", Instant.parse("2026-12-08T08:00:00Z"))
     assert moved is not None and moved.start == Instant.parse("2026-12-08T13:00:00Z")
+
+
+def test_a_change_keeps_the_organizer_line_and_a_chair_role() -> None:
+    """Rewriting attendees keeps what the calendar wrote about the people who stay: the
+    organizer's CN and a ``ROLE=CHAIR`` (a user's trial found them replaced)."""
+    from cerebri.calendars import EventChange, Participant, apply_change
+    from cerebri.temporal import Instant
+
+    text = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        "UID:chair@example.org\r\nDTSTAMP:20260101T000000Z\r\n"
+        "DTSTART:20261201T090000Z\r\nDTEND:20261201T100000Z\r\n"
+        "ORGANIZER;CN=Alice Adams:mailto:alice@example.org\r\n"
+        "ATTENDEE;ROLE=CHAIR;PARTSTAT=ACCEPTED;CN=Alice Adams:mailto:alice@example.org\r\n"
+        "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=TENTATIVE:mailto:bob@example.org\r\n"
+        "END:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    change = EventChange(
+        action="update",
+        uid="chair@example.org",
+        title="Renamed",
+        organizer="mailto:alice@example.org",
+        attendees=(
+            Participant("mailto:alice@example.org", "Alice Adams", True),
+            Participant("mailto:bob@example.org", None, False),
+            Participant("mailto:dave@example.org", "Dave", True),
+        ),
+        idempotency_key="k-chair",
+    )
+    outcome = apply_change(
+        Calendar.from_ical(text), change, stamp=Instant.parse("2026-12-03T00:00:00Z")
+    )
+    ((_, written),) = outcome.writes
+    assert written is not None
+    (event,) = written.walk("VEVENT")
+    assert event["ORGANIZER"].params["CN"] == "Alice Adams"
+    lines = {str(line).lower(): line.params for line in event["ATTENDEE"]}
+    assert lines["mailto:alice@example.org"]["ROLE"] == "CHAIR"
+    assert lines["mailto:alice@example.org"]["PARTSTAT"] == "ACCEPTED"
+    assert lines["mailto:bob@example.org"]["ROLE"] == "OPT-PARTICIPANT"  # made optional
+    assert lines["mailto:bob@example.org"]["PARTSTAT"] == "TENTATIVE"
+    assert lines["mailto:dave@example.org"]["PARTSTAT"] == "NEEDS-ACTION"
+    assert {p["RSVP"] for p in lines.values()} == {"TRUE"}

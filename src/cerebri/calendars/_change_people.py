@@ -62,17 +62,34 @@ def attendees_of(event: Component) -> tuple[Participant, ...]:
     return tuple(_participant(line) for line in _lines(event, "ATTENDEE"))
 
 
-def _partstats(event: Component) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _old_lines(event: Component) -> dict[str, vCalAddress]:
+    """The ``ATTENDEE`` lines of ``event`` by bare lower-case address (an unreadable line
+    keeps nothing)."""
+    out: dict[str, vCalAddress] = {}
     for line in _lines(event, "ATTENDEE"):
         try:
-            key = _email(line)
-        except (TypeError, ValueError):  # an unreadable old line keeps nothing
+            out[_email(line)] = line
+        except (TypeError, ValueError):
             continue
-        status = line.params.get("PARTSTAT")
-        if status is not None:
-            out[key] = str(status)
     return out
+
+
+def _kept_line(person: Participant, old: vCalAddress) -> vCalAddress:
+    """The line of an attendee who stays: every parameter they had (``PARTSTAT``, ``CN``,
+    ``ROLE=CHAIR``, ``DELEGATED-FROM``...) kept; ``ROLE`` rewritten only when they move
+    between required and optional, ``CN`` and ``CUTYPE=INDIVIDUAL`` added when missing,
+    ``RSVP=TRUE`` (RFC 5546 section 3.2.2: the organizer asks for a reply to the change)."""
+    line = _line(person.address, "attendee")
+    for name, value in old.params.items():
+        line.params[name] = value
+    role = str(old.params.get("ROLE", "REQ-PARTICIPANT")).upper()
+    if (role != "OPT-PARTICIPANT") != person.required:  # read as _participant reads it
+        line.params["ROLE"] = "REQ-PARTICIPANT" if person.required else "OPT-PARTICIPANT"
+    if person.name is not None and "CN" not in line.params:
+        line.params["CN"] = person.name
+    line.params.setdefault("CUTYPE", "INDIVIDUAL")
+    line.params["RSVP"] = "TRUE"  # a change asks every attendee to answer again
+    return line
 
 
 def _attendee_line(person: Participant, partstat: str) -> vCalAddress:
@@ -109,18 +126,26 @@ def stamp_people(
     event: Component, organizer: str | None, attendees: Sequence[Participant] | None
 ) -> None:
     """Write ``ORGANIZER`` (when given) and the ``ATTENDEE`` list (when given) on ``event``:
-    ``CUTYPE=INDIVIDUAL``, ``ROLE``, ``RSVP=TRUE``, ``CN`` when named, and the ``PARTSTAT``
-    the attendee had on ``event`` (``NEEDS-ACTION`` for a new one)."""
+    a new attendee gets ``CUTYPE=INDIVIDUAL``, ``ROLE``, ``PARTSTAT=NEEDS-ACTION``,
+    ``RSVP=TRUE`` and ``CN`` when named; one who stays keeps the line's parameters as
+    written (:func:`_kept_line`). The same organizer keeps its line (its ``CN``)."""
     if organizer is not None:
-        event.pop("ORGANIZER", None)
-        event.add("ORGANIZER", _line(organizer, "organizer"))
+        had = _lines(event, "ORGANIZER")
+        same = bool(had) and _safe_key(str(had[0])) == _safe_key(organizer)
+        if not same:  # the same organizer keeps the line as written (its CN...)
+            event.pop("ORGANIZER", None)
+            event.add("ORGANIZER", _line(organizer, "organizer"))
     if attendees is None:
         return
-    kept = _partstats(event)
+    kept = _old_lines(event)
     event.pop("ATTENDEE", None)
     for person in attendees:
         key = _email(_line(person.address, "attendee"))
-        event.add("ATTENDEE", _attendee_line(person, kept.get(key, "NEEDS-ACTION")))
+        old = kept.get(key)
+        event.add(
+            "ATTENDEE",
+            _attendee_line(person, "NEEDS-ACTION") if old is None else _kept_line(person, old),
+        )
 
 
 def without_organizer(
