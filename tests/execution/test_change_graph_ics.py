@@ -17,7 +17,7 @@ import icalendar
 import pytest
 import recurring_ical_events
 
-from cerebri.calendars.changes import resource_etag
+from cerebri.calendars.changes import resource_etag, resource_sequence
 from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.execution import (
@@ -86,10 +86,14 @@ def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path, Pat
 
 
 def _carry_out(
-    executor: Executor, calendars: IcsFileCalendar, kind: MutationKind, **extra: Any
+    executor: Executor,
+    calendars: IcsFileCalendar,
+    kind: MutationKind,
+    revision: int = 4,
+    **extra: Any,
 ) -> str:
     """Plan ``kind`` of the instance at RID, submit, run, approve once, run: the plan id."""
-    plan, action = _plan(kind)
+    plan, action = _plan(kind, revision=revision)
     resource = calendars.read_resource("work", UID)
     assert resource is not None
     etag = resource_etag(resource)
@@ -202,3 +206,47 @@ def test_update_one_instance_title_and_length(
     found = recurring_ical_events.of(calendar).at((2026, 10, 5))
     assert [(str(e["SUMMARY"]), int(e["SEQUENCE"])) for e in found] == [("Weekly (long)", 5)]
     assert [(m["method"], m["sequence"]) for m in _messages(outbox)] == [("REQUEST", 5)] * 2
+
+
+# master SEQUENCE 0, the 2026-10-12 instance moved to 11:00 by a calendar that raised it to 3
+RAISED = SERIES.replace("SEQUENCE:4", "SEQUENCE:0").replace(
+    "END:VEVENT\r\nEND:VCALENDAR",
+    "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:weekly@example.com\r\nDTSTAMP:20260901T000000Z\r\n"
+    "RECURRENCE-ID;TZID=Europe/Berlin:20261012T100000\r\n"
+    "DTSTART;TZID=Europe/Berlin:20261012T110000\r\nDTEND;TZID=Europe/Berlin:20261012T120000\r\n"
+    "SEQUENCE:3\r\nSUMMARY:Weekly\r\nORGANIZER;CN=Olga:mailto:olga@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:bob@example.com\r\n"
+    "ATTENDEE;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION:mailto:zoe@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:olga@example.com\r\n"
+    "END:VEVENT\r\nEND:VCALENDAR",
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "scope"),
+    [
+        (MutationKind.MOVE_EVENT, "INSTANCE"),
+        (MutationKind.MOVE_EVENT, "SERIES"),
+        (MutationKind.MOVE_EVENT, "THIS_AND_FUTURE"),
+        (MutationKind.DELETE_EVENT, "INSTANCE"),
+    ],
+)
+def test_an_override_above_the_master_sets_the_revision(
+    world: tuple[Executor, IcsFileCalendar, Path, Path], kind: MutationKind, scope: str
+) -> None:
+    """decision 0050: the revision is the highest SEQUENCE of any component (3, the
+    override's, not the master's 0 nor the moved instance's); the change writes 4 and every
+    message carries 4 (no itip.sequence_moved after the calendar changed)."""
+    executor, calendars, work, outbox = world
+    work.write_text(RAISED, encoding="utf-8")
+    resource = calendars.read_resource("work", UID)
+    assert resource is not None
+    revision = resource_sequence(resource, UID)
+    assert revision == 3
+    _carry_out(executor, calendars, kind, revision=revision, sequence=revision, scope=scope)
+    stored = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
+    old = [int(e["SEQUENCE"]) for e in stored.walk("VEVENT") if str(e["UID"]) == UID]
+    assert max(old) == 4
+    sent = [(m["uid"] == UID, m["sequence"]) for m in _messages(outbox)]
+    new = [(False, 0)] * 2 if scope == "THIS_AND_FUTURE" else []
+    assert sorted(sent) == sorted([*new, (True, 4), (True, 4)])

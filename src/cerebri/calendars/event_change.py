@@ -32,12 +32,14 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
 * the window: ``RESCHEDULE`` searches ``window``; ``CANCEL`` and ``UPDATE`` do not search:
   their window is the event's current start to its new end (an update's new duration);
 * ``change``: the ``UID``, scope, recurrence id, the resource's ETag
-  (:func:`cerebri.calendars.changes.resource_etag` of :func:`event_resource`; the CalDAV
-  reader does not pass ETags on, so a CalDAV resource gets its digest too), the ``SEQUENCE``
-  read, the organizer (the event's ``ORGANIZER``, else the organizer calendar's owner) and
-  the attendees read from the event (each with the ``calendar_id`` whose owner has the
-  address), an update's new list, title and location; a reschedule's or cancel's title
-  and location are the event's own, for the approver and the messages (decision 0061).
+  (:func:`cerebri.calendars.changes.resource_etag` of :func:`event_resource`; the CalDAV reader
+  does not pass ETags on, so a CalDAV resource gets its digest too), the event's revision
+  (:func:`cerebri.calendars.changes.resource_sequence`: the highest ``SEQUENCE`` over its master
+  and overrides, also the target's revision; decision 0050), the organizer (the event's
+  ``ORGANIZER``, else the organizer calendar's owner) and the attendees read from the event
+  (each with the ``calendar_id`` whose owner has the address), an update's new list, title and
+  location; a reschedule's or cancel's title and location are the event's own, for the approver
+  and the messages (decision 0061).
 
 Then the request is planned once (:func:`cerebri.planner.plan` with
 :data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
@@ -77,6 +79,7 @@ from cerebri.calendars.changes import (
     Participant,
     find_event,
     resource_etag,
+    resource_sequence,
 )
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.event_instances import (
@@ -357,8 +360,9 @@ def plan_event_change(
     scope = ask.settled_scope()
     query = _query(ask, view)
     period = target_period(resource, view, ask.zone)
+    revision = resource_sequence(resource, ask.uid)  # every component's highest (0050)
     target = ChangeTarget(
-        object_id(period), organizer, integration, view.start, view.end, view.sequence, ask.zone
+        object_id(period), organizer, integration, view.start, view.end, revision, ask.zone
     )
     itself = Itself(ask.uid, scope, target.object_id, ask.at, ask.zone)
     owners = calendar_owners([*sources, *optional])
@@ -372,7 +376,7 @@ def plan_event_change(
         scope=scope.value,
         recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
         etag=resource_etag(resource),
-        sequence=view.sequence,
+        sequence=revision,
         # an update's new values; a move's or cancel's describe the event (decision 0061)
         title=ask.title if update else _display(view.title),
         location=ask.location if update else _display(view.location),
