@@ -182,20 +182,31 @@ def _series_anchor(
     resource: Calendar, plain: Calendar, series: EventView, ask: EventChangeAsk
 ) -> EventView:
     """The instance a whole-series change is measured from (its target): the first instance
-    starting in ``ask.window`` when the series began before it, else the first instance
-    (the series view). Moving it shifts the whole series by the same local-time delta
-    (contract C2), so "move the weekly meeting" searches the weeks asked about."""
+    starting in ``ask.window`` that was not moved on its own (its start is its original
+    start, the ``RECURRENCE-ID``) when the series began before the window, else the first
+    instance (the series view). Moving it shifts the whole series by the same local-time
+    delta (contract C2; :func:`cerebri.calendars.changes.apply_change` measures from the
+    anchor's original start, so a moved anchor would show one shift and write another), so
+    "move the weekly meeting" searches the weeks asked about. ``input.invalid_option`` when
+    every instance in the window was moved on its own (decision 0055)."""
     if not series.recurring or ask.window is None or series.start >= ask.window[0]:
         return series
     start, end = ask.window
     periods = busy_periods(resource, start, end, floating_zone=ask.zone)
+    moved = False
     for period in sorted(periods, key=BusyPeriod.sort_key):
         original = original_start(period, ask.zone)
         if period.uid != ask.uid or period.start < start or original is None:
             continue
         view = find_event(plain, ask.uid, original, floating_zone=ask.zone)
-        if view is not None:
+        if view is not None and view.start == original:
             return view
+        moved = moved or view is not None
+    if moved:
+        raise invalid_option(
+            f"event {ask.uid!r}: every instance of the series in the window was moved on its "
+            "own; pick --instance or widen --between"
+        )
     return series
 
 
