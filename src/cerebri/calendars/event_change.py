@@ -19,7 +19,12 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   event or a whole series (``SERIES``). For ``SERIES`` the target is the instance a series
   move is anchored on (contract C2): the first instance starting in ``window`` when the
   series began before the window (its original start is then the ``change``'s recurrence
-  id), else the first instance (recurrence id null);
+  id), else the first instance (recurrence id null); an instance moved on its own is never
+  the anchor (``input.invalid_option`` when every one in the window was);
+* a ``THIS_AND_FUTURE`` reschedule searches from the end of the last instance the old
+  series keeps on (the new series never overlaps it; ``input.invalid_option`` naming that
+  instant when nothing of the window is left), and from the series' first instance on it
+  is a ``SERIES`` change (decision 0055);
 * busy time: every calendar's busy periods (required attendees), less the event itself:
   the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
   instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
@@ -54,7 +59,7 @@ nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time
 
 from icalendar import Calendar
@@ -208,6 +213,48 @@ def _series_anchor(
             "own; pick --instance or widen --between"
         )
     return series
+
+
+def _kept_end(resource: Calendar, ask: EventChangeAsk) -> Instant | None:
+    """The end of the last instance a this-and-future change keeps in the old series (every
+    instance whose original start is before ``ask.at``), None when there is none (``at`` is
+    the series' first instance). Read over the series' start to the end of ``ask.window``."""
+    assert ask.at is not None and ask.window is not None
+    plain = Calendar.from_ical(resource.to_ical())
+    series = find_event(plain, ask.uid, None, floating_zone=ask.zone)
+    first = None if series is None else series.start.plus_seconds(-7 * _DAY)
+    if first is None or not first < ask.window[1]:
+        return None
+    kept = [
+        period.end
+        for period in busy_periods(resource, first, ask.window[1], floating_zone=ask.zone)
+        if period.uid == ask.uid
+        and (original := original_start(period, ask.zone)) is not None
+        and original < ask.at
+    ]
+    return max(kept, default=None)
+
+
+def _future_ask(resource: Calendar, ask: EventChangeAsk) -> EventChangeAsk:
+    """A this-and-future reschedule as searched (decision 0055): from the series' first
+    instance on it is the whole series (``SERIES``, anchored as a series move is); else
+    the window starts no earlier than the end of the last instance the old series keeps, so
+    the new series never overlaps it (``input.invalid_option`` naming that instant when
+    nothing of the window is left)."""
+    if ask.operation is not ChangeOperation.RESCHEDULE or ask.window is None:
+        return ask
+    if ask.settled_scope() is not ChangeScope.THIS_AND_FUTURE or ask.at is None:
+        return ask
+    kept = _kept_end(resource, ask)
+    if kept is None:
+        return replace(ask, scope=ChangeScope.SERIES, at=None)
+    start, end = ask.window
+    if kept >= end:
+        raise invalid_option(
+            f"event {ask.uid!r}: the old series keeps instances until {kept.format()}, and the "
+            "new series cannot start before they end: --between must reach past it"
+        )
+    return ask if kept <= start else replace(ask, window=(kept, end))
 
 
 def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
@@ -368,6 +415,10 @@ def plan_event_change(
     )
     organizer, integration = _organizer(search, sources)
     resource, view = _locate(sources, organizer, ask)
+    searched = _future_ask(resource, ask)
+    if searched is not ask:
+        ask = searched
+        resource, view = _locate(sources, organizer, ask)
     scope = ask.settled_scope()
     query = _query(ask, view)
     period = target_period(resource, view, ask.zone)
