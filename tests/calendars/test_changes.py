@@ -181,15 +181,15 @@ def test_move_one_instance_writes_an_override(series: Calendar) -> None:
     assert override["RECURRENCE-ID"].dt == datetime(2026, 3, 9, 9, tzinfo=BERLIN)
     assert override["RECURRENCE-ID"].params["TZID"] == "Europe/Berlin"
     assert override["DTSTART"].params["TZID"] == "Europe/Berlin"
-    assert int(override["SEQUENCE"]) == 3  # one above the master's 2
+    assert int(override["SEQUENCE"]) == 4  # one above the highest (the override's 3)
     assert int(_master(outcome.writes[0][1])["SEQUENCE"]) == 2  # untouched
-    assert outcome.sequence == 3
+    assert outcome.sequence == 4
     (notice,) = outcome.notices
     assert (notice.uid, notice.recurrence_id, notice.method, notice.sequence) == (
         UID,
         _at(day, 9),
         "REQUEST",
-        3,
+        4,
     )
     assert [p.address for p in notice.recipients] == [
         "mailto:alice@example.org",
@@ -219,12 +219,12 @@ def test_cancel_one_instance_adds_an_exdate(series: Calendar) -> None:
     outcome = apply_change(series, change, stamp=STAMP)
     assert _instances(outcome) == [i for i in _base() if i[1] != "2026-03-23 09:00"]
     master = _master(outcome.writes[0][1])
-    assert int(master["SEQUENCE"]) == 3  # one above the master's 2
+    assert int(master["SEQUENCE"]) == 4  # one above the highest (the override's 3)
     (notice,) = outcome.notices
     assert (notice.method, notice.recurrence_id, notice.sequence) == (
         "CANCEL",
         _at(date(2026, 3, 23), 9),
-        3,
+        4,
     )
 
 
@@ -382,7 +382,7 @@ def test_move_this_and_future_splits_the_series(series: Calendar) -> None:
     assert _instances(outcome) == expected
     new, old = outcome.writes[0][1], outcome.writes[1][1]
     assert {int(e["SEQUENCE"]) for e in _events(new)} == {0}
-    assert int(_master(old)["SEQUENCE"]) == 3
+    assert int(_master(old)["SEQUENCE"]) == 4  # the moved override's 3 counts too
     rule = _master(old)["RRULE"]
     if "COUNT" in rule:
         assert rule["COUNT"] == [4]  # 03-02, 03-09, 03-16 (excluded, still counted), 03-23
@@ -390,7 +390,7 @@ def test_move_this_and_future_splits_the_series(series: Calendar) -> None:
         assert rule["UNTIL"][0] == datetime(2026, 3, 30, 6, 59, 59, tzinfo=UTC)
         assert b"UNTIL=20260330T065959Z" in old.to_ical()
     assert [n.uid for n in outcome.notices] == [outcome.new_uid, UID]
-    assert [n.sequence for n in outcome.notices] == [0, 3]
+    assert [n.sequence for n in outcome.notices] == [0, 4]
 
 
 def test_cancel_this_and_future_trims_the_series(series: Calendar) -> None:
@@ -467,7 +467,7 @@ def test_a_split_is_deterministic_and_replays_safely(series: Calendar) -> None:
     replay = apply_change(old, change, stamp=STAMP)  # type: ignore[arg-type]
     assert (replay.writes, replay.notices, replay.replayed) == ((), (), True)
     assert replay.new_uid == first.new_uid
-    assert replay.sequence == 3
+    assert replay.sequence == 4
 
 
 # ---------------------------------------------------------------- other kinds of time
@@ -900,9 +900,9 @@ def test_update_one_instance_removing_an_attendee_cancels_them_for_it(series: Ca
     )
     outcome = apply_change(series, change, stamp=STAMP)
     request, cancel = outcome.notices
-    assert (request.method, request.recurrence_id, request.sequence) == ("REQUEST", _at(day, 9), 3)
+    assert (request.method, request.recurrence_id, request.sequence) == ("REQUEST", _at(day, 9), 4)
     assert [p.address for p in request.recipients] == ["mailto:alice@example.org"]
-    assert (cancel.method, cancel.recurrence_id, cancel.sequence) == ("CANCEL", _at(day, 9), 3)
+    assert (cancel.method, cancel.recurrence_id, cancel.sequence) == ("CANCEL", _at(day, 9), 4)
     assert [p.address for p in cancel.recipients] == ["mailto:bob@example.org"]
     assert _instances(outcome) == _base()  # no time changed
 

@@ -243,7 +243,9 @@ def test_this_and_future_and_series_leave_out_the_instances_that_move(
         )
     )
     starts = {s for s, _ in _spans(future)}
-    assert "2026-10-12T07:00:00Z" in starts  # before the split: still busy
+    # the old series keeps 10-05 and 10-12 (09:00-09:30): the search starts when they end
+    assert future["scope"]["time_range"]["start"] == "2026-10-12T07:30:00Z"
+    assert "2026-10-12T07:00:00Z" not in starts  # kept, before the window (decision 0055)
     assert "2026-10-19T07:00:00Z" not in starts
     assert "2026-10-26T08:00:00Z" not in starts  # CET after the DST change
     series = _request(

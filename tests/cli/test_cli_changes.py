@@ -281,3 +281,41 @@ def test_update_text_shows_the_event_before_and_after(files: dict[str, Path]) ->
     assert answer.exit_code == 0, answer.output
     assert "before: Mon 2026-10-05 10:00 - Mon 2026-10-05 11:00" in answer.stdout
     assert "after: Mon 2026-10-05 10:00 - Mon 2026-10-05 10:30 (30 min;" in answer.stdout
+
+
+def _future(files: dict[str, Path], at: str, between: str) -> Result:
+    return run(
+        "reschedule",
+        "weekly@example.com",
+        *_ics(files),
+        "--this-and-future",
+        at,
+        "--between",
+        between,
+        "--json",
+    )
+
+
+def test_this_and_future_never_starts_before_the_kept_instances_end(
+    files: dict[str, Path],
+) -> None:
+    """decision 0055: the old series keeps 10-05 and 10-12 (14:00-15:00), so the new one
+    from 10-19 starts no earlier than 10-12 15:00."""
+    answer = _future(files, "2026-10-19T14:00", "2026-10-12T08:00/2026-10-19T18:00")
+    assert answer.exit_code == 0, answer.output
+    document = json.loads(answer.stdout)
+    assert document["change"]["scope"] == "THIS_AND_FUTURE"
+    starts = sorted(c["start"] for c in document["candidates"])
+    assert starts
+    assert starts[0] == _utc(_at("15:00", 12))
+    refused = _future(files, "2026-10-19T14:00", "2026-10-05T08:00/2026-10-12T15:00")
+    assert refused.exit_code == 2
+    assert "input.invalid_option" in refused.stderr
+    assert "2026-10-12T13:00:00Z" in refused.stderr  # 15:00 Berlin, the kept end
+
+
+def test_this_and_future_from_the_first_instance_is_the_series(files: dict[str, Path]) -> None:
+    answer = _future(files, "2026-10-05T14:00", "2026-10-05T08:00/2026-10-05T18:00")
+    assert answer.exit_code == 0, answer.output
+    document = json.loads(answer.stdout)
+    assert document["change"]["scope"] == "SERIES"

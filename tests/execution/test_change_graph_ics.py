@@ -8,18 +8,26 @@ with cerebri's reader.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
+import json
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import icalendar
 import pytest
 import recurring_ical_events
 
-from cerebri.calendars.changes import resource_etag
+from cerebri.calendars import FIND_SLOT_LIMITS
+from cerebri.calendars.change_request import ChangeOperation
+from cerebri.calendars.changes import ChangeScope, resource_etag, resource_sequence
+from cerebri.calendars.event_change import EventChangeAsk, plan_event_change
+from cerebri.calendars.slot_search import SlotSearch
+from cerebri.calendars.sources import load_sources
 from cerebri.clock import FakeClock, SequentialIds
-from cerebri.cpir import MutationKind
+from cerebri.cpir import MutationKind, parse_request
+from cerebri.errors import CerebriError
 from cerebri.execution import (
     Executor,
     decide,
@@ -33,7 +41,8 @@ from cerebri.execution.adapters import Adapters, IcsFileCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
 from cerebri.execution.adapters.itip_copies import CopyDelivery
 from cerebri.execution.adapters.itip_delivery import ItipDelivery
-from cerebri.plans import draft_from_action_plan
+from cerebri.planner import action_plan_for
+from cerebri.plans import change_inputs, draft_from_action_plan
 from cerebri.temporal import Instant
 from tests.plans.test_change_drafts import ORGANIZER, _change, _plan
 
@@ -86,10 +95,14 @@ def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path, Pat
 
 
 def _carry_out(
-    executor: Executor, calendars: IcsFileCalendar, kind: MutationKind, **extra: Any
+    executor: Executor,
+    calendars: IcsFileCalendar,
+    kind: MutationKind,
+    revision: int = 4,
+    **extra: Any,
 ) -> str:
     """Plan ``kind`` of the instance at RID, submit, run, approve once, run: the plan id."""
-    plan, action = _plan(kind)
+    plan, action = _plan(kind, revision=revision)
     resource = calendars.read_resource("work", UID)
     assert resource is not None
     etag = resource_etag(resource)
@@ -202,3 +215,131 @@ def test_update_one_instance_title_and_length(
     found = recurring_ical_events.of(calendar).at((2026, 10, 5))
     assert [(str(e["SUMMARY"]), int(e["SEQUENCE"])) for e in found] == [("Weekly (long)", 5)]
     assert [(m["method"], m["sequence"]) for m in _messages(outbox)] == [("REQUEST", 5)] * 2
+
+
+# master SEQUENCE 0, the 2026-10-12 instance moved to 11:00 by a calendar that raised it to 3
+RAISED = SERIES.replace("SEQUENCE:4", "SEQUENCE:0").replace(
+    "END:VEVENT\r\nEND:VCALENDAR",
+    "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:weekly@example.com\r\nDTSTAMP:20260901T000000Z\r\n"
+    "RECURRENCE-ID;TZID=Europe/Berlin:20261012T100000\r\n"
+    "DTSTART;TZID=Europe/Berlin:20261012T110000\r\nDTEND;TZID=Europe/Berlin:20261012T120000\r\n"
+    "SEQUENCE:3\r\nSUMMARY:Weekly\r\nORGANIZER;CN=Olga:mailto:olga@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:bob@example.com\r\n"
+    "ATTENDEE;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION:mailto:zoe@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:olga@example.com\r\n"
+    "END:VEVENT\r\nEND:VCALENDAR",
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "scope"),
+    [
+        (MutationKind.MOVE_EVENT, "INSTANCE"),
+        (MutationKind.MOVE_EVENT, "SERIES"),
+        (MutationKind.MOVE_EVENT, "THIS_AND_FUTURE"),
+        (MutationKind.DELETE_EVENT, "INSTANCE"),
+    ],
+)
+def test_an_override_above_the_master_sets_the_revision(
+    world: tuple[Executor, IcsFileCalendar, Path, Path], kind: MutationKind, scope: str
+) -> None:
+    """decision 0050: the revision is the highest SEQUENCE of any component (3, the
+    override's, not the master's 0 nor the moved instance's); the change writes 4 and every
+    message carries 4 (no itip.sequence_moved after the calendar changed)."""
+    executor, calendars, work, outbox = world
+    work.write_text(RAISED, encoding="utf-8")
+    resource = calendars.read_resource("work", UID)
+    assert resource is not None
+    revision = resource_sequence(resource, UID)
+    assert revision == 3
+    _carry_out(executor, calendars, kind, revision=revision, sequence=revision, scope=scope)
+    stored = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
+    old = [int(e["SEQUENCE"]) for e in stored.walk("VEVENT") if str(e["UID"]) == UID]
+    assert max(old) == 4
+    sent = [(m["uid"] == UID, m["sequence"]) for m in _messages(outbox)]
+    new = [(False, 0)] * 2 if scope == "THIS_AND_FUTURE" else []
+    assert sorted(sent) == sorted([*new, (True, 4), (True, 4)])
+
+
+# Mondays 09:00 Berlin from 2026-11-30; the 12-14 instance moved to 11:00 on its own
+MOVED_MONDAY = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//change graph//EN\r\n"
+    "BEGIN:VEVENT\r\nUID:monday@example.com\r\nDTSTAMP:20261101T000000Z\r\n"
+    "DTSTART;TZID=Europe/Berlin:20261130T090000\r\nDTEND;TZID=Europe/Berlin:20261130T100000\r\n"
+    "RRULE:FREQ=WEEKLY;COUNT=6\r\nSEQUENCE:0\r\nSUMMARY:Monday\r\n"
+    "ORGANIZER;CN=Olga:mailto:olga@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:bob@example.com\r\n"
+    "END:VEVENT\r\n"
+    "BEGIN:VEVENT\r\nUID:monday@example.com\r\nDTSTAMP:20261101T000000Z\r\n"
+    "RECURRENCE-ID;TZID=Europe/Berlin:20261214T090000\r\n"
+    "DTSTART;TZID=Europe/Berlin:20261214T110000\r\nDTEND;TZID=Europe/Berlin:20261214T120000\r\n"
+    "SEQUENCE:1\r\nSUMMARY:Monday\r\nORGANIZER;CN=Olga:mailto:olga@example.com\r\n"
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED:mailto:bob@example.com\r\n"
+    "END:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+def _series_ask(first: str, last: str) -> EventChangeAsk:
+    berlin = ZoneInfo("Europe/Berlin")
+    window = tuple(
+        Instant.from_datetime(datetime.fromisoformat(d).replace(tzinfo=berlin))
+        for d in (first, last)
+    )
+    return EventChangeAsk(
+        ChangeOperation.RESCHEDULE,
+        "monday@example.com",
+        scope=ChangeScope.SERIES,
+        window=(window[0], window[1]),
+        zone="Europe/Berlin",
+        granularity_seconds=1800,
+        working_hours=(time(8), time(18)),
+    )
+
+
+def _load_files(paths: Sequence[Path], urls: Sequence[str], ids: Sequence[str]) -> Any:
+    window = (Instant.parse("2026-11-01T00:00:00Z"), Instant.parse("2027-02-01T00:00:00Z"))
+    return load_sources(paths, urls, window, ids=ids)
+
+
+def test_a_series_move_is_anchored_on_an_instance_not_moved_on_its_own(
+    world: tuple[Executor, IcsFileCalendar, Path, Path],
+) -> None:
+    """decision 0055: the 12-14 instance was moved to 11:00, so the series move is measured
+    from 12-21 09:00; what the approval shows, what is written and verify all agree."""
+    executor, _, work, _ = world
+    work.write_text(MOVED_MONDAY, encoding="utf-8")
+    search = SlotSearch(ics=[work])
+    with pytest.raises(CerebriError) as refused:  # only the moved instance in the window
+        plan_event_change(_series_ask("2026-12-14T00:00", "2026-12-19T00:00"), search, _load_files)
+    assert refused.value.code == "input.invalid_option"
+    assert "--instance or widen --between" in refused.value.message
+    found = plan_event_change(
+        _series_ask("2026-12-14T00:00", "2026-12-26T00:00"), search, _load_files
+    )
+    assert found.event.start == Instant.parse("2026-12-21T08:00:00Z")  # 09:00 Berlin
+    request = parse_request(json.dumps(found.answer.request).encode())
+    actions = action_plan_for(request, limits=FIND_SLOT_LIMITS)
+    (action,) = actions.actions
+    after = action.placement.range.start.to_datetime()
+    assert after is not None
+    draft = draft_from_action_plan(
+        actions, titles={action.target: "Monday"}, **change_inputs(request, actions)
+    )
+    plan_id = submit(executor, draft, requester="principal:alice").plan_id
+    for _ in range(2):
+        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
+        assert report.errors == 0, report.last_error
+        for asked in list_approvals(executor):
+            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
+    assert show_plan(executor, plan_id)["status"] == "completed"  # verify agreed
+    calendar = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
+    starts = sorted(
+        e["DTSTART"].dt.astimezone(UTC)
+        for e in recurring_ical_events.of(calendar).between(
+            datetime(2026, 11, 1, tzinfo=UTC), datetime(2027, 2, 1, tzinfo=UTC)
+        )
+    )
+    shift = after - datetime(2026, 12, 21, 8, tzinfo=UTC)
+    assert after.astimezone(UTC) in starts  # the chosen candidate is the 12-21 instance now
+    assert datetime(2026, 12, 14, 10, tzinfo=UTC) + shift in starts  # 11:00 shifted alike
+    assert len(starts) == 6

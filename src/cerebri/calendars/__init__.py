@@ -42,6 +42,7 @@ from cerebri.calendars.changes import (
     apply_change,
     find_event,
     resource_etag,
+    resource_sequence,
     split_uid,
 )
 from cerebri.calendars.coverage import observed_ranges, unobserved_ranges
@@ -89,6 +90,7 @@ __all__ = [
     "observed_ranges",
     "plan_event_change",
     "resource_etag",
+    "resource_sequence",
     "slot_event",
     "split_uid",
     "unobserved_ranges",

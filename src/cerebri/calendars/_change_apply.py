@@ -46,6 +46,7 @@ __all__ = [
     "cancel_series",
     "change_instance",
     "change_series",
+    "highest_sequence",
     "split",
     "trim",
 ]
@@ -227,21 +228,27 @@ def _not_found(series: Series, at: Instant) -> ChangeError:
     return ChangeError(f"event {series.uid} has no instance at {at}", code="calendar.not_found")
 
 
+def highest_sequence(series: Series) -> int:
+    """The event's revision: the highest ``SEQUENCE`` over its master and every override
+    (RFC 5546 section 2.1.4; decision 0050). Every change writes one above it."""
+    components = [series.master] if series.master is not None else []
+    return max((sequence_of(c) for c in [*components, *series.overrides]), default=0)
+
+
 def change_instance(edit: Edit, at: Instant) -> ChangeOutcome:
     """Move or update one instance: write (or rewrite) its override; ``SEQUENCE`` one above
-    the higher of the master's and the old override's."""
+    the highest of every component of the event (:func:`highest_sequence`)."""
     series, kind = edit.series, edit.kind
     old = series.override_at(at)
     master = series.master
+    base = highest_sequence(series)
     if old is not None:
         event: Component = copy.deepcopy(old)
-        base = max(sequence_of(old), 0 if master is None else sequence_of(master))
     else:
         instance = series.master_instance(at)
         if instance is None or master is None:
             raise _not_found(series, at)
         event = _override_from(master, instance, kind, at)
-        base = sequence_of(master)
     new = edit.new_range()
     if new is not None:
         for name in _TIMES:
@@ -259,21 +266,20 @@ def change_instance(edit: Edit, at: Instant) -> ChangeOutcome:
 
 def cancel_instance(edit: Edit, at: Instant) -> ChangeOutcome:
     """Cancel one instance: an ``EXDATE`` on the master (RFC 5545 section 3.8.5.1), its
-    override dropped, the master's ``SEQUENCE`` above both."""
+    override dropped, the master's ``SEQUENCE`` one above every component's
+    (:func:`highest_sequence`)."""
     series, kind = edit.series, edit.kind
     if not series.exists(at):
         raise _not_found(series, at)
     stale = [o for o in series.overrides if series.recurrence_instant(o) == at]
     cancelled: Component | None = series.override_at(at) or series.master_instance(at)
-    sequence = max([sequence_of(o) for o in stale], default=0)
+    sequence = highest_sequence(series) + 1
     master = series.master
     if master is None:  # only overrides stored (an invitation to some instances)
-        sequence += 1
         _replace(edit.calendar, stale, [])
         left = [o for o in series.overrides if all(o is not s for s in stale)]
         edit.writes.append((series.uid, edit.calendar if left else None))
     else:
-        sequence = max(sequence, sequence_of(master)) + 1
         master.add("EXDATE", [kind.value(kind.wall_of(at))])
         edit.touch(master, sequence)
         _replace(edit.calendar, stale, [])
@@ -288,7 +294,7 @@ def cancel_series(edit: Edit) -> ChangeOutcome:
     series = edit.series
     components = [series.master] if series.master is not None else []
     components += series.overrides
-    sequence = max(sequence_of(c) for c in components if c is not None) + 1
+    sequence = highest_sequence(series) + 1
     edit.writes.append((series.uid, None))
     edit.notify(series.uid, None, "CANCEL", sequence, event=components[0])
     return edit.outcome(sequence)
@@ -324,7 +330,7 @@ def change_series(edit: Edit, anchor: Instant) -> ChangeOutcome:
         for override in series.overrides:
             _shift_override(edit, override, delta)
     removed = edit.people(master)
-    sequence = _next_sequence([master, *series.overrides])
+    sequence = highest_sequence(series) + 1
     for override in series.overrides:
         edit.people(override)
         edit.touch(override, sequence)
@@ -332,12 +338,6 @@ def change_series(edit: Edit, anchor: Instant) -> ChangeOutcome:
     edit.writes.append((series.uid, edit.calendar))
     edit.notify(series.uid, None, "REQUEST", sequence, event=master, removed=tuple(removed))
     return edit.outcome(sequence)
-
-
-def _next_sequence(events: Sequence[Component]) -> int:
-    """One above the highest ``SEQUENCE`` of ``events``: the one number every component of a
-    series-wide change gets (RFC 5546 section 2.1.4: it never goes down on any of them)."""
-    return max(sequence_of(event) for event in events) + 1
 
 
 def _end_after(edit: Edit, start: datetime) -> datetime:
@@ -376,9 +376,10 @@ def _shift_override(edit: Edit, event: Component, delta: timedelta) -> None:
 
 
 def trim(edit: Edit, at: Instant) -> tuple[Event, list[Event]]:
-    """End the series before the instance at ``at`` (RFC 5545 section 3.8.5.3): ``COUNT``
-    lowered or ``UNTIL`` set, later ``RDATE``/``EXDATE`` values and overrides dropped, every
-    kept component's ``SEQUENCE`` one up. Answers the master and the dropped overrides."""
+    """End the series before the instance at ``at`` (RFC 5545 section 3.8.5.3): ``COUNT`` lowered or
+    ``UNTIL`` set, later ``RDATE``/``EXDATE`` values and overrides dropped, every kept
+    component's ``SEQUENCE`` one above the highest of all (dropped ones too). Answers the master
+    and the dropped overrides."""
     series, kind = edit.series, edit.kind
     master = _master(series)
     rule = rule_of(master)
@@ -390,7 +391,7 @@ def trim(edit: Edit, at: Instant) -> tuple[Event, list[Event]]:
             set_values(master, name, _split_values(master, name, series, at)[0])
     later = [o for o in series.overrides if series.recurrence_instant(o) >= at]
     kept = [o for o in series.overrides if all(o is not x for x in later)]
-    sequence = _next_sequence([master, *kept])
+    sequence = highest_sequence(series) + 1
     _replace(edit.calendar, list(later), [])
     for override in kept:
         edit.touch(override, sequence)

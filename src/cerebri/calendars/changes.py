@@ -25,31 +25,33 @@ Rules (each from the RFC named):
   original start read in ``floating_zone``.
 * ``INSTANCE``: a move or update writes (or rewrites) the ``RECURRENCE-ID`` override of the
   instance, whose ``RECURRENCE-ID`` has the value type and ``TZID`` of the master's
-  ``DTSTART`` (a new override copies the master's properties and alarms), with ``SEQUENCE``
-  one above the higher of the master's and the old override's; a cancel adds an ``EXDATE``
-  to the master (RFC 5545 section 3.8.5.1) and drops the instance's override, the master's
-  ``SEQUENCE`` one above both.
-* ``SERIES``: the master and every override change, all to one ``SEQUENCE`` one above the
-  highest. A move shifts the whole series by the wall-time difference between the anchor
-  instance's *original* start (``recurrence_id``, or the first instance) and ``start``, in
-  the series' own zone, so "every Monday 09:00 Berlin" stays at one wall-clock time across
-  DST; weekday ``BYDAY`` entries, ``UNTIL``, ``EXDATE``, ``RDATE``, the overrides'
-  ``RECURRENCE-ID`` and their times shift with it (overrides keep their own length, except
-  an update's new length). A cancel deletes the resource.
+  ``DTSTART`` (a new override copies the master's properties and alarms), with the next
+  ``SEQUENCE`` (below); a cancel adds an ``EXDATE`` to the master (RFC 5545 section 3.8.5.1)
+  and drops the instance's override, the master taking the next ``SEQUENCE``.
+* ``SERIES``: the master and every override change, all to the next ``SEQUENCE``. A move shifts
+  the whole series by the wall-time difference between the anchor instance's *original* start
+  (``recurrence_id``, or the first instance) and ``start``, in the series' own zone, so "every
+  Monday 09:00 Berlin" stays at one wall-clock time across DST; weekday ``BYDAY`` entries,
+  ``UNTIL``, ``EXDATE``, ``RDATE``, the overrides' ``RECURRENCE-ID`` and their times shift with
+  it (overrides keep their own length, except an update's new length). A cancel deletes the
+  resource.
 * ``THIS_AND_FUTURE``: the series is split (decision 0050, chosen by experiment over
   ``RANGE=THISANDFUTURE``): the old series is trimmed to the instances before
   ``recurrence_id`` (``UNTIL`` just before it, or the ``COUNT`` of the occurrences before
   it), its later ``RDATE``/``EXDATE`` values and overrides go to a new series with the
   ``UID`` :func:`split_uid` (deterministic), shifted and changed, at ``SEQUENCE:0``; the old
-  one's components get one ``SEQUENCE`` one above their highest. The new series is written
+  one's kept components get the next ``SEQUENCE``. The new series is written
   first. A cancel only trims. From the first remaining instance on it is ``SERIES``.
 * New times keep the event's kind: an all-day event keeps ``VALUE=DATE`` (``start``/``end``
   must then be midnights in ``floating_zone``), an event with a ``TZID`` is written in that
   zone, a UTC event in UTC, a floating event as floating local time (in ``floating_zone``).
   ``UNTIL`` is in UTC when ``DTSTART`` has a zone or is UTC, a date for all-day series and
   floating local time for floating ones (RFC 5545 section 3.3.10).
-* ``SEQUENCE`` grows once per change on every component attendees must see, as above (RFC
-  5546 section 2.1.4; RFC 5545 section 3.8.7.4); it never goes down. ``DTSTAMP`` and
+* One rule for ``SEQUENCE`` (RFC 5546 section 2.1.4; RFC 5545 section 3.8.7.4; decision
+  0050): the event's revision is :func:`resource_sequence`, the highest ``SEQUENCE`` over
+  the master and every override of its ``UID`` (calendars raise moved instances above the
+  master), and every change writes that plus one on each component it touches, so it never
+  goes down and the messages carry the number stored. ``DTSTAMP`` and
   ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo.
 * ``ORGANIZER`` and ``ATTENDEE`` are stamped when the change gives them (RFC 5545 sections
   3.8.4.3 and 3.8.4.1; RFC 5546 section 3.2.2): ``ROLE=REQ-PARTICIPANT`` or
@@ -94,6 +96,7 @@ from cerebri.calendars._change_apply import (
     cancel_series,
     change_instance,
     change_series,
+    highest_sequence,
     split,
 )
 from cerebri.calendars._change_model import (
@@ -127,6 +130,7 @@ __all__ = [
     "apply_change",
     "find_event",
     "resource_etag",
+    "resource_sequence",
     "split_uid",
 ]
 
@@ -148,6 +152,27 @@ def resource_etag(resource: Calendar) -> str:
     serialised bytes (``to_ical()``), used as the ETag of an ``.ics``-file resource: equal
     for equal content, different after any change :func:`apply_change` makes."""
     return "sha256:" + hashlib.sha256(bytes(resource.to_ical())).hexdigest()
+
+
+@arguments(invalid_argument, resource=Calendar, uid=str)
+def resource_sequence(resource: Calendar, uid: str) -> int:
+    """The revision of event ``uid`` in ``resource``: the highest ``SEQUENCE`` (RFC 5545
+    section 3.8.7.4; absent counts 0) over every ``VEVENT`` with that ``UID``, master and
+    overrides alike (a calendar may raise a moved instance above its master). Every change
+    :func:`apply_change` makes writes this plus one on the components it touches (RFC 5546
+    section 2.1.4; decision 0050); 0 when ``resource`` holds no such component.
+
+    Raises:
+        InvalidArgumentError: ``calendars.invalid_argument`` for arguments of the wrong type.
+    """
+    return max(
+        (
+            sequence_of(event)
+            for event in resource.walk("VEVENT")
+            if str(event.get("UID", "")) == uid
+        ),
+        default=0,
+    )
 
 
 def _text_argument(value: object, what: str) -> str:
@@ -305,13 +330,10 @@ def apply_change(
 
 
 def _replayed(series: Series, change: EventChange, new_uid: str | None) -> ChangeOutcome:
-    """The outcome of a change found applied: nothing to write, the stored ``SEQUENCE`` of
-    the component it wrote."""
+    """The outcome of a change found applied: nothing to write, the stored revision (the
+    highest ``SEQUENCE``, which the change wrote)."""
     at = change.recurrence_id
-    override = None if at is None else series.override_at(at)
-    written = [override] if override is not None and change.scope is ChangeScope.INSTANCE else []
-    written += [] if series.master is None or written else [series.master]
-    sequence = max((sequence_of(event) for event in written), default=0)
+    sequence = highest_sequence(series)
     split = new_uid is not None and change.action != "cancel" and at is not None
     return ChangeOutcome((), (), sequence, new_uid if split else None, replayed=True)
 

@@ -19,7 +19,12 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
   event or a whole series (``SERIES``). For ``SERIES`` the target is the instance a series
   move is anchored on (contract C2): the first instance starting in ``window`` when the
   series began before the window (its original start is then the ``change``'s recurrence
-  id), else the first instance (recurrence id null);
+  id), else the first instance (recurrence id null); an instance moved on its own is never
+  the anchor (``input.invalid_option`` when every one in the window was);
+* a ``THIS_AND_FUTURE`` reschedule searches from the end of the last instance the old
+  series keeps on (the new series never overlaps it; ``input.invalid_option`` naming that
+  instant when nothing of the window is left), and from the series' first instance on it
+  is a ``SERIES`` change (decision 0055);
 * busy time: every calendar's busy periods (required attendees), less the event itself:
   the instance for ``INSTANCE``, every instance from ``at`` on for ``THIS_AND_FUTURE``, every
   instance of the ``UID`` for ``SERIES``; optional attendees' calendars likewise, for the
@@ -32,12 +37,14 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
 * the window: ``RESCHEDULE`` searches ``window``; ``CANCEL`` and ``UPDATE`` do not search:
   their window is the event's current start to its new end (an update's new duration);
 * ``change``: the ``UID``, scope, recurrence id, the resource's ETag
-  (:func:`cerebri.calendars.changes.resource_etag` of :func:`event_resource`; the CalDAV
-  reader does not pass ETags on, so a CalDAV resource gets its digest too), the ``SEQUENCE``
-  read, the organizer (the event's ``ORGANIZER``, else the organizer calendar's owner) and
-  the attendees read from the event (each with the ``calendar_id`` whose owner has the
-  address), an update's new list, title and location; a reschedule's or cancel's title
-  and location are the event's own, for the approver and the messages (decision 0061).
+  (:func:`cerebri.calendars.changes.resource_etag` of :func:`event_resource`; the CalDAV reader
+  does not pass ETags on, so a CalDAV resource gets its digest too), the event's revision
+  (:func:`cerebri.calendars.changes.resource_sequence`: the highest ``SEQUENCE`` over its master
+  and overrides, also the target's revision; decision 0050), the organizer (the event's
+  ``ORGANIZER``, else the organizer calendar's owner) and the attendees read from the event
+  (each with the ``calendar_id`` whose owner has the address), an update's new list, title and
+  location; a reschedule's or cancel's title and location are the event's own, for the approver
+  and the messages (decision 0061).
 
 Then the request is planned once (:func:`cerebri.planner.plan` with
 :data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
@@ -52,7 +59,7 @@ nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time
 
 from icalendar import Calendar
@@ -77,6 +84,7 @@ from cerebri.calendars.changes import (
     Participant,
     find_event,
     resource_etag,
+    resource_sequence,
 )
 from cerebri.calendars.coverage import unobserved_ranges
 from cerebri.calendars.event_instances import (
@@ -179,21 +187,74 @@ def _series_anchor(
     resource: Calendar, plain: Calendar, series: EventView, ask: EventChangeAsk
 ) -> EventView:
     """The instance a whole-series change is measured from (its target): the first instance
-    starting in ``ask.window`` when the series began before it, else the first instance
-    (the series view). Moving it shifts the whole series by the same local-time delta
-    (contract C2), so "move the weekly meeting" searches the weeks asked about."""
+    starting in ``ask.window`` that was not moved on its own (its start is its original
+    start, the ``RECURRENCE-ID``) when the series began before the window, else the first
+    instance (the series view). Moving it shifts the whole series by the same local-time
+    delta (contract C2; :func:`cerebri.calendars.changes.apply_change` measures from the
+    anchor's original start, so a moved anchor would show one shift and write another), so
+    "move the weekly meeting" searches the weeks asked about. ``input.invalid_option`` when
+    every instance in the window was moved on its own (decision 0055)."""
     if not series.recurring or ask.window is None or series.start >= ask.window[0]:
         return series
     start, end = ask.window
     periods = busy_periods(resource, start, end, floating_zone=ask.zone)
+    moved = False
     for period in sorted(periods, key=BusyPeriod.sort_key):
         original = original_start(period, ask.zone)
         if period.uid != ask.uid or period.start < start or original is None:
             continue
         view = find_event(plain, ask.uid, original, floating_zone=ask.zone)
-        if view is not None:
+        if view is not None and view.start == original:
             return view
+        moved = moved or view is not None
+    if moved:
+        raise invalid_option(
+            f"event {ask.uid!r}: every instance of the series in the window was moved on its "
+            "own; pick --instance or widen --between"
+        )
     return series
+
+
+def _kept_end(resource: Calendar, ask: EventChangeAsk) -> Instant | None:
+    """The end of the last instance a this-and-future change keeps in the old series (every
+    instance whose original start is before ``ask.at``), None when there is none (``at`` is
+    the series' first instance). Read over the series' start to the end of ``ask.window``."""
+    assert ask.at is not None and ask.window is not None
+    plain = Calendar.from_ical(resource.to_ical())
+    series = find_event(plain, ask.uid, None, floating_zone=ask.zone)
+    first = None if series is None else series.start.plus_seconds(-7 * _DAY)
+    if first is None or not first < ask.window[1]:
+        return None
+    kept = [
+        period.end
+        for period in busy_periods(resource, first, ask.window[1], floating_zone=ask.zone)
+        if period.uid == ask.uid
+        and (original := original_start(period, ask.zone)) is not None
+        and original < ask.at
+    ]
+    return max(kept, default=None)
+
+
+def _future_ask(resource: Calendar, ask: EventChangeAsk) -> EventChangeAsk:
+    """A this-and-future reschedule as searched (decision 0055): from the series' first
+    instance on it is the whole series (``SERIES``, anchored as a series move is); else
+    the window starts no earlier than the end of the last instance the old series keeps, so
+    the new series never overlaps it (``input.invalid_option`` naming that instant when
+    nothing of the window is left)."""
+    if ask.operation is not ChangeOperation.RESCHEDULE or ask.window is None:
+        return ask
+    if ask.settled_scope() is not ChangeScope.THIS_AND_FUTURE or ask.at is None:
+        return ask
+    kept = _kept_end(resource, ask)
+    if kept is None:
+        return replace(ask, scope=ChangeScope.SERIES, at=None)
+    start, end = ask.window
+    if kept >= end:
+        raise invalid_option(
+            f"event {ask.uid!r}: the old series keeps instances until {kept.format()}, and the "
+            "new series cannot start before they end: --between must reach past it"
+        )
+    return ask if kept <= start else replace(ask, window=(kept, end))
 
 
 def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
@@ -354,11 +415,16 @@ def plan_event_change(
     )
     organizer, integration = _organizer(search, sources)
     resource, view = _locate(sources, organizer, ask)
+    searched = _future_ask(resource, ask)
+    if searched is not ask:
+        ask = searched
+        resource, view = _locate(sources, organizer, ask)
     scope = ask.settled_scope()
     query = _query(ask, view)
     period = target_period(resource, view, ask.zone)
+    revision = resource_sequence(resource, ask.uid)  # every component's highest (0050)
     target = ChangeTarget(
-        object_id(period), organizer, integration, view.start, view.end, view.sequence, ask.zone
+        object_id(period), organizer, integration, view.start, view.end, revision, ask.zone
     )
     itself = Itself(ask.uid, scope, target.object_id, ask.at, ask.zone)
     owners = calendar_owners([*sources, *optional])
@@ -372,7 +438,7 @@ def plan_event_change(
         scope=scope.value,
         recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
         etag=resource_etag(resource),
-        sequence=view.sequence,
+        sequence=revision,
         # an update's new values; a move's or cancel's describe the event (decision 0061)
         title=ask.title if update else _display(view.title),
         location=ask.location if update else _display(view.location),

@@ -6,9 +6,10 @@ For action *i* of an action plan whose request carries a ``change``
 ``move-i`` / ``update-i`` / ``cancel-i`` (or ``create-i``)
     the write on ``calendar.event.move`` / ``update`` / ``cancel`` (``create``) with the
     params of contract C3: ``uid``, ``recurrence_id``, ``scope``, ``expected_etag`` (If-Match,
-    RFC 7232 section 3.1), ``expected_revision`` (the ``SEQUENCE`` read), ``check_calendar_ids``
-    (a move's or update's: the organizer's calendar and every required attendee's, re-read
-    before writing), ``organizer`` and ``attendees`` when known, ``title`` and ``location``
+    RFC 7232 section 3.1), ``expected_revision`` (the event's revision read: its highest
+    ``SEQUENCE`` over master and overrides, decision 0050), ``check_calendar_ids`` (a move's
+    or update's: the organizer's calendar and every required attendee's, re-read before
+    writing), ``organizer`` and ``attendees`` when known, ``title`` and ``location``
     for an update that changes them, ``[start, end)`` but for a cancel; and the display-only
     ``current`` (the event as read, :mod:`cerebri.plans.change_schema`) so that the approver
     sees before and after. It needs approval.
@@ -19,8 +20,9 @@ For action *i* of an action plan whose request carries a ``change``
     adapter's idempotency key and ``If-Match``).
 ``verify-i``
     ``calendar.event.get`` of the changed event: the new ``range`` for a move and a create,
-    ``revision`` = ``SEQUENCE`` + 1 for an update (one change on top of the one read, RFC 5546
-    section 2.1.4), ``exists`` false for a cancel.
+    ``revision`` = the revision read + 1 for an update (one change on top of the one read,
+    written on every component it touches, RFC 5546 section 2.1.4; decision 0050),
+    ``exists`` false for a cancel.
 ``itip-i-j`` and ``sent-i-j``
     one ``message.itip.send`` per message (contract C4), ``j`` counting the messages in
     recipient address order, each depending on ``verify-i``, each verified by
@@ -28,7 +30,7 @@ For action *i* of an action plan whose request carries a ``change``
     server when there is one): ``REQUEST`` to every attendee of a move, update or create,
     ``CANCEL`` to every attendee of a cancel and to every attendee an update removes (RFC 5546
     sections 3.2.2 and 3.2.5). The organizer is never a recipient. ``sequence`` is the
-    ``SEQUENCE`` read + 1 (0 for a create), ``idempotency_key``
+    revision read + 1 (0 for a create and a split-off series), ``idempotency_key``
     ``<action key>-itip-<16 hex digits of sha256 of the address>``: the same for every
     revision of the plan and every retry, one per action and recipient.
 

@@ -16,8 +16,9 @@ them, and decides, in this order:
    read the object without its HTTP ``ETag`` plans on): ``calendar.revision_mismatch``;
 4. the event or instance is not there: a cancel succeeds with nothing to do, a move or an
    update is ``calendar.not_found``;
-5. ``expected_revision`` given and not its ``SEQUENCE`` (RFC 5545 3.8.7.4):
-   ``calendar.revision_mismatch``;
+5. ``expected_revision`` given and not the event's revision, the highest ``SEQUENCE`` over
+   all its components (:func:`cerebri.calendars.changes.resource_sequence`; RFC 5545
+   3.8.7.4, decision 0050): ``calendar.revision_mismatch``;
 6. :func:`cerebri.calendars.changes.apply_change` gives the resources to write; its
    refusals keep their codes (``change.*``, ``calendar.not_found``).
 
@@ -47,6 +48,7 @@ from cerebri.calendars.changes import (
     apply_change,
     find_event,
     resource_etag,
+    resource_sequence,
     split_uid,
 )
 from cerebri.execution.adapters._change_params import ChangeParams
@@ -195,9 +197,10 @@ def prepare(
     view = find(resource, change.uid, change.recurrence_id, p.floating_zone)
     if view is None:
         return _absent(p)
-    if p.expected_revision is not None and view.sequence != p.expected_revision:
+    revision = resource_sequence(resource, change.uid)
+    if p.expected_revision is not None and revision != p.expected_revision:
         raise _mismatch(
-            f"event {change.uid} is at revision {view.sequence}, not the expected "
+            f"event {change.uid} is at revision {revision}, not the expected "
             f"{p.expected_revision}; nothing was written"
         )
     try:
