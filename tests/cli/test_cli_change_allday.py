@@ -50,3 +50,10 @@ def test_an_all_day_event_takes_two_whole_days(ics: list[str]) -> None:
         "2026-10-04T22:00:00Z",
         "2026-10-06T22:00:00Z",
     )
+
+
+def test_a_reschedule_of_an_all_day_event_refuses_hours_too(ics: list[str]) -> None:
+    window = ["--between", "2026-10-06T00:00/2026-10-09T00:00", "--duration", "90m"]
+    answer = run("reschedule", "offsite@example.com", *ics, *window)
+    assert answer.exit_code == 2, answer.output
+    assert "input.invalid_option" in answer.output
