@@ -549,6 +549,8 @@ def test_all_day_events_move_by_whole_days_only() -> None:
     with pytest.raises(ChangeError) as caught:
         apply_change(calendar, change, stamp=STAMP, floating_zone="Europe/Berlin")
     assert caught.value.code == "change.not_whole_days"
+    # the message names the local times in the zone the dates are read in, not UTC
+    assert "2026-03-06 09:00 to 2026-03-06 10:00 in Europe/Berlin" in caught.value.message
 
 
 FLOATING = """BEGIN:VCALENDAR

@@ -608,3 +608,16 @@ def test_a_create_s_put_is_before_effect_only_when_it_never_connected(
     assert error.message.startswith("PUT ")
     assert len(_LastPutServer.puts) == (1 if put_reaches_the_server else 0)
     assert error.before_effect is (not put_reaches_the_server)
+
+
+def test_get_reads_an_all_day_event_in_the_zone_the_plan_used(scene: Scene) -> None:
+    scene.put_foreign("offsite@example.org", "20261202", "20261204", SUMMARY="Offsite")
+    params = {"calendar_id": "work", "object_id": "offsite@example.org"}
+
+    refused = _fails(scene, "calendar.event.get", **params)
+    got = _call(scene, "calendar.event.get", **params, timezone="Europe/Berlin")
+
+    assert refused.code == "calendar.unsupported"
+    # midnights of 2 and 4 December in Berlin (winter time, UTC+1)
+    span = {"start": "2026-12-01T23:00:00Z", "end": "2026-12-03T23:00:00Z"}
+    assert (got["exists"], got["range"], got["title"]) == (True, span, "Offsite")

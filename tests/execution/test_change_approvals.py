@@ -176,6 +176,16 @@ def test_the_approver_sees_before_after_attendees_and_messages(
                 ["mailto:al@example.com", "mailto:bob@example.com", "mailto:Zoe@example.com"]
             )
         ],
+        "deliveries": [  # copies into the attendees' own calendars (decision 0057)
+            {
+                "step_key": f"deliver-0-{n}",
+                "calendar_id": calendar_id,
+                "address": f"mailto:{calendar_id}@example.com",
+                "method": "REQUEST",
+                "sequence": 5,
+            }
+            for n, calendar_id in enumerate(["al", "bob"])
+        ],
     }
     # the documented GET /v1/approvals/{id} body (the route adds the signing payloads)
     schema = store_schemas()["ApprovalDetail"]
@@ -351,3 +361,39 @@ def test_approvals_list_shows_a_cancel_by_the_time_and_title_it_had() -> None:
     assert (row["title"], row["start"], row["end"]) == ("Weekly", NOW["start"], NOW["end"])
     # 07:00Z on 2026-10-12 is 09:00 in Berlin (summer time)
     assert when_text(row) == f"2026-10-12 09:00-10:00 {ZONE}"
+
+
+def test_an_update_lists_added_and_removed_people_and_the_copies_it_writes() -> None:
+    """dave added (his calendar ``dave``), bob removed: the approver sees both, the
+    messages, and the copies written into al's, bob's and dave's calendars (decision 0057)."""
+    plan, action = _plan(MutationKind.UPDATE_EVENT)
+    dave = {"address": "mailto:dave@example.com", "name": None, "required": True,
+            "calendar_id": "dave"}  # fmt: skip
+    new = [a for a in ATTENDEES if a["address"] != "mailto:bob@example.com"] + [dave]
+    draft = draft_from_action_plan(
+        plan,
+        change=_change(attendees=new),
+        previous_attendees=ATTENDEES,
+        current={action.target: NOW},
+        titles={action.target: "Weekly"},
+    )
+    shown = _shown(draft)
+    change = shown["proposed"]["change"]
+    statuses = {a["address"]: a["status"] for a in change["attendees"]}
+    assert statuses["mailto:dave@example.com"] == "added"
+    assert statuses["mailto:bob@example.com"] == "removed"
+    assert statuses["mailto:al@example.com"] == "kept"
+    delivers = [s for s in draft.steps if s.capability == "calendar.itip.deliver"]
+    expected = [
+        (s.key, s.params["calendar_id"], s.params["attendee"], s.params["method"])
+        for s in delivers
+        if s.params
+    ]
+    assert {row[1] for row in expected} == {"al", "bob", "dave"}
+    got = change["deliveries"]
+    assert [(d["step_key"], d["calendar_id"], d["address"], d["method"]) for d in got] == expected
+    assert ("bob", "mailto:bob@example.com", "CANCEL") in [row[1:] for row in expected]
+    copies = next(line for line in approval_lines(shown) if line.startswith("copies: "))
+    for key, calendar_id, address, method in expected:
+        assert f"{method} into calendar {calendar_id} of {address}" in copies
+        assert f"step {key})" in copies

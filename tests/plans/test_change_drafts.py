@@ -175,6 +175,7 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
         "current": {**NOW, "title": "Review", "location": None, "attendees": ATTENDEES_SORTED},
     }
     read = {"calendar_id": "work", "object_id": action.target, "uid": UID, "recurrence_id": RID}
+    read["timezone"] = "Europe/Berlin"  # the zone the plan used (all-day events, decision 0056)
     assert move.precondition is not None and move.precondition.satisfied_if_false
     pre = move.precondition.check
     assert (pre.capability, pre.params, pre.path, pre.op, pre.value) == (
@@ -354,6 +355,7 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
         "current": {**NOW, "title": "Weekly", "location": None, "attendees": ATTENDEES_SORTED},
     }
     read = {"calendar_id": "work", "object_id": action.target, "uid": UID}
+    read["timezone"] = "Europe/Berlin"
     if rid is not None:
         read["recurrence_id"] = rid
     # an event already gone is the wanted state: the cancel is skipped as satisfied

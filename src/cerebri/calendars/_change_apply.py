@@ -99,8 +99,8 @@ class Edit:
             start.time() != datetime.min.time() or end.time() != start.time()
         ):
             raise ChangeError(
-                f"an all-day event moves by whole days: {change.start}..{change.end} are not "
-                "midnights in the floating zone",
+                f"an all-day event lasts whole days: {start:%Y-%m-%d %H:%M} to "
+                f"{end:%Y-%m-%d %H:%M} in {self.kind.floating_zone} are not local midnights",
                 code="change.not_whole_days",
             )
         return start, end

@@ -345,6 +345,11 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
     duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
     if duration <= 0:
         raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
+    if view.all_day and ask.duration_seconds is not None and duration % _DAY:
+        raise invalid_option(  # DATE values count whole days (RFC 5545 3.3.4, 3.6.1)
+            f"event {ask.uid!r} is an all-day event and an all-day event lasts whole days: "
+            "--duration 1d, 2d..."
+        )
     if ask.operation is ChangeOperation.RESCHEDULE:
         assert ask.window is not None
         start, end = ask.window

@@ -47,9 +47,24 @@ def _messages(recipients: Any) -> str:
     return "messages: " + "; ".join(sent) + ", once the change reads back"
 
 
+def _copies(deliveries: Any) -> list[str]:
+    """The ``copies`` line: one per attendee calendar written (decision 0057); none
+    when the plan writes no copy."""
+    if not isinstance(deliveries, list) or not deliveries:
+        return []
+    written = [
+        f"{d.get('method')} into calendar {d.get('calendar_id')} of {d.get('address')} "
+        f"(SEQUENCE {d.get('sequence')}, step {d.get('step_key')})"
+        for d in deliveries
+        if isinstance(d, dict)
+    ]
+    return ["copies: " + "; ".join(written) + ", once the change reads back"]
+
+
 def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
     """``change``, ``uid``, ``before``/``after`` (UTC and local), a changed ``title`` or
-    ``location``, ``organizer``, ``attendees`` and ``messages`` lines; ``[]`` when the
+    ``location``, ``organizer``, ``attendees``, ``messages`` and (when the plan writes
+    copies into attendees' calendars) ``copies`` lines; ``[]`` when the
     step changes no existing event and invites nobody."""
     change = proposed.get("change")
     if not isinstance(change, dict):
@@ -78,7 +93,7 @@ def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
     listed = [_person(a) for a in people if isinstance(a, dict)] if isinstance(people, list) else []
     lines.append("attendees: " + ("; ".join(listed) if listed else "none named"))
     lines.append(_messages(change.get("recipients")))
-    return lines
+    return lines + _copies(change.get("deliveries"))
 
 
 def listed(proposed: dict[str, JSONValue]) -> dict[str, JSONValue]:

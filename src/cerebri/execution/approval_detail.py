@@ -12,7 +12,9 @@ For a change of an existing event, or a create that invites attendees (issue #23
 (``reschedule``, ``update``, ``cancel``, ``create``), the event's UID and instance, before
 and after (range in UTC and local time, title, location), the attendees (kept, added,
 removed) and the messages the plan sends once the change reads back (one per recipient,
-from the plan's ``message.itip.send`` steps that depend on the step's verification).
+from the plan's ``message.itip.send`` steps that depend on the step's verification) and the
+copies it writes into attendees' calendars (its ``calendar.itip.deliver`` steps, decision
+0057).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _CHANGE_KINDS: Final = {
     "calendar.event.create": "create",
 }
 _SEND: Final = "message.itip.send"
+_DELIVER: Final = "calendar.itip.deliver"
 
 
 def local_time(utc: JSONValue, zone_name: JSONValue) -> str | None:
@@ -171,28 +174,49 @@ def _attendees(before: Any, after: Any, create: bool) -> list[JSONValue]:
     ]
 
 
-def _recipients(key: Any, plan_steps: Sequence[Mapping[str, Any]]) -> list[JSONValue]:
-    """The ``message.itip.send`` steps after the verification of step ``key``."""
+def _after_check(key: Any, capability: str, plan_steps: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The ``capability`` steps that depend on the verification of step ``key``, with their
+    params, in step order."""
     checks = {
         s.get("key")
         for s in plan_steps
         if isinstance(s.get("verify"), Mapping) and s["verify"].get("of") == key
     }
-    found: list[JSONValue] = []
-    for spec in plan_steps:
-        params = spec.get("params")
-        if spec.get("capability") != _SEND or not isinstance(params, Mapping):
-            continue
-        if checks & set(spec.get("depends_on") or ()):
-            found.append(
-                {
-                    "step_key": spec.get("key"),
-                    "address": _text(params, "recipient"),
-                    "method": _text(params, "method"),
-                    "sequence": params.get("sequence"),
-                }
-            )
-    return found
+    return [
+        (spec, spec["params"])
+        for spec in plan_steps
+        if spec.get("capability") == capability
+        and isinstance(spec.get("params"), Mapping)
+        and checks & set(spec.get("depends_on") or ())
+    ]
+
+
+def _recipients(key: Any, plan_steps: Sequence[Mapping[str, Any]]) -> list[JSONValue]:
+    """The ``message.itip.send`` steps after the verification of step ``key``."""
+    return [
+        {
+            "step_key": spec.get("key"),
+            "address": _text(params, "recipient"),
+            "method": _text(params, "method"),
+            "sequence": params.get("sequence"),
+        }
+        for spec, params in _after_check(key, _SEND, plan_steps)
+    ]
+
+
+def _deliveries(key: Any, plan_steps: Sequence[Mapping[str, Any]]) -> list[JSONValue]:
+    """The ``calendar.itip.deliver`` steps after the verification of step ``key`` (the
+    copies written into attendees' calendars, decision 0057)."""
+    return [
+        {
+            "step_key": spec.get("key"),
+            "calendar_id": _text(params, "calendar_id"),
+            "address": _text(params, "attendee"),
+            "method": _text(params, "method"),
+            "sequence": params.get("sequence"),
+        }
+        for spec, params in _after_check(key, _DELIVER, plan_steps)
+    ]
 
 
 def change_of_step(
@@ -200,8 +224,8 @@ def change_of_step(
 ) -> dict[str, JSONValue] | None:
     """What a calendar write ``step`` (a step spec) changes, for the approver:
     ``{"kind", "uid", "recurrence_id", "scope", "organizer", "before", "after",
-    "attendees", "recipients"}``; ``None`` for any other step, and for a create that invites
-    nobody (no ``organizer`` or ``attendees`` param).
+    "attendees", "recipients", "deliveries"}``; ``None`` for any other step, and for a
+    create that invites nobody (no ``organizer`` or ``attendees`` param).
 
     ``kind`` is ``reschedule``, ``update``, ``cancel`` or ``create``; ``before`` (the
     ``current`` param: the event as read when planned; ``None`` for a create) and ``after``
@@ -209,8 +233,10 @@ def change_of_step(
     "location"}`` with local times in the step's ``timezone``; ``attendees`` lists
     ``{"address", "name", "required", "status"}`` (``kept``, ``added``, ``removed``) by
     address; ``recipients`` the messages sent once the change reads back, ``{"step_key",
-    "address", "method", "sequence"}`` in step order (``None`` when ``plan_steps`` is not
-    given)."""
+    "address", "method", "sequence"}`` in step order, ``deliveries`` the copies written into
+    attendees' calendars once it reads back (decision 0057), ``{"step_key", "calendar_id",
+    "address", "method", "sequence"}`` in step order (both ``None`` when ``plan_steps`` is
+    not given)."""
     params: Any = step.get("params")
     kind = _CHANGE_KINDS.get(str(step.get("capability")))
     if kind is None or not isinstance(params, Mapping):
@@ -238,4 +264,5 @@ def change_of_step(
             create,
         ),
         "recipients": None if plan_steps is None else _recipients(step.get("key"), plan_steps),
+        "deliveries": None if plan_steps is None else _deliveries(step.get("key"), plan_steps),
     }

@@ -384,10 +384,11 @@ BUILTIN_CAPABILITIES: Final[tuple[Capability, ...]] = (
     Capability(
         name="calendar.event.get",
         description="Read one event, or one instance of a series (uid and recurrence_id), "
-        "back from its calendar: its time range, revision (SEQUENCE) and ETag.",
+        "back from its calendar: its time range, revision (SEQUENCE) and ETag. An "
+        "all-day or floating event is read in timezone (refused without it).",
         params_schema=_object(
             {"calendar_id": _ID, "object_id": _ID},
-            {"uid": _UID, "recurrence_id": _NULLABLE_INSTANT},
+            {"uid": _UID, "recurrence_id": _NULLABLE_INSTANT, "timezone": _ZONE},
         ),
         read_only=True,
         idempotent=True,

@@ -332,18 +332,40 @@ def _titled(steps: list[StepSpec], titles: Mapping[str, str]) -> list[StepSpec]:
 
 
 def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
-    """``steps`` with ``params.timezone`` on every create or move step whose target has an
-    IANA zone in ``zones`` (the zone its times are meant in, for the people who approve)."""
+    """``steps`` with ``params.timezone`` on every write step whose target has an IANA zone
+    in ``zones`` (the zone its times are meant in, for the people who approve and for the
+    adapter reading all-day and floating times), and on the ``calendar.event.get`` checks
+    of their preconditions and read-backs."""
     for target, name in zones.items():
         if not (isinstance(target, str) and isinstance(name, str)):
             raise draft_argument_error("zones maps object ids (str) to IANA zone names (str)")
     writers = {capability for _, capability in CHANGE_WRITES.values()}
-    return [
-        step.model_copy(update={"params": {**(step.params or {}), "timezone": zones[target]}})
-        if step.capability in writers and (target := step.target or "") in zones
-        else step
-        for step in steps
-    ]
+    return [_zoned_step(step, zones, writers) for step in steps]
+
+
+def _zoned_step(step: StepSpec, zones: Mapping[str, str], writers: set[str]) -> StepSpec:
+    """One step of :func:`_zoned`."""
+    name = zones.get(step.target or "")
+    update: dict[str, Any] = {}
+    if name is not None and step.capability in writers:
+        update["params"] = {**(step.params or {}), "timezone": name}
+        if step.precondition is not None:
+            check = _zoned_check(step.precondition.check, zones)
+            update["precondition"] = step.precondition.model_copy(update={"check": check})
+    if step.verify is not None:
+        check = _zoned_check(step.verify.check, zones)
+        update["verify"] = step.verify.model_copy(update={"check": check})
+    return step.model_copy(update=update) if update else step
+
+
+def _zoned_check(check: Check, zones: Mapping[str, str]) -> Check:
+    """``check`` with ``params.timezone`` when it reads an event back
+    (``calendar.event.get``) whose target has a zone: an all-day or floating event is read
+    in the zone the plan used (RFC 5545 3.3.4, 3.3.5 form 1)."""
+    name = zones.get(check.target or "")
+    if name is None or check.capability != "calendar.event.get":
+        return check
+    return check.model_copy(update={"params": {**(check.params or {}), "timezone": name}})
 
 
 def _change_inputs(

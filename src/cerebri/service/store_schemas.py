@@ -246,6 +246,23 @@ def _change_schema() -> Schema:
                     ),
                 }
             ),
+            "deliveries": _nullable(
+                {
+                    "type": "array",
+                    "description": "One copy per attendee calendar the plan writes "
+                    "(calendar.itip.deliver, decision 0057), after the change reads back.",
+                    "items": _object(
+                        {
+                            "step_key": _TEXT,
+                            "calendar_id": _nullable(_TEXT),
+                            "address": _nullable(_TEXT),
+                            "method": _nullable(_TEXT),
+                            "sequence": _JSON,
+                        },
+                        closed=True,
+                    ),
+                }
+            ),
         },
         closed=True,
     )

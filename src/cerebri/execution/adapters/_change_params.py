@@ -219,12 +219,15 @@ def change_params(invocation: Invocation, action: ChangeAction) -> ChangeParams:
 @dataclass(frozen=True, slots=True)
 class EventRef:
     """Which event a ``calendar.event.get`` reads: ``uid`` (default the ``object_id``) and,
-    for one instance of a series, its ``recurrence_id`` (UTC original start)."""
+    for one instance of a series, its ``recurrence_id`` (UTC original start);
+    ``floating_zone`` the IANA zone all-day and floating times are read in (the
+    ``timezone`` param, the zone the plan used; ``None``: such an event has no instant)."""
 
     calendar_id: str
     object_id: str
     uid: str
     recurrence_id: Instant | None
+    floating_zone: str | None = None
 
 
 def event_ref(params: Mapping[str, JSONValue]) -> EventRef:
@@ -232,4 +235,5 @@ def event_ref(params: Mapping[str, JSONValue]) -> EventRef:
     when they are not text and an instant)."""
     calendar_id, object_id = _text(params, "calendar_id"), _text(params, "object_id")
     uid = _optional_text(params, "uid") or object_id
-    return EventRef(calendar_id, object_id, uid, _optional_instant(params, "recurrence_id"))
+    rid, zone = _optional_instant(params, "recurrence_id"), _optional_text(params, "timezone")
+    return EventRef(calendar_id, object_id, uid, rid, zone)

@@ -251,15 +251,24 @@ def ensure_free_everywhere(
 
 
 def view_result(
-    calendar_id: str, object_id: str, view: EventView | None, etag: str | None
+    calendar_id: str,
+    object_id: str,
+    view: EventView | None,
+    etag: str | None,
+    *,
+    floating_zone: str | None = None,
 ) -> dict[str, JSONValue]:
     """The ``calendar.event.get`` result: ``{object_id, calendar_id, exists, start, end,
     range: {start, end}, revision, title, sequence, etag}`` (``revision`` and ``sequence``
     both the ``SEQUENCE``; every field but the ids ``null`` when there is no such event).
+    An all-day or floating event's range is read in ``floating_zone`` (the step's
+    ``timezone`` param: the zone the plan used, so a read-back compares the instants the
+    plan wrote).
 
     Raises:
-        AdapterError: ``calendar.unsupported`` for an all-day or floating event (it has no
-            instant of its own, RFC 5545 3.3.5 form 1 and 3.3.4).
+        AdapterError: ``calendar.unsupported`` for an all-day or floating event read
+            without ``floating_zone`` (it has no instant of its own, RFC 5545 3.3.4 and
+            3.3.5 form 1).
     """
     if view is None:
         return {
@@ -274,7 +283,7 @@ def view_result(
             "sequence": None,
             "etag": None,
         }
-    if view.all_day or view.timezone is None:
+    if floating_zone is None and (view.all_day or view.timezone is None):
         kind = "a DATE (all-day)" if view.all_day else "a floating time"
         raise AdapterError(
             f"event {view.uid}: DTSTART is {kind}; only zoned or UTC DATE-TIMEs have an instant",

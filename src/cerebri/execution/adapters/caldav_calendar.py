@@ -664,8 +664,9 @@ class CalDavCalendar(DispatchingAdapter):
             found = self._find(client, ref.calendar_id, collection, ref.uid)
         if found is None:
             return {**view_result(ref.calendar_id, ref.object_id, None, None), "attendees": []}
-        view = find(found.calendar, ref.uid, ref.recurrence_id, "UTC")
-        result = view_result(ref.calendar_id, ref.object_id, view, found.etag)
+        view = find(found.calendar, ref.uid, ref.recurrence_id, ref.floating_zone or "UTC")
+        zone = ref.floating_zone
+        result = view_result(ref.calendar_id, ref.object_id, view, found.etag, floating_zone=zone)
         attendees: list[JSONValue] = [] if view is None else [a.address for a in view.attendees]
         return {**result, "attendees": attendees}
 

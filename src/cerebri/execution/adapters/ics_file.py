@@ -531,8 +531,10 @@ class IcsFileCalendar(DispatchingAdapter):
         resource = self.read_resource(ref.calendar_id, ref.uid)
         if resource is None:
             return view_result(ref.calendar_id, ref.object_id, None, None)
-        view = find(resource, ref.uid, ref.recurrence_id, "UTC")
-        return view_result(ref.calendar_id, ref.object_id, view, resource_etag(resource))
+        view = find(resource, ref.uid, ref.recurrence_id, ref.floating_zone or "UTC")
+        etag = resource_etag(resource)
+        zone = ref.floating_zone
+        return view_result(ref.calendar_id, ref.object_id, view, etag, floating_zone=zone)
 
     @serves("calendar.freebusy")
     def _freebusy(self, invocation: Invocation) -> dict[str, JSONValue]:
