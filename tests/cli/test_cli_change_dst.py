@@ -21,6 +21,10 @@ NIGHT = (
     "RRULE:FREQ=WEEKLY;COUNT=3\r\nSUMMARY:Night run\r\nEND:VEVENT\r\n"
     "BEGIN:VEVENT\r\nUID:off@example.com\r\nDTSTAMP:20260101T000000Z\r\n"
     "DTSTART;VALUE=DATE:20260320\r\nDTEND;VALUE=DATE:20260321\r\nSUMMARY:Off\r\n"
+    "END:VEVENT\r\n"
+    "BEGIN:VEVENT\r\nUID:sunday@example.com\r\nDTSTAMP:20260101T000000Z\r\n"
+    "DTSTART;VALUE=DATE:20260329\r\nDTEND;VALUE=DATE:20260330\r\nSUMMARY:Sunday\r\n"
+    "TRANSP:TRANSPARENT\r\n"
     "END:VEVENT\r\nEND:VCALENDAR\r\n"
 )
 GAP = ["--instance", "2026-03-29T01:30:00Z"]
@@ -95,3 +99,18 @@ def test_an_all_day_reschedule_across_the_change_is_refused_when_planning(
     assert answer.exit_code == 2, answer.output
     assert "input.invalid_option" in answer.output
     assert "2026-03-29" in answer.output
+
+
+def test_the_change_day_itself_is_cancelled_as_its_23_hours(ics: list[str]) -> None:
+    answer = run("cancel-event", "sunday@example.com", *ics, "--json")
+    # 29 March 00:00 +01:00 to 30 March 00:00 +02:00
+    assert _ranges(answer) == [("2026-03-28T23:00:00Z", "2026-03-29T22:00:00Z")]
+
+
+def test_the_change_day_is_not_moved_onto_a_24_hour_day(ics: list[str]) -> None:
+    # a reschedule keeps the exact length (decision 0049): 23 hours fit no other day
+    window = ["--between", "2026-04-01T00:00/2026-04-02T00:00"]
+    answer = run("reschedule", "sunday@example.com", *ics, *window, "--json")
+    assert answer.exit_code == 2, answer.output
+    assert "input.invalid_option" in answer.output
+    assert "23 hours" in answer.output

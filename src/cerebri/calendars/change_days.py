@@ -26,6 +26,7 @@ from cerebri.temporal import Instant
 __all__ = ["all_day_end", "all_day_search"]
 
 _DAY: Final = 86_400
+_NS: Final = 1_000_000_000
 
 
 def _days(view: EventView, duration_seconds: int | None, zone: ZoneInfo) -> int:
@@ -53,10 +54,21 @@ def all_day_search(
 ) -> int:
     """The search length in seconds (N days of 86 400 s) of a reschedule of all-day
     ``view`` over ``window`` (starting at a local midnight of ``zone``).
-    ``input.invalid_option`` when the zone's UTC offset changes inside ``window``: there a
-    day is not 86 400 s and the planner's fixed grid would leave local midnights."""
+
+    ``input.invalid_option`` when the zone's UTC offset changes inside ``window`` (there a
+    day is not 86 400 s and the planner's fixed grid would leave local midnights), and when
+    the event itself lasts across such a change (23, 47... hours): a reschedule keeps the
+    event's exact length (decision 0049), which no run of 24-hour days has."""
     local = ZoneInfo(zone)
     days = _days(view, duration_seconds, local)
+    own = day_count(view.start, view.end, local)
+    if (view.end - view.start) // _NS != own * _DAY:
+        raise invalid_option(  # a reschedule keeps the exact length (decision 0049)
+            f"event {uid!r} lasts {own} local day(s) across a UTC offset change in {zone} "
+            f"({(view.end - view.start) // (3_600 * _NS)} hours), and a reschedule keeps an "
+            "event's exact length: it cannot move to days of 24 hours; cancel it and create it "
+            "on the days wanted"
+        )
     if window is not None:
         changed = offset_change(window[0], window[1], local)
         if changed is not None:
