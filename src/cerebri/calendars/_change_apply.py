@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 from icalendar import Calendar, Component, Event
 
+from cerebri.calendars._change_clock import exact_span_end, instance_wall, time_value
 from cerebri.calendars._change_model import (
     IDEMPOTENCY_PROPERTY,
     ChangeError,
@@ -215,10 +216,13 @@ def _override_from(master: Component, instance: Component, kind: Kind, at: Insta
     for name, value in master.items():
         if name.upper() not in {*_SERIES_ONLY, *_TIMES}:
             event[name] = copy.deepcopy(value)
-    event.add("RECURRENCE-ID", kind.value(kind.wall_of(at)))
+    event.add("RECURRENCE-ID", kind.value(instance_wall(instance, at, kind)))
     start, end = span_of(instance, kind)
     event.add("DTSTART", kind.value(start))
-    event.add("DTEND", kind.value(end))
+    if kind.all_day:
+        event.add("DTEND", kind.value(end))
+    else:  # the master's exact length, in a DST gap or overlap too (decision 0064)
+        event.add(*exact_span_end(kind.instant(start), master, kind))
     for sub in master.subcomponents:
         event.add_component(copy.deepcopy(sub))
     return event
@@ -253,8 +257,8 @@ def change_instance(edit: Edit, at: Instant) -> ChangeOutcome:
     if new is not None:
         for name in _TIMES:
             event.pop(name, None)
-        event.add("DTSTART", kind.value(new[0]))
-        event.add("DTEND", kind.value(new[1]))
+        event.add("DTSTART", time_value(kind, new[0]))  # the second 02:30 in UTC (0064)
+        event.add("DTEND", time_value(kind, new[1]))
     removed = edit.people(event)
     edit.touch(event, base + 1)
     stale = [o for o in series.overrides if series.recurrence_instant(o) == at]
@@ -280,7 +284,8 @@ def cancel_instance(edit: Edit, at: Instant) -> ChangeOutcome:
         left = [o for o in series.overrides if all(o is not s for s in stale)]
         edit.writes.append((series.uid, edit.calendar if left else None))
     else:
-        master.add("EXDATE", [kind.value(kind.wall_of(at))])
+        named = instance_wall(series.master_instance(at), at, kind)  # as the RRULE has it
+        master.add("EXDATE", [kind.value(named)])
         edit.touch(master, sequence)
         _replace(edit.calendar, stale, [])
         edit.writes.append((series.uid, edit.calendar))

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from icalendar import Calendar, Component, Event
 from recurring_ical_events import of  # type: ignore[import-untyped]  # no type information
 
+from cerebri.calendars._change_clock import exact_end
 from cerebri.calendars._change_model import ChangeError, EventView
 from cerebri.calendars._change_people import attendees_of, organizer_of
 from cerebri.calendars._change_times import Kind, instant_of, kind_of
@@ -234,11 +235,14 @@ class Series:
     ) -> EventView:
         start, end = span_of(timed, self.kind)
         start_value = _moment(timed.get("DTSTART"), "DTSTART", self.uid)
+        first = self.kind.instant(start)
+        # a timed instance keeps its component's exact length, in a DST gap too (0064)
+        last = self.kind.instant(end) if self.kind.all_day else exact_end(first, source, self.kind)
         return EventView(
             uid=self.uid,
             recurrence_id=recurrence_id if self.recurring else None,
-            start=self.kind.instant(start),
-            end=self.kind.instant(end),
+            start=first,
+            end=last,
             all_day=self.kind.all_day,
             timezone=_zone_name(start_value),
             sequence=sequence_of(source),

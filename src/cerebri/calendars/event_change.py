@@ -71,6 +71,7 @@ from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.attendee_hours import attendee_zones, check_hours_ids
 from cerebri.calendars.availability import unavailable_ranges
 from cerebri.calendars.change_ask import EventChangeAsk, check_ask, invalid_option
+from cerebri.calendars.change_days import all_day_end, all_day_search
 from cerebri.calendars.change_request import (
     ChangeAttendee,
     ChangeOperation,
@@ -361,6 +362,7 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
                     f"event {ask.uid!r} lasts whole days: --between must start at a local "
                     f"midnight in {ask.zone}"
                 )
+            duration = all_day_search(ask.uid, view, ask.duration_seconds, ask.window, ask.zone)
         return SlotQuery(
             start,
             end,
@@ -374,6 +376,9 @@ def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
             attendee_hours=ask.attendee_hours,
         )
     new_end = view.start.plus_seconds(duration)
+    if view.all_day:  # N local days, 23 to 25 hours each (decision 0064)
+        new_end = all_day_end(view, ask.duration_seconds, ask.zone)
+        duration = (new_end - view.start) // 1_000_000_000
     assert new_end is not None
     return SlotQuery(
         view.start,
