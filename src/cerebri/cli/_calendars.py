@@ -171,7 +171,8 @@ HoursOption = Annotated[
         help="An attendee's own working hours and zone, ID=[DAYS ]HH:MM-HH:MM[@ZONE], e.g. "
         "alice=09:00-17:00@America/New_York or 'bob=Mon-Fri 08:00-16:00@Europe/Berlin' "
         "(repeatable; ID is the calendar id find-slot gives the source, e.g. the file name "
-        "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone). Required "
+        "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone; 22:00-06:00 "
+        "runs into the next day). Required "
         "attendees' hours block, optional attendees' count for attendance; slots are then "
         "also shown in each attendee's local time.",
     ),
