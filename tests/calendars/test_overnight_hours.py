@@ -19,8 +19,11 @@ from typer.testing import CliRunner
 
 from cerebri.calendars import AttendeeHours
 from cerebri.calendars.attendee_hours import parse_hours
+from cerebri.calendars.change_body import read_change_body
+from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.closed_time import Hours, closed_spans
 from cerebri.cli import app
+from cerebri.errors import CerebriError
 from cerebri.temporal import Instant, Interval
 
 WEEKDAYS = frozenset(range(5))
@@ -134,3 +137,21 @@ def test_find_slot_offers_only_starts_inside_the_overnight_shifts(tmp_path: Path
     assert emitted.exit_code == 0, emitted.output
     ids = [o["id"] for o in json.loads(emitted.stdout)["context"]["objects"]]
     assert "outside-working-hours-bob-2026-10-24T0600-2026-10-26T2200" in ids
+
+
+def test_the_http_and_bridge_bodies_take_overnight_hours(tmp_path: Path) -> None:
+    text = _calendar(tmp_path, "bob").read_text()
+    body = {
+        "uid": "bob-old@test",
+        "calendars": [{"id": "bob", "ics": text}],
+        "between": "2026-10-22T00:00/2026-10-29T00:00",
+        "hours": ["bob=Mon-Fri 22:00-06:00@Europe/Berlin"],
+    }
+    question = read_change_body(ChangeOperation.RESCHEDULE, json.dumps(body).encode())
+    assert question.ask.attendee_hours == (
+        AttendeeHours("bob", "Europe/Berlin", time(22), time(6), WEEKDAYS),
+    )
+    body["hours"] = ["bob=06:00-06:00"]
+    with pytest.raises(CerebriError, match="must not end when they start") as caught:
+        read_change_body(ChangeOperation.RESCHEDULE, json.dumps(body).encode())
+    assert caught.value.path == "/hours/0"
