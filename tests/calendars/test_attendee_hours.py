@@ -337,7 +337,7 @@ def test_cli_table_shows_local_times_and_emit_request_carries_the_hours(tmp_path
         ("alice", "--hours 'alice': write ID=09:00-17:00@Zone"),
         ("alice=9-17@UTC", "cannot read time of day '9'"),
         ("alice=09:00-17:00@Mars/Base", "unknown time zone 'Mars/Base'"),
-        ("alice=17:00-09:00@UTC", "must start before they end"),
+        ("alice=09:00-09:00@UTC", "must not end when they start"),
         ("alice=Someday 09:00-17:00@UTC", "cannot read working days 'Someday'"),
         ("alice=", "gives no hours and no zone"),
         ("al ice=09:00-10:00", "is not a calendar id"),
@@ -417,7 +417,7 @@ def test_http_body_refuses_bad_hours_at_their_pointer(
     [
         (lambda: AttendeeHours("alice", "Nowhere/City"), "unknown time zone"),
         (lambda: AttendeeHours("alice", "UTC", time(9)), "both start and end"),
-        (lambda: AttendeeHours("alice", "UTC", time(9), time(9)), "start before they end"),
+        (lambda: AttendeeHours("alice", "UTC", time(9), time(9)), "not end when they start"),
         (lambda: AttendeeHours("alice", "UTC", days=frozenset({7})), "weekdays 0-6"),
         (lambda: AttendeeHours("a b", "UTC"), "CPIR id"),
         (

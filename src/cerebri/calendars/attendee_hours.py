@@ -19,9 +19,13 @@ The text form (``--hours``, and ``hours`` in the HTTP and MCP bodies)::
 
     ID=[DAYS ][HH:MM-HH:MM][@ZONE]
 
-``DAYS`` as ``--working-days`` (``Mon-Fri``, ``Mon,Wed``), hours as ``--working-hours``
-(same day, start before end), ``ZONE`` an exact IANA name (default: the query's ``--tz``).
-``ID=@Asia/Tokyo`` only declares the zone (open all day, shown in local times).
+``DAYS`` as ``--working-days`` (``Mon-Fri``, ``Mon,Wed``), hours as ``--working-hours``,
+``ZONE`` an exact IANA name (default: the query's ``--tz``). ``ID=@Asia/Tokyo`` only
+declares the zone (open all day, shown in local times).
+
+Hours may cross midnight (docs/decisions/0067): ``bob=Mon-Fri 22:00-06:00@Asia/Tokyo``
+opens at 22:00 local on each day named and closes at 06:00 local the next day (a Friday's
+hours run into Saturday morning). Hours that end when they start are refused.
 """
 
 from __future__ import annotations
@@ -60,13 +64,15 @@ class AttendeeHours:
         calendar_id: the attendee's calendar id (1-128 of ``[A-Za-z0-9._-]``), as find-slot
             names calendars (:func:`cerebri.calendars.sources.source_ids`).
         zone: the attendee's IANA zone (their local times, their hours).
-        start, end: local working hours (same day, ``start < end``), or both None for
-            the whole day.
-        days: working weekdays (Monday = 0 … Sunday = 6), or None for every day.
+        start, end: local working hours, or both None for the whole day; ``end <= start``
+            means overnight hours (from ``start`` on a working day to ``end`` the next
+            local day), ``start == end`` is refused.
+        days: working weekdays (Monday = 0 … Sunday = 6), the days the hours open on, or
+            None for every day.
 
     Refusals are ``calendars.invalid_argument`` (a ``TypeError`` and a ``ValueError``):
     a field of the wrong type, an id outside the CPIR id form, an unknown zone, only one
-    of ``start``/``end``, hours that do not start before they end, a weekday outside 0-6.
+    of ``start``/``end``, hours that end when they start, a weekday outside 0-6.
     """
 
     calendar_id: str
@@ -94,16 +100,21 @@ class AttendeeHours:
             raise invalid_argument("AttendeeHours needs start and end as naive datetime.time")
         if (self.start is None) != (self.end is None):
             raise invalid_argument("AttendeeHours needs both start and end, or neither")
-        if self.start is not None and self.end is not None and not self.start < self.end:
-            raise invalid_argument("attendee hours must start before they end (same day)")
+        if self.start is not None and self.start == self.end:
+            raise invalid_argument("attendee hours must not end when they start")
         if self.days is not None and not (
             isinstance(self.days, frozenset) and self.days <= frozenset(range(7))
         ):
             raise invalid_argument("AttendeeHours needs days as a frozenset of weekdays 0-6")
 
     @property
+    def overnight(self) -> bool:
+        """Whether the hours cross midnight (``end`` is on the next local day)."""
+        return self.start is not None and self.end is not None and self.end < self.start
+
+    @property
     def hours(self) -> tuple[time, time] | None:
-        """``(start, end)``, or None for the whole day."""
+        """``(start, end)`` (``end < start``: overnight), or None for the whole day."""
         if self.start is None or self.end is None:
             return None
         return self.start, self.end
@@ -141,7 +152,7 @@ def parse_hours(text: str, *, default_zone: str) -> AttendeeHours:
         if any(c.isdigit() for c in part):  # 09:00-17:00; days are names (Mon-Fri)
             if hours is not None:
                 raise ValueError(f"{text!r} gives working hours twice")
-            hours = parse_working_hours(part)
+            hours = parse_working_hours(part, overnight=True)
         else:
             if days is not None:
                 raise ValueError(f"{text!r} gives working days twice")

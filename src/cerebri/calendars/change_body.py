@@ -41,10 +41,11 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from icalendar import Component
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from cerebri._json import JSONValue
 from cerebri.calendars.change_ask import MAX_UID_LENGTH
+from cerebri.calendars.change_fields import EventSelection, RescheduleFields, UpdateEdits
 from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.change_surface import (
     ChangeOptions,
@@ -54,12 +55,16 @@ from cerebri.calendars.change_surface import (
     located,
 )
 from cerebri.calendars.event_change import EventChangeAsk, plan_event_change
-from cerebri.calendars.find_slot_body import MAX_ADDRESS_LENGTH, CalendarIn, _model
-from cerebri.calendars.query import MAX_TITLE_LENGTH
+from cerebri.calendars.find_slot_body import (
+    MAX_ADDRESS_LENGTH,
+    CalendarIn,
+    _model,
+    read_calendars,
+)
 from cerebri.calendars.slot_search import NamedCalendars, SlotSearch
 from cerebri.calendars.wire import FIND_SLOT_MAX_OCCURRENCES, MAX_CALENDARS
 from cerebri.errors import CerebriError
-from cerebri.ics import CalendarError, parse_calendar
+from cerebri.ics import CalendarError
 
 __all__ = [
     "BODIES",
@@ -71,17 +76,25 @@ __all__ = [
     "read_change_body",
 ]
 
-_Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
 _Gap = StrictStr | Annotated[StrictInt, Field(ge=0)]
 _Address = Annotated[StrictStr, Field(max_length=MAX_ADDRESS_LENGTH)]
 _Addresses = Annotated[list[_Address], Field(max_length=MAX_CALENDARS)]
+_Hours = Annotated[
+    list[StrictStr] | None,
+    Field(
+        max_length=MAX_CALENDARS,
+        description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] "
+        "with a calendar id sent, e.g. alice=Mon-Fri 09:00-17:00@America/New_York "
+        "(reschedule --hours).",
+    ),
+]
 
 
 def _d(text: str) -> Any:
     return Field(description=text)
 
 
-class _ChangeBody(BaseModel):
+class _EventCalendars(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     uid: Annotated[
         StrictStr,
@@ -95,51 +108,22 @@ class _ChangeBody(BaseModel):
             description="Every attendee's calendar; the event is looked up in the organizer's.",
         ),
     ]
-    calendar: Annotated[
-        StrictStr | None,
-        _d("The organizer's calendar id, where the event is (default: the first calendar)."),
-    ] = None
-    instance: Annotated[
-        StrictStr | None,
-        _d("One instance of a series, by its original start (RFC 3339, or local in tz)."),
-    ] = None
-    this_and_future: Annotated[
-        StrictStr | None, _d("The instance at this original start and every later one.")
-    ] = None
-    series: Annotated[
-        StrictBool, _d("The whole series (the default without instance/this_and_future).")
-    ] = False
-    tz: Annotated[StrictStr, _d("IANA zone: local times, working hours, floating times.")] = "UTC"
-    skip_invalid_events: Annotated[
-        StrictBool, _d("Leave out unreadable events (warned; the answer is then incomplete).")
-    ] = False
 
 
-class RescheduleBody(_ChangeBody):
+class _ChangeBody(EventSelection, _EventCalendars):
+    """The members every operation takes (:class:`EventSelection` after the calendars)."""
+
+
+class RescheduleBody(RescheduleFields, _ChangeBody):
     """Find a new time for an event (``cerebri reschedule``)."""
 
-    between: Annotated[
-        StrictStr, _d("Window START/END to search, e.g. 2026-10-05T08:00/2026-10-09T18:00.")
-    ]
-    duration: Annotated[_Duration | None, _d("A new length; default: the event's own.")] = None
-    granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
-    working_hours: Annotated[StrictStr | None, _d("Local working hours, e.g. 09:00-17:00.")] = None
-    working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
     buffer: Annotated[
         _Gap | None, _d("Minimum gap to other events, e.g. 10m, or seconds; 0: none.")
     ] = None
     max_candidates: Annotated[
         StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
     ] = 100_000
-    hours: Annotated[
-        list[StrictStr] | None,
-        Field(
-            max_length=MAX_CALENDARS,
-            description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] "
-            "with a calendar id sent, e.g. alice=Mon-Fri 09:00-17:00@America/New_York "
-            "(reschedule --hours).",
-        ),
-    ] = None
+    hours: _Hours = None
 
 
 class CancelBody(_ChangeBody):
@@ -154,9 +138,7 @@ class CancelBody(_ChangeBody):
     ] = None
 
 
-class UpdateBody(_ChangeBody):
-    """Change an event's title, length, place or attendees (``update-event``)."""
-
+class _UpdateWindow(_ChangeBody):
     between: Annotated[
         StrictStr | None,
         _d(
@@ -164,28 +146,15 @@ class UpdateBody(_ChangeBody):
             "instance in it."
         ),
     ] = None
-    title: Annotated[
-        StrictStr | None,
-        Field(min_length=1, max_length=MAX_TITLE_LENGTH, description="The new SUMMARY."),
-    ] = None
-    duration: Annotated[
-        _Duration | None, _d("The new length, checked against every required attendee.")
-    ] = None
-    location: Annotated[
-        StrictStr | None, Field(max_length=MAX_TITLE_LENGTH, description="The new LOCATION.")
-    ] = None
+
+
+class UpdateBody(UpdateEdits, _UpdateWindow):
+    """Change an event's title, length, place or attendees (``update-event``)."""
+
     attendees: Annotated[_Addresses, _d("Required attendees to add (e-mail addresses).")] = []
     optional_attendees: Annotated[_Addresses, _d("Optional attendees to add.")] = []
     remove_attendees: Annotated[_Addresses, _d("Attendees to remove.")] = []
-    hours: Annotated[
-        list[StrictStr] | None,
-        Field(
-            max_length=MAX_CALENDARS,
-            description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] "
-            "with a calendar id sent, e.g. alice=Mon-Fri 09:00-17:00@America/New_York "
-            "(reschedule --hours).",
-        ),
-    ] = None
+    hours: _Hours = None
 
 
 BODIES: Final[dict[ChangeOperation, type[_ChangeBody]]] = {
@@ -208,32 +177,6 @@ class ChangeQuestion:
     ids: tuple[str, ...]
 
 
-def _invalid(message: str, path: str) -> CerebriError:
-    return CerebriError(message, code="input.invalid_option", path=path)
-
-
-def _calendars(body: _ChangeBody) -> list[tuple[str, Component, bool]]:
-    """Each calendar parsed (``find_slot_body``'s rules: ids unique, one required)."""
-    if all(entry.optional for entry in body.calendars):
-        raise _invalid("calendars: at least one calendar must be required", "/calendars")
-    seen: set[str] = set()
-    parsed: list[tuple[str, Component, bool]] = []
-    for index, entry in enumerate(body.calendars):
-        if entry.id in seen:
-            raise _invalid(f"calendar id {entry.id!r} is given twice", f"/calendars/{index}/id")
-        seen.add(entry.id)
-        try:
-            calendar = parse_calendar(
-                entry.ics, source=entry.id, skip_invalid_events=body.skip_invalid_events
-            )
-        except CalendarError as error:
-            raise CerebriError(
-                error.message, code=error.code, path=f"/calendars/{index}/ics"
-            ) from None
-        parsed.append((entry.id, calendar, entry.optional))
-    return parsed
-
-
 def read_change_body(operation: ChangeOperation, body: bytes) -> ChangeQuestion:
     """Decode and check the body of ``operation`` (shape and errors: the module doc). The
     options are checked before any calendar is parsed.
@@ -246,7 +189,7 @@ def read_change_body(operation: ChangeOperation, body: bytes) -> ChangeQuestion:
     """
     parsed = _model(BODIES[operation], body)
     ask = change_ask(operation, ChangeOptions.of(parsed.model_dump()))
-    calendars = _calendars(parsed)
+    calendars = read_calendars(parsed.calendars, skip_invalid_events=parsed.skip_invalid_events)
     ids = tuple(name for name, _, _ in calendars)
     if parsed.calendar is not None and parsed.calendar not in ids:
         raise CerebriError(

@@ -6,7 +6,9 @@ find-slot turns the time outside working hours into blocking events
 This module does the arithmetic: the closed stretches between one local closing and the
 next opening, over the local days around a window, turned into UTC instants by the zone's
 rules for each date (RFC 5545 section 3.3.5 form 3; DST moves them; a local time inside a
-spring-forward gap is read with the offset before the gap, ``fold=0``).
+spring-forward gap is read with the offset before the gap, ``fold=0``). Hours whose
+closing time is at or before their opening time cross midnight: a day's hours then close
+on the next local date (docs/decisions/0067).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ __all__ = ["Hours", "blocker_owner", "closed_block", "closed_blocks", "closed_sp
 
 
 class Hours(NamedTuple):
-    """Whose hours: an IANA zone, ``(open, close)`` local times (None: all day), open
-    weekdays (Monday = 0; None: every day)."""
+    """Whose hours: an IANA zone, ``(open, close)`` local times (None: all day; ``close <=
+    open``: the hours close on the next local date), open weekdays (Monday = 0, the day
+    the hours open on; None: every day)."""
 
     zone: str
     hours: tuple[time, time] | None
@@ -65,9 +68,10 @@ def _open_hours(rule: Hours, day: datetime) -> tuple[datetime, datetime] | None:
     opens, closes = rule.hours or (time(0), time(0))
     if rule.hours is None:  # all day: open from this midnight to the next
         return day, datetime.combine(day.date() + timedelta(days=1), time(0), day.tzinfo)
+    closing = day.date() + timedelta(days=1) if closes <= opens else day.date()
     return (
         datetime.combine(day.date(), opens, day.tzinfo),
-        datetime.combine(day.date(), closes, day.tzinfo),
+        datetime.combine(closing, closes, day.tzinfo),
     )
 
 
@@ -96,6 +100,9 @@ def _closed_local(window: Interval, rule: Hours) -> list[tuple[datetime, datetim
     midnights = _local_midnights(window, rule.zone)
     closed: list[tuple[datetime, datetime]] = []
     cursor = midnights[0]
+    before = _open_hours(rule, midnights[0] - timedelta(days=1))
+    if before is not None and before[1] > cursor:  # the day before's overnight hours
+        cursor = before[1]
     for day in midnights[:-1]:
         hours = _open_hours(rule, day)
         if hours is None:

@@ -42,6 +42,7 @@ in memory only, never written anywhere.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from email.utils import parseaddr
 from typing import Annotated, Any, TypeVar
@@ -66,6 +67,7 @@ __all__ = [
     "EventBody",
     "FindSlotBody",
     "SlotAsk",
+    "read_calendars",
     "read_event_body",
     "read_find_slot_body",
 ]
@@ -232,18 +234,27 @@ def _query(body: FindSlotBody) -> SlotQuery:
         raise _invalid(str(exc), None) from None
 
 
-def _calendars(body: FindSlotBody) -> tuple[tuple[str, Component, bool], ...]:
-    if all(entry.optional for entry in body.calendars):
+def read_calendars(
+    calendars: Sequence[CalendarIn], *, skip_invalid_events: bool
+) -> tuple[tuple[str, Component, bool], ...]:
+    """Each calendar of a body parsed in memory, in body order: ``(id, calendar, optional)``.
+
+    Raises:
+        CerebriError: ``input.invalid_option`` at ``/calendars`` when none is required, at
+            ``/calendars/<i>/id`` for an id given twice; a calendar's ``ics.*`` code at
+            ``/calendars/<i>/ics``.
+    """
+    if all(entry.optional for entry in calendars):
         raise _invalid("calendars: at least one calendar must be required", "/calendars")
     seen: set[str] = set()
     parsed: list[tuple[str, Component, bool]] = []
-    for index, entry in enumerate(body.calendars):
+    for index, entry in enumerate(calendars):
         if entry.id in seen:
             raise _invalid(f"calendar id {entry.id!r} is given twice", f"/calendars/{index}/id")
         seen.add(entry.id)
         try:
             calendar = parse_calendar(
-                entry.ics, source=entry.id, skip_invalid_events=body.skip_invalid_events
+                entry.ics, source=entry.id, skip_invalid_events=skip_invalid_events
             )
         except CalendarError as error:
             raise CerebriError(
@@ -268,7 +279,7 @@ def _check_hours(query: SlotQuery, body: FindSlotBody) -> None:
 def _ask(body: FindSlotBody) -> SlotAsk:
     query = _query(body)  # cheap checks first: no calendar is parsed for a bad option
     _check_hours(query, body)
-    parsed = _calendars(body)
+    parsed = read_calendars(body.calendars, skip_invalid_events=body.skip_invalid_events)
     return SlotAsk(
         query,
         tuple((name, calendar) for name, calendar, optional in parsed if not optional),

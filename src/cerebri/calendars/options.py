@@ -110,13 +110,17 @@ def parse_time_of_day(text: str) -> time:
         raise ValueError(f"cannot read time of day {text!r}; write e.g. 10:30") from None
 
 
-def parse_working_hours(text: str) -> tuple[time, time]:
-    """``HH:MM-HH:MM`` (same day, start before end)."""
+def parse_working_hours(text: str, *, overnight: bool = False) -> tuple[time, time]:
+    """``HH:MM-HH:MM``: same day, start before end; with ``overnight`` an end at or before
+    the start is allowed too (``22:00-06:00``: the hours run past midnight into the next
+    local day), but never an end equal to the start."""
     parts = text.split("-")
     if len(parts) != 2:
         raise ValueError(f"cannot read working hours {text!r}; write e.g. 09:00-17:00")
     opens, closes = (parse_time_of_day(part) for part in parts)
-    if not opens < closes:
+    if overnight and opens == closes:
+        raise ValueError(f"working hours {text!r} must not end when they start")
+    if not overnight and not opens < closes:
         raise ValueError(f"working hours {text!r} must start before they end")
     return opens, closes
 

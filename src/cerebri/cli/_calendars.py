@@ -171,9 +171,21 @@ HoursOption = Annotated[
         help="An attendee's own working hours and zone, ID=[DAYS ]HH:MM-HH:MM[@ZONE], e.g. "
         "alice=09:00-17:00@America/New_York or 'bob=Mon-Fri 08:00-16:00@Europe/Berlin' "
         "(repeatable; ID is the calendar id find-slot gives the source, e.g. the file name "
-        "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone). Required "
+        "without .ics; ZONE defaults to --tz; ID=@ZONE only sets the zone; 22:00-06:00 "
+        "runs into the next day). Required "
         "attendees' hours block, optional attendees' count for attendance; slots are then "
         "also shown in each attendee's local time.",
+    ),
+]
+
+OptionalCalDAVOption = Annotated[
+    list[str] | None,
+    typer.Option("--optional-caldav", help="An optional attendee's CalDAV URL (repeatable)."),
+]
+MaxCandidatesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-candidates", min=0, max=100_000, help="Grid positions to evaluate at most."
     ),
 ]
 
@@ -186,6 +198,24 @@ MaxOccurrencesOption = Annotated[
         "more is refused with ics.expansion_limit.",
     ),
 ]
+
+
+def attendee_logins(
+    credentials: tuple[Path | None, str | None, str | None],
+    caldav: list[str] | None,
+    optional_caldav: list[str] | None,
+) -> CalDAVLogins | None:
+    """The logins for every ``--caldav`` and ``--optional-caldav`` URL
+    (:func:`~cerebri.cli._caldav_logins.caldav_logins` over ``(--caldav-credentials,
+    --caldav-user, --caldav-password)``); its errors name both options."""
+    path, user, password = credentials
+    return caldav_logins(
+        path,
+        user,
+        password,
+        [*(caldav or ()), *(optional_caldav or ())],
+        url_options="--caldav or --optional-caldav",
+    )
 
 
 def _sources(
@@ -312,10 +342,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             "where more optional attendees are free rank first.",
         ),
     ] = None,
-    optional_caldav: Annotated[
-        list[str] | None,
-        typer.Option("--optional-caldav", help="An optional attendee's CalDAV URL (repeatable)."),
-    ] = None,
+    optional_caldav: OptionalCalDAVOption = None,
     min_attendance: Annotated[
         str | None,
         typer.Option(
@@ -326,12 +353,7 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = None,
     top: TopOption = DEFAULT_TOP,
-    max_candidates: Annotated[
-        int,
-        typer.Option(
-            "--max-candidates", min=0, max=100_000, help="Grid positions to evaluate at most."
-        ),
-    ] = 100_000,
+    max_candidates: MaxCandidatesOption = 100_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the PlanningResult JSON.")] = False,
     emit_request: Annotated[
         bool,
@@ -414,12 +436,8 @@ def find_slot(  # noqa: PLR0917 - typer maps every option to a parameter
             ),
             name=option_name,
         )
-        logins = caldav_logins(
-            caldav_credentials,
-            caldav_user,
-            caldav_password,
-            [*(caldav or ()), *(optional_caldav or ())],
-            url_options="--caldav or --optional-caldav",
+        logins = attendee_logins(
+            (caldav_credentials, caldav_user, caldav_password), caldav, optional_caldav
         )
         search = SlotSearch(
             ics or (),

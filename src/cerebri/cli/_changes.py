@@ -39,15 +39,17 @@ from cerebri.calendars.options import (
 from cerebri.calendars.slot_options import option_name, read_hours
 from cerebri.calendars.slot_search import SlotSearch
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail
-from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
+from cerebri.cli._caldav_logins import CredentialsOption
 from cerebri.cli._calendars import (
     BufferOption,
     CalDAVOption,
     GranularityOption,
     HoursOption,
     IcsOption,
+    MaxCandidatesOption,
     MaxOccurrencesOption,
     NoCacheOption,
+    OptionalCalDAVOption,
     PasswordOption,
     SkipOption,
     UserOption,
@@ -57,6 +59,7 @@ from cerebri.cli._calendars import (
     _check_inputs,
     _loader,
     _print_warnings,
+    attendee_logins,
 )
 from cerebri.cli._durations import DURATION_FORMS
 from cerebri.cli._planning import ExplainOption
@@ -105,10 +108,6 @@ OptionalIcsOption = Annotated[
         "--optional-ics", readable=False, help="An optional attendee's .ics file (repeatable)."
     ),
 ]
-OptionalCalDAVOption = Annotated[
-    list[str] | None,
-    typer.Option("--optional-caldav", help="An optional attendee's CalDAV URL (repeatable)."),
-]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
 EmitOption = Annotated[
     bool, typer.Option("--emit-request", help="Print the CPIR request built, for replay.")
@@ -132,18 +131,24 @@ OptionalBetween = Annotated[
 
 @dataclass(frozen=True, slots=True)
 class _Reading:
-    """The options every change command shares (how to read the calendars)."""
+    """The options every change command shares (how to read the calendars): ``sources``
+    is ``(--ics, --caldav, --optional-ics, --optional-caldav)``, ``credentials``
+    ``(--caldav-credentials, --caldav-user, --caldav-password)``."""
 
-    ics: list[Path] | None
-    caldav: list[str] | None
-    optional_ics: list[Path] | None
-    optional_caldav: list[str] | None
+    sources: tuple[list[Path] | None, list[str] | None, list[Path] | None, list[str] | None]
     calendar: str | None
-    tz: str
     max_occurrences: int
     credentials: tuple[Path | None, str | None, str | None]
     skip: bool
     no_cache: bool
+
+    @property
+    def caldav(self) -> list[str] | None:
+        return self.sources[1]
+
+    @property
+    def optional_caldav(self) -> list[str] | None:
+        return self.sources[3]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,20 +229,14 @@ def _load_window(
 def _run(
     ask: EventChangeAsk, reading: _Reading, between: tuple[Instant, Instant] | None
 ) -> EventChangeFound:
-    _check_inputs(reading.ics, reading.optional_ics, reading.caldav, reading.optional_caldav, None)
-    credentials, user, password = reading.credentials
-    logins = caldav_logins(
-        credentials,
-        user,
-        password,
-        [*(reading.caldav or ()), *(reading.optional_caldav or ())],
-        url_options="--caldav or --optional-caldav",
-    )
+    ics, caldav, optional_ics, optional_caldav = reading.sources
+    _check_inputs(ics, optional_ics, caldav, optional_caldav, None)
+    logins = attendee_logins(reading.credentials, caldav, optional_caldav)
     search = SlotSearch(
-        reading.ics or (),
-        reading.caldav or (),
-        reading.optional_ics or (),
-        reading.optional_caldav or (),
+        ics or (),
+        caldav or (),
+        optional_ics or (),
+        optional_caldav or (),
         calendar=reading.calendar,
         max_occurrences=reading.max_occurrences,
     )
@@ -306,12 +305,7 @@ def reschedule(  # noqa: PLR0917 - typer maps every option to a parameter
     optional_caldav: OptionalCalDAVOption = None,
     calendar: CalendarOption = None,
     top: TopOption = DEFAULT_TOP,
-    max_candidates: Annotated[
-        int,
-        typer.Option(
-            "--max-candidates", min=0, max=100_000, help="Grid positions to evaluate at most."
-        ),
-    ] = 100_000,
+    max_candidates: MaxCandidatesOption = 100_000,
     as_json: JsonOption = False,
     emit_request: EmitOption = False,
     explain: ExplainOption = False,
@@ -350,18 +344,9 @@ def reschedule(  # noqa: PLR0917 - typer maps every option to a parameter
         )
     except CerebriError as error:
         raise fail(error) from None
-    reading = _Reading(
-        ics=ics,
-        caldav=caldav,
-        optional_ics=optional_ics,
-        optional_caldav=optional_caldav,
-        calendar=calendar,
-        tz=zone_name,
-        max_occurrences=max_occurrences,
-        credentials=(caldav_credentials, caldav_user, caldav_password),
-        skip=skip,
-        no_cache=no_cache,
-    )
+    sources = (ics, caldav, optional_ics, optional_caldav)
+    credentials = (caldav_credentials, caldav_user, caldav_password)
+    reading = _Reading(sources, calendar, max_occurrences, credentials, skip, no_cache)
     _answer(ask, reading, window, _Output(as_json, emit_request, top, explain))
 
 
@@ -398,18 +383,9 @@ def cancel_event(  # noqa: PLR0917 - typer maps every option to a parameter
         )
     except CerebriError as error:
         raise fail(error) from None
-    reading = _Reading(
-        ics=ics,
-        caldav=caldav,
-        optional_ics=optional_ics,
-        optional_caldav=optional_caldav,
-        calendar=calendar,
-        tz=zone_name,
-        max_occurrences=max_occurrences,
-        credentials=(caldav_credentials, caldav_user, caldav_password),
-        skip=skip,
-        no_cache=no_cache,
-    )
+    sources = (ics, caldav, optional_ics, optional_caldav)
+    credentials = (caldav_credentials, caldav_user, caldav_password)
+    reading = _Reading(sources, calendar, max_occurrences, credentials, skip, no_cache)
     _answer(ask, reading, window, _Output(as_json, emit_request))
 
 
@@ -484,16 +460,7 @@ def update_event(  # noqa: PLR0917 - typer maps every option to a parameter
         )
     except CerebriError as error:
         raise fail(error) from None
-    reading = _Reading(
-        ics=ics,
-        caldav=caldav,
-        optional_ics=optional_ics,
-        optional_caldav=optional_caldav,
-        calendar=calendar,
-        tz=zone_name,
-        max_occurrences=max_occurrences,
-        credentials=(caldav_credentials, caldav_user, caldav_password),
-        skip=skip,
-        no_cache=no_cache,
-    )
+    sources = (ics, caldav, optional_ics, optional_caldav)
+    credentials = (caldav_credentials, caldav_user, caldav_password)
+    reading = _Reading(sources, calendar, max_occurrences, credentials, skip, no_cache)
     _answer(ask, reading, window, _Output(as_json, emit_request, DEFAULT_TOP, explain))

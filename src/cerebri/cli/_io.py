@@ -7,13 +7,14 @@ re-exports them.
 
 from __future__ import annotations
 
+import json
 import sys
 import unicodedata
 from pathlib import Path
 
 from cerebri._files import DEFAULT_MAX_BYTES, read_bounded
 from cerebri.cpir import PlanningRequest, parse_request
-from cerebri.errors import CerebriError, InputTooLargeError, UnreadableInputError
+from cerebri.errors import CerebriError, InputTooLargeError, ParseError, UnreadableInputError
 
 __all__ = [
     "EXIT_INPUT",
@@ -67,10 +68,37 @@ def read_input(source: str) -> bytes:
     return read_bounded(Path(source), limit=MAX_INPUT_BYTES, what="input")
 
 
+ANSWER_HINT = "hint: this looks like an answer; use --emit-request to save the request"
+"""Added to ``cpir.unknown_field`` when the input is a cerebri answer (a PlanningResult,
+e.g. ``reschedule --json``) rather than the request it answers."""
+
+_ANSWER_FIELDS = frozenset({"outcome", "candidates"})
+"""Top-level fields every PlanningResult has and no CPIR request has."""
+
+
+def _is_answer(data: bytes) -> bool:
+    """Whether ``data`` is a JSON object with a PlanningResult's fields (:data:`_ANSWER_FIELDS`)."""
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(document, dict) and document.keys() >= _ANSWER_FIELDS
+
+
 def load_request(source: str) -> PlanningRequest:
     """The CPIR request in FILE (or stdin for ``-``): :func:`read_input` then
-    :func:`cerebri.cpir.parse_request` (``ParseError`` and the input errors as they raise)."""
-    return parse_request(read_input(source))
+    :func:`cerebri.cpir.parse_request` (``ParseError`` and the input errors as they raise).
+    An answer given in place of a request keeps its ``cpir.unknown_field`` code and gains
+    :data:`ANSWER_HINT` in its message."""
+    data = read_input(source)
+    try:
+        return parse_request(data)
+    except ParseError as error:
+        if error.code != "cpir.unknown_field" or not _is_answer(data):
+            raise
+        raise ParseError(
+            f"{error.message}; {ANSWER_HINT}", code=error.code, path=error.path
+        ) from None
 
 
 def printable(text: str) -> str:

@@ -45,9 +45,13 @@ _DISRUPTION = {
 same local date as the current start, the same local time of day, anything else."""
 
 
-def _reason_text(reason: Tagged, labels: Mapping[str, str] | None = None) -> str:
+def _reason_text(
+    reason: Tagged, labels: Mapping[str, str] | None = None, events: Mapping[str, str] | None = None
+) -> str:
     wire = reason.to_wire()
     payload = wire.get(reason.name) if isinstance(wire, dict) else None
+    if reason.name == "Unchanged" and isinstance(payload, str) and payload in (events or {}):
+        return f"Unchanged: {(events or {})[payload]}"
     if reason.name == "HardConstraint" and isinstance(payload, dict):
         constraint = payload.get("constraint")
         kind = constraint.get("kind") if isinstance(constraint, dict) else "?"
@@ -270,6 +274,7 @@ def render_result(
     explain: bool = False,
     ranking: SlotColumns | None = None,
     limit_hint: str | None = None,
+    events: Mapping[str, str] | None = None,
 ) -> None:
     """Print the outcome, the ranked candidates with reasons, and the rejected starts.
 
@@ -287,6 +292,10 @@ def render_result(
 
     ``limit_hint`` is printed as a hint under an ``InputLimit`` issue (what the caller can
     change).
+
+    ``events`` names existing events in rule reasons that point at them by object id
+    (``Unchanged``: the start a reschedule may not keep), e.g. by title and current start;
+    an object id it does not name is printed as the planner wrote it.
     """
     space = result.search_space
     labels = {**_occurrence_labels(result), **(labels or {})}
@@ -311,7 +320,7 @@ def render_result(
         causes = group_rejections(
             result,
             {**labels, **_occurrence_groups(result), **(groups or {})},
-            lambda reason: _reason_text(reason, labels),
+            lambda reason: _reason_text(reason, labels, events),
             lambda reason: _hint(reason, request),
         )
         print_rejections(

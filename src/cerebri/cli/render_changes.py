@@ -29,6 +29,16 @@ def _local(instant: Instant, tz: str) -> str:
     return "?" if moment is None else f"{moment.astimezone(zone(tz)):%a %Y-%m-%d %H:%M}"
 
 
+def _current(found: EventChangeFound) -> str:
+    """The event as a rejection names it: ``TITLE at its current start, <local> <zone> =
+    <UTC> UTC``."""
+    view, tz = found.event, found.query.zone
+    moment = view.start.to_datetime()
+    utc = "?" if moment is None else f"{moment:%Y-%m-%d %H:%M}"
+    title = view.title or "(no title)"
+    return f"{title} at its current start, {_local(view.start, tz)} {tz} = {utc} UTC"
+
+
 def _shift(seconds: int) -> str:
     sign = "-" if seconds < 0 else "+"
     minutes = abs(seconds) // 60
@@ -44,8 +54,11 @@ def _print_before(found: EventChangeFound) -> None:
     title = view.title or "(no title)"
     recurrence = found.change["recurrence_id"]
     where = f" instance {recurrence}" if isinstance(recurrence, str) else ""
+    # A one-off event has no series to choose a scope of (decision 0050's scopes are for
+    # recurring events): it is named a single event.
+    scope = f"scope {found.scope.value}" if view.recurring else "single event"
     lines = [
-        f"event: {title} ({view.uid}){where}, scope {found.scope.value}, calendar "
+        f"event: {title} ({view.uid}){where}, {scope}, calendar "
         f"{found.target.calendar_id}, SEQUENCE {view.sequence}",
         f"  before: {_local(view.start, tz)} - {_local(view.end, tz)} ({tz})",
     ]
@@ -129,6 +142,7 @@ def render_change(found: EventChangeFound, *, top: int, explain: bool) -> None:
         groups=groups,
         explain=explain,
         limit_hint="shorten the window (--between) or use a coarser --granularity",
+        events={found.target.object_id: printable(_current(found))},
     )
     if answer.zones:
         render_local_times(answer, table_console(), top=top or None)

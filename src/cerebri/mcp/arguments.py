@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from cerebri.calendars.change_fields import Duration, EventSelection, RescheduleFields, UpdateEdits
 from cerebri.proposals import MAX_VALIDITY_SECONDS
 
 __all__ = [
@@ -32,10 +33,17 @@ __all__ = [
     "UpdateEventArgs",
 ]
 
-_Duration = StrictStr | Annotated[StrictInt, Field(gt=0)]
+_Duration = Duration
 _Paths = Annotated[list[StrictStr], Field(max_length=32)]
 _Names = Annotated[list[StrictStr], Field(max_length=32)]
 _Document = dict[str, Any] | StrictStr
+_ChangeHours = Annotated[
+    list[StrictStr] | None,
+    Field(
+        description="Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with "
+        "the calendar id the answer gives the source (reschedule --hours)."
+    ),
+]
 
 
 def _d(text: str) -> Any:
@@ -143,7 +151,7 @@ class ChangeProposal(_Args):
     ] = False
 
 
-class _EventChange(_Args):
+class _EventSources(_Args):
     uid: Annotated[StrictStr, Field(min_length=1, max_length=1024, description="The event's UID.")]
     ics: Annotated[
         _Paths,
@@ -157,24 +165,9 @@ class _EventChange(_Args):
     ] = []
     optional_ics: Annotated[_Paths, _d("Optional attendees' .ics calendars (never block).")] = []
     optional_caldav: Annotated[_Names, _d("Optional attendees' configured CalDAV sources.")] = []
-    calendar: Annotated[
-        StrictStr | None,
-        _d("The organizer's calendar id, where the event is (default: the first calendar)."),
-    ] = None
-    instance: Annotated[
-        StrictStr | None,
-        _d("One instance of a series, by its original start (RFC 3339, or local in tz)."),
-    ] = None
-    this_and_future: Annotated[
-        StrictStr | None, _d("The instance at this original start and every later one.")
-    ] = None
-    series: Annotated[
-        StrictBool, _d("The whole series (the default without instance/this_and_future).")
-    ] = False
-    tz: Annotated[StrictStr, _d("IANA zone: local times, working hours, floating times.")] = "UTC"
-    skip_invalid_events: Annotated[
-        StrictBool, _d("Leave out unreadable events (warned; the answer is then incomplete).")
-    ] = False
+
+
+class _EventChange(EventSelection, _EventSources):
     propose: Annotated[
         ChangeProposal | None,
         _d(
@@ -185,64 +178,34 @@ class _EventChange(_Args):
     ] = None
 
 
-class RescheduleEventArgs(_EventChange):
+class RescheduleEventArgs(RescheduleFields, _EventChange):
     """New times for an event already on the calendars (``cerebri reschedule --json``)."""
 
-    between: Annotated[
-        StrictStr, _d("Window START/END to search, e.g. 2026-10-05T08:00/2026-10-09T18:00.")
-    ]
-    duration: Annotated[_Duration | None, _d("A new length; default: the event's own.")] = None
-    granularity: Annotated[_Duration, _d("Distance between candidate starts.")] = "15m"
-    working_hours: Annotated[StrictStr | None, _d("Local working hours, e.g. 09:00-17:00.")] = None
-    working_days: Annotated[StrictStr | None, _d("Open weekdays, e.g. Mon-Fri or Mon,Wed.")] = None
     buffer: Annotated[_Duration | None, _d("Minimum gap to other events, e.g. 10m.")] = None
     max_candidates: Annotated[
         StrictInt, Field(ge=0, le=100_000, description="Grid positions to evaluate at most.")
     ] = 100_000
-    hours: Annotated[
-        list[StrictStr] | None,
-        _d(
-            "Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with the "
-            "calendar id the answer gives the source (reschedule --hours)."
-        ),
+    hours: _ChangeHours = None
+
+
+class _EventWindow(_EventChange):
+    between: Annotated[
+        StrictStr | None,
+        _d("Window START/END the event lies in (needed to read CalDAV sources)."),
     ] = None
 
 
-class CancelEventArgs(_EventChange):
+class CancelEventArgs(_EventWindow):
     """Cancel an event, an instance, this and future ones, or a series (``cancel-event``)."""
 
-    between: Annotated[
-        StrictStr | None,
-        _d("Window START/END the event lies in (needed to read CalDAV sources)."),
-    ] = None
 
-
-class UpdateEventArgs(_EventChange):
+class UpdateEventArgs(UpdateEdits, _EventWindow):
     """Change an event's title, length, place or attendees (``update-event``)."""
 
-    between: Annotated[
-        StrictStr | None,
-        _d("Window START/END the event lies in (needed to read CalDAV sources)."),
-    ] = None
-    title: Annotated[
-        StrictStr | None, Field(min_length=1, max_length=1024, description="The new SUMMARY.")
-    ] = None
-    duration: Annotated[
-        _Duration | None, _d("The new length, checked against every required attendee.")
-    ] = None
-    location: Annotated[
-        StrictStr | None, Field(max_length=1024, description="The new LOCATION.")
-    ] = None
     attendees: Annotated[_Names, _d("Required attendees to add (e-mail addresses).")] = []
     optional_attendees: Annotated[_Names, _d("Optional attendees to add.")] = []
     remove_attendees: Annotated[_Names, _d("Attendees to remove.")] = []
-    hours: Annotated[
-        list[StrictStr] | None,
-        _d(
-            "Attendees' own hours and zones, each ID=[DAYS ][HH:MM-HH:MM][@ZONE] with the "
-            "calendar id the answer gives the source (reschedule --hours)."
-        ),
-    ] = None
+    hours: _ChangeHours = None
 
 
 class DraftArgs(_Args):
