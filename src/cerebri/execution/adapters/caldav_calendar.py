@@ -31,6 +31,12 @@ Writes (decision 0024):
 * cancel reads the event and ``DELETE``\\ s it with ``If-Match``; an absent event is a
   success with ``cancelled`` and ``existed`` ``false``.
 
+Scheduling servers (RFC 6638, decision 0068): :meth:`CalDavCalendar.schedules` tells
+whether the server of a calendar delivers an organizer's iTIP messages itself (the iTIP
+adapters then leave delivery to it); with ``client_schedules`` (the worker's
+``--no-server-schedules``) every ``PUT`` of such an event marks its attendees
+``SCHEDULE-AGENT=CLIENT`` so that the server stays silent.
+
 Errors (:class:`AdapterError` codes; "retryable" as plans.md section 6 reads it):
 
 * ``adapter.unavailable``, retryable: no connection, a timeout, HTTP 5xx or 429, or an
@@ -219,7 +225,9 @@ class CalDavCalendar(DispatchingAdapter):
     then its default login: :class:`~cerebri.integrations.credentials.CalDAVLogins`,
     docs/decisions/0037), resolved once here; without it ``username`` and ``password`` for
     every URL. ``timeout_seconds`` bounds each HTTP request as a whole. ``clock`` gives
-    ``DTSTAMP``. Results are those of
+    ``DTSTAMP``. ``client_schedules``: cerebri delivers even where the server would
+    schedule, so writes mark attendees ``SCHEDULE-AGENT=CLIENT`` (module doc). Results are
+    those of
     :class:`~cerebri.execution.adapters.ics_file.IcsFileCalendar` (instants as RFC 3339 UTC
     strings), plus ``replayed`` on a create (``true`` when the event was already there,
     adopted) and ``attendees`` (a list of ``ATTENDEE`` addresses) on a get:

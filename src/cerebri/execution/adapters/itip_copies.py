@@ -23,8 +23,9 @@ before the write is ``before_effect``):
 Result: ``{calendar_id, uid, attendee, method, sequence, outcome, written, delivery}`` with
 ``outcome`` one of ``created``, ``updated``, ``deleted``, ``unchanged``, ``absent`` (no copy
 and none wanted), ``superseded``, ``left_to_server``; ``delivery`` ``"calendar"`` or
-``"server"`` (with ``server_schedules``: nothing is written, the server delivers and the
-plan's read-back observes it).
+``"server"`` (the server of the organizer's calendar schedules, by the operator's word or
+the probe of decision 0068: nothing is written, the server delivers and the plan's
+read-back observes it).
 
 Errors (:class:`~cerebri.execution.adapters.base.AdapterError`): ``adapter.invalid_params``,
 ``calendar.unknown_calendar`` (a calendar this worker does not serve: passed on to one that

@@ -23,9 +23,10 @@ invocation, in this order:
 3. **Send it by SMTP** when the adapter has
    :class:`~cerebri.execution.adapters._imip.SmtpSettings` (``Message-ID`` from the key
    and the recipient, so every try carries the same id), the record saying ``sending``
-   from the ``DATA`` command on and ``sent`` once the server accepted it. With
-   ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC 6638) nothing is
-   sent: the result says ``delivery: "server"``.
+   from the ``DATA`` command on and ``sent`` once the server accepted it. When the
+   message's calendar lives on a CalDAV server that delivers iTIP itself (RFC 6638: the
+   operator's ``server_schedules``, or, left ``None``, the calendar adapter's probe,
+   decision 0068) nothing is sent: the result says ``delivery: "server"``.
 
 **Never twice.** The same ``idempotency_key`` and recipient again (a retried step, a new
 revision of the plan, a step an operator re-armed) finds the record: a finished delivery
