@@ -160,15 +160,17 @@ def _slug(text: str) -> str:
     return cleaned[:40] or "cal"
 
 
-def start(name: str, folder: Path) -> Iterator[CalDavServer]:
+def start(name: str, folder: Path, *, scheduling: bool = False) -> Iterator[CalDavServer]:
     """Start the server ``name`` (one of :data:`SERVER_NAMES`) with its storage below
-    ``folder`` (Cyrus: a folder of its own, see the module docstring); stop it after."""
+    ``folder`` (Cyrus: a folder of its own, see the module docstring); stop it after.
+    ``scheduling`` turns Cyrus's own RFC 6638 scheduling on (``caldav_allowscheduling``);
+    the other two have no such switch (decision 0068)."""
     if name == "radicale":
         yield from _radicale(folder)
     elif name == "xandikos":
         yield from _xandikos(folder)
     elif name == "cyrus":
-        yield from _cyrus()
+        yield from _cyrus(scheduling=scheduling)
     else:
         raise ValueError(f"unknown CalDAV server {name!r}; one of {SERVER_NAMES}")
 
@@ -273,7 +275,9 @@ def _cyrus_unavailable(reason: str) -> None:
     pytest.skip(f"Cyrus not available: {reason}")
 
 
-def _cyrus_config(folder: Path, http_port: int, imap_port: int) -> None:
+def _cyrus_config(
+    folder: Path, http_port: int, imap_port: int, *, scheduling: bool = False
+) -> None:
     subfolders = ("spool", "sieve", "run/socket", "run/proc", "run/lock")
     # What Debian's cyrus-makedirs makes below the configuration folder (lock files, etc.).
     configs = ("db", "socket", "log", "msg", "ptclient", "quota", "user", "proc", "lock")
@@ -298,7 +302,7 @@ def _cyrus_config(folder: Path, http_port: int, imap_port: int) -> None:
         "sasl_sasldb_path": folder / "sasldb2",
         "sasl_mech_list": "PLAIN",
         "unixhierarchysep": "yes",
-        "caldav_allowscheduling": "off",
+        "caldav_allowscheduling": "on" if scheduling else "off",
         "syslog_prefix": "cerebri-test-cyrus",
     }
     (folder / "imapd.conf").write_text(
@@ -353,7 +357,7 @@ def _create_mailboxes(imap_port: int) -> None:
         imap.logout()
 
 
-def _cyrus() -> Iterator[CalDavServer]:
+def _cyrus(*, scheduling: bool = False) -> Iterator[CalDavServer]:
     reason = cyrus_missing()
     if reason is not None:
         _cyrus_unavailable(reason)
@@ -361,7 +365,7 @@ def _cyrus() -> Iterator[CalDavServer]:
     http_port, imap_port = free_port(), free_port()
     log_path = folder / "master.log"
     try:
-        _cyrus_config(folder, http_port, imap_port)
+        _cyrus_config(folder, http_port, imap_port, scheduling=scheduling)
         command = [
             str(_CYRUS_BIN / "master"),
             "-C",

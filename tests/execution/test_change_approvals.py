@@ -214,6 +214,10 @@ def test_the_approver_sees_before_after_attendees_and_messages(
     assert lines[lines.index(f"organizer: {ORGANIZER}") + 2].startswith(
         "messages: REQUEST to mailto:al@example.com (SEQUENCE 5, step itip-0-0); "
     )
+    # what a CalDAV server that schedules takes over is said, after the messages (0068)
+    said = [line for line in lines if line.startswith("delivery: where the organizer's CalDAV")]
+    assert len(said) == 1 and "calendar-auto-schedule" in said[0]
+    assert lines.index(said[0]) > lines.index(f"organizer: {ORGANIZER}") + 2
     # the range of a change is shown as before/after, not as the create's start/end lines
     assert not any(line.startswith(("start:", "end:", "title:")) for line in lines)
 

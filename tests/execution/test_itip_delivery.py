@@ -490,6 +490,35 @@ def test_outbox_only_and_a_server_that_schedules(world: World) -> None:
     assert _get(local, carol)["done"] is True
 
 
+def test_a_detected_scheduling_server_takes_its_calendars_messages_only(world: World) -> None:
+    """Detection (decision 0068): with SMTP configured and no operator's word, a message
+    whose calendar's server schedules its organizer is recorded for the server (no e-mail,
+    no Message-ID) and the SMTP server receives nothing; the probe is asked with the
+    calendar id and the organizer's ``mailto:`` address. The operator's ``False`` never
+    asks and sends by SMTP."""
+    _stored(world.calendar, sequence=2)
+    asked: list[tuple[str, str]] = []
+
+    def probe(calendar_id: str, organizer: str) -> bool:
+        asked.append((calendar_id, organizer))
+        return True
+
+    with smtp_server() as (port, mailbox):
+        detected = world.adapter(port, server_schedules=None, schedules=probe)
+        left = _invoke(detected, _params())
+        assert (left["delivery"], left["sent"], left["message_id"]) == ("server", False, None)
+        assert asked == [("work", f"mailto:{ORGANIZER.removeprefix('mailto:').lower()}")]
+        assert world.files(".eml") == [] and mailbox.received == []
+        assert _get(detected, _params())["done"] is True
+
+        forced = world.adapter(port, server_schedules=False, schedules=probe)
+        carol = _params("mailto:carol@example.net")
+        sent = _invoke(forced, carol)
+        assert (sent["delivery"], sent["sent"]) == ("smtp", True)
+        assert len(asked) == 1  # the operator's word: no probe
+        assert [r.rcpt_tos for r in mailbox.received] == [("carol@example.net",)]
+
+
 def test_misused_keys_and_recipients(world: World) -> None:
     _stored(world.calendar, sequence=2)
     adapter = world.adapter()

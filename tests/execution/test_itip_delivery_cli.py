@@ -96,6 +96,7 @@ def test_worker_refuses_bad_delivery_options(tmp_path: Path) -> None:
     for args in (
         ("--smtp", "ftp://mail.example.com"),
         ("--smtp", "smtp://127.0.0.1:2525", "--server-schedules"),
+        ("--server-schedules", "--no-server-schedules"),  # decision 0068
         ("--outbox", str(blocked)),
         ("--smtp-user", "olga"),
     ):

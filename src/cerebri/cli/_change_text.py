@@ -61,11 +61,21 @@ def _copies(deliveries: Any) -> list[str]:
     return ["copies: " + "; ".join(written) + ", once the change reads back"]
 
 
+_LEFT_TO_SERVER: Final = (
+    "delivery: where the organizer's CalDAV server schedules by itself (RFC 6638: it "
+    "answers DAV calendar-auto-schedule and lists the organizer among its principal's "
+    "addresses; or the worker runs with --server-schedules), that server sends these "
+    "messages and updates the attendees' calendars; cerebri then only records each message "
+    "in its outbox and checks the attendees' calendars; elsewhere the worker delivers them"
+)
+
+
 def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
     """``change``, ``uid``, ``before``/``after`` (UTC and local), a changed ``title`` or
     ``location``, ``organizer``, ``attendees``, ``messages`` and (when the plan writes
-    copies into attendees' calendars) ``copies`` lines; ``[]`` when the
-    step changes no existing event and invites nobody."""
+    copies into attendees' calendars) ``copies`` lines, and when there are messages a
+    ``delivery`` line saying what is left to a CalDAV server that schedules (decision
+    0068); ``[]`` when the step changes no existing event and invites nobody."""
     change = proposed.get("change")
     if not isinstance(change, dict):
         return []
@@ -92,8 +102,12 @@ def change_lines(proposed: dict[str, JSONValue]) -> list[str]:
     people = change.get("attendees")
     listed = [_person(a) for a in people if isinstance(a, dict)] if isinstance(people, list) else []
     lines.append("attendees: " + ("; ".join(listed) if listed else "none named"))
-    lines.append(_messages(change.get("recipients")))
-    return lines + _copies(change.get("deliveries"))
+    recipients = change.get("recipients")
+    lines.append(_messages(recipients))
+    lines += _copies(change.get("deliveries"))
+    if isinstance(recipients, list) and recipients:
+        lines.append(_LEFT_TO_SERVER)
+    return lines
 
 
 def listed(proposed: dict[str, JSONValue]) -> dict[str, JSONValue]:

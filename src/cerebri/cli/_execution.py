@@ -34,12 +34,14 @@ from cerebri.cli._execution_common import (
     typed_error,
 )
 from cerebri.cli._itip_options import (
+    NoServerSchedulesOption,
     OutboxOption,
     ServerSchedulesOption,
     SmtpFromOption,
     SmtpOption,
     SmtpStartTlsOption,
     SmtpUserOption,
+    server_schedules_value,
 )
 from cerebri.cli._store import StoreOption
 from cerebri.errors import CerebriError
@@ -509,6 +511,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
     smtp_from: SmtpFromOption = None,
     smtp_user: SmtpUserOption = None,
     server_schedules: ServerSchedulesOption = False,
+    no_server_schedules: NoServerSchedulesOption = False,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -544,6 +547,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             )
         clock = SystemClock()
         dav_calendars = caldav_calendars_option_value(caldav_calendars, ics_calendars)
+        delivery = server_schedules_value(server_schedules, no_server_schedules)
         adapters = default_adapters(
             clock,
             ics_calendars=calendars_option_value(ics_calendars),
@@ -555,13 +559,14 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                 list(dav_calendars.values()),
                 url_options="--caldav-calendar",
             ),
+            client_schedules=delivery is False,
         )
         adapters = itip_adapters(
             adapters,
             clock,
             outbox=outbox,
             smtp=smtp_settings(smtp, starttls=smtp_starttls, sender=smtp_from, user=smtp_user),
-            server_schedules=server_schedules,
+            server_schedules=delivery,
         )
         limit_seconds = _outage_limit(outage_limit)
         executor = open_executor(store, clock=clock, adapters=adapters)

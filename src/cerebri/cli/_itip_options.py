@@ -13,12 +13,14 @@ import typer
 
 __all__ = [
     "SMTP_CREDENTIAL_VARIABLE",
+    "NoServerSchedulesOption",
     "OutboxOption",
     "ServerSchedulesOption",
     "SmtpFromOption",
     "SmtpOption",
     "SmtpStartTlsOption",
     "SmtpUserOption",
+    "server_schedules_value",
 ]
 
 SMTP_CREDENTIAL_VARIABLE: Final = "CEREBRI_SMTP_PASSWORD"
@@ -76,8 +78,29 @@ ServerSchedulesOption = Annotated[
     bool,
     typer.Option(
         "--server-schedules",
-        help="The CalDAV server delivers iTIP messages itself (RFC 6638 implicit "
-        "scheduling): cerebri writes each message to the outbox as a record and sends "
-        "nothing. Not with --smtp.",
+        help="Every CalDAV server delivers the iTIP messages and attendees' copies itself "
+        "(RFC 6638): cerebri records the messages and sends nothing. Not with --smtp. "
+        "Default: each calendar's server is asked (DAV calendar-auto-schedule, a "
+        "schedule-outbox-URL, the organizer among its principal's addresses).",
     ),
 ]
+NoServerSchedulesOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-server-schedules",
+        help="cerebri delivers every message and copy itself, whatever the server says.",
+    ),
+]
+
+
+def server_schedules_value(server: bool, no_server: bool) -> bool | None:
+    """``True``/``False`` for the operator's word, ``None`` to ask each server (decision
+    0068); both flags: ``input.invalid_option``."""
+    if server and no_server:
+        from cerebri.errors import CerebriError  # noqa: PLC0415 - fast CLI start
+
+        raise CerebriError(
+            "--server-schedules and --no-server-schedules contradict each other",
+            code="input.invalid_option",
+        )
+    return True if server else False if no_server else None

@@ -88,12 +88,13 @@ def itip_adapters(
     *,
     outbox: Path | None,
     smtp: SmtpSettings | None,
-    server_schedules: bool,
+    server_schedules: bool | None,
 ) -> Adapters:
     """``adapters`` with ``message.itip.send``/``message.itip.get`` over ``outbox`` (default
     :func:`~cerebri.execution.adapters.itip_delivery.default_outbox`), sending through
-    ``smtp`` or, with ``server_schedules``, leaving delivery to the CalDAV server."""
-    if server_schedules and smtp is not None:
+    ``smtp`` or, with ``server_schedules``, leaving delivery to the CalDAV server
+    (``None``: where each calendar's server says it schedules, decision 0068)."""
+    if server_schedules is True and smtp is not None:
         raise _refuse("--server-schedules leaves delivery to the CalDAV server: not with --smtp")
     folder = default_outbox() if outbox is None else outbox
     if folder.exists() and not folder.is_dir():

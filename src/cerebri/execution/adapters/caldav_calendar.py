@@ -31,6 +31,12 @@ Writes (decision 0024):
 * cancel reads the event and ``DELETE``\\ s it with ``If-Match``; an absent event is a
   success with ``cancelled`` and ``existed`` ``false``.
 
+Scheduling servers (RFC 6638, decision 0068): :meth:`CalDavCalendar.schedules` tells
+whether the server of a calendar delivers an organizer's iTIP messages itself (the iTIP
+adapters then leave delivery to it); with ``client_schedules`` (the worker's
+``--no-server-schedules``) every ``PUT`` of such an event marks its attendees
+``SCHEDULE-AGENT=CLIENT`` so that the server stays silent.
+
 Errors (:class:`AdapterError` codes; "retryable" as plans.md section 6 reads it):
 
 * ``adapter.unavailable``, retryable: no connection, a timeout, HTTP 5xx or 429, or an
@@ -65,6 +71,7 @@ create again later instead of blocking it for verification.
 
 from __future__ import annotations
 
+import copy
 import socket
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -218,7 +225,9 @@ class CalDavCalendar(DispatchingAdapter):
     then its default login: :class:`~cerebri.integrations.credentials.CalDAVLogins`,
     docs/decisions/0037), resolved once here; without it ``username`` and ``password`` for
     every URL. ``timeout_seconds`` bounds each HTTP request as a whole. ``clock`` gives
-    ``DTSTAMP``. Results are those of
+    ``DTSTAMP``. ``client_schedules``: cerebri delivers even where the server would
+    schedule, so writes mark attendees ``SCHEDULE-AGENT=CLIENT`` (module doc). Results are
+    those of
     :class:`~cerebri.execution.adapters.ics_file.IcsFileCalendar` (instants as RFC 3339 UTC
     strings), plus ``replayed`` on a create (``true`` when the event was already there,
     adopted) and ``attendees`` (a list of ``ATTENDEE`` addresses) on a get:
@@ -242,7 +251,7 @@ class CalDavCalendar(DispatchingAdapter):
             cannot use.
     """
 
-    __slots__ = ("_calendars", "_clock", "_logins", "_timeout")
+    __slots__ = ("_calendars", "_client_schedules", "_clock", "_logins", "_schedulers", "_timeout")
 
     @arguments(
         adapter_argument_error,
@@ -252,6 +261,7 @@ class CalDavCalendar(DispatchingAdapter):
         password=(str, type(None)),
         logins=(CalDAVLogins, type(None)),
         timeout_seconds=(int, float),
+        client_schedules=bool,
     )
     def __init__(
         self,
@@ -262,6 +272,7 @@ class CalDavCalendar(DispatchingAdapter):
         password: str | None = None,
         logins: CalDAVLogins | None = None,
         timeout_seconds: float = TIMEOUT_SECONDS,
+        client_schedules: bool = False,
     ) -> None:
         if logins is not None and (username is not None or password is not None):
             raise adapter_argument_error(
@@ -289,6 +300,80 @@ class CalDavCalendar(DispatchingAdapter):
         )
         self._clock = clock
         self._timeout = float(timeout_seconds)
+        self._schedulers: dict[str, frozenset[str] | None] = {}
+        self._client_schedules = client_schedules
+
+    # ------------------------------------------------------------- scheduling
+
+    def schedules(self, calendar_id: str, organizer: str) -> bool:
+        """Whether the server of ``calendar_id`` schedules an event that ``organizer``
+        (a ``mailto:`` address) organizes there by itself (RFC 6638 implicit scheduling,
+        decision 0068): the ``DAV`` header of ``OPTIONS`` on the collection names
+        ``calendar-auto-schedule`` (section 2), the login's principal
+        (``current-user-principal``) has a ``schedule-outbox-URL`` (2.1), and ``organizer``
+        is one of its ``calendar-user-address-set`` (2.4.1; only then is the object a
+        scheduling object resource, section 3.2.1). Probed once per calendar (three
+        requests) and remembered for the life of the adapter.
+
+        Raises:
+            AdapterError: the transport errors of a read (``adapter.unavailable``,
+                ``calendar.unauthorized``, ``calendar.unknown_calendar``), all
+                ``before_effect``.
+        """
+        if calendar_id not in self._schedulers:
+            with before_any_effect():
+                self._schedulers[calendar_id] = self._scheduling_addresses(calendar_id)
+        addresses = self._schedulers[calendar_id]
+        return addresses is not None and _address(organizer) in addresses
+
+    def _as_client(self, calendar_id: str, calendar: Calendar) -> Calendar:
+        """``calendar`` with ``SCHEDULE-AGENT=CLIENT`` on every ``ATTENDEE`` of each
+        ``VEVENT`` whose ``ORGANIZER`` the server of ``calendar_id`` schedules for (RFC 6638
+        7.1: the server then sends nothing for them), when this adapter was made with
+        ``client_schedules`` (the worker's ``--no-server-schedules``, decision 0068);
+        else ``calendar`` itself. A copy: the caller's object is not touched."""
+        if not self._client_schedules:
+            return calendar
+        events = [
+            e
+            for e in calendar.walk("VEVENT")
+            if e.get("ORGANIZER") is not None and self.schedules(calendar_id, str(e["ORGANIZER"]))
+        ]
+        if not events:
+            return calendar
+        marked = copy.deepcopy(calendar)
+        for event in marked.walk("VEVENT"):
+            if event.get("ORGANIZER") is None or not self.schedules(
+                calendar_id, str(event["ORGANIZER"])
+            ):
+                continue
+            people = event.get("ATTENDEE")
+            for person in people if isinstance(people, list) else [people] if people else []:
+                person.params["SCHEDULE-AGENT"] = "CLIENT"
+        return marked
+
+    def _scheduling_addresses(self, calendar_id: str) -> frozenset[str] | None:
+        """The calendar user addresses the server schedules for at ``calendar_id`` (lower
+        case), or ``None`` when it does not schedule there."""
+        collection = self._collection(calendar_id)
+        with self._client(calendar_id, collection) as client:
+            response = self._send(client, "OPTIONS", collection)
+            if response.status in (404, 409):
+                raise self._missing_collection(calendar_id, collection, response.status)
+            header = response.headers.get("DAV", "")
+            features = {part.strip().lower() for part in header.split(",")}
+            if "calendar-auto-schedule" not in features:
+                return None
+            with _transport_errors(f"PROPFIND principal of {_shown(collection)}"):
+                principal = client.principal()  # type: ignore[no-untyped-call]
+                outbox = principal.get_property(cdav.ScheduleOutboxURL())
+                try:
+                    listed = principal.calendar_user_address_set()
+                except dav_error.NotFoundError:  # no such property: no address to match
+                    listed = []
+        if not outbox:
+            return None
+        return frozenset(_address(a) for a in listed if a) or None
 
     # ------------------------------------------------------------------ HTTP
 
@@ -448,6 +533,8 @@ class CalDavCalendar(DispatchingAdapter):
         condition: Mapping[str, str],
     ) -> DAVResponse:
         headers = {"Content-Type": _CONTENT_TYPE, **condition}
+        with before_any_effect():
+            calendar = self._as_client(calendar_id, calendar)
         response = self._send(client, "PUT", url, calendar.to_ical().decode("utf-8"), headers)
         with before_any_effect():  # a 4xx answer: the server did not perform the PUT
             if response.status in (404, 409, 410):
@@ -681,6 +768,11 @@ class CalDavCalendar(DispatchingAdapter):
             with self._client(calendar_id, collection) as client:
                 calendars += self._busy_calendars(client, calendar_id, collection, start, end)
         return freebusy_result(calendars, start, end)
+
+
+def _address(address: str) -> str:
+    """A calendar user address compared without case (``mailto:`` addresses, RFC 6638)."""
+    return address.strip().lower()
 
 
 def _is_http_url(url: str) -> bool:

@@ -23,7 +23,7 @@ from cerebri.execution.adapters.base import (
 from cerebri.execution.adapters.caldav_calendar import TIMEOUT_SECONDS, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES, IcsFileCalendar
 from cerebri.execution.adapters.itip_copies import COPY_CAPABILITIES, CopyDelivery
-from cerebri.execution.adapters.itip_delivery import read_resource_of
+from cerebri.execution.adapters.itip_delivery import read_resource_of, scheduling_probe_of
 from cerebri.execution.adapters.service_status import ServiceStatusAdapter
 from cerebri.integrations.credentials import CalDAVLogins
 
@@ -65,6 +65,13 @@ class _ByCalendar:
         of that calendar (for ``message.itip.send``, decision 0052)."""
         return read_resource_of(configured_calendar(self._routes, calendar_id))(calendar_id, uid)
 
+    def schedules(self, calendar_id: str, organizer: str) -> bool:
+        """Whether the server of ``calendar_id`` schedules ``organizer``'s events itself
+        (RFC 6638, decision 0068): asked of that calendar's adapter; ``False`` for one that
+        cannot tell (an ``.ics`` file)."""
+        probe = scheduling_probe_of(configured_calendar(self._routes, calendar_id))
+        return probe is not None and probe(calendar_id, organizer)
+
 
 @arguments(
     adapter_argument_error,
@@ -75,6 +82,7 @@ class _ByCalendar:
     caldav_password=(str, type(None)),
     caldav_logins=(CalDAVLogins, type(None)),
     caldav_timeout_seconds=(int, float),
+    client_schedules=bool,
 )
 def default_adapters(
     clock: Clock,
@@ -85,6 +93,7 @@ def default_adapters(
     caldav_password: str | None = None,
     caldav_logins: CalDAVLogins | None = None,
     caldav_timeout_seconds: float = TIMEOUT_SECONDS,
+    client_schedules: bool = False,
 ) -> Adapters:
     """The adapters a real executor starts with: ``service.status`` (systemd) always, and the
     calendar capabilities (:data:`CALENDAR_CAPABILITIES`) when at least one calendar is
@@ -95,7 +104,9 @@ def default_adapters(
     limit of ``caldav_timeout_seconds``; each URL's login picked by
     ``caldav_logins`` when given, else ``caldav_username``/``caldav_password`` for all).
     Each invocation goes to the adapter of its ``calendar_id``. ``clock`` stamps calendar
-    writes (``DTSTAMP``).
+    writes (``DTSTAMP``). ``client_schedules`` (the worker's ``--no-server-schedules``):
+    every CalDAV write marks the attendees of an event the server would schedule
+    ``SCHEDULE-AGENT=CLIENT`` (RFC 6638 7.1, decision 0068).
 
     Raises:
         AdapterError: ``adapter.invalid_argument`` for a calendar id in both maps, a URL
@@ -121,6 +132,7 @@ def default_adapters(
             password=caldav_password,
             logins=caldav_logins,
             timeout_seconds=caldav_timeout_seconds,
+            client_schedules=client_schedules,
         )
         routes.update(dict.fromkeys(caldav_calendars, dav))
     if routes:

@@ -23,8 +23,9 @@ before the write is ``before_effect``):
 Result: ``{calendar_id, uid, attendee, method, sequence, outcome, written, delivery}`` with
 ``outcome`` one of ``created``, ``updated``, ``deleted``, ``unchanged``, ``absent`` (no copy
 and none wanted), ``superseded``, ``left_to_server``; ``delivery`` ``"calendar"`` or
-``"server"`` (with ``server_schedules``: nothing is written, the server delivers and the
-plan's read-back observes it).
+``"server"`` (the server of the organizer's calendar schedules, by the operator's word or
+the probe of decision 0068: nothing is written, the server delivers and the plan's
+read-back observes it).
 
 Errors (:class:`~cerebri.execution.adapters.base.AdapterError`): ``adapter.invalid_params``,
 ``calendar.unknown_calendar`` (a calendar this worker does not serve: passed on to one that
@@ -135,24 +136,48 @@ def _params(params: Mapping[str, JSONValue]) -> _Params:
     return found
 
 
+def organizers_of(source: Calendar) -> list[str]:
+    """The ``ORGANIZER`` addresses of the ``VEVENT``\\ s of ``source`` (RFC 5545 3.8.4.3),
+    in order, each once."""
+    found: list[str] = []
+    for event in source.walk("VEVENT"):
+        organizer = event.get("ORGANIZER")
+        if organizer is not None and str(organizer) not in found:
+            found.append(str(organizer))
+    return found
+
+
 class CopyDelivery(DispatchingAdapter):
     """Serves ``calendar.itip.deliver`` (module doc) over the calendar adapters that
     ``calendar_of(calendar_id)`` answers (it raises ``calendar.unknown_calendar`` for a
     calendar not served); ``server_schedules``: the CalDAV server delivers (RFC 6638),
-    nothing is written."""
+    nothing is written (``True``: the operator's word for every calendar; ``None``: when
+    the adapter of the organizer's calendar says its server schedules the event's
+    ``ORGANIZER``, decision 0068; ``False``: never)."""
 
     __slots__ = ("_calendar_of", "_server_schedules")
 
-    @arguments(adapter_argument_error, calendar_of=CALLABLE, server_schedules=bool)
+    @arguments(adapter_argument_error, calendar_of=CALLABLE, server_schedules=(bool, type(None)))
     def __init__(
-        self, calendar_of: Callable[[str], object], *, server_schedules: bool = False
+        self, calendar_of: Callable[[str], object], *, server_schedules: bool | None = False
     ) -> None:
         self._calendar_of = calendar_of
         self._server_schedules = server_schedules
 
-    def leaving_to_server(self) -> CopyDelivery:
-        """The same delivery over the same calendars, with the server scheduling."""
-        return CopyDelivery(self._calendar_of, server_schedules=True)
+    def leaving_to_server(self, server_schedules: bool | None = True) -> CopyDelivery:
+        """The same delivery over the same calendars, with the server scheduling
+        (``server_schedules`` as in the class doc)."""
+        return CopyDelivery(self._calendar_of, server_schedules=server_schedules)
+
+    def _left_to_server(self, p: _Params, source: Calendar | None) -> bool:
+        """Whether the server of the organizer's calendar delivers this copy itself."""
+        if self._server_schedules is not None:
+            return self._server_schedules
+        probe = getattr(self._calendar_of(p.organizer_calendar_id), "schedules", None)
+        if not callable(probe):
+            return False
+        organizers = [] if source is None else organizers_of(source)
+        return bool(organizers) and bool(probe(p.organizer_calendar_id, organizers[0]))
 
     def _store(self, calendar_id: str) -> CopyStore:
         adapter = self._calendar_of(calendar_id)
@@ -175,7 +200,9 @@ class CopyDelivery(DispatchingAdapter):
                 f"calendar {calendar_id}: {error.message}", code="calendar.unreadable"
             ) from None
 
-    def _result(self, p: _Params, outcome: str, *, written: bool) -> dict[str, JSONValue]:
+    def _result(
+        self, p: _Params, outcome: str, *, written: bool, server: bool = False
+    ) -> dict[str, JSONValue]:
         return {
             "calendar_id": p.calendar_id,
             "uid": p.uid,
@@ -184,7 +211,7 @@ class CopyDelivery(DispatchingAdapter):
             "sequence": p.sequence,
             "outcome": outcome,
             "written": written,
-            "delivery": "server" if self._server_schedules else "calendar",
+            "delivery": "server" if server else "calendar",
         }
 
     def _source(self, p: _Params) -> Calendar | None:
@@ -219,9 +246,11 @@ class CopyDelivery(DispatchingAdapter):
         with before_any_effect():
             p = _params(invocation.params)
             if self._server_schedules:
-                return self._result(p, "left_to_server", written=False)
+                return self._result(p, "left_to_server", written=False, server=True)
             target = self._store(p.calendar_id)
             source = self._source(p)
+            if self._left_to_server(p, source):
+                return self._result(p, "left_to_server", written=False, server=True)
             found = self._read(lambda: target.read_copy(p.calendar_id, p.uid), p.calendar_id)
             assert found is None or isinstance(found, StoredCopy)
             if found is not None and highest_sequence(found.calendar) > p.sequence:

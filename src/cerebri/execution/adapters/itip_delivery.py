@@ -23,9 +23,10 @@ invocation, in this order:
 3. **Send it by SMTP** when the adapter has
    :class:`~cerebri.execution.adapters._imip.SmtpSettings` (``Message-ID`` from the key
    and the recipient, so every try carries the same id), the record saying ``sending``
-   from the ``DATA`` command on and ``sent`` once the server accepted it. With
-   ``server_schedules`` (a CalDAV server that delivers iTIP itself, RFC 6638) nothing is
-   sent: the result says ``delivery: "server"``.
+   from the ``DATA`` command on and ``sent`` once the server accepted it. When the
+   message's calendar lives on a CalDAV server that delivers iTIP itself (RFC 6638: the
+   operator's ``server_schedules``, or, left ``None``, the calendar adapter's probe,
+   decision 0068) nothing is sent: the result says ``delivery: "server"``.
 
 **Never twice.** The same ``idempotency_key`` and recipient again (a retried step, a new
 revision of the plan, a step an operator re-armed) finds the record: a finished delivery
@@ -125,6 +126,10 @@ ITIP_CAPABILITIES: Final = (ITIP_GET, ITIP_SEND)
 """The capabilities :class:`ItipDelivery` serves."""
 
 ReadResource = Callable[[str, str], Calendar | None]
+SchedulingProbe = Callable[[str, str], bool]
+"""``schedules(calendar_id, organizer)``: whether the server of ``calendar_id`` delivers the
+iTIP messages of an event ``organizer`` (``mailto:``) organizes there itself (RFC 6638,
+decision 0068)."""
 """``read_resource(calendar_id, uid)``: the calendar object resource holding ``uid`` as it
 is stored now (icalendar), or ``None`` when there is none (contract C3 of issue #23)."""
 
@@ -137,11 +142,21 @@ class ItipDelivery(DispatchingAdapter):
     REQUEST's event back (``None``: this worker has no calendar and sends only CANCELs; a
     REQUEST is ``calendar.unknown_calendar``, passed on to another worker); ``smtp``
     (``None``: outbox only) is the server to send through; ``server_schedules`` says the
-    CalDAV server delivers iTIP itself (RFC 6638), so nothing is sent (not with ``smtp``);
-    ``sleep`` waits between SMTP tries (seconds).
+    CalDAV server delivers iTIP itself (RFC 6638), so nothing is sent (``True``: every
+    calendar's, the operator's word, not with ``smtp``; ``False``: none; ``None``: asked
+    per message of ``schedules(calendar_id, organizer)``, the calendar adapter's probe,
+    decision 0068; no probe: none); ``sleep`` waits between SMTP tries (seconds).
     """
 
-    __slots__ = ("_box", "_clock", "_read", "_server_schedules", "_sleep", "_smtp")
+    __slots__ = (
+        "_box",
+        "_clock",
+        "_probe",
+        "_read",
+        "_server_schedules",
+        "_sleep",
+        "_smtp",
+    )
 
     @arguments(
         adapter_argument_error,
@@ -149,7 +164,8 @@ class ItipDelivery(DispatchingAdapter):
         outbox=PATH,
         read_resource=(CALLABLE, type(None)),
         smtp=(SmtpSettings, type(None)),
-        server_schedules=bool,
+        server_schedules=(bool, type(None)),
+        schedules=(CALLABLE, type(None)),
         sleep=CALLABLE,
     )
     def __init__(
@@ -159,10 +175,11 @@ class ItipDelivery(DispatchingAdapter):
         outbox: Path,
         read_resource: ReadResource | None = None,
         smtp: SmtpSettings | None = None,
-        server_schedules: bool = False,
+        server_schedules: bool | None = False,
+        schedules: SchedulingProbe | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if smtp is not None and server_schedules:
+        if smtp is not None and server_schedules is True:
             raise adapter_argument_error(
                 "a server that schedules itself (RFC 6638) sends the messages: give no SMTP "
                 "server with it"
@@ -172,12 +189,33 @@ class ItipDelivery(DispatchingAdapter):
         self._read = read_resource
         self._smtp = smtp
         self._server_schedules = server_schedules
+        self._probe = schedules
         self._sleep = sleep
 
     @property
     def delivery(self) -> str:
-        """``"server"``, ``"smtp"`` or ``"outbox"``: how this adapter delivers."""
+        """``"server"``, ``"smtp"`` or ``"outbox"``: how this adapter delivers a message
+        whose calendar's server does not schedule (``"server"`` when the operator said
+        every server does)."""
         return "server" if self._server_schedules else "smtp" if self._smtp else "outbox"
+
+    def delivery_of(self, send: SendParams) -> str:
+        """How the message ``send`` is delivered: ``"server"`` when its calendar's server
+        schedules an event of its organizer (the operator's word, else the probe,
+        decision 0068), else :attr:`delivery`.
+
+        Raises:
+            AdapterError: the probe's (``adapter.unavailable``, ``calendar.unauthorized``,
+                ``calendar.unknown_calendar``), all ``before_effect``.
+        """
+        if self._server_schedules is None and self._probe is not None:
+            try:
+                if self._probe(send.calendar_id, f"mailto:{bare(send.organizer)}"):
+                    return "server"
+            except AdapterError as error:
+                if error.code != "calendar.unknown_calendar":
+                    raise
+        return self.delivery
 
     # -- building ----------------------------------------------------------------------
 
@@ -219,9 +257,11 @@ class ItipDelivery(DispatchingAdapter):
             del sent[own]
         return sent
 
-    def _build(self, send: SendParams, event: Event, now: Instant) -> tuple[bytes, bytes | None]:
-        """The ``.ics`` bytes of the message to ``send.recipient`` and, when SMTP is
-        configured, the iMIP e-mail."""
+    def _build(
+        self, send: SendParams, event: Event, now: Instant, *, by_smtp: bool
+    ) -> tuple[bytes, bytes | None]:
+        """The ``.ics`` bytes of the message to ``send.recipient`` and, when it goes by
+        SMTP, the iMIP e-mail."""
         try:
             messages = itip_messages(
                 send.method,
@@ -241,7 +281,7 @@ class ItipDelivery(DispatchingAdapter):
                 f"{send.recipient} is not an attendee of this message (the organizer never is)",
                 code="itip.not_an_attendee",
             )
-        if self._smtp is None:
+        if self._smtp is None or not by_smtp:
             return mine[0].data, None
         summary = str(event.get("SUMMARY") or send.title or send.uid)
         stamp = now.to_datetime()
@@ -268,7 +308,8 @@ class ItipDelivery(DispatchingAdapter):
         if record is not None and self._box.intact(name, record):
             return record
         now = self._clock.now()
-        ics, email = self._build(send, event or cancel_event(send), now)
+        delivery = self.delivery_of(send)
+        ics, email = self._build(send, event or cancel_event(send), now, by_smtp=delivery == "smtp")
         self._box.write(self._box.path(name, ".ics"), ics)
         if email is not None:
             self._box.write(self._box.path(name, ".eml"), email)
@@ -281,9 +322,9 @@ class ItipDelivery(DispatchingAdapter):
             "digest": sha256(ics),
             "eml_digest": None if email is None else sha256(email),
             "message_id": None
-            if self._smtp is None
+            if self._smtp is None or delivery != "smtp"
             else message_id(send.key, send.recipient, self._smtp.sender or send.organizer),
-            "delivery": self.delivery,
+            "delivery": delivery,
             "state": "written",
             "written_at": str(now),
             "smtp": None,
@@ -504,7 +545,7 @@ def read_resource_of(adapter: object) -> ReadResource:
     clock=Clock,
     outbox=PATH,
     smtp=(SmtpSettings, type(None)),
-    server_schedules=bool,
+    server_schedules=(bool, type(None)),
     sleep=CALLABLE,
 )
 def with_itip_delivery(
@@ -513,7 +554,7 @@ def with_itip_delivery(
     *,
     outbox: Path,
     smtp: SmtpSettings | None = None,
-    server_schedules: bool = False,
+    server_schedules: bool | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Adapters:
     """``adapters`` with ``message.itip.send`` and ``message.itip.get`` served by one
@@ -521,8 +562,11 @@ def with_itip_delivery(
     ``calendar.event.get`` (none: REQUESTs are passed on to a worker that has the
     calendar). With ``server_schedules``, a ``calendar.itip.deliver`` served by
     :class:`~cerebri.execution.adapters.itip_copies.CopyDelivery` leaves the attendees'
-    copies to the server too (decision 0057). Raises ``adapter.invalid_argument`` for
-    ``smtp`` with ``server_schedules``."""
+    copies to the server too (decision 0057); ``None`` (the default) asks each calendar's
+    adapter whether its server schedules (``schedules(calendar_id, organizer)``, decision
+    0068; an adapter without that method never does), ``False`` never leaves anything to a
+    server. Raises ``adapter.invalid_argument`` for ``smtp`` with ``server_schedules``
+    ``True``."""
     calendar = adapters.get("calendar.event.get")
     delivery = ItipDelivery(
         clock,
@@ -530,11 +574,21 @@ def with_itip_delivery(
         read_resource=None if calendar is None else read_resource_of(calendar),
         smtp=smtp,
         server_schedules=server_schedules,
+        schedules=None if calendar is None else scheduling_probe_of(calendar),
         sleep=sleep,
     )
     for name in ITIP_CAPABILITIES:
         adapters = adapters.with_adapter(name, delivery)
     copies = adapters.get(ITIP_DELIVER)
-    if server_schedules and isinstance(copies, CopyDelivery):  # the server delivers (0057)
-        adapters = adapters.with_adapter(ITIP_DELIVER, copies.leaving_to_server())
+    if isinstance(copies, CopyDelivery):  # who writes the attendees' copies (0057, 0068)
+        adapters = adapters.with_adapter(ITIP_DELIVER, copies.leaving_to_server(server_schedules))
     return adapters
+
+
+def scheduling_probe_of(adapter: object) -> SchedulingProbe | None:
+    """The ``schedules(calendar_id, organizer)`` of a calendar adapter (decision 0068), or
+    ``None`` for an adapter whose calendars never schedule (an ``.ics`` file). A
+    dispatching adapter over several calendars answers with its own method, which
+    routes by calendar id."""
+    probe = getattr(adapter, "schedules", None)
+    return cast("SchedulingProbe", probe) if callable(probe) else None
