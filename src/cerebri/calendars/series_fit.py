@@ -17,9 +17,9 @@ SERIES_CHECK_HORIZON_SECONDS` of it is as free as the anchor had to be:
 A start that fails is not silently dropped: it becomes a :class:`SeriesRejection` naming
 the first instance in the way (by start), the calendar and what holds it. The anchor itself
 was checked by the planner and is not checked again. Busy time is read from the calendars
-as loaded, up to :attr:`SeriesCheck.until`; a loader that reads less (a CalDAV read over
-the window only) leaves the time after it looking free, which is why the callers in cerebri
-read a series move's calendars that far ahead.
+as loaded, up to :attr:`SeriesCheck.until`: cerebri's readers load whole files and whole
+CalDAV collections (decision 0015); a loader that hands over less leaves the time it left
+out looking free.
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ from cerebri._json import JSONValue
 from cerebri.calendars._change_series import series_of
 from cerebri.calendars._change_times import Kind, floating, rule_of
 from cerebri.calendars.availability import unavailable_ranges
-from cerebri.calendars.change_ask import EventChangeAsk
-from cerebri.calendars.change_request import ChangeOperation
 from cerebri.calendars.changes import ChangeError, ChangeScope, EventChange, apply_change
 from cerebri.calendars.closed_time import closed_block
 from cerebri.calendars.query import SlotQuery, attendee_off_hours, off_hours
@@ -52,25 +50,12 @@ from cerebri.ics import BusyPeriod, CalendarError, busy_periods
 from cerebri.planner.search import outcome_of
 from cerebri.temporal import Instant, Interval
 
-__all__ = ["SeriesCheck", "SeriesRejection", "fit_series", "read_ahead"]
+__all__ = ["SeriesCheck", "SeriesRejection", "fit_series"]
 
 _KEY: Final = "cerebri-plan-time-series-check"
 """The idempotency key of the trial change (only the split-off ``UID`` depends on it)."""
 
 NS: Final = 1_000_000_000
-
-
-def read_ahead(ask: EventChangeAsk, window: tuple[Instant, Instant]) -> tuple[Instant, Instant]:
-    """The window a caller should read (CalDAV) calendars over for ``ask``: ``window`` with
-    its end moved :data:`~cerebri.calendars.series_instances.SERIES_CHECK_HORIZON_SECONDS`
-    later for a reschedule that may move a whole series or its future (the scope settled is
-    not ``INSTANCE``), so the instances checked have busy time read under them; else
-    ``window`` unchanged."""
-    if ask.operation is not ChangeOperation.RESCHEDULE:
-        return window
-    if ask.settled_scope() is ChangeScope.INSTANCE:
-        return window
-    return window[0], horizon_end(window[1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,6 @@ from cerebri.calendars.options import (
     parse_working_days,
     parse_working_hours,
 )
-from cerebri.calendars.series_fit import read_ahead
 from cerebri.calendars.slot_options import option_name, read_hours
 from cerebri.calendars.slot_search import SlotSearch
 from cerebri.cli._app import DEFAULT_TOP, TopOption, app, fail
@@ -242,7 +241,7 @@ def _run(
         calendar=reading.calendar,
         max_occurrences=reading.max_occurrences,
     )
-    window = read_ahead(ask, _load_window(between, ask.at, reading))  # decision 0063
+    window = _load_window(between, ask.at, reading)
     load = _loader(window, logins, reading.skip, use_cache=not reading.no_cache)
     return plan_event_change(ask, search, load)
 

@@ -40,7 +40,6 @@ from cerebri.calendars.change_surface import (
     read_window,
 )
 from cerebri.calendars.event_change import plan_event_change
-from cerebri.calendars.series_fit import read_ahead
 from cerebri.calendars.slot_search import NamedCalendars, SlotSearch
 from cerebri.errors import CerebriError
 from cerebri.ics import DEFAULT_MAX_OCCURRENCES
@@ -70,7 +69,6 @@ def _plan(operation: ChangeOperation, args: _Args, settings: McpSettings) -> dic
             path="/ics",
         )
     window = read_window(ask.window, ask.at, remote=bool(args.caldav or args.optional_caldav))
-    window = read_ahead(ask, window)  # a series move is checked past the window (0063)
     skip = args.skip_invalid_events
     taken: set[str] = set()
     required = _load(args.ics, args.caldav, window, settings, skip=skip, taken=taken)
