@@ -114,6 +114,9 @@ def test_a_series_move_whose_third_instance_meets_busy_time_is_rejected(tmp_path
     assert document["series_check"]["until"] == "2026-06-30T09:00:00Z"
     assert document["series_check"]["rejected"][0]["instance"]["start"] == "2026-05-19T08:00:00Z"
     assert [c["start"] for c in document["candidates"]] == ["2026-05-05T08:30:00Z"]
+    # the request still ranks 08:00Z first (least disruption: nearer the current time):
+    # what is kept is the request's second candidate (cerebri propose --candidate 2)
+    assert document["series_check"]["request_ranks"] == [2]
 
 
 def test_the_request_bytes_do_not_depend_on_the_series_check(tmp_path: Path) -> None:

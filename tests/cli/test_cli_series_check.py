@@ -65,6 +65,7 @@ def test_the_text_and_json_answers_name_the_instance_in_the_way(tmp_path: Path) 
     assert rejected["start"] == "2026-10-06T12:00:00Z"
     assert rejected["instance"] == {"start": "2026-10-20T12:00:00Z", "end": "2026-10-20T13:00:00Z"}
     assert (rejected["calendar_id"], rejected["blocker"]) == ("bob", "bob-late@example.com")
+    assert check["request_ranks"] == [2, 3]  # 12:00Z is the request's first (least shift)
 
     text = run(*ASK, *sources)
     assert text.exit_code == 0, text.output
@@ -74,6 +75,7 @@ def test_the_text_and_json_answers_name_the_instance_in_the_way(tmp_path: Path) 
         "2026-10-06T12:00:00Z: the series instance moved to [2026-10-20T12:00:00Z, "
         "2026-10-20T13:00:00Z): event 'bob-late@example.com' is busy for bob"
     ) in text.stdout
+    assert "propose its candidate 2 (--candidate 2) for #1 above" in text.stdout
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,8 @@ free (:meth:`~cerebri.calendars.series_fit.SeriesCheck.to_wire`, decision 0063):
     "series_check": {"horizon_seconds": 4838400, "until": "...Z",
                      "rejected": [{"start": "...Z", "instance": {"start": "...Z", "end": "...Z"},
                                    "calendar_id": "bob", "reason": "busy",
-                                   "blocker": "dentist@x", "message": "..."}]}
+                                   "blocker": "dentist@x", "message": "..."}],
+                     "request_ranks": [2, 3]}
 
 ``event`` is the event (or instance) as it is now, before the change; each candidate of the
 result is the range after it. Instants RFC 3339 UTC; ``local_*`` ISO 8601 with the offset

@@ -121,18 +121,25 @@ class SeriesCheck:
         until: the end of the busy time read for the check (the window's end plus the
             horizon and the buffer), UTC instant: nothing after it was looked at.
         rejected: the starts left out, by start.
+        request_ranks: for each candidate kept, in the answer's order, its rank (1 = best)
+            in the request's own ranking: the request does not carry the check, so
+            ``cerebri plan`` of the emitted request still ranks the starts left out, and
+            ``cerebri propose --candidate N`` takes the number given here.
     """
 
     horizon_seconds: int
     until: Instant
     rejected: tuple[SeriesRejection, ...]
+    request_ranks: tuple[int, ...] = ()
 
     def to_wire(self) -> dict[str, JSONValue]:
-        """``{horizon_seconds, until, rejected: [...]}`` (:meth:`SeriesRejection.to_wire`)."""
+        """``{horizon_seconds, until, rejected: [...], request_ranks: [...]}``
+        (:meth:`SeriesRejection.to_wire`)."""
         return {
             "horizon_seconds": self.horizon_seconds,
             "until": self.until.format(),
             "rejected": [r.to_wire() for r in self.rejected],
+            "request_ranks": list(self.request_ranks),
         }
 
 
@@ -352,17 +359,20 @@ def fit_series(
         first = result.candidates[0].proposed.placements[0].range
         pattern = trial.pattern(first.start, first.end, until)
     kept: list[RankedCandidate] = []
+    ranks: list[int] = []
     rejected: list[SeriesRejection] = []
-    for candidate in result.candidates:
+    for rank, candidate in enumerate(result.candidates, start=1):
         conflict = trial.conflict(candidate, pattern, blockers)
         if conflict is None:
             kept.append(candidate)
+            ranks.append(rank)
         else:
             rejected.append(conflict)
     check = SeriesCheck(
         SERIES_CHECK_HORIZON_SECONDS,
         until,
         tuple(sorted(rejected, key=lambda r: r.start.ns)),
+        tuple(ranks),
     )
     if not rejected:
         return result, check

@@ -120,6 +120,11 @@ def _print_series_check(found: EventChangeFound, top: int) -> None:
     lines += [f"    {printable(r.message())}" for r in check.rejected[: top or None]]
     if top and len(check.rejected) > top:
         lines.append(f"    ... and {len(check.rejected) - top} more (--json lists them all)")
+    if check.rejected and check.request_ranks:
+        lines.append(
+            "    the emitted request does not carry this check: propose its candidate "
+            f"{check.request_ranks[0]} (--candidate {check.request_ranks[0]}) for #1 above"
+        )
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 
