@@ -143,9 +143,7 @@ SERIES_CHECK_SCHEMA: dict[str, Any] = {
                         "properties": {"start": _INSTANT, "end": _INSTANT},
                     },
                     "calendar_id": {"type": ["string", "null"]},
-                    "reason": {
-                        "enum": ["busy", "outside_hours", "unavailable", "cannot_write"]
-                    },
+                    "reason": {"enum": ["busy", "outside_hours", "unavailable", "cannot_write"]},
                     "blocker": {"type": "string"},
                     "message": {"type": "string"},
                 },
