@@ -317,6 +317,114 @@ def test_move_this_and_future_splits_the_series(backend: Backend) -> None:
     assert backend.snapshot("alice") == before
 
 
+# ------------------------------------------------------- series moves, every instance (0063)
+
+BOB_WEEK_3 = _object("bob-week-3", "DTSTART:20261221T100000Z", "DTEND:20261221T103000Z")
+"""Bob's block on Monday 21 December 10:00-10:30 UTC: the third instance of the standup moved
+to 10:00, booked after the move was approved."""
+
+
+def test_a_series_move_meeting_busy_time_in_its_third_week_writes_nothing(
+    backend: Backend,
+) -> None:
+    backend.put("alice", STANDUP)
+    backend.put("bob", BOB_WEEK_3)
+    before = {who: backend.snapshot(who) for who in ("alice", "bob")}
+
+    # the anchor (7 December 10:00-10:30) is free; the instance of 21 December is not
+    error = backend.refused(
+        "calendar.event.move",
+        object_id="standup",
+        start="2026-12-07T10:00:00Z",
+        end="2026-12-07T10:30:00Z",
+        expected_revision=0,
+        check_calendar_ids=["bob"],
+    )
+
+    assert (error.code, error.retryable) == ("calendar.slot_taken", False)
+    assert "calendar bob" in error.message and "bob-week-3" in error.message
+    assert "2026-12-21T10:00:00Z" in error.message
+    assert {who: backend.snapshot(who) for who in ("alice", "bob")} == before
+
+
+def test_a_this_and_future_move_meeting_busy_time_leaves_no_new_series(
+    backend: Backend,
+) -> None:
+    backend.put("alice", STANDUP)
+    # from 7 December on, moved to 10:00: the new series is 12-07, 12-14, 12-21 (its third
+    # instance, where bob is busy), 12-28; nothing of it may be left behind
+    backend.put("bob", BOB_WEEK_3)
+    before = {who: backend.snapshot(who) for who in ("alice", "bob")}
+
+    error = backend.refused(
+        "calendar.event.move",
+        object_id="standup",
+        recurrence_id="2026-12-14T09:00:00Z",
+        scope="THIS_AND_FUTURE",
+        start="2026-12-14T10:00:00Z",
+        end="2026-12-14T10:30:00Z",
+        check_calendar_ids=["bob"],
+    )
+
+    assert error.code == "calendar.slot_taken"
+    assert "bob-week-3" in error.message
+    assert {who: backend.snapshot(who) for who in ("alice", "bob")} == before
+    # out of bob's way (10:30) the same move goes through
+    done = backend.call(
+        "calendar.event.move",
+        key="k2",
+        object_id="standup",
+        recurrence_id="2026-12-14T09:00:00Z",
+        scope="THIS_AND_FUTURE",
+        start="2026-12-14T10:30:00Z",
+        end="2026-12-14T11:00:00Z",
+        check_calendar_ids=["bob"],
+    )
+    assert done["moved"] is True and isinstance(done["new_uid"], str)
+
+
+BERLIN_STANDUP = _object(
+    "berlin",
+    "DTSTART;TZID=Europe/Berlin:20261012T090000",
+    "DTEND;TZID=Europe/Berlin:20261012T093000",
+    "RRULE:FREQ=WEEKLY;COUNT=4",
+    "SUMMARY:Standup",
+)
+"""Mondays 09:00 Berlin from 12 October 2026: 07:00Z while CEST, 08:00Z from 26 October."""
+
+
+@pytest.mark.parametrize(
+    ("busy", "taken"),
+    [
+        # moved to 10:00 Berlin, 27 October is 10:00 CET = 09:00Z: that block is in the way
+        (("DTSTART:20261027T090000Z", "DTEND:20261027T093000Z"), True),
+        # where a fixed UTC offset from the anchor (08:00Z) would put it: not in the way
+        (("DTSTART:20261027T080000Z", "DTEND:20261027T083000Z"), False),
+    ],
+)
+def test_act_time_instances_follow_the_series_zone_across_dst(
+    tmp_path: Path, busy: tuple[str, str], taken: bool
+) -> None:
+    files = {who: tmp_path / f"{who}.ics" for who in ("alice", "bob")}
+    backend = Backend("ics", IcsFileCalendar(files, FakeClock(NOW)), files=files)
+    backend.put("alice", BERLIN_STANDUP)
+    backend.put("bob", _object("bob-block", *busy))
+    before = backend.snapshot("alice")
+    move = {
+        "object_id": "berlin",
+        "start": "2026-10-13T08:00:00Z",  # Tuesday 10:00 CEST
+        "end": "2026-10-13T08:30:00Z",
+        "check_calendar_ids": ["bob"],
+        "timezone": "Europe/Berlin",
+    }
+    if taken:
+        error = backend.refused("calendar.event.move", **move)
+        assert error.code == "calendar.slot_taken" and "bob-block" in error.message
+        assert backend.snapshot("alice") == before
+    else:
+        assert backend.call("calendar.event.move", **move)["moved"] is True
+
+
 # ---------------------------------------------------------------------------- cancel
 
 

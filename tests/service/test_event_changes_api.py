@@ -324,3 +324,40 @@ def test_hours_answer_the_cli_document_with_local_times(
 def _local(text: str, zone: str) -> str:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment.astimezone(ZoneInfo(zone)).isoformat()
+
+
+def test_a_series_reschedule_carries_its_series_check(
+    client: TestClient, validator: Draft202012Validator
+) -> None:
+    """decision 0063: the weekly event (Mondays 14:00-15:00 Berlin, 10-05, 12, 19) moved as a
+    whole to Tuesday 10-06 from 14:00; bob's block on 10-20 14:00-14:30 (12:00Z-12:30Z) is in
+    the way of the 14:00 start's third instance, not of 14:30 or 15:00."""
+    late = (
+        "BEGIN:VEVENT\r\nUID:bob-late@example.com\r\nDTSTAMP:20260101T000000Z\r\n"
+        "DTSTART;TZID=Europe/Berlin:20261020T140000\r\n"
+        "DTEND;TZID=Europe/Berlin:20261020T143000\r\nSUMMARY:Late\r\nEND:VEVENT\r\n"
+    )
+    body = {
+        "uid": "weekly@example.com",
+        "calendars": [
+            {"id": "alice", "ics": HEAD + WEEKLY + TAIL},
+            {"id": "bob", "ics": HEAD + WEEKLY + late + TAIL},
+        ],
+        "series": True,
+        "between": "2026-10-06T14:00/2026-10-06T16:00",
+        "granularity": "30m",
+        **BERLIN,
+    }
+    response = _post(client, "reschedule", body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    _fits(validator, answer)
+    starts = [c["proposed"]["placements"][0]["range"]["start"] for c in answer["candidates"]]
+    assert starts == ["2026-10-06T12:30:00Z", "2026-10-06T13:00:00Z"]
+    check = answer["series_check"]
+    assert check["until"] == "2026-12-01T14:00:00Z"
+    assert [(r["start"], r["instance"]["start"], r["blocker"]) for r in check["rejected"]] == [
+        ("2026-10-06T12:00:00Z", "2026-10-20T12:00:00Z", "bob-late@example.com")
+    ]
+    assert check["request_ranks"] == [2, 3]
+    assert not validator.is_valid({**answer, "series_check": {**check, "surprise": 1}})

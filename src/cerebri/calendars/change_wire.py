@@ -14,6 +14,16 @@ two more members::
               "recurring": true},
     "change": {...}            // the request's change field (contract C1)
 
+and, for a whole-series or this-and-future reschedule of a series, ``series_check``: how far
+every moved instance was checked and the starts left out because a later instance is not
+free (:meth:`~cerebri.calendars.series_fit.SeriesCheck.to_wire`, decision 0063)::
+
+    "series_check": {"horizon_seconds": 4838400, "until": "...Z",
+                     "rejected": [{"start": "...Z", "instance": {"start": "...Z", "end": "...Z"},
+                                   "calendar_id": "bob", "reason": "busy",
+                                   "blocker": "dentist@x", "message": "..."}],
+                     "request_ranks": [2, 3]}
+
 ``event`` is the event (or instance) as it is now, before the change; each candidate of the
 result is the range after it. Instants RFC 3339 UTC; ``local_*`` ISO 8601 with the offset
 of the query's zone.
@@ -61,4 +71,6 @@ def change_document(found: EventChangeFound) -> dict[str, JSONValue]:
     document["event"] = event_before(found)
     change: JSONValue = found.answer.request["change"]
     document["change"] = change
+    if found.series_check is not None:
+        document["series_check"] = found.series_check.to_wire()
     return document

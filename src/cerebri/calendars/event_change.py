@@ -49,6 +49,10 @@ the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 
 Then the request is planned once (:func:`cerebri.planner.plan` with
 :data:`~cerebri.calendars.FIND_SLOT_LIMITS`): the planner ranks a reschedule's candidates by
 least disruption (contract C1), so ``cerebri plan`` of the request gives the same answer.
+A ``SERIES`` or ``THIS_AND_FUTURE`` reschedule of a series is then checked at every instance
+it moves (:func:`cerebri.calendars.series_fit.fit_series`, decision 0063): a start whose
+later instance is not free is left out of the answer's candidates and listed in
+``series_check``; the request does not change.
 
 Refusals: ``calendar.not_found`` (no event with that ``UID``, or no instance at ``at``, in the
 organizer's calendar), ``calendars.no_calendar`` (``calendar`` is not one of those read),
@@ -101,6 +105,7 @@ from cerebri.calendars.event_out import address_email, calendar_address
 from cerebri.calendars.owners import calendar_owners
 from cerebri.calendars.planning import FIND_SLOT_LIMITS
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
+from cerebri.calendars.series_fit import SeriesCheck, fit_series
 from cerebri.calendars.slot_search import NamedCalendars, SlotSearch, SourceLoader
 from cerebri.calendars.sources import source_ids
 from cerebri.errors import CerebriError
@@ -133,6 +138,10 @@ class EventChangeFound:
         busy: each required calendar's busy periods over the query's window, the event
             itself left out.
         query: the :class:`~cerebri.calendars.SlotQuery` the request was built from.
+        series_check: for a ``SERIES`` or ``THIS_AND_FUTURE`` reschedule of a series, how far
+            every moved instance was checked and the starts left out for a later instance
+            in the way (:class:`~cerebri.calendars.series_fit.SeriesCheck`, decision 0063);
+            else None.
     """
 
     answer: SlotAnswer
@@ -144,6 +153,7 @@ class EventChangeFound:
     optional: NamedCalendars
     busy: tuple[tuple[str, tuple[BusyPeriod, ...]], ...]
     query: SlotQuery
+    series_check: SeriesCheck | None = None
 
 
 def _locate(
@@ -491,6 +501,19 @@ def plan_event_change(
     )
     request = as_change_request(found_slot, ask.operation, target, change)
     result = plan(request, limits=FIND_SLOT_LIMITS)
+    series_check = None
+    if moves and scope is not ChangeScope.INSTANCE and view.recurring:  # decision 0063
+        result, series_check = fit_series(
+            result,
+            resource=resource,
+            uid=ask.uid,
+            scope=scope,
+            recurrence_id=ask.at if scope is not ChangeScope.SERIES else view.recurrence_id,
+            query=query,
+            sources=sources,
+            leave_out=itself,
+            max_occurrences=search.max_occurrences,
+        )
     attendees = optional_time(optional, query, itself, search.max_occurrences)
     answer = answer_for(
         request,
@@ -509,4 +532,5 @@ def plan_event_change(
         optional=optional,
         busy=busy,
         query=query,
+        series_check=series_check,
     )

@@ -4,8 +4,10 @@ the rejected starts (the find-slot renderer, busy time labelled by its events), 
 event after: each reschedule candidate with its disruption class (contract C1: 0 same local
 date, 1 same local time of day, 2 otherwise) and signed shift, an update's new range, length,
 title and place, or "cancelled". With ``--hours``, the candidates also in each attendee's
-local time (find-slot's "Local times" table, docs/decisions/0053). Input text is made
-printable."""
+local time (find-slot's "Local times" table, docs/decisions/0053). A whole-series or
+this-and-future reschedule also says how far ahead every moved instance was checked and
+which starts a later instance left out, each with the first instance in the way (decision
+0063). Input text is made printable."""
 
 from __future__ import annotations
 
@@ -117,6 +119,28 @@ def _print_after(found: EventChangeFound, top: int) -> None:
     sys.stdout.write("".join(line + "\n" for line in lines))
 
 
+def _print_series_check(found: EventChangeFound, top: int) -> None:
+    """The series check (decision 0063): its horizon and the starts it left out."""
+    check = found.series_check
+    if check is None:
+        return
+    days = check.horizon_seconds // 86_400
+    lines = [
+        f"  series: every moved instance checked up to {days} days after its new start "
+        f"(busy time read until {check.until.format()}); "
+        f"{len(check.rejected)} start(s) left out for a later instance"
+    ]
+    lines += [f"    {printable(r.message())}" for r in check.rejected[: top or None]]
+    if top and len(check.rejected) > top:
+        lines.append(f"    ... and {len(check.rejected) - top} more (--json lists them all)")
+    if check.rejected and check.request_ranks:
+        lines.append(
+            "    the emitted request does not carry this check: propose its candidate "
+            f"{check.request_ranks[0]} (--candidate {check.request_ranks[0]}) for #1 above"
+        )
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
 def render_change(found: EventChangeFound, *, top: int, explain: bool) -> None:
     """The text answer (module doc): the event before, the candidates table with reasons
     and the rejected starts (:func:`~cerebri.cli.render.render_result`), the event after."""
@@ -147,3 +171,4 @@ def render_change(found: EventChangeFound, *, top: int, explain: bool) -> None:
     if answer.zones:
         render_local_times(answer, table_console(), top=top or None)
     _print_after(found, top)
+    _print_series_check(found, top)

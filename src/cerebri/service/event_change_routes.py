@@ -111,6 +111,50 @@ SLOT_DETAIL_SCHEMA: dict[str, Any] = {
 """One candidate's optional attendees (:meth:`cerebri.calendars.answer.SlotDetail.to_wire`)."""
 
 
+SERIES_CHECK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "A whole-series or this-and-future reschedule checked at every moved "
+    "instance (decision 0063): the horizon, how far busy time was read, the starts left out "
+    "and, per start kept, its rank in the request's own ranking (propose --candidate).",
+    "additionalProperties": False,
+    "required": ["horizon_seconds", "until", "rejected", "request_ranks"],
+    "properties": {
+        "horizon_seconds": {"type": "integer", "minimum": 0},
+        "until": _INSTANT,
+        "rejected": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": [
+                    "start",
+                    "instance",
+                    "calendar_id",
+                    "reason",
+                    "blocker",
+                    "message",
+                ],
+                "properties": {
+                    "start": _INSTANT,
+                    "instance": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["start", "end"],
+                        "properties": {"start": _INSTANT, "end": _INSTANT},
+                    },
+                    "calendar_id": {"type": ["string", "null"]},
+                    "reason": {"enum": ["busy", "outside_hours", "unavailable", "cannot_write"]},
+                    "blocker": {"type": "string"},
+                    "message": {"type": "string"},
+                },
+            },
+        },
+        "request_ranks": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+    },
+}
+"""``series_check`` (:meth:`cerebri.calendars.series_fit.SeriesCheck.to_wire`)."""
+
+
 def _answer_schema(planning_result: dict[str, Any]) -> dict[str, Any]:
     """``EventChangeAnswer``: the PlanningResult's members (its own schemas and outcome
     rules) plus ``warnings``, the optional attendees' ``slots`` and
@@ -127,6 +171,7 @@ def _answer_schema(planning_result: dict[str, Any]) -> dict[str, Any]:
             },
             "below_min_attendance": slots,
             "local_times": {"type": "array", "items": {"type": "object"}},
+            "series_check": SERIES_CHECK_SCHEMA,
             "event": {"$ref": _PREFIX + "EventBefore"},
             "change": {"$ref": _PREFIX + "CpirChange"},
             "request": {"$ref": _PREFIX + "PlanningRequest"},

@@ -25,7 +25,9 @@ them, and decides, in this order:
 :func:`ensure_free_everywhere` then re-reads busy time over the new range in the event's
 own calendar and in every ``check_calendar_ids`` calendar (every required attendee's), the
 event itself (its ``UID``, and the ``UID`` of a split-off series) left out:
-``calendar.slot_taken`` names the calendar and the event in the way.
+``calendar.slot_taken`` names the calendar and the event in the way. A whole-series or
+this-and-future move is checked at every instance it writes within 56 days of its new start
+(decision 0063), not at its anchor alone.
 
 Every error here is raised before anything is written; callers mark them
 ``before_effect`` (:func:`cerebri.execution.adapters.base.before_any_effect`).
@@ -51,10 +53,12 @@ from cerebri.calendars.changes import (
     resource_sequence,
     split_uid,
 )
+from cerebri.calendars.series_instances import checks_instances, moved_instances
 from cerebri.execution.adapters._change_params import ChangeParams
 from cerebri.execution.adapters._ics_resources import file_resource
 from cerebri.execution.adapters._slots import ensure_slot_free
 from cerebri.execution.adapters.base import AdapterError
+from cerebri.ics import CalendarError
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -239,15 +243,31 @@ def ensure_free_everywhere(
     calendar and in every calendar of ``p.check_calendar_ids``, each read by
     ``read(calendar_id, start, end)`` (parsed by :func:`cerebri.ics.parse_calendar`), the
     event's own ``UID`` and a split-off series' left out. Nothing to check without a new
-    range (a cancel, an update of other fields)."""
+    range (a cancel, an update of other fields).
+
+    A ``SERIES`` or ``THIS_AND_FUTURE`` move checks every instance it writes that starts
+    within :data:`~cerebri.calendars.series_instances.SERIES_CHECK_HORIZON_SECONDS` (56 days)
+    of the new start, as the resources of ``outcome`` give them (decision 0063): each
+    calendar is read once over ``[first start, last end)`` and every instance checked in it."""
     span = p.new_range
     if span is None:
         return
-    start, end = span
+    spans = [span]
+    if checks_instances(p.change):
+        try:
+            spans = sorted({span, *moved_instances(outcome, p.change, p.floating_zone)})
+        except CalendarError as error:
+            raise AdapterError(
+                f"event {p.change.uid}: the moved series cannot be expanded to check it: "
+                f"{error}; nothing was written",
+                code="calendar.unreadable",
+            ) from None
+    low, high = spans[0][0], max(last for _, last in spans)
     also = () if outcome.new_uid is None else (outcome.new_uid,)
     for calendar_id in (p.calendar_id, *p.check_calendar_ids):
-        busy = read(calendar_id, start, end)
-        ensure_slot_free(busy, calendar_id, p.change.uid, start, end, also=also)
+        busy = read(calendar_id, low, high)
+        for first, last in spans:
+            ensure_slot_free(busy, calendar_id, p.change.uid, first, last, also=also)
 
 
 def view_result(
