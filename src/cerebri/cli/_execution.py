@@ -585,6 +585,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         outcome: dict[str, WorkerReport | Exception] = {}
 
         watch = _IdleWatch(executor, outages)
+
         def work() -> None:
             try:
                 outcome["report"] = run_worker(
