@@ -237,6 +237,11 @@ def test_killed_after_the_outcome_was_saved_adopts_it(scene: Scene) -> None:
     killed = _killed_attempts(scene, "create", report.worker_id)
     assert [r.outcome for r in killed] == ["completed"]  # its saved outcome, adopted
     assert killed[0].result == create.result
+    # decision 0066: the adoption is not a second completed attempt; the takeover's own
+    # attempt did nothing and is not in history, and the step counts one attempt
+    history = _history(scene, "create")
+    assert [r for r in history if r.worker_id == report.worker_id] == []
+    assert create.attempts == len(history) == len({r.number for r in history})
 
 
 def test_killed_after_recording_reruns_nothing(scene: Scene) -> None:
@@ -305,3 +310,5 @@ def test_killed_after_saving_a_lost_answer_blocks_the_create_for_verification(
     assert len(scene.invocations(CREATE)) == 1 and scene.events() == 1
     killed = _killed_attempts(scene, "create", report.worker_id)
     assert [r.outcome for r in killed] == ["failed"]  # the saved outcome, adopted
+    history = _history(scene, "create")  # decision 0066: adopted once, not failed twice
+    assert [r.outcome for r in history if r.worker_id == report.worker_id] == []

@@ -636,3 +636,50 @@ def test_a_disabled_requester_is_told_so_at_intake(env: RulesEnv) -> None:
     assert caught.value.code == "auth.forbidden"
     assert caught.value.message == f"{CAROL} is disabled since 2026-12-01T10:00:00Z"
     assert _count(env, plans) == 0
+
+
+def test_a_failed_proposal_may_be_proposed_again_once(env: RulesEnv) -> None:
+    """Decision 0066: another envelope under an idempotency key whose plan failed is a
+    re-proposal (a new plan); while the plan under the key is open, or once it completed,
+    it stays ``proposal.replayed``: exactly once."""
+
+    def later(minutes: int) -> tuple[bytes, bytes]:
+        at = Instant(START.ns + minutes * 60 * 1_000_000_000)
+        return _envelope(_one_step(), key="again", proposed_at=at)
+
+    first_envelope, body = later(0)
+    first = submit_envelope(env.ex, first_envelope, artifact=body)
+    env.run()
+    [approval] = env.approvals(first.plan_id)
+    second_envelope, _ = later(1)
+    env.advance(120)
+    _refused(
+        env, "proposal.replayed", lambda: submit_envelope(env.ex, second_envelope, artifact=body)
+    )
+    signature = _signed(env, approval["id"], BOB, "bob", decision="reject")
+    decide(env.ex, approval["id"], approve=False, by=BOB, keyid="bob", signature=signature)
+    env.drain()
+    assert env.plan(first.plan_id)["status"] == "failed"
+
+    second = submit_envelope(env.ex, second_envelope, artifact=body)
+    assert (second.replayed, second.revision) == (False, 1)
+    assert second.plan_id != first.plan_id
+    again = submit_envelope(env.ex, second_envelope, artifact=body)  # the same envelope
+    assert (again.plan_id, again.replayed) == (second.plan_id, True)
+    # the first envelope again: the key's plan is now the second, open
+    _refused(
+        env, "proposal.replayed", lambda: submit_envelope(env.ex, first_envelope, artifact=body)
+    )
+    assert (_count(env, plans), _count(env, envelopes)) == (2, 1)
+
+    env.run()
+    [approval] = env.approvals(second.plan_id)
+    signature = _signed(env, approval["id"], BOB, "bob")
+    decide(env.ex, approval["id"], approve=True, by=BOB, keyid="bob", signature=signature)
+    env.drain()
+    assert env.plan(second.plan_id)["status"] == "completed"
+    assert len(env.journal("test.approve")) == 1
+    third_envelope, _ = later(2)
+    _refused(
+        env, "proposal.replayed", lambda: submit_envelope(env.ex, third_envelope, artifact=body)
+    )

@@ -71,3 +71,32 @@ def test_nothing_recorded_cannot_be_settled(world: World) -> None:
     with pytest.raises(AdapterError) as wrong:
         world.adapter(25).settle_send(KEY, BOB, accepted="yes", by=OPERATOR)  # type: ignore[arg-type]
     assert wrong.value.code == "adapter.invalid_argument"
+
+
+def test_outbox_resolve_on_the_command_line(world: World) -> None:
+    """Decision 0066: ``cerebri outbox resolve KEY RECIPIENT --happened/--did-not-happen``
+    is ``settle_send`` for an operator; its errors keep their codes (exit 2)."""
+    from typer.testing import CliRunner
+
+    from cerebri.cli import app
+
+    _left_sending(world)
+    outbox = str(world.outbox)  # the folder the worker used
+    args = ["outbox", "resolve", KEY, BOB, "--outbox", outbox, "--as", OPERATOR]
+    runner = CliRunner()
+    done = runner.invoke(app, [*args, "--did-not-happen"])
+    assert done.exit_code == 0, done.output
+    assert (
+        done.stdout
+        == f"message {KEY} to {BOB}: written (sent again by the next send), by {OPERATOR}\n"
+    )
+    refused = runner.invoke(app, [*args, "--happened", "--json"])
+    assert refused.exit_code == 2
+    assert '"code":"itip.not_uncertain"' in refused.stderr.replace(" ", "")
+    with smtp_server() as (port, mailbox):
+        sent = _invoke(world.adapter(port), _params())
+    assert (sent["replayed"], sent["sent"]) == (False, True)
+    assert [r.rcpt_tos for r in mailbox.received] == [("bob@example.com",)]
+    missing = runner.invoke(app, ["outbox", "resolve", KEY, "mailto:carol@example.com",
+                                  "--outbox", outbox, "--as", OPERATOR, "--happened"])  # fmt: skip
+    assert (missing.exit_code, missing.stderr.split(":")[0]) == (2, "error itip.not_recorded")

@@ -153,8 +153,10 @@ def test_a_worker_without_the_calendar_never_skips_the_create(
 @pytest.mark.processes
 def test_the_trial_as_processes_a_worker_without_ics_calendar(tmp_path: Path) -> None:
     """``submit``, then ``cerebri worker --until-idle`` without ``--ics-calendar``: the
-    create is retried (real backoff: 5 + 10 + 20 + 40 s), then fails; the worker's report
-    names the failed plan."""
+    create's precondition cannot be read by this worker (``calendar.unknown_calendar``); the
+    step is left, with its retry, for a worker that serves the calendar, and the worker ends
+    with exit 3 naming it (decision 0066; before, it waited out every retry, 75 s, and the
+    plan failed)."""
     env = {**os.environ, "CEREBRI_STORE": f"sqlite:///{tmp_path / 'store.sqlite3'}"}
     draft = tmp_path / "plan.json"
     draft.write_text(json.dumps(_draft()), encoding="utf-8")
@@ -172,17 +174,16 @@ def test_the_trial_as_processes_a_worker_without_ics_calendar(tmp_path: Path) ->
 
     worker = cli("worker", "--until-idle", "--poll", "0.1s")
 
-    # a plan's failure is not the worker's error (exit 0, "0 errors", as before), but the
-    # report names it, with the reason and the fix
-    assert worker.returncode == 0, (worker.stdout, worker.stderr)
+    assert worker.returncode == 3, (worker.stdout, worker.stderr)
     assert "0 errors" in worker.stdout and "skipped" not in worker.stdout + worker.stderr
-    assert f"plan {plan_id} failed: " in worker.stdout
-    assert "1 plans failed while this worker ran" in worker.stdout
+    [line] = [x for x in worker.stdout.splitlines() if "out of this worker's reach" in x]
+    assert line.startswith("step create-0 (") and f" of plan {plan_id} " in line
+    assert "calendar.unknown_calendar: " in line and "--ics-calendar alice=FILE" in line
+    assert worker.stderr.startswith("error execution.out_of_reach: ")
     shown = json.loads(cli("plans", "show", plan_id, "--json").stdout)
-    assert shown["status"] == "failed"
+    assert shown["status"] == "executing"  # open: it goes on with a worker that can
     [create] = [s for s in shown["steps"] if s["key"] == "create-0"]
-    assert create["status"] == "failed"
-    assert create["status_reason"].startswith("calendar.unknown_calendar: ")
-    assert "--ics-calendar alice=FILE" in create["status_reason"]
+    assert create["status"] == "ready"
+    assert create["status_reason"].startswith("retry 2 of 5 in 5 s after calendar.unknown_")
     assert json.loads(cli("approvals", "list", "--json").stdout) == []
     assert not (tmp_path / "alice.ics").exists()

@@ -372,3 +372,23 @@ def test_recall_the_last_completed_draft_for_a_goal(world: World) -> None:
     world.work()
     assert show_plan(world.executor, again.plan_id)["status"] == "completed"
     assert [e["target"] for e in world.entries()] == ["x", "y", "y"]
+
+
+def test_a_failed_plans_prediction_is_closed_with_it_not_stuck(world: World) -> None:
+    """Decision 0066: an open prediction of a plan that failed is never verified and nobody
+    owns it; ``stuck`` lists it as closed with its plan, not as stuck."""
+    predicted = dict(EFFECT_STEP) | {
+        "expectation": {"description": "x holds", "confidence": 0.9, "within_seconds": 10},
+    }
+    failing = {"key": "look", "kind": "capability", "capability": "service.status",
+               "target": "mail", "params": {"service": "mail"}, "depends_on": ["act"]}  # fmt: skip
+    done = submit(world.executor, _draft(predicted, failing))
+    world.work()
+    shown = show_plan(world.executor, done.plan_id)
+    assert shown["status"] == "failed"
+    assert [p["status"] for p in shown["predictions"]] == ["open"]
+    world.clock.advance(11)  # past due: a completed plan's prediction would be stuck now
+    [prediction] = stuck(world.executor)
+    assert (prediction["kind"], prediction["plan_id"]) == ("prediction", done.plan_id)
+    assert (prediction["owner"], prediction["stuck"]) == ("nobody", False)
+    assert prediction["reason"] == "closed with its plan (failed): never verified"

@@ -107,9 +107,10 @@ from cerebri.calendars.planning import FIND_SLOT_LIMITS
 from cerebri.calendars.query import SlotQuery, build_request, event_objects, expansion_window
 from cerebri.calendars.series_fit import SeriesCheck, fit_series
 from cerebri.calendars.slot_search import NamedCalendars, SlotSearch, SourceLoader
-from cerebri.calendars.sources import source_ids
+from cerebri.calendars.sources import MAX_WRITABLE_ICS_BYTES, source_ids
 from cerebri.errors import CerebriError
-from cerebri.ics import BusyPeriod, busy_periods, object_id
+from cerebri.ics import BusyPeriod, CalendarWarning, busy_periods, object_id
+from cerebri.ics.warnings import add_warning
 from cerebri.planner import plan
 from cerebri.temporal import Instant, Interval, zone
 
@@ -281,6 +282,28 @@ def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
         )
     files = {name for name, _ in sources[: len(search.ics)]}
     return chosen, "ics" if chosen in files else "caldav"
+
+
+def _warn_unwritable(search: SlotSearch, sources: NamedCalendars, organizer: str) -> None:
+    """Attach ``ics.too_large_to_write`` to the organizer's calendar when it is an .ics file
+    larger than :data:`~cerebri.calendars.sources.MAX_WRITABLE_ICS_BYTES`: read for
+    planning (up to 256 MiB), it is more than a worker writes (decision 0066)."""
+    for (name, calendar), path in zip(sources, search.ics, strict=False):
+        if name != organizer:
+            continue
+        size = path.stat().st_size
+        if size > MAX_WRITABLE_ICS_BYTES:
+            add_warning(
+                calendar,
+                CalendarWarning(
+                    "ics.too_large_to_write",
+                    f"{size} bytes: a worker changes .ics files of at most "
+                    f"{MAX_WRITABLE_ICS_BYTES} bytes and would refuse this change "
+                    "(calendar.unreadable); split the file or use a CalDAV calendar",
+                    source=str(path),
+                ),
+            )
+        return
 
 
 def _email(address: str, what: str) -> str:
@@ -515,6 +538,7 @@ def plan_event_change(
             max_occurrences=search.max_occurrences,
         )
     attendees = optional_time(optional, query, itself, search.max_occurrences)
+    _warn_unwritable(search, sources, organizer)
     answer = answer_for(
         request,
         result,

@@ -34,6 +34,7 @@ from cerebri.temporal import Instant
 
 __all__ = [
     "MAX_CALENDAR_BYTES",
+    "MAX_WRITABLE_ICS_BYTES",
     "CalDAVReader",
     "calendar_id_for",
     "load_sources",
@@ -57,6 +58,12 @@ class CalDAVReader(Protocol):
 
 MAX_CALENDAR_BYTES = 256 * 1024 * 1024
 """Largest .ics file read, in bytes (``input.too_large`` beyond)."""
+
+MAX_WRITABLE_ICS_BYTES = 16 * 1024 * 1024
+"""Largest .ics file the execution adapter changes, in bytes (``IcsFileCalendar`` refuses a
+larger one with ``calendar.unreadable`` before writing: each write parses and rewrites the
+whole file). Planning a change in a larger file warns ``ics.too_large_to_write``
+(decision 0066)."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

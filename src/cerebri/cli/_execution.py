@@ -33,6 +33,7 @@ from cerebri.cli._execution_common import (
     safe_text,
     typed_error,
 )
+from cerebri.cli._io import error_line
 from cerebri.cli._itip_options import (
     NoServerSchedulesOption,
     OutboxOption,
@@ -48,7 +49,8 @@ from cerebri.errors import CerebriError
 
 if TYPE_CHECKING:
     from cerebri.execution import Claim, Executor, Submitted, WorkerReport
-    from cerebri.execution.outages import OutageEvent
+    from cerebri.execution.idleness import OutOfReach
+    from cerebri.execution.outages import OutageEvent, OutageGuard
 
 UNTIL_IDLE_LOOK_SECONDS = 0.5
 """With ``--until-idle``: seconds between the main thread's looks for an idle store, so a long
@@ -57,6 +59,7 @@ UNTIL_IDLE_LOOK_SECONDS = 0.5
 __all__ = [
     "EXIT_INVALID_DRAFT",
     "EXIT_WORKER_ERROR",
+    "EXIT_WORKER_OUT_OF_REACH",
     "MAX_CONCURRENCY",
     "STORE_OUTAGE_LIMIT",
     "submit_command",
@@ -82,6 +85,13 @@ EXIT_WORKER_ERROR: Final = EXIT_INPUT
 stopped it, or steps that hit unexpected errors (``execution.step_errors``, after the
 report). One ``error <code>: <message>`` line on stderr; never 0 after an error. A plan that
 failed is not an error of the worker (decision 0047)."""
+
+EXIT_WORKER_OUT_OF_REACH: Final = 3
+"""Exit status of ``worker --until-idle`` when it stopped with steps left that it cannot
+carry out: ``ready`` steps it passed on (no adapter for the capability, a calendar it was
+not given: ``calendar.unknown_calendar``), which it would otherwise wait for for ever. One
+line per step names it and why, then one ``error execution.out_of_reach`` line on stderr
+(decision 0066)."""
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -461,8 +471,11 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         bool,
         typer.Option(
             "--until-idle",
-            help="Stop once no step is ready, waiting or executing (steps waiting for a "
-            "person do not keep it running; a wait or a verification does).",
+            help="Stop once no step is ready, waiting or executing that this worker can "
+            "carry out (steps waiting for a person do not keep it running; a wait, a "
+            "verification or a retry's backoff does). Steps it passed on (a calendar or "
+            "capability it does not serve) end it with one line each and exit 3 "
+            "(error execution.out_of_reach).",
         ),
     ] = False,
     poll: Annotated[
@@ -531,7 +544,6 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         ExecutionError,
         WorkerReport,
         run_worker,
-        scheduled_steps,
     )
     from cerebri.execution.adapters import default_adapters  # noqa: PLC0415
     from cerebri.execution.outages import OutageGuard  # noqa: PLC0415
@@ -577,9 +589,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
         )
         outcome: dict[str, WorkerReport | Exception] = {}
 
-        def idle() -> bool:  # an outage is never idleness (decision 0035)
-            count = outages.attempt(partial(scheduled_steps, executor), wrote=_no, default=None)
-            return count == 0 and not outages.ongoing
+        watch = _IdleWatch(executor, outages)
 
         def work() -> None:
             try:
@@ -589,7 +599,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
                     lease_seconds=lease_seconds,
                     poll_seconds=poll_seconds,
                     stop=stop,
-                    on_claim=_progress(),
+                    on_claim=watch.on_claim,
                     outages=outages,
                 )
             except Exception as error:  # re-raised below, in the main thread
@@ -601,7 +611,7 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             try:
                 while runner.is_alive():  # looks for idleness at least every 0.5 s
                     runner.join(min(poll_seconds, UNTIL_IDLE_LOOK_SECONDS))
-                    if until_idle and not stop.is_set() and idle():
+                    if until_idle and not stop.is_set() and watch.idle():
                         stop.set()
             except BaseException as error:  # a bug, or Ctrl-C twice: let steps in flight end
                 stop.set()
@@ -614,18 +624,53 @@ def worker_command(  # noqa: PLR0917 - typer maps every option to a parameter
             raise _unexpected(failed) from None
     report = outcome["report"]
     assert isinstance(report, WorkerReport)
-    _conclude(report, executor, failed_before if until_idle else None, as_json)
+    _conclude(report, executor, failed_before if until_idle else None, as_json, watch.beyond)
+
+
+class _IdleWatch:
+    """``--until-idle``: whether the worker has nothing left that it can do (decision 0066),
+    and the steps it passed on (``beyond``) when so. The worker's id comes from its first
+    claim: a worker that claimed nothing passed nothing on."""
+
+    def __init__(self, executor: Executor, outages: OutageGuard) -> None:
+        self.executor = executor
+        self.outages = outages
+        self.progress = _progress()
+        self.worker_id: str | None = None
+        self.beyond: list[OutOfReach] = []
+
+    def on_claim(self, held: Claim) -> None:
+        self.worker_id = held.worker_id
+        if self.progress is not None:
+            self.progress(held)
+
+    def idle(self) -> bool:
+        """No step left that this worker may act on, and no store outage (an outage is
+        never idleness, decision 0035)."""
+        from cerebri.execution.idleness import idleness  # noqa: PLC0415
+
+        look = partial(idleness, self.executor, self.worker_id)
+        found = self.outages.attempt(look, wrote=_no, default=None)
+        if found is None or found.reachable or self.outages.ongoing:
+            return False
+        self.beyond = list(found.out_of_reach)
+        return True
 
 
 def _conclude(
-    report: WorkerReport, executor: Executor, failed_before: dict[str, str] | None, as_json: bool
+    report: WorkerReport,
+    executor: Executor,
+    failed_before: dict[str, str] | None,
+    as_json: bool,
+    beyond: list[OutOfReach],
 ) -> None:
     """Print the report, then (``failed_before``: the failed plans when an ``--until-idle``
     worker started; text output) one line per plan that failed while it ran; exit 2 after
-    unexpected errors."""
+    unexpected errors; exit 3 (:data:`EXIT_WORKER_OUT_OF_REACH`) when the worker stopped
+    with ``beyond``: steps it passed on, that only another worker can carry out."""
     from cerebri.execution import ExecutionError  # noqa: PLC0415
 
-    _print_report(report, as_json)
+    _print_report(report, as_json, beyond)
     if failed_before is not None and not as_json:
         _print_failed_plans(executor, failed_before)
     if report.errors:
@@ -635,6 +680,19 @@ def _conclude(
                 f"to its lease's expiry and a takeover); last: {report.last_error}",
                 code="execution.step_errors",
             )
+    if beyond:
+        if not as_json:
+            for step in beyond:
+                sys.stdout.write(safe_text(step.to_text()) + "\n")
+        error = ExecutionError(
+            f"{len(beyond)} steps are out of this worker's reach (passed on for a worker "
+            "that serves their capability or calendar); first: "
+            f"{beyond[0].step_key} of plan {beyond[0].plan_id}: {beyond[0].code}",
+            code="execution.out_of_reach",
+        )
+        line = compact(dict(error.to_wire())) + "\n" if as_json else error_line(error)
+        sys.stderr.write(line)
+        raise typer.Exit(EXIT_WORKER_OUT_OF_REACH)
 
 
 def _failed_plans(executor: Executor) -> dict[str, str]:
@@ -661,8 +719,10 @@ def _print_failed_plans(executor: Executor, before: dict[str, str]) -> None:
         )
 
 
-def _print_report(report: WorkerReport, as_json: bool) -> None:
+def _print_report(report: WorkerReport, as_json: bool, beyond: list[OutOfReach]) -> None:
     wire: dict[str, JSONValue] = {**report.to_wire(), "last_error": report.last_error}
+    if beyond:
+        wire["out_of_reach"] = [step.to_wire() for step in beyond]
     if as_json:
         emit(wire)
         return

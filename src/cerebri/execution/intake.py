@@ -18,8 +18,10 @@ the artifact describes, in one transaction with its replay record:
    ``intake.unsupported_artifact``;
 5. replay, by ``idempotency/key`` in the store's ``envelopes`` table: the same payload again
    returns the plan already stored (``replayed``), another payload under the same key is
-   ``proposal.replayed``. The key is the table's primary key, so two concurrent intakes of
-   one key store one plan.
+   ``proposal.replayed``, unless the plan the key made (at its last revision) *failed*: then
+   the new envelope is a re-proposal (decision 0066), taken in as a new intention, and the
+   key's row moves to it (compare-and-set on the old digest). The key is the table's primary
+   key, so two concurrent intakes of one key store one plan.
 
 The stored plan records the envelope's author, payload digest and expiry; the envelope's
 ledger row records who submitted it (``submitted_by``) and which of the author's keys signed
@@ -104,6 +106,27 @@ def _check_author(connection: Connection, verified: VerifiedEnvelope, author: st
             path="/author",
         )
     return sorted(authored)
+
+
+def _failed_before(connection: Connection, key: str, digest: str) -> str | None:
+    """The digest of the envelope recorded under ``key`` when a different envelope may be
+    taken in under it as a re-proposal: the plan it made, followed to its last revision,
+    ``failed`` (decision 0066). ``None`` when nothing is recorded under ``key`` or it is
+    this very envelope; ``proposal.replayed`` when the earlier plan is open, completed or
+    abandoned (exactly once: an envelope that may act, or did, is never taken in twice)."""
+    row = plan_store.envelope(connection, key)
+    if row is None or row.digest == digest:
+        return None
+    latest = plan_store.latest_revision(connection, row.plan_id)
+    if latest.status == PlanStatus.FAILED.value:
+        return str(row.digest)
+    raise ProposalError(
+        f"idempotency key {key!r} was already used by another envelope ({row.digest}), "
+        f"whose plan {latest.id} is {latest.status}: only a failed plan may be proposed "
+        "again",
+        code="proposal.replayed",
+        path="/idempotency~1key",
+    )
 
 
 def _replayed(connection: Connection, key: str, digest: str) -> Submitted | None:
@@ -201,9 +224,11 @@ def submit_envelope(
         },
     }
     key = found.idempotency_key
+    digest = verified.payload_digest
     try:
         with executor.transaction() as connection:
-            earlier = _replayed(connection, key, verified.payload_digest)
+            failed = _failed_before(connection, key, verified.payload_digest)
+            earlier = None if failed is not None else _replayed(connection, key, digest)
             if earlier is not None:
                 return earlier
             submitted = insert_new_intention(
@@ -216,17 +241,19 @@ def submit_envelope(
                 max_replans=max_replans,
                 provenance=provenance,
             )
-            plan_store.add_envelope(
-                connection,
-                idempotency_key=key,
-                digest=verified.payload_digest,
-                plan_id=submitted.plan_id,
-                author=author,
-                expires_at=found.expires_at.ns,
-                created_at=executor.now_ns(),
-                submitted_by=requester,
-                keyids=dumps(list(keyids)),
-            )
+            record = {
+                "digest": digest,
+                "plan_id": submitted.plan_id,
+                "author": author,
+                "expires_at": found.expires_at.ns,
+                "created_at": executor.now_ns(),
+                "submitted_by": requester,
+                "keyids": dumps(list(keyids)),
+            }
+            if failed is None:
+                plan_store.add_envelope(connection, idempotency_key=key, **record)
+            elif not plan_store.repoint_envelope(connection, key, failed, **record):
+                raise IntegrityError("re-proposal", None, ValueError(key))
             return submitted
     except IntegrityError:
         # another intake of the same key committed first: answer as for a replay

@@ -84,10 +84,13 @@ def park(
     outcome: AttemptOutcome = AttemptOutcome.COMPLETED,
     result: JSONValue = None,
     error: JSONValue = None,
+    adopted: bool = False,
     **values: Any,
 ) -> None:
     """Release the lease leaving the step non-terminal: ``ready``/``waiting`` need
-    ``next_run_at`` (ns); any other status has none. The attempt goes to history."""
+    ``next_run_at`` (ns); any other status has none. The attempt goes to history, unless
+    ``adopted`` (a takeover that adopted a saved outcome: its own attempt is discarded,
+    decision 0066)."""
     now = executor.now_ns()
     if (status in _DUE) != (next_run_at is not None):
         raise ValueError(f"{status} needs next_run_at exactly when it is ready or waiting")
@@ -100,6 +103,25 @@ def park(
         status_reason=reason,
         **values,
     )
+    _end_attempt(connection, held, outcome, now, result=result, error=error, adopted=adopted)
+
+
+def _end_attempt(
+    connection: Connection,
+    held: Claim,
+    outcome: AttemptOutcome,
+    now: int,
+    *,
+    result: JSONValue,
+    error: JSONValue,
+    adopted: bool,
+) -> None:
+    """Write the claim's attempt to history with ``outcome``; an adopting takeover's attempt
+    did nothing of its own and is discarded instead (decision 0066): the adopted attempt,
+    already closed with the saved outcome, is the step's one attempt with that outcome."""
+    if adopted:
+        attempt_store.discard(connection, held.attempt, held.step_id)
+        return
     close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
 
 
@@ -114,11 +136,12 @@ def finish(
     observation: JSONValue = None,
     error: JSONValue = None,
     outcome: AttemptOutcome | None = None,
+    adopted: bool = False,
     **values: Any,
 ) -> None:
     """End the step in ``status`` (terminal). ``failed`` stops the plan (:func:`stop_plan`,
     replanning allowed); ``completed``/``skipped`` ready its dependants and may complete
-    the plan."""
+    the plan. ``adopted``: as for :func:`park`."""
     now = executor.now_ns()
     dependants = _released(
         held,
@@ -135,7 +158,7 @@ def finish(
     )
     if outcome is None:
         outcome = AttemptOutcome.FAILED if status is StepStatus.FAILED else AttemptOutcome.COMPLETED
-    close_attempt(connection, held.attempt, held.step_id, outcome, now, result=result, error=error)
+    _end_attempt(connection, held, outcome, now, result=result, error=error, adopted=adopted)
     left = plan_store.count_down(connection, held.plan_id, 1)
     if status is StepStatus.FAILED:
         stop_plan(connection, executor, held.plan_id, PlanStatus.FAILED, reason or "step failed")

@@ -165,6 +165,7 @@ class StepRun:
         self.limits: dict[str, Any] = held.plan["limits"]
         self.invoked = False
         self.outcome: tuple[AttemptOutcome, JSONValue, JSONValue] | None = None
+        self.adopting = False  # settling a saved outcome: this attempt is discarded (0066)
 
     # -- recording -------------------------------------------------------------------
 
@@ -183,12 +184,12 @@ class StepRun:
     def finish(self, status: StepStatus, **kwargs: Any) -> None:
         with self.ex.transaction() as connection:
             self.refund(connection)
-            finish(connection, self.ex, self.held, status, **kwargs)
+            finish(connection, self.ex, self.held, status, adopted=self.adopting, **kwargs)
 
     def park(self, status: StepStatus, **kwargs: Any) -> None:
         with self.ex.transaction() as connection:
             self.refund(connection)
-            park(connection, self.ex, self.held, status, **kwargs)
+            park(connection, self.ex, self.held, status, adopted=self.adopting, **kwargs)
 
     def stop(self, status: PlanStatus, reason: str, *, replan: bool) -> None:
         """Stop the plan (a budget ran out); this step is cancelled with the others, and its
@@ -258,6 +259,7 @@ class StepRun:
                     result=saved.result,
                     error=saved.error,
                 )
+            self.adopting = True  # the saved attempt is the one attempt; ours did nothing
             self._settle_outcome(
                 saved.outcome == AttemptOutcome.COMPLETED.value, saved, adopted=True
             )
@@ -609,6 +611,7 @@ class StepRun:
         expectation = self.spec.expectation
         money = result.get("money") if isinstance(result, dict) else None
         simple = expectation is None and money is None and (self.invoked or not self.held.reserved)
+        simple = simple and not self.adopting  # the one-statement path records the attempt
         if simple and finish_in_one_statement(
             self.ex, self.held, StepStatus.COMPLETED, reason=reason, result=result
         ):
@@ -637,6 +640,7 @@ class StepRun:
                 StepStatus.COMPLETED,
                 reason=reason,
                 result=result,
+                adopted=self.adopting,
                 **extra,
             )
 

@@ -63,6 +63,11 @@ _OPEN_PLANS = tuple(sorted(s.value for s in OPEN_PLAN_STATUSES))
 _PLAN_STATUSES = tuple(s.value for s in PlanStatus)
 _TERMINAL = frozenset(s.value for s in TERMINAL_STEP_STATUSES)
 _DONE = frozenset(s.value for s in DONE_STEP_STATUSES)
+_ENDED_UNDONE = frozenset(
+    s.value for s in (PlanStatus.FAILED, PlanStatus.ABANDONED, PlanStatus.SUPERSEDED)
+)
+"""Plan statuses of a plan that ended without completing: its open predictions are closed
+with it in :func:`stuck` (never stuck, owner ``nobody``)."""
 _SCHEDULED = (StepStatus.READY.value, StepStatus.WAITING.value, StepStatus.EXECUTING.value)
 
 
@@ -575,13 +580,29 @@ def _prediction_entries(found: _Unfinished, now: int) -> list[_Entry]:
     }
     entries = []
     for r in found.predictions:
+        plan = found.by_id[r.plan_id]
+        if plan.status in _ENDED_UNDONE:
+            # nothing will verify it and nobody needs to: its plan ended (decision 0066)
+            entries.append(
+                _entry(
+                    "prediction",
+                    r.id,
+                    plan,
+                    status=r.status,
+                    owner="nobody",
+                    timeout=r.due_at,
+                    is_stuck=False,
+                    reason=f"closed with its plan ({plan.status}): never verified",
+                )
+            )
+            continue
         verifying = r.plan_id in open_verify
         late = r.due_at is not None and r.due_at < now
         entries.append(
             _entry(
                 "prediction",
                 r.id,
-                found.by_id[r.plan_id],
+                plan,
                 status=r.status,
                 owner="workers" if verifying else "operator",
                 timeout=r.due_at,
@@ -613,8 +634,11 @@ def stuck(
     * ``blocked``: owner ``operator``, always stuck, the reason is the step's
       ``status_reason`` (``needs_verification``, ``sandbox_disabled``, ...);
     * ``pending``: owner ``dependencies``; stuck when a dependency ended not done;
-    * open prediction (of any plan, closed ones too): owner ``workers`` while a verify step
+    * open prediction of an open or completed plan: owner ``workers`` while a verify step
       of its plan is open, else ``operator``, stuck once past ``due_at``;
+    * open prediction of a plan that ended undone (``failed``, ``abandoned``,
+      ``superseded``): owner ``nobody``, never stuck, reason ``closed with its plan
+      (STATUS): never verified`` (decision 0066);
     * open plan: owner ``workers``; stuck when it has no open step.
     """
     now = executor.now_ns()

@@ -41,6 +41,7 @@ CalendarWarningCode = Literal[
     "ics.unmatched_recurrence_id",
     "ics.duplicate_uid",
     "ics.leap_second",
+    "ics.too_large_to_write",
 ]
 
 WARNING_CODES: Final[tuple[CalendarWarningCode, ...]] = (
@@ -50,6 +51,7 @@ WARNING_CODES: Final[tuple[CalendarWarningCode, ...]] = (
     "ics.unmatched_recurrence_id",
     "ics.duplicate_uid",
     "ics.leap_second",
+    "ics.too_large_to_write",
 )
 """Every warning code:
 
@@ -70,6 +72,10 @@ WARNING_CODES: Final[tuple[CalendarWarningCode, ...]] = (
     update and replaces the lower ones, RFC 5546; that is not reported).
 ``ics.leap_second``
     A time with second 60 (RFC 5545 section 3.3.12 allows it) was read as second 59.
+``ics.too_large_to_write``
+    A change is planned in an .ics file larger than the execution adapter writes
+    (``cerebri.calendars.sources.MAX_WRITABLE_ICS_BYTES``, 16 MiB, below the 256 MiB a plan
+    reads): a worker would refuse it (``calendar.unreadable``); decision 0066.
 """
 
 _WARNINGS: Final = "_cerebri_ics_warnings"

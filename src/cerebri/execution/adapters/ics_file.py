@@ -44,6 +44,7 @@ from cerebri._files import ReplacedNotDurableError, read_bounded, write_atomic
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.calendars.changes import ChangeAction, resource_etag
+from cerebri.calendars.sources import MAX_WRITABLE_ICS_BYTES
 from cerebri.clock import Clock
 from cerebri.errors import InputTooLargeError, UnreadableInputError
 from cerebri.execution.adapters._change_params import (
@@ -99,7 +100,7 @@ IDEMPOTENCY_PROPERTY: Final = "X-CEREBRI-IDEMPOTENCY-KEY"
 """The property holding the idempotency key of the write that last changed an event."""
 LOCK_TIMEOUT_SECONDS: Final = 10.0
 """Longest wait for another writer's lock on the same file, in seconds."""
-MAX_CALENDAR_BYTES: Final = 16 * 1024 * 1024
+MAX_CALENDAR_BYTES: Final = MAX_WRITABLE_ICS_BYTES
 """Largest calendar file read, in bytes (16 MiB); a larger one is ``calendar.unreadable``,
 for a write before anything is written."""
 MAX_EXCERPT_CHARS: Final = 200

@@ -31,6 +31,7 @@ __all__ = [
     "begin",
     "close",
     "count_history",
+    "discard",
     "finished_rows",
     "from_row",
     "holders",
@@ -245,6 +246,17 @@ def close(
             **_outcome_values(outcome, result, error),
             finished_at=now,
         )
+    )
+
+
+def discard(connection: Connection, attempt: Attempt, step_id: str) -> None:
+    """Forget an attempt that did nothing of its own: a takeover that adopted the outcome a
+    stopped worker saved (decision 0066). Its open row (if it had one) is removed, nothing
+    goes to ``attempt_history``, and the step's ``attempts`` count gives its number back;
+    the adopted attempt is the step's one attempt with that outcome."""
+    connection.execute(delete(attempts).where(attempts.c.id == attempt.id))
+    connection.execute(
+        update(steps).where(steps.c.id == step_id).values(attempts=steps.c.attempts - 1)
     )
 
 

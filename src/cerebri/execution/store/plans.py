@@ -270,6 +270,29 @@ def envelope(connection: Connection, idempotency_key: str) -> Row[Any] | None:
     ).first()
 
 
+def repoint_envelope(
+    connection: Connection, idempotency_key: str, old_digest: str, **values: Any
+) -> bool:
+    """Record a re-proposal under ``idempotency_key`` (decision 0066): set ``values``
+    (``digest``, ``plan_id``, ``author``, ``expires_at``, ``created_at``, ``submitted_by``,
+    ``keyids``) only while the row still holds ``old_digest`` (compare-and-set: of two
+    concurrent re-proposals one wins). ``True`` when this update won."""
+    done = connection.execute(
+        update(envelopes)
+        .where(envelopes.c.idempotency_key == idempotency_key, envelopes.c.digest == old_digest)
+        .values(**values)
+    )
+    return done.rowcount == 1
+
+
+def latest_revision(connection: Connection, plan_id: str) -> Row[Any]:
+    """The last revision of ``plan_id``'s chain: followed through ``superseded_by``."""
+    row = get(connection, plan_id)
+    while row.superseded_by is not None:
+        row = get(connection, row.superseded_by)
+    return row
+
+
 def ledger_of(connection: Connection, digest: str | None) -> Any:
     """Who submitted the envelope of payload ``digest`` and which keys signed it:
     ``submitted_by`` and ``keyids`` (JSON text; both ``None`` for envelopes taken in before
