@@ -10,6 +10,7 @@ from cerebri.optimize._conflict import Work, find_conflict, solver_for
 from cerebri.optimize._cp_model import Built, build
 from cerebri.optimize._errors import OptimizeError
 from cerebri.optimize._explain import Placement, moved, score_placement
+from cerebri.optimize._hint import add_hint
 from cerebri.optimize._objective import add_objective
 from cerebri.optimize._prepare import Prepared, prepare
 from cerebri.optimize.model import BatchProblem
@@ -74,6 +75,7 @@ def solve(problem: BatchProblem) -> BatchSolution:
     built = build(prep, explain=False)
     if not built.empty:
         objective = add_objective(prep, built)
+        add_hint(prep, built)
         budget = problem.budget
         solver = solver_for(prep, budget.deterministic_time, budget.workers)
         code = solver.solve(built.model)
