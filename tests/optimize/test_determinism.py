@@ -16,16 +16,18 @@ from cerebri.optimize import (
     Person,
     Room,
     SolverBudget,
+    SolveStatus,
     Travel,
     Weights,
     solve,
 )
+from tests.optimize import oracle
 from tests.optimize.helpers import GRAIN, grid
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def batch(reverse: bool = False, workers: int = 1) -> BatchProblem:
+def batch(reverse: bool = False, workers: int = 1, work: float = 0.5) -> BatchProblem:
     people = tuple(Person(f"p{k}", busy_grains=frozenset({k, k + 7})) for k in range(5))
     rooms = (Room("big", 6), Room("small", 3), Room("mid", 4, busy_grains=frozenset({3})))
     meetings = [
@@ -52,7 +54,7 @@ def batch(reverse: bool = False, workers: int = 1) -> BatchProblem:
         rooms,
         (Travel("X", "Y", 1),),
         weights,
-        SolverBudget(deterministic_time=0.5, workers=workers, max_repairs=1, max_depth=1),
+        SolverBudget(deterministic_time=work, workers=workers, max_repairs=1, max_depth=1),
     )
     if not reverse:
         return problem
@@ -72,9 +74,9 @@ def test_twice_and_in_another_order() -> None:
 
 
 def test_interleaved_workers_are_deterministic() -> None:
-    first = solve(batch(workers=2))
+    first = solve(batch(workers=2, work=0.1))
     assert first.score is not None
-    assert solve(batch(workers=2, reverse=True)) == first
+    assert solve(batch(workers=2, work=0.1, reverse=True)) == first
 
 
 def test_across_hash_seeds() -> None:
@@ -97,3 +99,26 @@ def test_across_hash_seeds() -> None:
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
     assert outputs[0] == repr(solve(batch())) + "\n"
+
+
+def test_small_budgets_answer_unknown_or_the_best_found_with_a_bound() -> None:
+    optimal = solve(batch())
+    assert optimal.status is SolveStatus.OPTIMAL and optimal.score is not None
+    assert optimal.bound is not None
+    unknown = solve(batch(work=0.001))
+    assert unknown.status is SolveStatus.UNKNOWN
+    assert (unknown.assignments, unknown.score, unknown.bound, unknown.conflict) == (
+        (),
+        None,
+        None,
+        (),
+    )
+    found = solve(batch(work=0.03))
+    assert found.status is SolveStatus.FEASIBLE and found.score is not None
+    placement = {a.meeting_id: (a.start, a.room_id) for a in found.assignments}
+    assert oracle.feasible(batch(), placement)
+    worse = (found.score.medium, found.score.soft) > (optimal.score.medium, optimal.score.soft)
+    assert worse
+    # The bound is a lower bound of the optimum's folded objective (which is what an
+    # OPTIMAL answer reports as its bound).
+    assert found.bound is not None and found.bound <= optimal.bound

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from cerebri.optimize._cp_model import build
+from cerebri.optimize._errors import OptimizeError
 from cerebri.optimize._prepare import Prepared
 from cerebri.optimize.solution import RuleRef
 
@@ -66,7 +67,9 @@ def _structural(prep: Prepared) -> tuple[RuleRef, ...] | None:
 
 def find_conflict(prep: Prepared, work: Work) -> tuple[RuleRef, ...]:
     """A minimal set of rules that cannot hold together, sorted, or ``()`` when the budget
-    (``budget.deterministic_time`` more work) proves nothing. ``work`` is added to."""
+    (``budget.deterministic_time`` more work) proves nothing. ``work`` is added to. Raises
+    :class:`OptimizeError` ``optimize.internal`` when the explanation model, with every rule
+    in force, has a placement (the two models disagree: a bug)."""
     structural = _structural(prep)
     if structural is not None:
         return structural
@@ -86,6 +89,11 @@ def find_conflict(prep: Prepared, work: Work) -> tuple[RuleRef, ...]:
         solver = solver_for(prep, remaining, 1)
         status = solver.solve(built.model)
         work.add(solver)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and refs == set(built.rules):
+            raise OptimizeError(
+                "the explanation model admits a placement the search model proved impossible",
+                code="optimize.internal",
+            )
         if status != cp_model.INFEASIBLE:
             return None
         core = solver.sufficient_assumptions_for_infeasibility()
