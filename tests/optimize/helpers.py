@@ -31,12 +31,15 @@ def assert_minimal_conflict(problem: BatchProblem, conflict: tuple[RuleRef, ...]
         assert next(oracle.placements(problem, rules - {ref}), None) is not None, ref
 
 
-def grid(*days: int) -> tuple[Grain, ...]:
-    """Grains for consecutive days with ``days[k]`` grains each, contiguous within a day."""
+def grid(*days: int, closed_after: int | None = None) -> tuple[Grain, ...]:
+    """Grains for consecutive days with ``days[k]`` grains each, contiguous within a day
+    except that, with ``closed_after``, each day closes for an hour after that many grains
+    (a lunch break: the day goes on, time jumps)."""
     grains: list[Grain] = []
     for k, count in enumerate(days):
         for g in range(count):
-            grains.append(Grain(len(grains), EPOCH + k * DAY + g * GRAIN, f"day{k}"))
+            lunch = 4 * GRAIN if closed_after is not None and g >= closed_after else 0
+            grains.append(Grain(len(grains), EPOCH + k * DAY + g * GRAIN + lunch, f"day{k}"))
     return tuple(grains)
 
 

@@ -28,7 +28,7 @@ def _grains(draw: st.DrawFn, n: int, size: int) -> frozenset[int]:
 @st.composite
 def batches(draw: st.DrawFn) -> BatchProblem:
     days = draw(st.sampled_from([(8,), (4, 4), (3, 4)]))
-    grains = grid(*days)
+    grains = grid(*days, closed_after=draw(st.none() | st.integers(1, 3)))
     n = len(grains)
     people = tuple(
         Person(

@@ -81,6 +81,19 @@ def test_a_day_boundary_is_a_break() -> None:
     assert answer.score is not None and answer.score.soft == 1 + 3
 
 
+def test_a_closed_hour_splits_a_day() -> None:
+    # 6 grains, lunch after grain 2: a 2-grain meeting fits at 0, 1, 3, 4 (not 2: it would
+    # span lunch). a must start at 1 and ends on grain 2; b at 3 follows it by index but
+    # not in time (lunch between): no back-to-back cost, 2 + 4 = 6 (b at 4 would cost 7).
+    weights = Weights(early=1, preference=0, back_to_back=10, move=0)
+    a = Meeting("a", 2, ("p",), allowed_starts=frozenset({1, 2}))
+    answer = solved(
+        problem(a, Meeting("b", 2, ("p",)), grains=grid(6, closed_after=3), weights=weights)
+    )
+    assert (at(answer, "a").start, at(answer, "b").start) == (1, 3)
+    assert answer.score is not None and answer.score.soft == 6
+
+
 def test_back_to_back_any_counts_pairs_without_a_shared_person() -> None:
     # a fixed at 0; b at 1 touches a (10 + 0 + 1), b at 2 does not (0 + 2).
     weights = Weights(early=1, preference=0, back_to_back=0, back_to_back_any=10, move=0)
