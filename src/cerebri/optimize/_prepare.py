@@ -60,39 +60,45 @@ class Prepared:
 
 
 def _fail(message: str, code: str, path: str) -> OptimizeError:
-    return OptimizeError(message, code=f"optimize.{code}", path=path)
+    return OptimizeError(message, code=code, path=path)
 
 
 def _unique(ids: Iterable[str], what: str) -> None:
     seen: set[str] = set()
     for item in ids:
         if item in seen:
-            raise _fail(f"two {what} have the id {item!r}", "duplicate_id", f"/{what}/{item}")
+            raise _fail(
+                f"two {what} have the id {item!r}", "optimize.duplicate_id", f"/{what}/{item}"
+            )
         seen.add(item)
 
 
 def _non_negative(value: int, path: str) -> None:
     if value < 0:
-        raise _fail(f"{path} is negative ({value})", "invalid_problem", path)
+        raise _fail(f"{path} is negative ({value})", "optimize.invalid_problem", path)
 
 
 def _grain_set(indices: Iterable[int], n: int, path: str) -> None:
     for g in indices:
         if not 0 <= g < n:
-            raise _fail(f"grain index {g} is outside 0..{n - 1}", "invalid_problem", path)
+            raise _fail(f"grain index {g} is outside 0..{n - 1}", "optimize.invalid_problem", path)
 
 
 def _check_grid(problem: BatchProblem) -> None:
     if problem.grain_seconds < 1:
-        raise _fail("grain_seconds must be at least 1", "invalid_problem", "/grain_seconds")
+        raise _fail(
+            "grain_seconds must be at least 1", "optimize.invalid_problem", "/grain_seconds"
+        )
     previous: int | None = None
     for position, grain in enumerate(problem.grains):
         if grain.index != position:
-            raise _fail(f"grain {position} has index {grain.index}", "invalid_problem", "/grains")
+            raise _fail(
+                f"grain {position} has index {grain.index}", "optimize.invalid_problem", "/grains"
+            )
         if previous is not None and grain.start < previous + problem.grain_seconds:
             raise _fail(
                 f"grain {position} starts before the previous one ends",
-                "invalid_problem",
+                "optimize.invalid_problem",
                 "/grains",
             )
         previous = grain.start
@@ -115,10 +121,12 @@ def _check_resources(problem: BatchProblem, n: int) -> None:
     budget = problem.budget
     if not budget.deterministic_time > 0:
         raise _fail(
-            "deterministic_time must be positive", "invalid_problem", "/budget/deterministic_time"
+            "deterministic_time must be positive",
+            "optimize.invalid_problem",
+            "/budget/deterministic_time",
         )
     if budget.workers < 1:
-        raise _fail("workers must be at least 1", "invalid_problem", "/budget/workers")
+        raise _fail("workers must be at least 1", "optimize.invalid_problem", "/budget/workers")
     _non_negative(budget.seed, "/budget/seed")
     _non_negative(budget.max_repairs, "/budget/max_repairs")
     _non_negative(budget.max_depth, "/budget/max_depth")
@@ -129,21 +137,23 @@ def _check_meeting(
 ) -> None:
     at = f"/meetings/{meeting.id}"
     if meeting.duration < 1:
-        raise _fail("duration must be at least 1 grain", "invalid_problem", f"{at}/duration")
+        raise _fail(
+            "duration must be at least 1 grain", "optimize.invalid_problem", f"{at}/duration"
+        )
     for person in (*meeting.required, *meeting.optional):
         if person not in people:
-            raise _fail(f"unknown person {person!r}", "unknown_id", f"{at}/attendees")
+            raise _fail(f"unknown person {person!r}", "optimize.unknown_id", f"{at}/attendees")
     both = set(meeting.required) & set(meeting.optional)
     if both or len(set(meeting.required)) != len(meeting.required):
-        raise _fail("a person is named twice", "invalid_problem", f"{at}/attendees")
+        raise _fail("a person is named twice", "optimize.invalid_problem", f"{at}/attendees")
     if len(set(meeting.optional)) != len(meeting.optional):
-        raise _fail("a person is named twice", "invalid_problem", f"{at}/attendees")
+        raise _fail("a person is named twice", "optimize.invalid_problem", f"{at}/attendees")
     for room in (*(meeting.room_ids or ()), *filter(None, [meeting.current_room])):
         if room not in rooms:
-            raise _fail(f"unknown room {room!r}", "unknown_id", f"{at}/rooms")
+            raise _fail(f"unknown room {room!r}", "optimize.unknown_id", f"{at}/rooms")
     for other in (*(a.meeting_id for a in meeting.after), *meeting.not_same_day_as):
         if other not in meetings:
-            raise _fail(f"unknown meeting {other!r}", "unknown_id", f"{at}/after")
+            raise _fail(f"unknown meeting {other!r}", "optimize.unknown_id", f"{at}/after")
     for after in meeting.after:
         _non_negative(after.gap, f"{at}/after/{after.meeting_id}/gap")
     if meeting.capacity_needed is not None:
