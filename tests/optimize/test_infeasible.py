@@ -3,6 +3,8 @@ set cannot hold, and without any one of its rules the rest can (argued in each c
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from cerebri.optimize import (
@@ -150,3 +152,17 @@ def test_bad_problems_raise_typed_errors(
         solve(BatchProblem(GRAIN, grid(4), meetings, people))
     assert caught.value.code == code
     assert isinstance(caught.value, ValueError)
+
+
+def test_a_score_that_disagrees_with_the_solver_is_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cerebri.optimize import _solve
+    from cerebri.optimize._explain import score_placement
+
+    def off_by_one(*args: object) -> object:
+        score, terms = score_placement(*args)  # type: ignore[arg-type]
+        return dataclasses.replace(score, soft=score.soft + 1), terms
+
+    monkeypatch.setattr(_solve, "score_placement", off_by_one)
+    with pytest.raises(OptimizeError) as caught:
+        solve(BatchProblem(GRAIN, grid(4), (Meeting("a", 2, ("p",)),), (P,)))
+    assert caught.value.code == "optimize.internal"
