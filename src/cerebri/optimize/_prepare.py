@@ -28,7 +28,7 @@ class Prepared:
     and continue each other. ``attendees``: per meeting, required + optional person ids.
     ``candidate_rooms``: per meeting, the rooms it may take (``room_ids`` or all), sorted.
     ``need``: per meeting, the capacity needed. ``travel``: grains between two locations,
-    both orders.
+    both orders (a pair listed twice keeps the longer time).
     """
 
     problem: BatchProblem
@@ -193,8 +193,9 @@ def prepare(problem: BatchProblem) -> Prepared:
         run[g] = 1 + (run[g + 1] if g + 1 in continues else 0)
     all_rooms = tuple(sorted(rooms))
     travel: dict[tuple[str, str], int] = {}
-    for t in problem.travel:
-        travel[(t.a, t.b)] = travel[(t.b, t.a)] = t.grains
+    for t in problem.travel:  # a pair listed twice keeps its longer time (order-free)
+        grains = max(t.grains, travel.get((t.a, t.b), 0))
+        travel[(t.a, t.b)] = travel[(t.b, t.a)] = grains
     return Prepared(
         problem=problem,
         meetings=meetings,
