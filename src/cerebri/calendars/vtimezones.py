@@ -14,9 +14,12 @@ reads) that covers the span of its events:
   instance: the latest of those values, every ``RRULE``'s ``UNTIL`` and the last instance of
   every ``COUNT`` rule (expanded by ``dateutil``), plus the event's length; an ``RRULE``
   with neither makes the span endless;
-* a bounded span gets the transitions of those years as icalendar writes them
-  (``DTSTART``/``RDATE`` sub-components, from January 1 of the first year to January 1
-  after the last);
+* a bounded span gets its transitions written out, from January 1 of the first year to
+  January 1 after the last: one sub-component per kind of change, its first onset as
+  ``DTSTART`` and the others as ``RDATE``\\ s, the shape icalendar's
+  ``Timezone.from_tzinfo`` writes; the instants are the TZif file's and, after its last
+  one, its footer rule's, the offsets and names zoneinfo's (not ``from_tzinfo`` itself: its
+  64-day search steps over shorter periods, such as Casablanca's Ramadan months);
 * an endless span gets the zone's current rule as yearly ``RRULE`` sub-components, the way
   calendar services publish zones: the rule is the POSIX TZ string at the end of the TZif
   file (RFC 8536 section 3.3), ``std offset dst [offset],Mm.w.d[/time],Mm.w.d[/time]``,
@@ -30,13 +33,15 @@ reads) that covers the span of its events:
   write (no TZif footer, ``Jn``/``n`` day forms, a moved day leaving the month) gets
   explicit transitions up to :data:`FALLBACK_YEARS` years after the span's start.
 
-Every written ``VTIMEZONE`` carries ``X-CEREBRI-GENERATED:TRUE`` (and not icalendar's
-"only works from" ``COMMENT``). A ``VTIMEZONE`` the calendar already has is kept as it is
-(a server's or organizer's definition wins), except one cerebri wrote: marked so, or, in a
-calendar whose ``PRODID`` is cerebri's, carrying icalendar's ``COMMENT`` (what cerebri
-wrote before decision 0065), which is made again for the new span. ``TZID``\\ s are added
+Every written ``VTIMEZONE`` carries a ``COMMENT`` that begins with :data:`GENERATED` and
+names the span (instead of icalendar's "only works from" one; a ``COMMENT``, not an ``X-``
+property, because ``dateutil``'s reader refuses unknown properties there). A ``VTIMEZONE``
+the calendar already has is kept as it is (a server's or organizer's definition wins), as
+before, except one cerebri wrote: with that ``COMMENT``, or, in a calendar whose ``PRODID``
+is cerebri's, with icalendar's "This timezone only works from" ``COMMENT`` (what cerebri
+wrote before decision 0065); those are made again for the new span. ``TZID``\\ s are added
 in sorted order, after the calendar's other ``VTIMEZONE``\\ s, so the same calendar gives
-the same bytes. A ``TZID`` zoneinfo does not know is left out, as icalendar does.
+the same bytes. A ``TZID`` neither zoneinfo nor icalendar knows is left out, as before.
 """
 
 from __future__ import annotations
@@ -57,8 +62,8 @@ from icalendar import Calendar, Component, Timezone, TimezoneDaylight, TimezoneS
 
 __all__ = ["FALLBACK_YEARS", "GENERATED", "add_zones", "zone_component"]
 
-GENERATED: Final = "X-CEREBRI-GENERATED"
-"""The property that marks a ``VTIMEZONE`` cerebri wrote (value ``TRUE``)."""
+GENERATED: Final = "Written by cerebri from the IANA tz database"
+"""How the ``COMMENT`` of a ``VTIMEZONE`` cerebri wrote begins."""
 
 FALLBACK_YEARS: Final = 100
 """Years of explicit transitions for an endless span whose zone rule cannot be written as
@@ -219,8 +224,18 @@ def _tzif(data: bytes) -> tuple[list[tuple[int, int]], str | None]:
     return [(t, offsets[i]) for t, i in zip(times, index, strict=True)], footer
 
 
+@dataclass(frozen=True, slots=True)
+class _ZoneData:
+    """A TZif file read: every transition instant, those that change the offset (with the
+    offset after), and the footer rule (None when absent or not written here)."""
+
+    instants: tuple[int, ...]
+    changes: tuple[tuple[int, int], ...]
+    rule: _Rule | None
+
+
 @lru_cache(maxsize=512)
-def _zone_data(key: str) -> tuple[tuple[tuple[int, int], ...], _Rule | None] | None:
+def _zone_data(key: str) -> _ZoneData | None:
     data = _tzif_bytes(key)
     if data is None:
         return None
@@ -232,7 +247,7 @@ def _zone_data(key: str) -> tuple[tuple[tuple[int, int], ...], _Rule | None] | N
         if offset != before:
             changes.append((instant, offset))
         before = offset
-    return tuple(changes), rule
+    return _ZoneData(tuple(t for t, _ in transitions), tuple(changes), rule)
 
 
 def _rule_start(changes: Iterable[tuple[int, int]], rule: _Rule, floor: int) -> int:
@@ -251,9 +266,58 @@ def _rule_start(changes: Iterable[tuple[int, int]], rule: _Rule, floor: int) -> 
     return max(start, floor)
 
 
+def _state(zone: zoneinfo.ZoneInfo, instant: int) -> tuple[int, str, bool]:
+    """(offset seconds, abbreviation, is standard time) of ``zone`` at POSIX ``instant``."""
+    moment = (_EPOCH + timedelta(seconds=instant)).astimezone(zone)
+    offset, dst = moment.utcoffset(), moment.dst()
+    name = moment.tzname() or ""
+    return int(offset.total_seconds()) if offset else 0, name, not dst
+
+
 def _explicit(key: str, first: int, last: int) -> Timezone:
-    zone = Timezone.from_tzid(key, first_date=date(first, 1, 1), last_date=date(last, 1, 1))
-    zone.pop("COMMENT", None)
+    """Every transition of ``key`` from January 1 of ``first`` to January 1 of ``last``
+    (local), one sub-component per (offset before, offset after, name, kind) with
+    ``DTSTART`` and ``RDATE``\\ s, the first one the state at the start. The instants are
+    the TZif file's, then its footer rule's after them; the states are zoneinfo's. Written
+    here because icalendar's ``Timezone.from_tzinfo`` (7.3.2) searches in 64-day steps and
+    misses shorter periods, such as Casablanca's Ramadan months (decision 0065)."""
+    data = _zone_data(key)
+    if data is None:  # a name zoneinfo has no file for: icalendar's own search
+        zone = Timezone.from_tzid(key, first_date=date(first, 1, 1), last_date=date(last, 1, 1))
+        zone.pop("COMMENT", None)
+        return zone
+    tz = zoneinfo.ZoneInfo(key)
+    begin = int(datetime.combine(date(first, 1, 1), time(), tz).timestamp())
+    end = int(datetime.combine(date(last, 1, 1), time(), tz).timestamp())
+    instants = {t for t in data.instants if begin <= t < end}
+    recorded = data.instants[-1] if data.instants else begin - 1
+    if data.rule is not None:
+        after = (_EPOCH + timedelta(seconds=max(recorded, begin))).year
+        for year in range(after, min(last, 9998) + 1):
+            instants.update(t for t, _ in data.rule.utc_transitions(year) if t > recorded)
+    instants = {t for t in instants if begin <= t < end}
+    offset, name, standard = _state(tz, begin)
+    groups: dict[tuple[int, int, str, bool], list[datetime]] = {
+        (offset, offset, name, standard): [datetime.combine(date(first, 1, 1), time())]
+    }
+    for instant in sorted(instants):
+        before, after_state = _state(tz, instant - 1), _state(tz, instant)
+        if before == after_state:
+            continue
+        wall = (_EPOCH + timedelta(seconds=instant + before[0])).replace(tzinfo=None)
+        kind = (before[0], after_state[0], after_state[1], after_state[2])
+        groups.setdefault(kind, []).append(wall)
+    zone = Timezone()
+    zone.add("TZID", key)
+    for (was, now, label, is_standard), walls in groups.items():
+        part = TimezoneStandard() if is_standard else TimezoneDaylight()
+        part.add("DTSTART", walls[0])
+        if walls[1:]:
+            part.add("RDATE", walls[1:])
+        part.add("TZOFFSETFROM", timedelta(seconds=was))
+        part.add("TZOFFSETTO", timedelta(seconds=now))
+        part.add("TZNAME", label)
+        zone.add_component(part)
     return zone
 
 
@@ -284,7 +348,8 @@ def zone_component(key: str, first: date, last: date | None) -> Timezone | None:
         zone = _zone_component(key, year, last)
     except ValueError:  # icalendar's answer for a zone it cannot find
         return None
-    zone.add(GENERATED, "TRUE")
+    until = f"to {last.year + 1}-01-01" if last is not None else "on, endless"
+    zone.add("COMMENT", f"{GENERATED}: from {year}-01-01 {until}")
     return zone
 
 
@@ -293,7 +358,7 @@ def _zone_component(key: str, year: int, last: date | None) -> Timezone:
         zone = _explicit(key, year, min(last.year + 1, 9999))
     else:
         data = _zone_data(key)
-        changes, rule = data if data is not None else ((), None)
+        changes, rule = (data.changes, data.rule) if data is not None else ((), None)
         if rule is None:
             zone = _explicit(key, year, min(year + FALLBACK_YEARS, 9999))
         elif rule.to_dst is None:  # no daylight time: the last change's offset stays
@@ -382,10 +447,10 @@ def span(calendar: Calendar) -> tuple[date, date | None] | None:
 
 
 def _ours(calendar: Calendar, zone: Component) -> bool:
-    if str(zone.get(GENERATED, "")).upper() == "TRUE":
-        return True
     comments = zone.get("COMMENT")
     texts = [str(c) for c in (comments if isinstance(comments, list) else [comments]) if c]
+    if any(t.startswith(GENERATED) for t in texts):
+        return True
     prodid = str(calendar.get("PRODID", ""))
     return prodid.startswith("-//cerebri//") and any(t.startswith(_LEGACY_COMMENT) for t in texts)
 
