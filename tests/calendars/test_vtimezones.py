@@ -247,3 +247,36 @@ def test_every_zone_read_back_by_dateutil_agrees_with_zoneinfo_for_an_endless_se
                 if _offset(reader, wall) != _offset(truth, wall):
                     wrong.append((key, wall))
     assert not wrong, wrong[:10]
+
+
+def test_every_zone_read_back_by_dateutil_agrees_with_zoneinfo_for_a_bounded_series() -> None:
+    """Explicit transitions against zoneinfo for every zone, 2026 to 2060 (past the end of
+    the TZif files' listed transitions, and through Casablanca's Ramadan months, shorter
+    than the 64-day steps of icalendar's own search): the 15th of every month at noon."""
+    years = [*range(2026, 2041), 2055, 2060]
+    wrong = []
+    for key in _zone_cases():
+        component = zone_component(key, date(2026, 1, 5), date(2060, 6, 1))
+        if component is None:
+            continue
+        reader = tzical(io.StringIO(component.to_ical().decode())).get(key)
+        truth = zoneinfo.ZoneInfo(key)
+        for year in years:
+            for month in range(1, 13):
+                wall = _wall(year, month, 15, 12)
+                if _offset(reader, wall) != _offset(truth, wall):
+                    wrong.append((key, wall))
+    assert not wrong, wrong[:10]
+
+
+def test_casablanca_ramadan_months_are_written() -> None:
+    # Morocco's clocks go back to +00 for Ramadan: in 2031 from 14 December, in 2032 (the
+    # tz database's projection) until 18 January.
+    walls = {_wall(2031, 12, 20, 12): 0, _wall(2032, 1, 15, 12): 0, _wall(2032, 2, 15, 12): H}
+    for last in (date(2033, 1, 1), None):
+        component = zone_component("Africa/Casablanca", date(2030, 1, 1), last)
+        assert component is not None
+        data = f"BEGIN:VCALENDAR\r\n{component.to_ical().decode()}END:VCALENDAR\r\n".encode()
+        for reader in _readers(data, "Africa/Casablanca"):
+            for wall, offset in walls.items():
+                assert _offset(reader, wall) == offset, (last, wall)

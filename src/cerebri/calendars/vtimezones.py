@@ -462,9 +462,11 @@ def add_zones(calendar: Calendar) -> None:
     covered = span(calendar)
     if covered is None:
         return
-    calendar.subcomponents = [
-        c for c in calendar.subcomponents if not (c.name == "VTIMEZONE" and _ours(calendar, c))
-    ]
+    for index, component in enumerate(calendar.subcomponents):
+        if component.name == "VTIMEZONE" and _ours(calendar, component):
+            again = zone_component(str(component.get("TZID", "")), covered[0], covered[1])
+            if again is not None:  # else the old one stays: better than none
+                calendar.subcomponents[index] = again
     position = sum(1 for c in calendar.subcomponents if c.name == "VTIMEZONE")
     for key in sorted(calendar.get_missing_tzids()):
         zone = zone_component(key, covered[0], covered[1])
