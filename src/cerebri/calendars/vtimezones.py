@@ -14,28 +14,30 @@ reads) that covers the span of its events:
   instance: the latest of those values, every ``RRULE``'s ``UNTIL`` and the last instance of
   every ``COUNT`` rule (expanded by ``dateutil``), plus the event's length; an ``RRULE``
   with neither makes the span endless;
-* a bounded span gets its transitions written out, from January 1 of the first year to
-  January 1 after the last: one sub-component per kind of change, its first onset as
-  ``DTSTART`` and the others as ``RDATE``\\ s, the shape icalendar's
-  ``Timezone.from_tzinfo`` writes; the instants are the TZif file's and, after its last
-  one, its footer rule's, the offsets and names zoneinfo's (not ``from_tzinfo`` itself: its
-  64-day search steps over shorter periods, such as Casablanca's Ramadan months);
-* an endless span gets the zone's current rule as yearly ``RRULE`` sub-components, the way
-  calendar services publish zones: the rule is the POSIX TZ string at the end of the TZif
-  file (RFC 8536 section 3.3), ``std offset dst [offset],Mm.w.d[/time],Mm.w.d[/time]``,
-  written as ``FREQ=YEARLY;BYMONTH=m;BYDAY=wD`` (``-1`` for the last week; a time beyond
-  midnight or before it, as in ``M3.5.0/-1``, moves the day and becomes ``BYDAY`` with the
-  seven ``BYMONTHDAY``\\ s it can fall on). The rule's sub-components start in the first
-  year from which the zone's recorded transitions all follow the rule (so Berlin's start in
-  1996 or the series' year before the first, whichever is later); the years before that get
-  explicit transitions as above. A zone whose rule has no daylight time keeps its last
-  offset, which explicit transitions up to its last change already say. A rule this cannot
-  write (no TZif footer, ``Jn``/``n`` day forms, a moved day leaving the month) gets
-  explicit transitions up to :data:`FALLBACK_YEARS` years after the span's start.
+* the zone's current rule is written as yearly ``RRULE`` sub-components, the way calendar
+  services publish zones, whether the span ends or not: the rule is the POSIX TZ string at
+  the end of the TZif file (RFC 8536 section 3.3),
+  ``std offset dst [offset],Mm.w.d[/time],Mm.w.d[/time]``, written as
+  ``FREQ=YEARLY;BYMONTH=m;BYDAY=wD`` (``-1`` for the last week; a time beyond midnight or
+  before it, as in ``M3.5.0/-1``, moves the day and becomes ``BYDAY`` with the seven
+  ``BYMONTHDAY``\\ s it can fall on). They start in the year the rule took over, the first
+  from which every transition the TZif file records is one of the rule's (Berlin: 1996),
+  so a zone's ``VTIMEZONE`` is the same for every event after that year, and a server that
+  keeps one definition per ``TZID`` (Radicale, through vobject) reads every object right;
+* transitions before that year, back to January 1 of the span's first year, are written out:
+  one sub-component per kind of change, its first onset as ``DTSTART`` and the others as
+  ``RDATE``\\ s, the shape icalendar's ``Timezone.from_tzinfo`` writes; the instants are
+  the TZif file's and, after its last one, its footer rule's, the offsets and names
+  zoneinfo's (not ``from_tzinfo`` itself: its 64-day search steps over shorter periods,
+  such as Casablanca's Ramadan months);
+* a zone whose rule has no daylight time gets its transitions written out up to its last
+  change, whose offset a reader keeps. A rule this cannot write (no TZif footer, ``Jn``/``n``
+  day forms, a moved day leaving the month) gets its transitions written out to the span's
+  end, or :data:`FALLBACK_YEARS` years on for an endless span.
 
-Every written ``VTIMEZONE`` carries a ``COMMENT`` that begins with :data:`GENERATED` and
-names the span (instead of icalendar's "only works from" one; a ``COMMENT``, not an ``X-``
-property, because ``dateutil``'s reader refuses unknown properties there). A ``VTIMEZONE``
+Every written ``VTIMEZONE`` carries the ``COMMENT`` :data:`GENERATED` (instead of
+icalendar's "only works from" one; a ``COMMENT``, not an ``X-`` property, because
+``dateutil``'s reader refuses unknown properties there). A ``VTIMEZONE``
 the calendar already has is kept as it is (a server's or organizer's definition wins), as
 before, except one cerebri wrote: with that ``COMMENT``, or, in a calendar whose ``PRODID``
 is cerebri's, with icalendar's "This timezone only works from" ``COMMENT`` (what cerebri
@@ -348,36 +350,30 @@ def zone_component(key: str, first: date, last: date | None) -> Timezone | None:
         zone = _zone_component(key, year, last)
     except ValueError:  # icalendar's answer for a zone it cannot find
         return None
-    until = f"to {last.year + 1}-01-01" if last is not None else "on, endless"
-    zone.add("COMMENT", f"{GENERATED}: from {year}-01-01 {until}")
+    zone.add("COMMENT", GENERATED)  # no dates: one zone, one text
     return zone
 
 
 def _zone_component(key: str, year: int, last: date | None) -> Timezone:
-    if last is not None:
-        zone = _explicit(key, year, min(last.year + 1, 9999))
+    data = _zone_data(key)
+    changes, rule = (data.changes, data.rule) if data is not None else ((), None)
+    end = min(last.year + 1 if last is not None else year + FALLBACK_YEARS, 9999)
+    if rule is None:
+        return _explicit(key, year, end)
+    if rule.to_dst is None:  # no daylight time: the last change's offset stays
+        return _explicit(key, year, max(_rule_start(changes, rule, year), year + 1))
+    start = _rule_start(changes, rule, 2)  # the year the rule took over
+    tail_year = start if start <= year - 1 else max(start, year + 1)
+    tail = _rule_components(rule, tail_year)
+    if tail is None:
+        return _explicit(key, year, end)
+    if tail_year > year - 1:
+        zone = _explicit(key, year, tail_year)
     else:
-        data = _zone_data(key)
-        changes, rule = (data.changes, data.rule) if data is not None else ((), None)
-        if rule is None:
-            zone = _explicit(key, year, min(year + FALLBACK_YEARS, 9999))
-        elif rule.to_dst is None:  # no daylight time: the last change's offset stays
-            end = _rule_start(changes, rule, year)
-            zone = _explicit(key, year, max(end, year + 1))
-        else:
-            start = _rule_start(changes, rule, year - 1)
-            tail_year = start if start <= year - 1 else max(start, year + 1)
-            tail = _rule_components(rule, tail_year)
-            if tail is None:
-                zone = _explicit(key, year, min(year + FALLBACK_YEARS, 9999))
-            else:
-                if tail_year > year - 1:
-                    zone = _explicit(key, year, tail_year)
-                else:
-                    zone = Timezone()
-                    zone.add("TZID", key)
-                for part in tail:
-                    zone.add_component(part)
+        zone = Timezone()
+        zone.add("TZID", key)
+    for part in tail:
+        zone.add_component(part)
     return zone
 
 
