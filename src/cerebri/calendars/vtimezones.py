@@ -53,7 +53,7 @@ import os
 import re
 import struct
 import zoneinfo
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
@@ -252,7 +252,8 @@ def _zone_data(key: str) -> _ZoneData | None:
     return _ZoneData(tuple(t for t, _ in transitions), tuple(changes), rule)
 
 
-def _rule_start(changes: Iterable[tuple[int, int]], rule: _Rule, floor: int) -> int:
+@lru_cache(maxsize=1024)
+def _rule_start(changes: tuple[tuple[int, int], ...], rule: _Rule, floor: int) -> int:
     """The first year (not before ``floor``) from which every recorded offset change is one
     of ``rule``'s."""
     by_year: dict[int, set[tuple[int, int]]] = {}
