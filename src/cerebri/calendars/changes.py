@@ -52,7 +52,8 @@ Rules (each from the RFC named):
   the master and every override of its ``UID`` (calendars raise moved instances above the
   master), and every change writes that plus one on each component it touches, so it never
   goes down and the messages carry the number stored. ``DTSTAMP`` and
-  ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo.
+  ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo
+  covering every instance, endless series included (:mod:`cerebri.calendars.vtimezones`).
 * ``ORGANIZER`` and ``ATTENDEE`` are stamped when the change gives them (RFC 5545 sections
   3.8.4.3 and 3.8.4.1; RFC 5546 section 3.2.2): ``ROLE=REQ-PARTICIPANT`` or
   ``OPT-PARTICIPANT``, ``CUTYPE=INDIVIDUAL``, ``RSVP=TRUE``, ``CN`` when named, and the
@@ -84,7 +85,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from datetime import date
 
 from icalendar import Calendar, Event
 
@@ -114,6 +114,7 @@ from cerebri.calendars._change_people import check_people
 from cerebri.calendars._change_series import Series, sequence_of, series_of
 from cerebri.calendars._change_times import floating
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.vtimezones import add_zones
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -325,7 +326,7 @@ def apply_change(
     outcome = _dispatch(Edit(calendar, series, change, moment), new_uid)
     for _, written in outcome.writes:
         if written is not None:
-            _add_zones(written)
+            add_zones(written)
     return outcome
 
 
@@ -336,22 +337,6 @@ def _replayed(series: Series, change: EventChange, new_uid: str | None) -> Chang
     sequence = highest_sequence(series)
     split = new_uid is not None and change.action != "cancel" and at is not None
     return ChangeOutcome((), (), sequence, new_uid if split else None, replayed=True)
-
-
-def _add_zones(calendar: Calendar) -> None:
-    """The ``VTIMEZONE`` of every ``TZID`` used and not defined (RFC 5545 section 3.6.5),
-    from zoneinfo, covering the years from the earliest ``DTSTART`` to two years on."""
-    years = [
-        value.year
-        for event in calendar.walk("VEVENT")
-        for value in [getattr(event.get("DTSTART"), "dt", None)]
-        if isinstance(value, date)
-    ]
-    if years:
-        first = min(years)
-        calendar.add_missing_timezones(
-            first_date=date(first, 1, 1), last_date=date(min(first + 2, 9999), 1, 1)
-        )
 
 
 def _dispatch(edit: Edit, new_uid: str | None) -> ChangeOutcome:

@@ -23,8 +23,8 @@ of them (RFC 5546 section 2.1.5 leaves the transport to iMIP, RFC 6047):
   written in icalendar's own fixed order. The event's own ``DTSTAMP``, ``SEQUENCE``,
   ``ORGANIZER``, ``ATTENDEE``, ``STATUS`` and any ``METHOD`` are replaced; its
   sub-components (``VALARM``) are left out: alarms are the owner's, not the attendees'.
-  The ``VTIMEZONE`` rules cover the years from the earlier of ``DTSTART`` and
-  ``RECURRENCE-ID`` to two years on (as in :mod:`cerebri.calendars.event_out`).
+  The ``VTIMEZONE`` rules cover every instance the ``VEVENT`` describes, an endless series
+  with the zone's yearly ``RRULE``\\ s (:mod:`cerebri.calendars.vtimezones`, decision 0065).
 
 That satisfies RFC 5546 section 3.2.2 (REQUEST: ``ATTENDEE``, ``DTSTAMP``, ``DTSTART``,
 ``ORGANIZER``, ``SEQUENCE``, ``SUMMARY``, ``UID``) and section 3.2.5 (CANCEL: ``ATTENDEE``,
@@ -51,7 +51,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
 from enum import StrEnum
 
 from icalendar import Calendar, Event, vCalAddress
@@ -59,6 +58,7 @@ from icalendar import Calendar, Event, vCalAddress
 from cerebri._guard import arguments
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.event_out import _address, _email
+from cerebri.calendars.vtimezones import add_zones
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.temporal import Instant
 
@@ -219,17 +219,6 @@ def _event(
     return out, [_email(person) for person in people]
 
 
-def _first_day(event: Event) -> date | None:
-    days: list[date] = []
-    for name in ("DTSTART", "RECURRENCE-ID"):
-        value = getattr(event.get(name), "dt", None)
-        if isinstance(value, datetime):
-            days.append(value.date())
-        elif isinstance(value, date):
-            days.append(value)
-    return min(days, default=None)
-
-
 def _calendar(method: ItipMethod | None, event: Event) -> bytes:
     calendar = Calendar()
     calendar.add("PRODID", PRODID)
@@ -238,11 +227,7 @@ def _calendar(method: ItipMethod | None, event: Event) -> bytes:
     if method is not None:
         calendar.add("METHOD", method.value)
     calendar.add_component(event)
-    first = _first_day(event)
-    if first is not None:  # the zones' rules from the event's year on, as event_out does
-        calendar.add_missing_timezones(
-            first_date=date(first.year, 1, 1), last_date=date(min(first.year + 2, 9999), 1, 1)
-        )
+    add_zones(calendar)
     return bytes(calendar.to_ical())
 
 
