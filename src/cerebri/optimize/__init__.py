@@ -1,9 +1,25 @@
 """Many meetings at once: the batch optimiser behind CPIR ``OPTIMIZE`` (issue #24, decision 0069).
 
-The facade grows as the pieces land: the problem model (:mod:`.model`) and the answer
-(:mod:`.solution`) first; the CP-SAT solver and the mapping from CPIR requests follow.
+The problem model (:mod:`.model`), the answer (:mod:`.solution`), the mapping from a CPIR
+``OPTIMIZE`` request (:mod:`.mapping`), the CPIR answer and action plan (:mod:`.answer`), and
+the router every CPIR request goes through (:mod:`.route`: ``OPTIMIZE`` here, the rest to
+the reference planner; decision 0070).
 """
 
+from cerebri.optimize.answer import (
+    BATCH_OBJECTIVE,
+    Solver,
+    batch_action_plan,
+    default_solver,
+    plan_batch,
+)
+from cerebri.optimize.mapping import (
+    MAX_GRAINS,
+    MAX_MEETINGS,
+    OPTIMIZE_LIMITS,
+    BatchMapping,
+    map_request,
+)
 from cerebri.optimize.model import (
     After,
     BatchProblem,
@@ -15,6 +31,7 @@ from cerebri.optimize.model import (
     Travel,
     Weights,
 )
+from cerebri.optimize.route import plan, validate
 from cerebri.optimize.solution import (
     Assignment,
     BatchSolution,
@@ -26,8 +43,13 @@ from cerebri.optimize.solution import (
 )
 
 __all__ = [
+    "BATCH_OBJECTIVE",
+    "MAX_GRAINS",
+    "MAX_MEETINGS",
+    "OPTIMIZE_LIMITS",
     "After",
     "Assignment",
+    "BatchMapping",
     "BatchProblem",
     "BatchSolution",
     "Grain",
@@ -37,9 +59,16 @@ __all__ = [
     "RuleRef",
     "Score",
     "SolveStatus",
+    "Solver",
     "SolverBudget",
     "SolverStats",
     "Term",
     "Travel",
     "Weights",
+    "batch_action_plan",
+    "default_solver",
+    "map_request",
+    "plan",
+    "plan_batch",
+    "validate",
 ]
