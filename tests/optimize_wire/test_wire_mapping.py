@@ -245,3 +245,38 @@ def test_spring_forward_day_has_23_grains_and_hours_lose_one() -> None:
     # grain 1 = 00Z-01Z = 01:00 CET-03:00 CEST (02:00-03:00 never happens), grain 2 = 01Z =
     # 03:00-04:00 CEST: two grains, two real hours between 01:00 and 04:00 that day
     assert problem.people[0].open_grains == frozenset({1, 2})
+
+
+def test_series_occurrences_block_every_person_and_room() -> None:
+    request = one_day()
+    request["context"]["temporal"] = {
+        "horizon": request["scope"]["time_range"],
+        "coverage": "Complete",
+        "limits": {"max_dates": 64, "max_occurrences": 32},
+        "series": [
+            {
+                "id": "standup",
+                "state": {"kind": "Existing", "revision": 7},
+                "provenance": "INTEGRATION_FACT",
+                "evidence": [],
+                "rule": {
+                    "start_date": "2026-10-05",
+                    "local_time": "13:00:00",  # 11:00Z in Berlin (CEST): grain 5
+                    "timezone": "Europe/Berlin",
+                    "duration": 1800,
+                    "pattern": {"frequency": "DAILY", "every": 1},
+                    "until": None,
+                    "count": None,
+                    "gap_policy": "Reject",
+                    "fold_policy": "Earlier",
+                },
+            }
+        ],
+    }
+    problem = problem_of(request)
+    ann, bob = problem.people
+    assert (ann.busy_grains, bob.busy_grains, problem.rooms[0].busy_grains) == (
+        {4, 5},
+        {5, 9},
+        {5, 6},
+    )

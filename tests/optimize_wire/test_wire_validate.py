@@ -264,3 +264,9 @@ def test_the_request_schema_describes_batch() -> None:
     assert "batch" in schema["properties"]
     assert "batch" not in schema.get("required", [])
     assert {"Batch", "BatchMeeting", "BatchPerson", "BatchHours"} <= set(schema["$defs"])
+
+
+def test_a_horizon_without_a_whole_grain_is_an_issue() -> None:
+    request = three()
+    request["scope"]["time_range"] = {"start": MONDAY + "06:00:00Z", "end": MONDAY + "06:30:00Z"}
+    assert issues(request) == [{"InvalidBatch": {"id": "scope.time_range", "field": "window"}}]

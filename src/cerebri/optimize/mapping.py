@@ -35,7 +35,8 @@ Issues (sorted with the planner's, de-duplicated by their JSON text):
   neither a target nor an existing ``EVENT`` object; or listed twice), ``target`` (a target
   without an entry), ``person`` / ``room`` (an id listed twice; or named by a meeting but
   absent), ``duration`` (not a whole number of grains), ``window`` (not on the grid or not
-  inside the horizon), ``after`` (names no meeting, or a gap that is not whole grains),
+  inside the horizon; id ``scope.time_range`` when the horizon holds no whole grain),
+  ``after`` (names no meeting, or a gap that is not whole grains),
   ``not_same_day_as`` (names no meeting), ``travel`` (not whole grains), ``time`` (an
   existing meeting whose current range is off the grid, outside the horizon, or not its
   duration long), ``movable`` (an existing meeting ``scope.movable_object_ids`` does not
@@ -215,9 +216,11 @@ def map_request(request: PlanningRequest) -> BatchMapping:
         return _blocked(_merge(issues, base.state), validation, request)
     builder = _Builder(request, validation, count)
     issues.extend(builder.issues)
+    if count == 0:
+        issues.append(Tagged("InvalidBatch", {"id": "scope.time_range", "field": "window"}))
     report = _merge(issues, base.state)
     blocked = report.state is ValidationState.INSUFFICIENT_INFORMATION
-    if blocked or validation.duration_seconds is None or count == 0:
+    if blocked or validation.duration_seconds is None:
         return _blocked(report, validation, request)
     return BatchMapping(
         report,
@@ -286,6 +289,7 @@ class _Builder:
         self.validation = validation
         self.grid = _LocalGrid(self.origin, self.grain, count)
         self.issues: list[Tagged] = []
+        self._fits_cache: dict[tuple[int, int, int], frozenset[int]] = {}
         self.objects: dict[str, PlanningObject] = {}
         for obj in request.context.objects:
             self.objects.setdefault(obj.id, obj)
@@ -521,7 +525,7 @@ class _Builder:
         sets = self._allowed_sets(meeting, obj, duration, current_start, after)
         allowed: frozenset[int] | None = None
         for keep in sets:
-            allowed = frozenset(keep) if allowed is None else allowed & keep
+            allowed = keep if allowed is None else allowed & keep
         room = meeting.room
         preferred = meeting.preferred_start
         return Meeting(
@@ -543,11 +547,17 @@ class _Builder:
             title=meeting.title or "",
         )
 
-    def _fits(self, duration: int, low_ns: int, high_ns: int) -> set[int]:
-        """Starts whose whole meeting lies in ``[low_ns, high_ns)``."""
-        first = max(0, -((self.origin - low_ns) // self.grain))  # ceil((low - origin) / g)
-        last = min(self.count, (high_ns - self.origin) // self.grain) - duration
-        return set(range(first, last + 1))
+    def _fits(self, duration: int, low_ns: int, high_ns: int) -> frozenset[int]:
+        """Starts whose whole meeting lies in ``[low_ns, high_ns)`` (shared between meetings
+        with the same duration and bounds: a batch often gives them all one window)."""
+        key = (duration, low_ns, high_ns)
+        cached = self._fits_cache.get(key)
+        if cached is None:
+            first = max(0, -((self.origin - low_ns) // self.grain))  # ceil((low - origin) / g)
+            last = min(self.count, (high_ns - self.origin) // self.grain) - duration
+            cached = frozenset(range(first, last + 1))
+            self._fits_cache[key] = cached
+        return cached
 
     def _allowed_sets(
         self,
@@ -556,12 +566,12 @@ class _Builder:
         duration: int,
         current_start: int | None,
         after: list[After],
-    ) -> list[set[int]]:
+    ) -> list[frozenset[int]]:
         """The start sets the window, constraints and facts allow (their intersection is
         ``allowed_starts``); ``DEPENDENCY_ORDER`` on a meeting is appended to ``after``."""
         mid = meeting.object_id
-        pinned = set() if current_start is None else {current_start}
-        sets: list[set[int]] = []
+        pinned = frozenset(() if current_start is None else (current_start,))
+        sets: list[frozenset[int]] = []
         if meeting.window is not None:
             sets.append(self._fits(duration, meeting.window.start.ns, meeting.window.end.ns))
         for spec in self.request.constraints:
@@ -581,9 +591,9 @@ class _Builder:
         rule: object,
         obj: PlanningObject,
         duration: int,
-        pinned: set[int],
+        pinned: frozenset[int],
         after: list[After],
-    ) -> set[int] | None:
+    ) -> frozenset[int] | None:
         """The starts one hard constraint allows, or None (no restriction of the start:
         ``DEPENDENCY_ORDER`` on another meeting, appended to ``after`` instead)."""
         if isinstance(rule, EarliestStart):
@@ -596,12 +606,12 @@ class _Builder:
             span = rule.value
             offset = span.start.ns - self.origin
             if span.length_ns != duration * self.grain or offset % self.grain:
-                return set()
+                return frozenset()
             return self._fits(duration, span.start.ns, span.end.ns) & {offset // self.grain}
         if isinstance(rule, ExplicitDate):
             rows = self.grid.of(obj.timezone)
             day = rule.value.format()
-            return {s for s in range(len(rows)) if rows[s][0] == day}
+            return frozenset(s for s in range(len(rows)) if rows[s][0] == day)
         if isinstance(rule, ExternalLock):
             return pinned
         if isinstance(rule, DependencyOrder):
