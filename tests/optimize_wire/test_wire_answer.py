@@ -254,3 +254,55 @@ def test_the_cli_routes_optimize(tmp_path: Path) -> None:
     answer = json.loads(done.stdout)
     assert answer["validation"]["issues"] == [{"BatchRequired": "OPTIMIZE"}]
     assert answer["search_space"]["objective"].startswith("batch:")
+
+
+def test_three_meetings_on_the_dst_day() -> None:
+    """Sunday 2026-10-25: Berlin and London both turn their clocks back at 01:00Z. One-hour
+    grains from 22Z (00:00 CEST). ann (Berlin, 01:00-04:00) is open on grains 1..4 (23Z,
+    00Z, 01Z, 02Z: four real hours); bob (London, 01:00-02:00) on grains 2 (00Z = 01:00
+    BST) and 3 (01Z = 01:00 GMT, the repeated hour). By hand: m-a (ann, bob, room) at 2,
+    m-b (ann, bob) after m-a at 3, m-c (ann, room) at the only other grain ann has
+    before them, 1. early = 2 + 3 + 1 = 6; any other placement costs more."""
+    request = optimize_request(
+        [
+            meeting("m-a", ["ann", "bob"], room={}),
+            meeting("m-b", ["ann", "bob"], after=[{"object_id": "m-a"}]),
+            meeting("m-c", ["ann"], room={}),
+        ],
+        people=[
+            {
+                "id": "ann",
+                "calendar_id": "ann-cal",
+                "timezone": "Europe/Berlin",
+                "hours": [{"days": ["Sun"], "start": "01:00", "end": "04:00"}],
+            },
+            {
+                "id": "bob",
+                "calendar_id": "bob-cal",
+                "timezone": "Europe/London",
+                "hours": [{"days": ["Sun"], "start": "01:00", "end": "02:00"}],
+            },
+        ],
+        start="2026-10-24T22:00:00Z",
+        end="2026-10-25T23:00:00Z",
+    )
+    result = cerebri.plan(request, solver=brute_force).to_wire()
+    assert (result["outcome"], result["batch"]["score"]) == (
+        "Solution",
+        {"hard": 0, "medium": 0, "soft": 6},
+    )
+    assert result["candidates"][0]["proposed"]["placements"] == [
+        {
+            "object_id": "m-a",
+            "range": {"start": "2026-10-25T00:00:00Z", "end": "2026-10-25T01:00:00Z"},
+        },
+        {
+            "object_id": "m-b",
+            "range": {"start": "2026-10-25T01:00:00Z", "end": "2026-10-25T02:00:00Z"},
+        },
+        {
+            "object_id": "m-c",
+            "range": {"start": "2026-10-24T23:00:00Z", "end": "2026-10-25T00:00:00Z"},
+        },
+    ]
+    assert [a["room_id"] for a in result["batch"]["assignments"]] == ["r1", None, "r1"]

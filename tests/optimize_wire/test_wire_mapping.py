@@ -220,10 +220,13 @@ def test_a_dst_day_in_berlin_has_25_hours_of_grains() -> None:
 
 def test_hours_across_the_dst_change_are_read_on_the_wall_clock() -> None:
     problem = problem_of(berlin_dst_day([{"days": ["Sun"], "start": "01:00", "end": "04:00"}]))
-    # grain 1 = 23Z = 01:00-02:00 CEST, grain 2 = 00Z = 02:00 CEST-02:00 CET (the repeated
-    # hour), grain 3 = 01Z = 02:00-03:00 CET, grain 4 = 02Z = 03:00-04:00 CET: four real
-    # hours between 01:00 and 04:00 on the wall clock; grain 5 (04:00-05:00 CET) is closed
+    # grain 1 = 23Z = 01:00-02:00 CEST, grain 2 = 00Z = 02:00-03:00 CEST, grain 3 = 01Z =
+    # 02:00-03:00 CET (the repeated hour), grain 4 = 02Z = 03:00-04:00 CET: four real hours
+    # between 01:00 and 04:00 on the wall clock; grain 5 (04:00-05:00 CET) is closed
     assert problem.people[0].open_grains == frozenset({1, 2, 3, 4})
+    # 02:00-03:00 on the wall clock happens twice: grains 2 and 3
+    twice = problem_of(berlin_dst_day([{"days": ["Sun"], "start": "02:00", "end": "03:00"}]))
+    assert twice.people[0].open_grains == frozenset({2, 3})
 
 
 def test_spring_forward_day_has_23_grains_and_hours_lose_one() -> None:
@@ -242,8 +245,8 @@ def test_spring_forward_day_has_23_grains_and_hours_lose_one() -> None:
     )
     problem = problem_of(request)
     assert len(problem.grains) == 23
-    # grain 1 = 00Z-01Z = 01:00 CET-03:00 CEST (02:00-03:00 never happens), grain 2 = 01Z =
-    # 03:00-04:00 CEST: two grains, two real hours between 01:00 and 04:00 that day
+    # grain 1 = 00Z-01Z = 01:00-02:00 CET (then the clock jumps to 03:00 CEST), grain 2 =
+    # 01Z = 03:00-04:00 CEST: two grains, two real hours between 01:00 and 04:00 that day
     assert problem.people[0].open_grains == frozenset({1, 2})
 
 

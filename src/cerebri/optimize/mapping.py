@@ -12,8 +12,10 @@
 * **Open grains** of a person with ``hours``: a grain is open when its local start and its
   local end (in the person's own zone, exact UTC arithmetic, so a DST day simply has one
   hour more or less of grains) both fall inside one entry of the hours of the start's local
-  date: ``start <= local start < end`` and ``start < local end <= end`` (an end at the next
-  midnight is ``24:00``). ``hours`` null: every grain is open. Rooms are always open.
+  date: ``start <= local start < end`` and ``start < local end <= end``. The local end is
+  the wall-clock time of the grain's last second plus one second (a grain ending at
+  midnight ends at ``24:00``; one ending at a fall-back instant ends on the offset it ran
+  in). ``hours`` null: every grain is open. Rooms are always open.
 * **Busy grains** of a person: every grain overlapping an ``EVENT``/``TASK`` object with a
   ``KNOWN`` time that is not a batch meeting, when ``object.calendar_id`` is the person's
   ``calendar_id`` or the person's id is in ``object.resource_ids``; of a room likewise with
@@ -55,7 +57,7 @@ Issues (sorted with the planner's, de-duplicated by their JSON text):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from cerebri.cpir import (
@@ -105,7 +107,6 @@ __all__ = [
 ]
 
 NS = 1_000_000_000
-DAY_SECONDS = 86_400
 
 MAX_MEETINGS = 1024
 """At most this many ``batch.meetings`` (new and movable together) and ``target_ids``."""
@@ -246,8 +247,12 @@ class _LocalGrid:
         return datetime.fromtimestamp(ns // NS, UTC).astimezone(tz)
 
     def of(self, zone_name: str) -> tuple[tuple[str, int, int, int | None], ...]:
-        """Per grain ``(local date, weekday 0=Mon, start seconds, end seconds or None)``;
-        the end is None when the grain ends on another date (other than at 24:00)."""
+        """Per grain ``(local date, weekday 0=Mon, start seconds, end seconds or None)``.
+
+        The end is read on the wall clock of the grain's last second, plus one second: so a
+        grain that ends at a DST fall-back instant ends at ``02:00``/``03:00`` of the offset
+        it ran in (not at the repeated hour's start), and one ending at midnight ends at
+        ``24:00``. None when that last second is on another date."""
         cached = self._cache.get(zone_name)
         if cached is not None:
             return cached
@@ -256,13 +261,10 @@ class _LocalGrid:
         for index in range(self._count):
             start_ns = self._origin + index * self._grain
             start = self._local(start_ns, tz)
-            end = self._local(start_ns + self._grain, tz)
+            last = self._local(start_ns + self._grain - NS, tz)
             start_s = start.hour * 3600 + start.minute * 60 + start.second
-            end_s = end.hour * 3600 + end.minute * 60 + end.second
-            end_of: int | None = end_s
-            if end.date() != start.date():
-                next_midnight = end.date() == start.date() + timedelta(days=1) and end_s == 0
-                end_of = DAY_SECONDS if next_midnight else None
+            end_s = last.hour * 3600 + last.minute * 60 + last.second + 1
+            end_of = end_s if last.date() == start.date() else None
             rows.append((start.date().isoformat(), start.weekday(), start_s, end_of))
         result = tuple(rows)
         self._cache[zone_name] = result
