@@ -351,9 +351,9 @@ def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
         for after in step.depends_on:  # verify-i, which reads write-i back
             read = by_key.get(after)
             write = None if read is None or read.verify is None else by_key.get(read.verify.of)
-            name = None if write is None else zones.get(write.target or "")
-            if name is not None:
-                of_step[step.key] = name
+            zone = None if write is None else zones.get(write.target or "")
+            if zone is not None:
+                of_step[step.key] = zone
     return [_zoned_step(step, zones, writers, of_step) for step in steps]
 
 
