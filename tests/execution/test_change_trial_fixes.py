@@ -204,3 +204,19 @@ def test_a_uid_with_two_masters_is_refused_and_nothing_is_planned(
     assert answer.exit_code == 2, answer.output
     assert "change.ambiguous_uid" in answer.stderr
     assert answer.stdout == ""
+
+
+def test_a_reschedule_takes_the_new_length_it_is_given(flow: IcsChangeFlow) -> None:
+    """Item 13: ``reschedule --duration 30m`` finds a new time for a 30-minute version of
+    the one-hour review (RESCHEDULE is cerebri's extension, decision 0049; MOVE still keeps
+    the length), and the event is written with that length."""
+    monday = _monday_in_a_fortnight()
+    _two_people(flow, monday)
+    window = f"{monday.isoformat()}T14:00/{monday.isoformat()}T15:00"
+    shown = flow.change(
+        "reschedule", "review@example.org", "--between", window, "--duration", "30m"
+    )
+    assert shown["status"] == "completed", shown
+    copy = _events(flow.folder / "alice.ics")["review@example.org"]
+    start = datetime(monday.year, monday.month, monday.day, 14, tzinfo=UTC)
+    assert (copy["DTSTART"].dt, copy["DTEND"].dt) == (start, start + timedelta(minutes=30))
