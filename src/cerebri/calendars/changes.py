@@ -89,6 +89,7 @@ import hashlib
 from icalendar import Calendar, Event
 
 from cerebri._guard import arguments
+from cerebri.calendars._change_answers import asks_again
 from cerebri.calendars._change_apply import (
     Edit,
     cancel_future,
@@ -112,7 +113,7 @@ from cerebri.calendars._change_model import (
 )
 from cerebri.calendars._change_people import check_people
 from cerebri.calendars._change_series import Series, sequence_of, series_of
-from cerebri.calendars._change_times import floating
+from cerebri.calendars._change_times import floating, instant_of
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.vtimezones import add_zones
 from cerebri.temporal import Instant
@@ -130,6 +131,7 @@ __all__ = [
     "already_applied",
     "apply_change",
     "find_event",
+    "reschedules",
     "resource_etag",
     "resource_sequence",
     "split_uid",
@@ -174,6 +176,27 @@ def resource_sequence(resource: Calendar, uid: str) -> int:
         ),
         default=0,
     )
+
+
+@arguments(invalid_argument, event=Event, previous=(Calendar, type(None)))
+def reschedules(event: Event, previous: Calendar | None) -> bool:
+    """Whether writing ``event`` (one ``VEVENT``: a master or an override) moves the
+    instance(s) it describes away from where ``previous`` (a resource holding its ``UID``
+    before, or ``None``) had them: the component of the same ``RECURRENCE-ID``, else the
+    master's instance there (RFC 6638 section 3.2.8's reschedule: ``DTSTART`` or the end
+    changed, or an instance the series did not have). Then the attendees' answers no longer
+    hold and go back to ``PARTSTAT=NEEDS-ACTION`` (decision 0073). Dates and floating times
+    are compared as read in UTC. ``True`` when ``previous`` is ``None`` or lacks the ``UID``.
+
+    Raises:
+        ChangeError: ``change.bad_event`` (unreadable times in either).
+        InvalidArgumentError: ``calendars.invalid_argument``.
+    """
+    utc = floating("UTC")
+    before = None if previous is None else series_of(previous, str(event.get("UID", "")), utc)
+    rid = getattr(event.get("RECURRENCE-ID"), "dt", None)
+    at = instant_of(rid, utc) if isinstance(rid, date) else None
+    return asks_again(event, before, at)
 
 
 def _text_argument(value: object, what: str) -> str:
@@ -323,7 +346,9 @@ def apply_change(
     )
     if already_applied(resource, change):
         return _replayed(series, change, new_uid)
-    outcome = _dispatch(Edit(calendar, series, change, moment), new_uid)
+    before = series_of(resource, change.uid, zone)
+    assert before is not None  # the copy has the UID, so has the resource
+    outcome = _dispatch(Edit(calendar, series, change, moment, before), new_uid)
     for _, written in outcome.writes:
         if written is not None:
             add_zones(written)

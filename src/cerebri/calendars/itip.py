@@ -18,8 +18,12 @@ of them (RFC 5546 section 2.1.5 leaves the transport to iMIP, RFC 6047):
   ``DTEND``/``DURATION``, the event's other properties (``SUMMARY``, ``RRULE``, ``EXDATE``,
   ``LOCATION``...), ``STATUS`` (``CANCELLED`` for a CANCEL, else the event's own if it has
   one), ``ORGANIZER`` (``mailto:``), and one ``ATTENDEE`` per attendee sorted by address
-  (``CUTYPE=INDIVIDUAL``, ``ROLE=REQ-PARTICIPANT`` or ``OPT-PARTICIPANT``,
-  ``PARTSTAT=NEEDS-ACTION``, ``RSVP=TRUE``, ``CN`` when a name was given). Properties are
+  (``CUTYPE=INDIVIDUAL``, ``ROLE=REQ-PARTICIPANT`` or ``OPT-PARTICIPANT``, ``RSVP=TRUE``,
+  ``CN`` when a name was given, and the ``PARTSTAT`` the event's own line for that address
+  has, ``NEEDS-ACTION`` when it has none: the message says what the organizer's copy says,
+  decision 0073). The organizer, when also named as an attendee, keeps a line (RFC 5546
+  section 3.2.2: a REQUEST carries the full attendee list) with its ``PARTSTAT``
+  (``ACCEPTED`` when the event has none) and no ``RSVP``, and receives no message. Properties are
   written in icalendar's own fixed order. The event's own ``DTSTAMP``, ``SEQUENCE``,
   ``ORGANIZER``, ``ATTENDEE``, ``STATUS`` and any ``METHOD`` are replaced; its
   sub-components (``VALARM``) are left out: alarms are the owner's, not the attendees'.
@@ -125,10 +129,24 @@ def _person(text: str, what: str) -> vCalAddress:
         raise ItipError(error.message, code="itip.bad_address") from None
 
 
+def _answers(event: Event) -> dict[str, str]:
+    """Bare address -> ``PARTSTAT`` of every readable ``ATTENDEE`` line of ``event``."""
+    found = event.get("ATTENDEE")
+    out: dict[str, str] = {}
+    for line in [] if found is None else found if isinstance(found, list) else [found]:
+        try:
+            key = _email(_address(str(line), "attendee"))
+        except InvalidArgumentError:
+            continue
+        out[key] = str(getattr(line, "params", {}).get("PARTSTAT", "NEEDS-ACTION")).upper()
+    return out
+
+
 def _attendee_lines(
-    organizer: vCalAddress, attendees: Sequence[Attendee | str]
+    organizer: vCalAddress, attendees: Sequence[Attendee | str], event: Event
 ) -> list[vCalAddress]:
     boss = _email(organizer)
+    answers = _answers(event)
     people: dict[str, vCalAddress] = {}
     for item in attendees:
         attendee = Attendee(item) if isinstance(item, str) else item
@@ -136,18 +154,19 @@ def _attendee_lines(
             raise invalid_argument("attendees must be Attendee values or address texts")
         person = _person(attendee.address, "attendee")
         email = _email(person)
-        if email == boss:
-            continue  # the organizer sends, it does not receive
         if email in people:
             raise ItipError(
                 f"attendee {email!r} is named more than once", code="itip.duplicate_attendee"
             )
         person.params["CUTYPE"] = "INDIVIDUAL"
         person.params["ROLE"] = "REQ-PARTICIPANT" if attendee.required else "OPT-PARTICIPANT"
-        person.params["PARTSTAT"] = "NEEDS-ACTION"
-        person.params["RSVP"] = "TRUE"
+        if email == boss:  # listed (RFC 5546 3.2.2: the full list), never asked to reply
+            person.params["PARTSTAT"] = answers.get(email, "ACCEPTED")
+        else:
+            person.params["PARTSTAT"] = answers.get(email, "NEEDS-ACTION")
+            person.params["RSVP"] = "TRUE"
         people[email] = person
-    if not people:
+    if not set(people) - {boss}:
         raise ItipError(
             "an iTIP message needs at least one attendee besides the organizer",
             code="itip.no_attendees",
@@ -197,7 +216,7 @@ def _event(
     if stamp is None:
         raise invalid_argument("DTSTAMP must lie within the years 1-9999")
     boss = _person(organizer, "organizer")
-    people = _attendee_lines(boss, attendees)
+    people = _attendee_lines(boss, attendees, event)
     out = Event()
     for name in _HEAD:
         if name == "DTSTAMP":
@@ -216,7 +235,7 @@ def _event(
     out.add("ORGANIZER", boss)
     for person in people:
         out.add("ATTENDEE", person)
-    return out, [_email(person) for person in people]
+    return out, [_email(person) for person in people if _email(person) != _email(boss)]
 
 
 def _calendar(method: ItipMethod | None, event: Event) -> bytes:
@@ -255,7 +274,8 @@ def itip_messages(
         method: ``REQUEST`` (create, move, update) or ``CANCEL``.
         event: the ``VEVENT`` as it is after the change (whole event, ``RECURRENCE-ID``
             override, or ``RANGE=THISANDFUTURE`` override); not modified.
-        organizer: the ``ORGANIZER`` address; left out of the attendees if named there.
+        organizer: the ``ORGANIZER`` address; listed among the attendees when named there,
+            never a recipient.
         attendees: :class:`Attendee` values or address texts (a text is required).
         sequence: the ``SEQUENCE`` to write; at least the event's own ``SEQUENCE``
             (callers add 1 for a change attendees must see, RFC 5546 section 2.1.4).
