@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from datetime import date
 
 from icalendar import Calendar, Event
 

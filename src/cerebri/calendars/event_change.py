@@ -189,6 +189,20 @@ def _locate(
                 f"calendar {organizer!r}",
                 code="calendar.not_found",
             )
+        if (
+            scope is ChangeScope.THIS_AND_FUTURE
+            and ask.operation is not ChangeOperation.CANCEL
+            and ask.at is not None
+            and view.start != ask.at
+        ):
+            # A this-and-future move or update measures the new series from this instance's
+            # original start; an instance moved on its own would show one time and write
+            # another (decision 0073).
+            raise invalid_option(
+                f"event {ask.uid!r}: the instance originally at {ask.at.format()} was moved on "
+                f"its own (now {view.start.format()}); change it alone with --instance, or "
+                "start --this-and-future at an instance that was not moved"
+            )
         return resource, view
     raise CerebriError(
         f"no event with UID {ask.uid!r} in calendar {organizer!r}", code="calendar.not_found"
