@@ -83,6 +83,7 @@ it, an unreadable ``RRULE``), ``change.bad_address`` and ``change.duplicate_atte
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 from datetime import date
 
@@ -322,11 +323,29 @@ def apply_change(
     )
     if already_applied(resource, change):
         return _replayed(series, change, new_uid)
+    change = _point_kept(series, change)
     outcome = _dispatch(Edit(calendar, series, change, moment), new_uid)
     for _, written in outcome.writes:
         if written is not None:
             _add_zones(written)
     return outcome
+
+
+_POINT_NS = 1_000_000_000
+
+
+def _point_kept(series: Series, change: EventChange) -> EventChange:
+    """``change`` without its range when it is an update of an event without length (RFC
+    5545 section 3.6.1: a date-time ``DTSTART`` alone ends where it starts) over the one
+    second after its start, the range such an event is planned with (CPIR ranges are not
+    empty; decision 0074): its times stay as they are. Any other range is written."""
+    start, end = change.start, change.end
+    if change.action != "update" or start is None or end is None or end - start != _POINT_NS:
+        return change
+    view = series.view(change.recurrence_id)
+    if view is None or view.all_day or not view.start == view.end == start:
+        return change
+    return dataclasses.replace(change, start=None, end=None)
 
 
 def _replayed(series: Series, change: EventChange, new_uid: str | None) -> ChangeOutcome:

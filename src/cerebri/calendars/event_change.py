@@ -314,16 +314,12 @@ def _organizer_copy(sources: NamedCalendars, uid: str) -> str | None:
     if boss is None:
         return holders[0][0]
     address = _email(str(boss), "ORGANIZER")
-    owners = {
-        name: _email(owner, "owner") for name, owner in calendar_owners(holders).items()
-    }
+    owners = {name: _email(owner, "owner") for name, owner in calendar_owners(holders).items()}
     mine = [name for name, _ in holders if owners.get(name) == address]
     unknown = [name for name, _ in holders if name not in owners]
     if len(mine) == 1 or (not mine and unknown):
         return (mine or unknown)[0]
-    held = ", ".join(
-        f"{name} ({owners[name] if name in owners else 'owner unknown'})" for name, _ in holders
-    )
+    held = ", ".join(f"{name} ({owners.get(name, 'owner unknown')})" for name, _ in holders)
     why = "several of them are" if mine else "none of them is"
     raise CerebriError(
         f"event {uid!r} is in calendars {held}, and {why} the organizer's ({address}; only "
@@ -400,12 +396,30 @@ def _midnight(instant: Instant, zone_name: str) -> datetime | None:
     return datetime.combine(local.date(), time(0), local.tzinfo)
 
 
+_POINT_SECONDS = 1
+
+
+def _planned_end(view: EventView) -> Instant:
+    """The end the plan gives ``view``: its own, or for an event without length (a
+    date-time ``DTSTART`` without ``DTEND``/``DURATION``, RFC 5545 section 3.6.1) one second
+    after its start: CPIR's ``TimeRange`` needs ``start < end`` and its ``Duration`` at least
+    one second. An update over that second keeps the event's times
+    (:func:`cerebri.calendars.changes.apply_change`; decision 0074)."""
+    if view.end > view.start:
+        return view.end
+    end = view.start.plus_seconds(_POINT_SECONDS)
+    if end is None:
+        raise invalid_option(f"event {view.uid!r} starts at the end of the year 9999")
+    return end
+
+
 def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
     """The find-slot query of the change (module doc: the window per operation; an all-day
     event is searched a day apart from a local midnight)."""
-    duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
-    if duration <= 0:
-        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
+    duration = ask.duration_seconds or (_planned_end(view) - view.start) // 1_000_000_000
+    moves = ask.operation is ChangeOperation.RESCHEDULE
+    if moves and not view.end > view.start and ask.duration_seconds is None:
+        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")  # (0074)
     if view.all_day and ask.duration_seconds is not None and duration % _DAY:
         raise invalid_option(  # DATE values count whole days (RFC 5545 3.3.4, 3.6.1)
             f"event {ask.uid!r} is an all-day event and an all-day event lasts whole days: "
@@ -494,7 +508,13 @@ def plan_event_change(
     period = target_period(resource, view, ask.zone)
     revision = resource_sequence(resource, ask.uid)  # every component's highest (0050)
     target = ChangeTarget(
-        object_id(period), organizer, integration, view.start, view.end, revision, ask.zone
+        object_id(period),
+        organizer,
+        integration,
+        view.start,
+        _planned_end(view),
+        revision,
+        ask.zone,
     )
     itself = Itself(ask.uid, scope, target.object_id, ask.at, ask.zone)
     owners = calendar_owners([*sources, *optional])
