@@ -73,6 +73,7 @@ from icalendar import Calendar
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
+from cerebri.calendars._change_clock import local_reading
 from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.attendee_hours import attendee_zones, check_hours_ids
@@ -185,10 +186,11 @@ def _locate(
             )
         view = find_event(plain, ask.uid, ask.at, floating_zone=ask.zone)
         if view is None:
-            shown = ask.at.format() if ask.at is not None else "?"
+            assert ask.at is not None  # a recurring event asked for without at is the series
+            shown, gap = local_reading(ask.at, ask.zone)
             raise CerebriError(
-                f"event {ask.uid!r} has no instance starting originally at {shown} in "
-                f"calendar {organizer!r}",
+                f"event {ask.uid!r} has no instance starting originally at {ask.at.format()} "
+                f"({shown}) in calendar {organizer!r}" + ("" if gap is None else f": {gap}"),
                 code="calendar.not_found",
             )
         return resource, view
