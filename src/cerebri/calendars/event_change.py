@@ -553,7 +553,9 @@ def plan_event_change(
                     end,
                     floating_zone=query.zone,
                     max_occurrences=search.max_occurrences,
-                ),
+                )
+                if ask.operation is not ChangeOperation.CANCEL  # a cancel frees time (0074)
+                else [],
             )
             for name, calendar in sources
         )
