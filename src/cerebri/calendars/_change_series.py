@@ -53,7 +53,9 @@ def _moment(value: Any, what: str, uid: str) -> date | datetime:
 def span_of(event: Component, kind: Kind) -> tuple[datetime, datetime]:
     """``DTSTART`` and the end (``DTEND``, ``DTSTART + DURATION``, or RFC 5545 section
     3.6.1's defaults: one day for a date, zero length for a time) as wall times; a
-    ``change.bad_event`` when the end is before the start."""
+    ``change.bad_event`` when the end is before the start. A ``DTEND`` date not after a
+    ``DTSTART`` date is read as one day, as :mod:`cerebri.ics` reads busy time (decision
+    0074)."""
     uid = str(event.get("UID", ""))
     start = kind.wall(_moment(event.get("DTSTART"), "DTSTART", uid))
     if "DTEND" in event:
@@ -65,6 +67,8 @@ def span_of(event: Component, kind: Kind) -> tuple[datetime, datetime]:
         end = start + length
     else:
         end = start + (timedelta(days=1) if kind.all_day else timedelta(0))
+    if kind.all_day and end <= start and "DURATION" not in event:
+        end = start + timedelta(days=1)  # a DTEND date not after DTSTART: one day (0074)
     if end < start:
         raise ChangeError(f"event {uid} ends before it starts", code="change.bad_event")
     return start, end

@@ -84,6 +84,7 @@ it, an unreadable ``RRULE``), ``change.bad_address`` and ``change.duplicate_atte
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 from datetime import date
 
@@ -347,6 +348,7 @@ def apply_change(
     )
     if already_applied(resource, change):
         return _replayed(series, change, new_uid)
+    change = _point_kept(series, change)
     before = series_of(resource, change.uid, zone)
     assert before is not None  # the copy has the UID, so has the resource
     outcome = _dispatch(Edit(calendar, series, change, moment, before), new_uid)
@@ -354,6 +356,23 @@ def apply_change(
         if written is not None:
             add_zones(written)
     return outcome
+
+
+_POINT_NS = 1_000_000_000
+
+
+def _point_kept(series: Series, change: EventChange) -> EventChange:
+    """``change`` without its range when it is an update of an event without length (RFC
+    5545 section 3.6.1: a date-time ``DTSTART`` alone ends where it starts) over the one
+    second after its start, the range such an event is planned with (CPIR ranges are not
+    empty; decision 0074): its times stay as they are. Any other range is written."""
+    start, end = change.start, change.end
+    if change.action != "update" or start is None or end is None or end - start != _POINT_NS:
+        return change
+    view = series.view(change.recurrence_id)
+    if view is None or view.all_day or not view.start == view.end == start:
+        return change
+    return dataclasses.replace(change, start=None, end=None)
 
 
 def _replayed(series: Series, change: EventChange, new_uid: str | None) -> ChangeOutcome:
