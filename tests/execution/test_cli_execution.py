@@ -45,16 +45,16 @@ APPROVAL_FIELDS = {
     "subject_digest", "keyid", "signed",
 }  # fmt: skip
 STEP_FIELDS = {
-    "id", "key", "position", "kind", "status", "status_reason", "attempts", "max_attempts",
-    "attempt_group", "lease_until", "next_run_at", "result", "observation", "error",
+    "id", "key", "position", "kind", "status", "status_reason", "attempts", "pass_ons",
+    "max_attempts", "attempt_group", "lease_until", "next_run_at", "result", "observation", "error",
     "approval_id", "prediction_id", "attempt_history", "spec",
 }  # fmt: skip
 STUCK_FIELDS = {
     "kind", "id", "plan_id", "step_key", "status", "owner", "timeout", "stuck", "reason"
 }  # fmt: skip
 REPORT_FIELDS = {
-    "worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "outages", "errors",
-    "last_error",
+    "worker_id", "claims", "takeovers", "pass_ons", "leases_lost", "timers_fired", "outages",
+    "errors", "last_error",
 }  # fmt: skip
 
 

@@ -56,6 +56,9 @@ def _bodies(world: World, method: str, path: str) -> list[dict[str, Any]]:
         ("post", "/v1/approvals/{approval_id}/decision"): [
             {"decision": "approve", "reason": "fine", "keyid": "bob-key", "signature": "AAAA"}
         ],
+        ("post", "/v1/outbox/resolve"): [
+            {"key": "change-1:itip", "recipient": "mailto:bob@example.com", "happened": True}
+        ],
         ("post", "/v1/proposals/prepare"): [
             {
                 "request": json.loads((EXAMPLES_DIR / "design-review.json").read_text()),
@@ -116,7 +119,8 @@ def test_nul_in_any_parameter_or_store_body_string_is_invalid_text(world: World)
         if method in METHODS
     ]
     store_operations = [o for o in operations if o[2].get("security")]
-    assert len(store_operations) == 10  # plans, cancel, executions, approvals, decisions, prepare
+    # plans, cancel, executions, approvals, decisions, prepare, outbox resolve
+    assert len(store_operations) == 11
     sent = {"path": 0, "query": 0, "body": 0, "other": 0}
     for method, path, operation in operations:
         parameters = operation.get("parameters", [])

@@ -2,9 +2,9 @@
 
 Asserts for a few generated requests per operation: no 5xx, documented status codes and
 content types, and bodies conforming to the documented response schemas. Twice: the default
-app, and an app serving a governed execution store (plans, executions, approvals), whose
-requests carry the token of a principal holding every role; that store holds a plan waiting
-for approval, so the lists are not empty.
+app, and an app serving a governed execution store (plans, executions, approvals, and the
+outbox resolve over a throwaway folder), whose requests carry the token of a principal
+holding every role; that store holds a plan waiting for approval, so the lists are not empty.
 
 Requests go through Starlette's ``TestClient`` (httpx) rather than schemathesis's own
 ``requests`` transport: ``caldav`` pulls in ``urllib3-future``, whose pool container breaks
@@ -31,7 +31,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from cerebri.execution import add_principal, issue_token
-from cerebri.service import create_app
+from cerebri.service import ServiceSettings, create_app
 from tests.execution._one_event import ONE_EVENT_DRAFT
 from tests.service._store_world import build_world
 
@@ -41,7 +41,10 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 _FOLDER = Path(tempfile.mkdtemp(prefix="cerebri-schemathesis-"))
 atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
-_WORLD = build_world(f"sqlite:///{_FOLDER / 'store.sqlite3'}")
+# the outbox route settles sends in a throwaway folder, never the user's default outbox
+_WORLD = build_world(
+    f"sqlite:///{_FOLDER / 'store.sqlite3'}", ServiceSettings(outbox=_FOLDER / "outbox")
+)
 add_principal(_WORLD.executor, "principal:root", roles=["approver", "operator", "requester"])
 issue_token(_WORLD.executor, "principal:root", secret="root-token-0123456789")
 _ROOT = {"Authorization": "Bearer root-token-0123456789"}
@@ -49,7 +52,7 @@ _WORLD.client.post("/v1/plans", json=_WORLD.proposal(ONE_EVENT_DRAFT), headers=_
 _WORLD.work()  # the plan now waits for approval
 STORE_APP = _WORLD.client.app
 store_schema = schemathesis.openapi.from_asgi("/openapi.json", STORE_APP, headers=_ROOT).include(
-    path_regex="^/v1/(plans|executions|approvals)"  # the other routes are the default app's
+    path_regex="^/v1/(plans|executions|approvals|outbox)"  # the others are the default app's
 )
 
 CHECKS = [

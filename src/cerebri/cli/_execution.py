@@ -727,8 +727,10 @@ def _print_report(report: WorkerReport, as_json: bool, beyond: list[OutOfReach])
         emit(wire)
         return
     outages = f", {report.outages} store outages ridden out" if report.outages else ""
+    passed = f" ({report.pass_ons} passed on)" if report.pass_ons else ""
     sys.stdout.write(
-        f"worker {report.worker_id}: {report.claims} claims, {report.takeovers} takeovers, "
+        f"worker {report.worker_id}: {report.claims} claims{passed}, {report.takeovers} "
+        "takeovers, "
         f"{report.leases_lost} leases lost, {report.timers_fired} timers fired, "
         f"{report.errors} errors{outages}\n"
     )

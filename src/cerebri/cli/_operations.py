@@ -86,6 +86,12 @@ def plans_list(
     print_table(table)
 
 
+def _attempts(step: dict[str, JSONValue]) -> str:
+    """A step's attempts, ``N`` or ``N (M passed on)`` (decision 0075)."""
+    passed = step.get("pass_ons")
+    return f"{step['attempts']} ({passed} passed on)" if passed else str(step["attempts"])
+
+
 @plans_app.command("show")
 def plans_show(
     plan_id: Annotated[str, typer.Argument(metavar="ID", help="The plan's id.")],
@@ -119,7 +125,7 @@ def plans_show(
             safe_text(s["key"]),
             safe_text(s["kind"]),
             safe_text(s["status"]),
-            safe_text(s["attempts"]),
+            safe_text(_attempts(s)),
             to_second(s["next_run_at"]),
             safe_text(s["status_reason"]),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -55,6 +56,18 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
             "else the embedded store when it is initialised; none otherwise).",
         ),
     ] = None,
+    outbox: Annotated[
+        Path | None,
+        typer.Option(
+            "--outbox",
+            metavar="DIR",
+            envvar="CEREBRI_OUTBOX",
+            readable=False,  # cerebri judges the folder (itip.outbox_*), not a usage box
+            help="The workers' iTIP outbox folder, where POST /v1/outbox/resolve settles an "
+            "interrupted send (default: CEREBRI_OUTBOX, else none: that route answers 409 "
+            "outbox.not_configured).",
+        ),
+    ] = None,
 ) -> None:
     """Run the HTTP API (/health, /v1/plan, /v1/validate, /v1/temporal, /v1/integration/*,
     /lab/) and, with an execution store, /v1/plans, /v1/executions and /v1/approvals behind
@@ -78,6 +91,7 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
             token=token,
             body_timeout=float(timeout),
             executor=executor,
+            outbox=outbox,
         )
     except CerebriError as error:
         raise fail(error) from None

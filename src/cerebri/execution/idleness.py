@@ -26,6 +26,7 @@ from cerebri.execution.errors import execution_argument_error
 from cerebri.execution.runner import NOT_SERVED_HERE
 from cerebri.execution.store import attempts as attempt_store
 from cerebri.execution.store.schema import steps
+from cerebri.execution.store.vocabulary import AttemptOutcome
 from cerebri.plans import StepStatus
 
 __all__ = ["Idleness", "OutOfReach", "idleness"]
@@ -82,6 +83,10 @@ def _pass_on(last: object, reason: str) -> tuple[str, str] | None:
     one."""
     error = loads(getattr(last, "error", None))
     code = error.get("code") if isinstance(error, dict) else None
+    if getattr(last, "outcome", None) == AttemptOutcome.INTERRUPTED.value and reason.startswith(
+        _PASSED_ON
+    ):  # no adapter at all (decision 0075): the reason says which capability
+        return "adapter.unsupported_capability", reason
     if isinstance(error, dict) and isinstance(code, str) and code in NOT_SERVED_HERE:
         return code, str(error.get("message") or reason)
     if reason.startswith(_PASSED_ON):

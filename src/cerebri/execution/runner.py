@@ -74,9 +74,7 @@ from cerebri.execution.store import knowledge
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import sandboxes as sandbox_store
 from cerebri.execution.store.connection import Connection
-from cerebri.execution.store.vocabulary import (
-    AttemptOutcome,
-)
+from cerebri.execution.store.vocabulary import PASSED_ON, AttemptOutcome
 from cerebri.plans import (
     OPEN_PLAN_STATUSES,
     Check,
@@ -166,6 +164,7 @@ class StepRun:
         self.invoked = False
         self.outcome: tuple[AttemptOutcome, JSONValue, JSONValue] | None = None
         self.adopting = False  # settling a saved outcome: this attempt is discarded (0066)
+        self.passed_on = False  # left for a worker that can carry it out (decision 0075)
 
     # -- recording -------------------------------------------------------------------
 
@@ -376,7 +375,14 @@ class StepRun:
             self.finish(StepStatus.FAILED, reason=f"{why}: {name}")
             return why
         if self.ex.adapters.get(name) is None:
-            self._pass_on(f"this worker cannot carry out {name}")
+            why = f"this worker cannot carry out {name}"
+            passed: dict[str, JSONValue] = {
+                "code": "adapter.unsupported_capability",
+                "message": why,
+                "before_effect": True,
+                PASSED_ON: True,
+            }
+            self._pass_on(why, outcome=AttemptOutcome.INTERRUPTED, error=passed)
             return "no_adapter"
         covering = None if self.held.approval_id is not None else self._covering_approval()
         if covering is not None:
@@ -646,7 +652,9 @@ class StepRun:
 
     def _pass_on(self, why: str, **kwargs: Any) -> None:
         """Leave the step for a worker that can carry it out: ``ready`` again in
-        :data:`PASS_ON_SECONDS`, reason ``no_adapter: ...`` (``cerebri stuck`` shows it)."""
+        :data:`PASS_ON_SECONDS`, reason ``no_adapter: ...`` (``cerebri stuck`` shows it). The
+        attempt's error carries ``"passed_on": true`` (decision 0075)."""
+        self.passed_on = True
         self.park(
             StepStatus.READY,
             next_run_at=self.ex.now_ns() + PASS_ON_SECONDS * NS,
@@ -658,6 +666,7 @@ class StepRun:
         wire = _error_wire(error)
         if error.code in NOT_SERVED_HERE:
             # refused before acting, by this worker's configuration, not by the world
+            wire[PASSED_ON] = True
             if not self.held.idempotent and not save_outcome(
                 self.ex, self.held, AttemptOutcome.FAILED, None, wire
             ):
@@ -729,8 +738,10 @@ class StepRun:
 
 
 @arguments(execution_argument_error, executor=Executor, held=Claim, hook=CALLABLE)
-def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
-    """Run one claimed step to its next state (see the module doc). A lost lease ends the run
+def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> bool:
+    """Run one claimed step to its next state (see the module doc); ``True`` when this worker
+    passed the step on to another (no adapter here, or its adapter refused with a
+    :data:`NOT_SERVED_HERE` code: decision 0075), else ``False``. A lost lease ends the run
     quietly: another worker owns the step now (or its plan was cancelled), and nothing of ours
     is committed for it beyond what a takeover reads (``invoked_at``, a saved outcome) and,
     when a non-idempotent invocation of ours went through, what it did
@@ -742,5 +753,6 @@ def run_claim(executor: Executor, held: Claim, hook: Hook = _no_hook) -> None:
         if run.outcome is not None and not held.idempotent:
             # a non-idempotent invocation went through: what it did must not be lost
             record_late_outcome(executor, held, *run.outcome)
-        return
+        return False
     hook("recorded", held)
+    return run.passed_on

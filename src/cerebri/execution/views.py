@@ -33,6 +33,7 @@ from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.attempts import lease_holder
 from cerebri.execution.store.connection import Connection
+from cerebri.execution.store.vocabulary import PASSED_ON
 from cerebri.plans import (
     DONE_STEP_STATUSES,
     OPEN_PLAN_STATUSES,
@@ -178,7 +179,14 @@ def _attempt_wire(row: Any, *, open_attempt: bool) -> dict[str, JSONValue]:
         "result": loads(row.result),
         "error": loads(row.error),
         "open": open_attempt,
+        "passed_on": _passed_on(row),
     }
+
+
+def _passed_on(row: Any) -> bool:
+    """Whether an attempt passed its step on to another worker (decision 0075)."""
+    error = loads(row.error)
+    return isinstance(error, dict) and error.get(PASSED_ON) is True
 
 
 def _step_wire(row: Any, history: list[dict[str, JSONValue]]) -> dict[str, JSONValue]:
@@ -190,6 +198,7 @@ def _step_wire(row: Any, history: list[dict[str, JSONValue]]) -> dict[str, JSONV
         "status": row.status,
         "status_reason": row.status_reason,
         "attempts": row.attempts,
+        "pass_ons": sum(1 for a in history if a["passed_on"] is True),
         "max_attempts": row.max_attempts,
         "attempt_group": row.attempt_group,
         "lease_until": instant_text(row.lease_until),
@@ -243,7 +252,9 @@ def show_plan(executor: Executor, plan_id: str) -> dict[str, JSONValue]:
     revision of its intention ordered by revision (``{"id", "revision", "status",
     "supersedes", "superseded_by"}``); ``steps`` in position order, each with its ``spec``
     (the draft's step: ``kind``, ``depends_on``, ``capability``, ``params``, ...) and its
-    ``attempt_history`` (finished attempts by number, then the open ones, ``"open": true``);
+    ``attempt_history`` (finished attempts by number, then the open ones, ``"open": true``;
+    each with ``passed_on``: whether that attempt left the step for another worker, decision
+    0075) and ``pass_ons`` (how many of its attempts did: ``attempts`` counts them too);
     ``predictions`` and ``approvals`` by (created_at, id).
 
     Raises :class:`ExecutionError` ``execution.not_found`` for an unknown plan id."""

@@ -48,14 +48,16 @@ it finds nothing to claim."""
 @dataclass
 class WorkerReport:
     """What one :func:`run_worker` call did: its ``worker_id``, steps claimed (``claims``),
-    takeovers of expired leases among them, leases lost (taken over by another worker while
-    this one still ran the step), timers fired, store outages ridden out (the store came
-    back), and unexpected errors (the step is left to its lease's expiry; ``last_error`` says
-    what)."""
+    takeovers of expired leases among them, ``pass_ons`` among them (claims this worker left
+    for another, for want of an adapter: decision 0075), leases lost (taken over by another
+    worker while this one still ran the step), timers fired, store outages ridden out (the
+    store came back), and unexpected errors (the step is left to its lease's expiry;
+    ``last_error`` says what)."""
 
     worker_id: str
     claims: int = 0
     takeovers: int = 0
+    pass_ons: int = 0
     leases_lost: int = 0
     timers_fired: int = 0
     outages: int = 0
@@ -69,12 +71,13 @@ class WorkerReport:
             setattr(self, name, getattr(self, name) + amount)
 
     def to_wire(self) -> dict[str, int | str]:
-        """``{"worker_id", "claims", "takeovers", "leases_lost", "timers_fired", "outages",
-        "errors"}``."""
+        """``{"worker_id", "claims", "takeovers", "pass_ons", "leases_lost", "timers_fired",
+        "outages", "errors"}``."""
         return {
             "worker_id": self.worker_id,
             "claims": self.claims,
             "takeovers": self.takeovers,
+            "pass_ons": self.pass_ons,
             "leases_lost": self.leases_lost,
             "timers_fired": self.timers_fired,
             "outages": self.outages,
@@ -306,9 +309,11 @@ class _Worker:
         self.in_flight.add(held)
         try:
             if self.settings.hook is None:
-                run_claim(self.ex, held)
+                passed = run_claim(self.ex, held)
             else:
-                run_claim(self.ex, held, self.settings.hook)
+                passed = run_claim(self.ex, held, self.settings.hook)
+            if passed:
+                self.report.count("pass_ons")
             self.guard.succeeded(wrote=True)
         except Exception as error:  # the store or an adapter broke: the lease expires and
             if not self.guard.failed(error):  # a takeover settles the step by the crash rules

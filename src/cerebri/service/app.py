@@ -26,9 +26,10 @@ Routes and status codes:
 * Given an executor (``create_app(settings, executor=...)``, ``cerebri serve --store``):
   ``/v1/plans``, ``/v1/plans/{id}``, ``/v1/plans/{id}/cancel``, ``/v1/executions/{id}``,
   ``/v1/approvals``, ``/v1/approvals/{id}``, ``/v1/approvals/{id}/decision`` and
-  ``/v1/approvals/{id}/withdraw``, each behind a principal's bearer token
-  (:mod:`cerebri.service.plans_api`, :mod:`cerebri.service.approvals_api`; statuses:
-  :mod:`cerebri.service.store_errors`). Without one there is no execution route.
+  ``/v1/approvals/{id}/withdraw`` and ``/v1/outbox/resolve``, each behind a principal's
+  bearer token (:mod:`cerebri.service.plans_api`, :mod:`cerebri.service.approvals_api`,
+  :mod:`cerebri.service.outbox_api`; statuses: :mod:`cerebri.service.store_errors`).
+  Without one there is no execution route.
 * Anything else → 404 problem (``http.not_found``); a wrong method → 405
   (``http.method_not_allowed``).
 * A path or query parameter holding a NUL character or a lone surrogate → 422

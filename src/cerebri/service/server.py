@@ -20,6 +20,8 @@ from cerebri.service.protocol import protocol_with_head_timeout
 from cerebri.service.settings import BODY_TIMEOUT_SECONDS, ServiceSettings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from cerebri.execution import Executor
 
 __all__ = ["ServeError", "bind", "serve"]
@@ -34,6 +36,7 @@ def serve(
     out: TextIO | None = None,
     body_timeout: float = BODY_TIMEOUT_SECONDS,
     executor: Executor | None = None,
+    outbox: Path | None = None,
 ) -> None:
     """Bind, print ``CEREBRI_LISTEN_ADDR=<ip>:<port>`` and serve until interrupted.
 
@@ -42,6 +45,8 @@ def serve(
     request line and headers do not arrive within that time is closed. ``executor`` serves
     its store (plans, executions, approvals: :func:`~cerebri.service.create_app`); beyond
     loopback every request then needs a token (the service token or a principal's).
+    ``outbox`` is the iTIP outbox folder ``POST /v1/outbox/resolve`` settles sends in
+    (:attr:`ServiceSettings.outbox`; ``None``: that route answers 409).
 
     Raises:
         SettingsError: ``serve.invalid_option``, ``body_timeout`` is not finite or not in
@@ -50,7 +55,10 @@ def serve(
     """
     remote = not is_loopback(host, port)
     settings = ServiceSettings(
-        token=token or None, body_timeout_seconds=body_timeout, require_token=remote
+        token=token or None,
+        body_timeout_seconds=body_timeout,
+        require_token=remote,
+        outbox=outbox,
     )
     principals = False
     if executor is not None:

@@ -61,6 +61,9 @@ class ServiceSettings:
             (their bodies carry .ics text); larger bodies get 413 before any parsing.
         lab_dir: folder of static Lab assets; when it does not exist, ``/lab/`` is 404.
         examples_dir: folder of ``*.json`` example requests.
+        outbox: the iTIP outbox folder the workers write to (``cerebri serve --outbox DIR``
+            or ``CEREBRI_OUTBOX``), where ``POST /v1/outbox/resolve`` settles an interrupted
+            send; ``None`` (the default): that route answers 409 ``outbox.not_configured``.
         body_timeout_seconds: seconds to receive the whole body, a finite number with
             ``0 < t <= MAX_BODY_TIMEOUT_SECONDS`` (3600), else :class:`SettingsError`
             (``serve.invalid_option``; NaN and infinity included); a slower or unfinished
@@ -74,6 +77,7 @@ class ServiceSettings:
     lab_dir: Path = field(default=LAB_DIR)
     examples_dir: Path = field(default=EXAMPLES_DIR)
     body_timeout_seconds: float = BODY_TIMEOUT_SECONDS
+    outbox: Path | None = None
 
     def __post_init__(self) -> None:
         timeout = self.body_timeout_seconds

@@ -8,10 +8,13 @@ whose ``code`` is the core error's code; the status follows from the code:
 * 403: the caller is known but may not do this: ``auth.forbidden`` (a role is missing, or
   the plan is another requester's), ``approval.self_approval``,
   ``approval.agent_cannot_approve``, ``approval.not_approver``, ``approval.not_requester``;
-* 404: ``execution.not_found`` (no plan, step or approval with that id);
+* 404: ``execution.not_found`` (no plan, step or approval with that id),
+  ``itip.not_recorded`` (no outbox record for that key and recipient);
 * 409: the request is well formed but the thing is not in a state that allows it:
   ``execution.invalid_state``, ``approval.not_open``, ``approval.expired`` (the approval
-  still exists and can be read, so not 410), ``approval.replayed``, ``proposal.replayed``;
+  still exists and can be read, so not 410), ``approval.replayed``, ``proposal.replayed``,
+  ``itip.not_uncertain`` (an outbox record that knows better), ``outbox.not_configured``
+  (the service has no outbox folder);
 * 422: the input is at fault: ``http.invalid_body``, ``json.not_object``, ``cpir.*``,
   ``draft.*``, ``proposal.*``, ``intake.*``, ``execution.invalid_argument``,
   ``execution.invalid_principal``, and the decision's proof: ``approval.signature_required``,
@@ -22,7 +25,9 @@ whose ``code`` is the core error's code; the status follows from the code:
 * 503: ``store.*`` (the store cannot be reached or is not initialised), with
   ``Retry-After`` (:data:`~cerebri.service.store_outage.RETRY_AFTER_SECONDS`); a driver's
   error that means the store is down is 503 ``store.unavailable``
-  (:mod:`cerebri.service.store_outage`).
+  (:mod:`cerebri.service.store_outage`); so are ``itip.outbox_busy``,
+  ``itip.outbox_unwritable`` and ``itip.outbox_unreadable`` (the outbox folder cannot be
+  used now: :mod:`cerebri.service.outbox_api`).
 
 ``input.invalid_text`` (a NUL character or a lone surrogate, :mod:`cerebri._text`) is 422 as
 every ``input.*`` code.
@@ -53,11 +58,14 @@ STATUS_BY_CODE: Final[dict[str, int]] = {
     "approval.not_approver": 403,
     "approval.not_requester": 403,
     "execution.not_found": 404,
+    "itip.not_recorded": 404,
     "execution.invalid_state": 409,
     "approval.not_open": 409,
     "approval.expired": 409,
     "approval.replayed": 409,
     "proposal.replayed": 409,
+    "itip.not_uncertain": 409,
+    "outbox.not_configured": 409,
     "input.too_large": 413,
     "execution.invalid_argument": 422,
     "execution.invalid_principal": 422,
@@ -66,6 +74,9 @@ STATUS_BY_CODE: Final[dict[str, int]] = {
     "approval.wrong_key": 422,
     "approval.unknown_key": 422,
     "approval.key_revoked": 422,
+    "itip.outbox_busy": 503,
+    "itip.outbox_unwritable": 503,
+    "itip.outbox_unreadable": 503,
 }
 """The status of each code the store routes raise (see the module docstring)."""
 

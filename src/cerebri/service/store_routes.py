@@ -2,7 +2,8 @@
 
 :func:`add_store_api` is what :func:`cerebri.service.create_app` calls when it is given an
 executor: the plan and execution routes (:mod:`cerebri.service.plans_api`), the approval
-routes (:mod:`cerebri.service.approvals_api`), and the handlers that turn their refusals into
+routes (:mod:`cerebri.service.approvals_api`), the outbox route
+(:mod:`cerebri.service.outbox_api`), and the handlers that turn their refusals into
 problems (statuses: :mod:`cerebri.service.store_errors`).
 """
 
@@ -18,6 +19,7 @@ from cerebri.execution import Executor
 from cerebri.service.approvals_api import add_approval_routes
 from cerebri.service.body import ClientGone
 from cerebri.service.lab_routes import add_lab_store_routes
+from cerebri.service.outbox_api import add_outbox_routes
 from cerebri.service.plans_api import add_plan_routes
 from cerebri.service.problems import problem_response
 from cerebri.service.settings import ServiceSettings
@@ -63,4 +65,5 @@ def add_store_api(app: FastAPI, settings: ServiceSettings, executor: Executor) -
     app.add_exception_handler(RequestValidationError, _bad_parameter)
     add_plan_routes(app, settings)
     add_approval_routes(app, settings)
+    add_outbox_routes(app, settings)
     add_lab_store_routes(app, settings)

@@ -114,6 +114,26 @@ def _requests() -> dict[str, Schema]:
             "additionalProperties": False,
             "properties": {"reason": {**_TEXT, "maxLength": 1000}},
         },
+        "OutboxResolveRequest": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["key", "recipient", "happened"],
+            "description": "What an operator found in the mail server's log about a message "
+            "whose send was interrupted (itip.smtp_interrupted).",
+            "properties": {
+                "key": {**_ID, "maxLength": 1000, "description": "The send's idempotency key."},
+                "recipient": {
+                    **_ID,
+                    "maxLength": 1000,
+                    "description": "The recipient, e.g. mailto:bob@example.com.",
+                },
+                "happened": {
+                    "type": "boolean",
+                    "description": "true: the server accepted it (its log holds the "
+                    "Message-ID), it is never sent again; false: the next send sends it.",
+                },
+            },
+        },
         "DecisionRequest": {
             "type": "object",
             "additionalProperties": False,
@@ -146,6 +166,11 @@ def _attempt() -> Schema:
             "result": _JSON,
             "error": _JSON,
             "open": {"type": "boolean"},
+            "passed_on": {
+                "type": "boolean",
+                "description": "The worker left the step for another one (no adapter for it "
+                "there): not an attempt at the work (decision 0075).",
+            },
         }
     )
 
@@ -159,6 +184,10 @@ def _step_properties() -> dict[str, Schema]:
         "status": _STEP_STATUS,
         "status_reason": _nullable(_TEXT),
         "attempts": _COUNT,
+        "pass_ons": {
+            **_COUNT,
+            "description": "How many of the attempts passed the step on to another worker.",
+        },
         "max_attempts": _COUNT,
         "attempt_group": _COUNT,
         "lease_until": _nullable(_INSTANT),
@@ -337,7 +366,35 @@ def _responses() -> dict[str, Schema]:
         },
         closed=True,
     )
+    outbox_message = _object(
+        {
+            "idempotency_key": _TEXT,
+            "recipient": {**_TEXT, "description": "The bare address (no mailto:)."},
+            "exists": {"type": "boolean"},
+            "intact": {
+                "type": "boolean",
+                "description": "Whether the stored files still match the record's digests.",
+            },
+            "done": {"type": "boolean", "description": "Whether the message is delivered."},
+            "state": {
+                **_nullable(_enum(["written", "sending", "sent"])),
+                "description": "The record's state (null: no record).",
+            },
+            "delivery": _nullable(_TEXT),
+            "method": _nullable(_TEXT),
+            "uid": _nullable(_TEXT),
+            "recurrence_id": _nullable(_TEXT),
+            "sequence": _nullable({"type": "integer"}),
+            "digest": _nullable(_TEXT),
+            "message_id": _nullable(_TEXT),
+            "sent": {"type": "boolean"},
+        }
+    )
+    outbox_message["description"] = (
+        "An outbox message's record as message.itip.get answers it (decision 0052)."
+    )
     return {
+        "OutboxMessage": outbox_message,
         "Submitted": {
             "type": "object",
             "description": "A plan taken in from an envelope also has author, "
@@ -469,10 +526,12 @@ def documented(
     missing: str | None = None,
     conflict: str | None = None,
     invalid: str | None = None,
+    unavailable: str | None = None,
 ) -> dict[int | str, Schema]:
     """The documented responses of a store-backed route: each success ``{status:
-    (description, schema name or schema)}``, then its problems: always 401 and 503, 403/404/
-    409/422 when described, and with a ``body`` the transport failures 400/408/413/415."""
+    (description, schema name or schema)}``, then its problems: always 401 and 503 (described
+    by ``unavailable`` when given), 403/404/409/422 when described, and with a ``body`` the
+    transport failures 400/408/413/415."""
     out: dict[int | str, Schema] = {}
     for status, (text, schema) in successes.items():
         shape = ref(schema) if isinstance(schema, str) else schema
@@ -494,5 +553,5 @@ def documented(
             "Body larger than 262 144 bytes, or holding too many values (input.too_large)."
         )
         out[415] = _problem("Content-Type is not application/json (http.unsupported_media_type).")
-    out[503] = _problem("The execution store cannot be reached (store.*).")
+    out[503] = _problem(unavailable or "The execution store cannot be reached (store.*).")
     return out

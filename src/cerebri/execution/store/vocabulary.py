@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 __all__ = [
+    "PASSED_ON",
     "ApprovalStatus",
     "AttemptOutcome",
     "IntentionStatus",
@@ -37,6 +39,14 @@ class AttemptOutcome(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     INTERRUPTED = "interrupted"
+
+
+PASSED_ON: Final = "passed_on"
+"""The member of a finished attempt's ``error`` object that marks a pass-on (decision 0075):
+``true`` when the worker left the step for another one, for want of an adapter (outcome
+``interrupted``: it neither acted nor failed) or because its adapter refused with a code
+meaning "not configured on this worker" (outcome ``failed``, as before). Carried in ``error``
+so the outcome's closed vocabulary, and the store's schema, stay as they are."""
 
 
 class PredictionStatus(StrEnum):
