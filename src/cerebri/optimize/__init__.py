@@ -1,9 +1,12 @@
 """Many meetings at once: the batch optimiser behind CPIR ``OPTIMIZE`` (issue #24, decision 0069).
 
-The facade grows as the pieces land: the problem model (:mod:`.model`) and the answer
-(:mod:`.solution`) first; the CP-SAT solver and the mapping from CPIR requests follow.
+The problem model (:mod:`.model`), the answer (:mod:`.solution`) and :func:`solve`, the
+CP-SAT solver with its explanation (named terms, a minimal conflicting set) and its typed
+error :class:`OptimizeError`; the mapping from CPIR requests follows.
 """
 
+from cerebri.optimize._errors import OptimizeError
+from cerebri.optimize._solve import solve
 from cerebri.optimize.model import (
     After,
     BatchProblem,
@@ -32,6 +35,7 @@ __all__ = [
     "BatchSolution",
     "Grain",
     "Meeting",
+    "OptimizeError",
     "Person",
     "Room",
     "RuleRef",
@@ -42,4 +46,5 @@ __all__ = [
     "Term",
     "Travel",
     "Weights",
+    "solve",
 ]

@@ -5,7 +5,9 @@ list of **grains**: equal steps of ``grain_seconds`` (the request's ``granularit
 with its UTC start (POSIX seconds) and the **day** it belongs to. A meeting occupies
 ``duration`` consecutive grains of one day: it starts at grain ``g`` and ends at the end of
 grain ``g + duration - 1``, and never runs into the next day (a day's grains need not be
-contiguous in time: nights, weekends and closed hours are simply not grains).
+contiguous in time: nights, weekends and closed hours are simply not grains; a meeting's own
+grains must follow each other in time, so it never spans such a gap). Gaps between meetings
+(``After.gap``, travel, ``near`` below) are counted in grain indices.
 
 Every value is frozen; the solver reads nothing else (no clock, no randomness, no I/O).
 Identifiers are strings; every collection is a tuple in the order the request gave it, and
@@ -19,11 +21,13 @@ Rules (decision 0069):
   grains); no required attendee in two meetings that overlap, nor in a meeting overlapping
   their busy grains; no room used by two overlapping meetings; room capacity at least
   ``Meeting.capacity_needed``; ``after`` (start >= the other's end + gap grains);
-  ``not_same_day_as``; travel (for a person in both, the gap between two meetings is at
-  least the travel grains between their locations, in either order).
+  ``not_same_day_as``; travel (for a person required in both meetings, on the same day, the
+  gap between them is at least the travel grains between their locations, in either order;
+  meetings on different days need no travel gap); the repair budget (``max_repairs``,
+  ``max_depth``). An optional attendee's hours are not a rule.
 * **Medium**: optional attendance lost, counted in grains of overlap between a meeting a
-  person is optional in and another meeting they attend (required or optional) or their busy
-  grains.
+  person is optional in and another meeting they attend (required or optional; once per
+  pair of meetings and person) or their busy grains.
 * **Soft**: the weighted terms of :class:`Weights`, each named in the answer.
 """
 
@@ -102,7 +106,8 @@ class Meeting:
     ``allowed_starts``: grain indices it may start at (``None`` = any; the window).
     ``current_start``: for an existing meeting, the grain it starts at now (``None`` = new);
     moving it costs ``move_cost`` (soft, x ``Weights.move``) and counts against
-    ``SolverBudget.max_repairs``; ``current_room`` likewise for its room.
+    ``SolverBudget.max_repairs``; ``current_room`` likewise for its room. It has *moved* when
+    its start differs, or when it takes a room, has a ``current_room`` and gets another one.
     ``preferred_start``: grain index; distance to it (in grains) is a soft cost.
     ``location``: for travel times (``None`` = nowhere in particular: no travel).
     """
@@ -131,15 +136,18 @@ class Weights:
 
     * ``early``: per meeting, the index of its last grain (earlier is better).
     * ``preference``: per meeting, ``|start - preferred_start|`` in grains.
-    * ``back_to_back``: per pair of meetings sharing a person where one ends exactly when the
-      other starts (no break grain), 1.
+    * ``back_to_back``: per pair of meetings sharing an attendee (required or optional) where
+      one ends exactly when the other starts (no break grain), 1. "Exactly" is in time: the
+      other starts on the grain after the first one's last and that grain follows it in time
+      (the last grain of a day and the first of the next are not back to back).
     * ``back_to_back_any``: the same for any pair of meetings, shared person or not.
     * ``overlap_any``: per pair of overlapping meetings (any people), the overlap in grains.
     * ``move``: per moved existing meeting, its ``move_cost``.
-    * ``room_stability``: per person and ordered pair of their meetings (left starts first)
-      in different rooms with ``right.start - left.end <= 2`` grains, 1.
-    * ``larger_rooms_first``: per meeting with a room and per room of larger capacity,
-      the capacity difference.
+    * ``room_stability``: per person attending (required or optional) two meetings in
+      different rooms that are *near*: from the end of the one that starts first (its
+      ``start + duration``) to the start of the other at most 2 grains (an overlap counts), 1.
+    * ``larger_rooms_first``: per meeting with a room and per room of the problem with a
+      larger capacity, the capacity difference.
     """
 
     early: int = 1
@@ -157,11 +165,20 @@ class SolverBudget:
     """How much work the solver may do, in counted units, never wall time.
 
     ``deterministic_time``: CP-SAT's deterministic time limit (its own work units, roughly
-    seconds on a reference machine, but counted, so the same on every run). ``workers``: CP-SAT
-    search workers (fixed, so the run is reproducible). ``seed``: CP-SAT's random seed.
-    ``max_repairs``: at most this many existing meetings move (CPIR ``budget.max_repairs``).
-    ``max_depth``: longest chain of displacements (a meeting moved onto the old place of
-    another moved meeting is depth 2; CPIR ``budget.max_depth``).
+    seconds on a reference machine, but counted, so the same on every run); an infeasible
+    batch may spend as much again finding its conflicting set. ``workers``: CP-SAT search
+    workers (fixed; more than one are interleaved on one thread, CP-SAT's deterministic
+    parallel mode). ``seed``: CP-SAT's random seed.
+    ``max_repairs``: at most this many existing meetings move (CPIR ``budget.max_repairs``);
+    0 pins every existing meeting to its current start and room.
+    ``max_depth``: longest chain of displacements (CPIR ``budget.max_depth``). A moved
+    meeting *takes the old place* of another moved meeting when its new grains overlap that
+    one's current grains and they share a required person or it gets that one's current
+    room. Depths: a moved meeting has depth >= 1, and one that takes the old place of
+    another has a greater depth than it; every depth must be <= ``max_depth`` (so 0 allows no
+    move, and a cycle, two moved meetings taking each other's places, is never allowed).
+    The limit is checked only when it can bind, ``max_depth < min(max_repairs, existing
+    meetings)``; otherwise any chain (and cycle) within ``max_repairs`` is allowed.
     """
 
     deterministic_time: float = 10.0

@@ -45,14 +45,20 @@ class Assignment:
 class Term:
     """One named cost: ``name`` (a :class:`~cerebri.optimize.model.Weights` field, or
     ``"optional_conflict"`` for the medium level), the meeting it is charged to (the first
-    of a pair by meeting order), the other party (meeting or person id, or ``None``), the
-    unweighted amount and the weighted ``cost``."""
+    of a pair by meeting id order), the other party (the other meeting of a pair, the larger
+    room for ``larger_rooms_first``, or ``None``), the person it is about (``room_stability``
+    and ``optional_conflict``, else ``None``), the unweighted ``amount`` and the weighted
+    ``cost`` (``amount`` x weight; a medium term's weight is 1).
+
+    Only terms with a non-zero cost are listed.
+    """
 
     name: str
     meeting_id: str
     other: str | None
     amount: int
     cost: int
+    person: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +75,18 @@ class RuleRef:
     """A hard rule named in an infeasibility explanation: ``kind`` (``"window"``,
     ``"attendee_overlap"``, ``"room_overlap"``, ``"capacity"``, ``"after"``,
     ``"not_same_day"``, ``"travel"``, ``"hours"``, ``"max_repairs"``, ``"max_depth"``, ...) and
-    the ids it ties together, sorted."""
+    the ids it ties together, sorted (for ``"after"``: the meeting, then the one it must
+    follow).
+
+    Kinds and their ids: ``window`` (meeting: its ``allowed_starts``), ``hours`` (meeting,
+    person or room: open grains), ``busy`` (meeting, person or room: busy grains),
+    ``capacity`` (meeting, room too small), ``attendee_overlap`` (two meetings and the
+    required people they share), ``room_overlap`` (two meetings and a room), ``after``,
+    ``not_same_day`` (two meetings), ``travel`` (two meetings), ``max_repairs`` and
+    ``max_depth`` (no ids: the budget; with ``max_repairs = 0`` it is what pins existing
+    meetings), ``day`` (meeting: longer than every day's run of grains) and ``rooms``
+    (meeting: needs a room but has no candidate).
+    """
 
     kind: str
     ids: tuple[str, ...]
@@ -88,7 +105,7 @@ class SolverStats:
 @dataclass(frozen=True, slots=True)
 class BatchSolution:
     """The answer. ``assignments`` sorted by meeting id; ``terms`` sorted by
-    ``(name, meeting_id, other)``; ``bound``: the solver's best bound on
+    ``(name, meeting_id, other or "", person or "")``; ``bound``: the solver's best bound on
     ``(medium, soft)`` folded as ``medium * M + soft`` where ``M`` makes medium dominate
     (``None`` when nothing is known); ``conflict``: for ``INFEASIBLE``, sorted."""
 
