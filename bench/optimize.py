@@ -122,7 +122,9 @@ def run_timefold(data: TimefoldSet, seconds: float) -> Row:
     result = solve_timefold(data, seconds)
     found = score(data, result.placement) if result.placement is not None else None
     note = f"own score {result.score}"
-    if found is not None and str(found) != result.score:
+    if found is None:
+        note = f"construction not finished in the budget (partial: {result.score})"
+    elif str(found) != result.score:
         note += " (differs from the bench scorer)"
     return Row(data.name, "timefold", found, result.first_seconds, result.wall_seconds, note)
 
