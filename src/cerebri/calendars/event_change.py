@@ -311,7 +311,10 @@ def _warn_unwritable(search: SlotSearch, sources: NamedCalendars, organizer: str
     for (name, calendar), path in zip(sources, search.ics, strict=False):
         if name != organizer:
             continue
-        size = path.stat().st_size
+        try:
+            size = path.stat().st_size
+        except OSError:  # a name, not a path here (the MCP server's calendar folder): no warning
+            return
         if size > MAX_WRITABLE_ICS_BYTES:
             add_warning(
                 calendar,
