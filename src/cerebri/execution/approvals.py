@@ -24,7 +24,7 @@ from typing import Any
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps
+from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import check_signed_decision
@@ -188,7 +188,9 @@ def decide(
     ``approval.not_open``, ``approval.replayed`` (this signed decision was applied before),
     ``approval.expired`` (the request is marked expired, in its own committed transaction),
     ``approval.not_governed`` (a signature given to a store without principals),
-    ``approval.self_approval``, ``approval.agent_cannot_approve``, and the signature codes of
+    ``approval.self_approval``, ``approval.agent_cannot_approve``, ``approval.not_approver``
+    (the request names its one approver, e.g. a calendar's owner, and ``by`` is someone
+    else; decision 0076), and the signature codes of
     :func:`~cerebri.execution.decisions.check_signed_decision`; :class:`ExecutionError`
     ``execution.not_found``, ``execution.invalid_principal``.
     """
@@ -212,6 +214,13 @@ def decide(
                     )
                 raise ApprovalError(
                     f"approval {approval_id} is {row.status}, not open", code="approval.not_open"
+                )
+            approver = (loads(row.request) or {}).get("approver")
+            if approver is not None and by != approver:
+                raise ApprovalError(
+                    f"only {approver} may decide approval {approval_id} (the owner of the "
+                    f"calendar it changes, decision 0076), not {by}",
+                    code="approval.not_approver",
                 )
             if by in (row.requester, row.author):
                 role = "asked for this approval" if by == row.requester else "authored the proposal"
@@ -360,6 +369,9 @@ def consume(connection: Connection, executor: Executor, held: Claim) -> str | No
         return "the approval is not for this step"
     if row.status != ApprovalStatus.APPROVED.value:
         return f"the approval is {row.status}"
+    approver = (loads(row.request) or {}).get("approver")
+    if approver is not None and row.decided_by != approver:
+        return f"the approval was decided by {row.decided_by}, not by {approver}"
     approval_store.consume(connection, row.id, executor.now_ns())
     return None
 

@@ -23,6 +23,7 @@ capability, and permission is checked when a step acts. Errors: :class:`DraftErr
 not raised, in a :class:`DraftReport`.
 """
 
+from cerebri.plans.batch_steps import BatchApprovals
 from cerebri.plans.capabilities import (
     BUILTIN_CAPABILITIES,
     Capability,
@@ -101,6 +102,7 @@ __all__ = [
     "VERIFY_WITHIN_SECONDS",
     "Alternative",
     "Assumption",
+    "BatchApprovals",
     "Budget",
     "Capability",
     "CapabilityError",
