@@ -193,7 +193,11 @@ def _await_approval(run: StepRun) -> None:
     step names one), then consume the approval once and complete with its id and decider.
     A rejection never reaches here: it fails the step when it is decided."""
     if run.held.approval_id is None:
-        request: dict[str, JSONValue] = {"kind": "approval", "step": run.spec.to_wire()}
+        request: dict[str, JSONValue] = {
+            "kind": "approval",
+            "gate": True,
+            "step": run.spec.to_wire(),
+        }
         if run.spec.approver is not None:
             request["approver"] = run.spec.approver
         run._ask(StepStatus.AWAITING_APPROVAL, request)
