@@ -103,8 +103,7 @@ class World:
         self.offset += LEASE_SECONDS + 1  # the next worker is past every lease this one held
         last = [line for line in done.stdout.splitlines() if line.startswith("point ")][-1:]
         self.log.append(
-            f"kill_after={kill_after} rc={done.returncode} {last} "
-            f"{time.monotonic() - began:.1f}s"
+            f"kill_after={kill_after} rc={done.returncode} {last} {time.monotonic() - began:.1f}s"
         )
         if done.returncode == -signal.SIGKILL:
             self.kills += 1

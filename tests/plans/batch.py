@@ -55,7 +55,9 @@ def action_plan() -> ActionPlan:
             integration_id=INTEGRATION,
             confirmation_required=True,
             kind=kind,
-            placement=Placement(target, TimeRange(start=Instant.parse(start), end=Instant.parse(end))),
+            placement=Placement(
+                target, TimeRange(start=Instant.parse(start), end=Instant.parse(end))
+            ),
         )
         for index, (kind, target, calendar, start, end, revision) in enumerate(ROWS)
     )

@@ -93,7 +93,10 @@ def test_the_batch_graph_step_by_step() -> None:
     room_check = steps["verify-room-0"].verify
     assert room_check is not None and room_check.of == "room-0"
     assert room_check.check.params == {"calendar_id": "room-a", "object_id": "batch-interview-1"}
-    assert room_check.check.value == {"start": "2031-05-05T09:00:00Z", "end": "2031-05-05T10:00:00Z"}
+    assert room_check.check.value == {
+        "start": "2031-05-05T09:00:00Z",
+        "end": "2031-05-05T10:00:00Z",
+    }
     assert steps["room-0"].precondition is not None
     assert (steps["room-0"].precondition.check.params or {})["calendar_id"] == "room-a"
     assert (steps["room-0"].params or {})["title"] == "Interview 1"
@@ -150,7 +153,9 @@ def test_two_owners_two_gates_and_the_same_draft_every_time() -> None:
         "move-4": ("approve-batch", "approve-owner-2", "approve-owner-4"),
     }
     assert draft_from_action_plan(bigger, batch=approvals) == draft
-    assert all(a.kind in (MutationKind.CREATE_EVENT, MutationKind.MOVE_EVENT) for a in bigger.actions)
+    assert all(
+        a.kind in (MutationKind.CREATE_EVENT, MutationKind.MOVE_EVENT) for a in bigger.actions
+    )
 
 
 @pytest.mark.parametrize(

@@ -215,13 +215,7 @@ def decide(
                 raise ApprovalError(
                     f"approval {approval_id} is {row.status}, not open", code="approval.not_open"
                 )
-            approver = (loads(row.request) or {}).get("approver")
-            if approver is not None and by != approver:
-                raise ApprovalError(
-                    f"only {approver} may decide approval {approval_id} (the owner of the "
-                    f"calendar it changes, decision 0076), not {by}",
-                    code="approval.not_approver",
-                )
+            _named_approver_only(row, by)
             if by in (row.requester, row.author):
                 role = "asked for this approval" if by == row.requester else "authored the proposal"
                 raise ApprovalError(
@@ -281,6 +275,18 @@ def decide(
             f"approval {approval_id} expired before it was decided", code="approval.expired"
         )
     return _view(executor, approval_id)
+
+
+def _named_approver_only(row: Any, by: str) -> None:
+    """Refuse ``by`` when the request names its one approver (a calendar's owner, decision
+    0076) and ``by`` is someone else: :class:`ApprovalError` ``approval.not_approver``."""
+    approver = (loads(row.request) or {}).get("approver")
+    if approver is not None and by != approver:
+        raise ApprovalError(
+            f"only {approver} may decide approval {row.id} (the owner of the calendar it "
+            f"changes, decision 0076), not {by}",
+            code="approval.not_approver",
+        )
 
 
 @arguments(execution_argument_error, executor=Executor, approval_id=str, by=str)

@@ -206,6 +206,7 @@ def _await_approval(run: StepRun) -> None:
         refused = consume(connection, run.ex, run.held)
         if refused is None:
             row = approval_store.get(connection, run.held.approval_id)
+            assert row is not None  # consume found it
             result: dict[str, JSONValue] = {"approval": row.id, "decided_by": row.decided_by}
             finish(connection, run.ex, run.held, StepStatus.COMPLETED, result=result)
             return
