@@ -55,7 +55,7 @@ SEED_ENV: Final = "CEREBRI_KILL_LOOP_SEED"
 KILL_AFTER: Final = (3, 30)
 """The range of each run's kill point (the whole batch passes about 60 points)."""
 MAX_RUNS: Final = 20
-MAX_KILLS: Final = 8
+MAX_KILLS: Final = 6
 """Runs after this many kills are not killed (bounded time; each run costs 1-3 s)."""
 WRITES: Final = ("calendar.event.create", "calendar.event.move")
 OPERATOR: Final = "principal:operator"
