@@ -85,7 +85,7 @@ def test_gates_cover_effects_whose_capability_requires_approval(env: RulesEnv) -
                 capability_step(
                     "own", "test.approve", depends_on=["batch", "owner"], require_approval=True
                 ),
-            ],  # fmt: skip
+            ],
             require_approval=True,
         ),
         requester=ALICE,

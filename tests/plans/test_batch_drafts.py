@@ -12,6 +12,7 @@ from cerebri.cpir import MutationKind
 from cerebri.plans import (
     BatchApprovals,
     DraftError,
+    PlanDraft,
     builtin_registry,
     draft_from_action_plan,
     topological_order,
@@ -22,7 +23,7 @@ from tests.plans import batch
 GATES = ("approve-batch", "approve-owner-2")
 
 
-def _draft(approvals: BatchApprovals | None = None):  # type: ignore[no-untyped-def]
+def _draft(approvals: BatchApprovals | None = None) -> PlanDraft:
     return draft_from_action_plan(
         batch.action_plan(), batch=approvals or batch.approvals(), titles=batch.TITLES
     )
