@@ -126,3 +126,19 @@ def test_a_rejected_gate_leaves_every_effect_undone(env: RulesEnv) -> None:
     assert env.steps(plan_id)["batch"]["status"] == StepStatus.FAILED
     assert env.steps(plan_id)["write"]["status"] != StepStatus.COMPLETED
     assert env.journal("test.effect") == []
+
+
+def test_an_effect_naming_its_approver_is_decided_by_that_principal_only(env: RulesEnv) -> None:
+    plan_id = env.submit(
+        draft([capability_step("write", "test.effect", require_approval=True, approver=BOB)]),
+        requester=ALICE,
+    ).plan_id
+    env.run()
+    asked = _approval_of(env, plan_id, "write")
+    with pytest.raises(ApprovalError) as refused:
+        decide(env.ex, str(asked["id"]), approve=True, by="principal:carol")
+    assert refused.value.code == "approval.not_approver"
+    decide(env.ex, str(asked["id"]), approve=True, by=BOB)
+    env.run()
+    assert env.steps(plan_id)["write"]["status"] == StepStatus.COMPLETED
+    assert len(env.journal("test.effect")) == 1

@@ -199,7 +199,7 @@ def _await_approval(run: StepRun) -> None:
             "step": run.spec.to_wire(),
         }
         if run.spec.approver is not None:
-            request["approver"] = run.spec.approver
+            request["approver"] = run.spec.approver.strip().casefold()  # canonical form
         run._ask(StepStatus.AWAITING_APPROVAL, request)
         return
     with run.ex.transaction() as connection:

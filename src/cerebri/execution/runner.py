@@ -400,9 +400,10 @@ class StepRun:
             refused = self._authority(None)
             if refused is not None:
                 return refused
-            return self._ask(
-                StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
-            )
+            request: dict[str, JSONValue] = {"kind": "approval", "step": self.spec.to_wire()}
+            if self.spec.approver is not None:  # only this principal decides (0076)
+                request["approver"] = self.spec.approver.strip().casefold()
+            return self._ask(StepStatus.AWAITING_APPROVAL, request)
         with self.ex.transaction() as connection:
             self.hold(connection)
             refused = consume(connection, self.ex, self.held)

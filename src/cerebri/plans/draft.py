@@ -268,7 +268,8 @@ class StepSpec(_Model):
     ``request_capability``). ``max_attempts`` counts invocations, the first included.
     ``key`` matches :data:`KEY_PATTERN`; ``depends_on`` names no step twice.
     ``approver`` names the one principal (``principal:<name>``) who may decide this step's
-    approval (a calendar's owner for a move of their event, decision 0076); ``None``: any
+    approval, compared space-trimmed and case-folded (a calendar's owner for a move of their
+    event, decision 0076); ``None``: any
     approver but the requester and the proposal's author (decision 0022).
     """
 
