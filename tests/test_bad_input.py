@@ -575,9 +575,11 @@ CASES = [
     pytest.param(
         edit(put("/schema_version/minor", 3)), Parsed(["UnsupportedSchema"]), id="schema-0.3"
     ),
+    # OPTIMIZE is answered by the batch optimiser, which needs its batch member (decision
+    # 0070); the reference planner alone still calls it unsupported
     pytest.param(
         edit(put("/operation", "OPTIMIZE")),
-        Parsed([{"UnsupportedOperation": "OPTIMIZE"}]),
+        Parsed([{"BatchRequired": "OPTIMIZE"}]),
         id="operation-optimize",
     ),
     # UPDATE and CANCEL are planned (decision 0049): on the example's prospective target
@@ -688,10 +690,11 @@ CASES = [
             pad_objects(LIMITS.max_objects + 1),
             candidates(OBJECT_ROW_CANDIDATES),
             put("/schema_version/minor", 3),
-            put("/operation", "OPTIMIZE"),
+            put("/operation", "MOVE"),
             put("/planning_capability/plan", False),
         ),
-        # the cardinality early exit discards the schema/operation/permission issues
+        # the cardinality early exit discards the schema/target/permission issues (MOVE of
+        # a prospective target is an InvalidTargetState)
         Parsed(["InputLimit"], over=frozenset({"objects"})),
         id="objects-257-discards-earlier-issues",
     ),

@@ -3,6 +3,7 @@
 The public API::
 
     cerebri.plan(request) -> PlanningResult        ranked, explained candidate slots
+                                                   (OPTIMIZE: many meetings at once)
     cerebri.validate(request) -> ValidationReport  what is known, missing or uncertain
     cerebri.parse_request(source) -> PlanningRequest
     cerebri.temporal_report(request) -> TemporalResult  recurrence expansion and free/busy
@@ -32,7 +33,8 @@ with _collector_paused(promote_after=0):
         UnreadableInputError,
         UnwritableOutputError,
     )
-    from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
+    from cerebri.optimize import plan, validate
+    from cerebri.planner import DEFAULT_LIMITS, PlannerLimits
     from cerebri.temporal import TemporalResult
 
 __version__ = "0.1.0"

@@ -328,7 +328,7 @@ def test_update_the_series_duration_and_attendees(series: Calendar) -> None:
     assert set(lines) == {"mailto:alice@example.org", "mailto:carol@example.org"}
     alice, carol = lines["mailto:alice@example.org"], lines["mailto:carol@example.org"]
     assert (alice["PARTSTAT"], alice["ROLE"], alice["RSVP"], alice["CN"]) == (
-        "ACCEPTED",  # kept
+        "NEEDS-ACTION",  # a new length asks again (RFC 6638 3.2.8, decision 0073)
         "REQ-PARTICIPANT",
         "TRUE",
         "Alice",
@@ -1164,4 +1164,6 @@ def test_a_change_keeps_the_organizer_line_and_a_chair_role() -> None:
     assert lines["mailto:bob@example.org"]["ROLE"] == "OPT-PARTICIPANT"  # made optional
     assert lines["mailto:bob@example.org"]["PARTSTAT"] == "TENTATIVE"
     assert lines["mailto:dave@example.org"]["PARTSTAT"] == "NEEDS-ACTION"
-    assert {p["RSVP"] for p in lines.values()} == {"TRUE"}
+    # the organizer's own line answers no one: no RSVP added (decision 0073)
+    assert "RSVP" not in lines["mailto:alice@example.org"]
+    assert {lines[k]["RSVP"] for k in lines if "alice" not in k} == {"TRUE"}

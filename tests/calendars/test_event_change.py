@@ -457,3 +457,44 @@ def test_an_all_day_event_moves_by_whole_days(tmp_path: Path) -> None:
             _load,
         )
     assert caught.value.code == "input.invalid_option"
+
+
+def test_this_and_future_from_an_instance_moved_on_its_own_is_refused(tmp_path: Path) -> None:
+    # 10-19's instance was moved to 14:00 on its own: a this-and-future move measured from it
+    # would write the new series an offset away from what the search showed (decision 0073).
+    moved = (
+        "BEGIN:VEVENT\r\nUID:standup@example.com\r\nDTSTAMP:20260101T000000Z\r\n"
+        "RECURRENCE-ID;TZID=Europe/Berlin:20261019T090000\r\n"
+        "DTSTART;TZID=Europe/Berlin:20261019T140000\r\nDTEND;TZID=Europe/Berlin:20261019T143000\r\n"
+        f"SUMMARY:Standup\r\n{PEOPLE}END:VEVENT\r\n"
+    )
+    alice = tmp_path / "alice.ics"
+    alice.write_text(HEAD + OWNER.format("alice@example.com") + STANDUP + moved + TAIL, newline="")
+    window = (_local("2026-10-19T08:00"), _local("2026-10-26T12:00"))
+    for operation in (ChangeOperation.RESCHEDULE, ChangeOperation.UPDATE):
+        ask = EventChangeAsk(
+            operation,
+            "standup@example.com",
+            scope=ChangeScope.THIS_AND_FUTURE,
+            at=_local("2026-10-19T09:00"),
+            window=window,
+            zone="Europe/Berlin",
+            duration_seconds=3600 if operation is ChangeOperation.UPDATE else None,
+        )
+        with pytest.raises(CerebriError) as caught:
+            plan_event_change(ask, SlotSearch(ics=[alice]), _load)
+        assert caught.value.code == "input.invalid_option"
+        assert "2026-10-19T07:00:00Z was moved on its own (now 2026-10-19T12:00:00Z)" in str(
+            caught.value
+        )
+    # cancelling from that instance on shifts nothing: still allowed
+    cancel = EventChangeAsk(
+        ChangeOperation.CANCEL,
+        "standup@example.com",
+        scope=ChangeScope.THIS_AND_FUTURE,
+        at=_local("2026-10-19T09:00"),
+        window=window,
+        zone="Europe/Berlin",
+    )
+    found = plan_event_change(cancel, SlotSearch(ics=[alice]), _load)
+    assert _request(found)["change"]["scope"] == "THIS_AND_FUTURE"

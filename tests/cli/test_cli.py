@@ -101,13 +101,13 @@ def test_validate_prints_the_report() -> None:
 
 def test_validate_and_plan_exit_zero_for_a_refusal(tmp_path: Path) -> None:
     doc = example_doc()
-    doc["operation"] = "OPTIMIZE"  # still unsupported (decision 0049)
+    doc["operation"] = "OPTIMIZE"  # without its batch member (decision 0070)
     path = write_json(tmp_path, "optimize.json", doc)
     validated = run("validate", str(path))
     assert (validated.exit_code, validated.stderr) == (0, "")
     assert json.loads(validated.stdout) == {
         "state": "InsufficientInformation",
-        "issues": [{"UnsupportedOperation": "OPTIMIZE"}],
+        "issues": [{"BatchRequired": "OPTIMIZE"}],
     }
     planned = run("plan", str(path))
     assert (planned.exit_code, planned.stderr) == (0, "")

@@ -237,7 +237,10 @@ def test_plan_graph_draft(setup: dict[str, Path]) -> None:
     # its create step starts 2026-10-24T09:00Z: the default day of validity ends before that
     short = propose(setup, draft)
     assert (short.exit_code, error_code(short)) == (2, "proposal.expires_before_slot")
-    assert "--expires-in 1692000 " in short.stderr  # 19 days 14 hours to the slot
+    assert (
+        "--expires-in 20d or more (the slot starts 1692000 s after" in short.stderr
+    )  # 19 days 14 hours to the slot
+    assert propose(setup, draft, "--expires-in", "20d").exit_code == 0  # as suggested
     assert propose(setup, draft, "--expires-in", "1692000").exit_code == 0
     envelope = load_json((setup["tmp"] / "env.json").read_bytes())
     digest = envelope["candidate"]["artifact/digest"]

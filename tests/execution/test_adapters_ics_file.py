@@ -412,6 +412,14 @@ def test_move_with_a_stale_revision_is_refused_and_changes_nothing(tmp_path: Pat
     )
     assert code_of(lambda: adapter.invoke(stale)) == ("calendar.revision_mismatch", False)
     assert (tmp_path / "work.ics").read_bytes() == before
+    with pytest.raises(AdapterError) as caught:
+        adapter.invoke(stale)
+    assert caught.value.message.endswith(
+        "nothing was written; the event changed after the change was planned (the ETag "
+        "covers the whole event, every instance of a series: an earlier change to another "
+        "instance counts): run the change command (reschedule, cancel-event or "
+        "update-event) again and propose the new request"
+    )
     unchecked = move(
         None, key="plan-2:1:move-0:0", start="2026-10-05T13:00:00Z", end="2026-10-05T14:00:00Z"
     )

@@ -168,8 +168,9 @@ def test_reschedule_one_instance_of_a_weekly_series(
     assert len(instances) == 4
     assert all(start != datetime(2026, 10, 5, 8, tzinfo=UTC) for start, _, _ in instances)
     messages = _messages(outbox)
-    # the message names the attendees; the organizer is its ORGANIZER (decision 0048)
-    everyone = ["mailto:bob@example.com", "mailto:zoe@example.com"]
+    # the message names every attendee, olga too (she is one: RFC 5546 3.2.2, the full
+    # list; decision 0073); she is its ORGANIZER and is sent nothing (decision 0048)
+    everyone = ["mailto:bob@example.com", "mailto:olga@example.com", "mailto:zoe@example.com"]
     rid = datetime(2026, 10, 5, 8, tzinfo=UTC)
     request = {"method": "REQUEST", "sequence": 5, "uid": UID, "recurrence_id": rid}
     assert messages == [{**request, "attendees": everyone}] * 2  # bob, zoe; not the organizer

@@ -236,8 +236,13 @@ def _check_copies(
     flow: ChangeFlow, expected: set[Row], organizer: dict[tuple[str, dt.datetime | None], int]
 ) -> None:
     """Bob's and carol's calendars hold their own events and a copy of every event of
-    alice's (decision 0057): the same instances, the same SEQUENCE per component, bob's
-    ``ACCEPTED`` kept."""
+    alice's (decision 0057): the same instances, the same SEQUENCE per component, and bob's
+    answer as alice's copy has it. Each test's first change gives the event a new time (a
+    new length, a series move), which asks bob again (RFC 6638 3.2.8, decision 0073): from
+    then on every copy, alice's too, has him at ``NEEDS-ACTION``."""
+    answer = (BOB, "REQ-PARTICIPANT", "NEEDS-ACTION")
+    for event in _reader(flow, "alice").events():
+        assert answer in event.attendees, event
     for person in ("bob", "carol"):
         reader = _reader(flow, person)
         own = OWN[person]
@@ -247,7 +252,7 @@ def _check_copies(
         assert {key: seq for key, seq in stored.items() if key[0] not in own} == organizer
         for event in reader.events():
             if event.uid not in own:
-                assert (BOB, "REQ-PARTICIPANT", "ACCEPTED") in event.attendees
+                assert answer in event.attendees, (person, event)
 
 
 def _completed(flow: ChangeFlow, name: str) -> None:

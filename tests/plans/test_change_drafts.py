@@ -232,6 +232,7 @@ def test_reschedule_one_instance_writes_verifies_then_tells_each_attendee() -> N
             "idempotency_key": _copy_key(action, address),
         }
         at = {"calendar_id": calendar, "object_id": UID, "uid": UID, "recurrence_id": RID}
+        at["timezone"] = "Europe/Berlin"  # the copy is read in the plan's zone too (0073)
         assert _copied(draft, deliver) == (at, "sequence", "eq", 5)
     record = draft.steps[-1]
     assert record.depends_on == (
@@ -375,6 +376,7 @@ def test_cancel_sends_cancel_to_every_attendee_and_is_satisfied_when_gone(scope:
         at = {"calendar_id": calendar, "object_id": UID, "uid": UID}
         if rid is not None:
             at["recurrence_id"] = rid
+        at["timezone"] = "Europe/Berlin"
         assert _copied(draft, deliver) == (at, "exists", "eq", False)
 
 

@@ -78,7 +78,9 @@ def test_check_slot_times_boundaries() -> None:
     with pytest.raises(ProposalError) as short:
         check_slot_times([slot], proposed_at=PROPOSED, expires_at=T("2026-10-05T11:59:59Z"))
     assert (short.value.code, short.value.path) == ("proposal.expires_before_slot", "/expires-at")
-    assert "--expires-in 61200 " in short.value.message  # 17 hours from proposed-at
+    assert (
+        "--expires-in 17h or more (the slot starts 61200 s after" in short.value.message
+    )  # 17 hours from proposed-at
     # the latest slot counts for the validity, the earliest for "already begun"
     later = T("2026-10-06T12:00:00Z")
     with pytest.raises(ProposalError) as second:

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 from icalendar import Calendar, Component, Event
 
+from cerebri.calendars._change_answers import ask_again, asks_again
 from cerebri.calendars._change_clock import exact_span_end, instance_wall, time_value
 from cerebri.calendars._change_model import (
     IDEMPOTENCY_PROPERTY,
@@ -58,12 +59,14 @@ _TIMES: Final = ("DTSTART", "DTEND", "DURATION")
 
 @dataclass
 class Edit:
-    """One change being built: the resource copy, its series, the change, ``stamp``."""
+    """One change being built: the resource copy, its series, the change, ``stamp``;
+    ``before`` is the series as read (never modified: what :meth:`answers` compares)."""
 
     calendar: Calendar
     series: Series
     change: EventChange
     stamp: datetime
+    before: Series
     writes: list[tuple[str, Calendar | None]] = field(default_factory=list)
     notices: list[ChangeNotice] = field(default_factory=list)
 
@@ -87,6 +90,12 @@ class Edit:
         ):
             event.pop(name, None)
             event.add(name, value)
+
+    def answers(self, event: Component, at: Instant | None) -> None:
+        """Ask ``event``'s attendees again when it moves the instance(s) at ``at`` (``None``:
+        the master) away from where :attr:`before` had them (decision 0073)."""
+        if asks_again(event, self.before, at):
+            ask_again(event)
 
     def new_range(self) -> tuple[datetime, datetime] | None:
         """The change's new range as wall times in the series' frame (``None`` without
@@ -260,6 +269,7 @@ def change_instance(edit: Edit, at: Instant) -> ChangeOutcome:
         event.add("DTSTART", time_value(kind, new[0]))  # the second 02:30 in UTC (0064)
         event.add("DTEND", time_value(kind, new[1]))
     removed = edit.people(event)
+    edit.answers(event, at)
     edit.touch(event, base + 1)
     stale = [o for o in series.overrides if series.recurrence_instant(o) == at]
     _replace(edit.calendar, stale, [event])
@@ -335,9 +345,11 @@ def change_series(edit: Edit, anchor: Instant) -> ChangeOutcome:
         for override in series.overrides:
             _shift_override(edit, override, delta)
     removed = edit.people(master)
+    edit.answers(master, None)
     sequence = highest_sequence(series) + 1
     for override in series.overrides:
         edit.people(override)
+        edit.answers(override, series.recurrence_instant(override))
         edit.touch(override, sequence)
     edit.touch(master, sequence)
     edit.writes.append((series.uid, edit.calendar))
@@ -463,16 +475,17 @@ def split(edit: Edit, at: Instant, new_uid: str) -> ChangeOutcome:
             later = _split_values(original, name, series, at)[1]
             set_values(head, name, [_shifted(v, kind, delta) for v in later])
     _, moved = trim(edit, at)
-    heads: list[Component] = [head]
+    heads: list[tuple[Component, Instant]] = [(head, at)]  # each with the instance it was
     for override in moved:
         copied = copy.deepcopy(override)
         copied["UID"] = new_uid
         _shift_override(edit, copied, delta)
-        heads.append(copied)
-    for event in heads:
+        heads.append((copied, series.recurrence_instant(override)))
+    for event, was in heads:
         edit.people(event)
+        edit.answers(event, was)
         edit.touch(event, 0)
-    edit.writes.append((new_uid, _resource_like(edit.calendar, heads)))
+    edit.writes.append((new_uid, _resource_like(edit.calendar, [e for e, _ in heads])))
     edit.writes.append((series.uid, edit.calendar))
     edit.notify(new_uid, None, "REQUEST", 0, event=head)
     sequence = sequence_of(master)

@@ -34,6 +34,7 @@ __all__ = [
     "exact_end",
     "exact_span_end",
     "instance_wall",
+    "local_reading",
     "offset_change",
     "time_value",
 ]
@@ -153,3 +154,30 @@ def time_value(kind: Kind, wall: datetime) -> date | datetime:
     if moment is None:
         raise ChangeError(f"{wall} lies outside the years 1-9999", code="change.invalid")
     return moment.astimezone(UTC)
+
+
+def local_reading(instant: Instant, zone_name: str) -> tuple[str, str | None]:
+    """How ``instant`` reads in ``zone_name``, for a message (``"2027-03-28 03:30 in
+    Europe/Berlin"``), and, when it is also the reading of a wall time that does not exist
+    there (a spring-forward gap, read with the offset before it: RFC 5545 section 3.3.5,
+    decision 0064), a sentence saying so: ``--instance 02:30`` on Berlin's spring day names
+    01:30Z, an instance only of a series whose own wall time is 02:30 (decision 0074);
+    else None."""
+    zone = ZoneInfo(zone_name)
+    local = _local(instant, zone)
+    shown = f"{local:%Y-%m-%d %H:%M} in {zone_name}"
+    moment = instant.to_datetime()
+    assert moment is not None  # _local checked it
+    earlier = (moment - timedelta(days=1)).astimezone(zone).utcoffset()
+    if earlier is None or earlier == local.utcoffset():
+        return shown, None
+    wall = (moment + earlier).replace(tzinfo=None)
+    back = wall.replace(tzinfo=zone)
+    exists = back.astimezone(UTC).astimezone(zone).replace(tzinfo=None) == wall
+    if exists or Instant.from_datetime(back) != instant:
+        return shown, None
+    return shown, (
+        f"a local {wall:%Y-%m-%d %H:%M} does not exist in {zone_name} (the clocks skip it) "
+        "and is read as this instant (RFC 5545 section 3.3.5), which names an instance only "
+        f"of a series whose own wall time is {wall:%H:%M}"
+    )

@@ -74,11 +74,12 @@ def _old_lines(event: Component) -> dict[str, vCalAddress]:
     return out
 
 
-def _kept_line(person: Participant, old: vCalAddress) -> vCalAddress:
+def _kept_line(person: Participant, old: vCalAddress, *, organizer: bool = False) -> vCalAddress:
     """The line of an attendee who stays: every parameter they had (``PARTSTAT``, ``CN``,
     ``ROLE=CHAIR``, ``DELEGATED-FROM``...) kept; ``ROLE`` rewritten only when they move
     between required and optional, ``CN`` and ``CUTYPE=INDIVIDUAL`` added when missing,
-    ``RSVP=TRUE`` (RFC 5546 section 3.2.2: the organizer asks for a reply to the change)."""
+    ``RSVP=TRUE`` (RFC 5546 section 3.2.2: the organizer asks for a reply to the change),
+    except on the ``organizer``'s own line (they answer no one; decision 0073)."""
     line = _line(person.address, "attendee")
     for name, value in old.params.items():
         line.params[name] = value
@@ -88,7 +89,8 @@ def _kept_line(person: Participant, old: vCalAddress) -> vCalAddress:
     if person.name is not None and "CN" not in line.params:
         line.params["CN"] = person.name
     line.params.setdefault("CUTYPE", "INDIVIDUAL")
-    line.params["RSVP"] = "TRUE"  # a change asks every attendee to answer again
+    if not organizer:
+        line.params["RSVP"] = "TRUE"  # a change asks every attendee to answer again
     return line
 
 
@@ -138,13 +140,16 @@ def stamp_people(
     if attendees is None:
         return
     kept = _old_lines(event)
+    boss = _safe_key(organizer_of(event) or "")
     event.pop("ATTENDEE", None)
     for person in attendees:
         key = _email(_line(person.address, "attendee"))
         old = kept.get(key)
         event.add(
             "ATTENDEE",
-            _attendee_line(person, "NEEDS-ACTION") if old is None else _kept_line(person, old),
+            _attendee_line(person, "NEEDS-ACTION")
+            if old is None
+            else _kept_line(person, old, organizer=key == boss),
         )
 
 

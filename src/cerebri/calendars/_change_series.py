@@ -53,7 +53,9 @@ def _moment(value: Any, what: str, uid: str) -> date | datetime:
 def span_of(event: Component, kind: Kind) -> tuple[datetime, datetime]:
     """``DTSTART`` and the end (``DTEND``, ``DTSTART + DURATION``, or RFC 5545 section
     3.6.1's defaults: one day for a date, zero length for a time) as wall times; a
-    ``change.bad_event`` when the end is before the start."""
+    ``change.bad_event`` when the end is before the start. A ``DTEND`` date not after a
+    ``DTSTART`` date is read as one day, as :mod:`cerebri.ics` reads busy time (decision
+    0074)."""
     uid = str(event.get("UID", ""))
     start = kind.wall(_moment(event.get("DTSTART"), "DTSTART", uid))
     if "DTEND" in event:
@@ -65,6 +67,8 @@ def span_of(event: Component, kind: Kind) -> tuple[datetime, datetime]:
         end = start + length
     else:
         end = start + (timedelta(days=1) if kind.all_day else timedelta(0))
+    if kind.all_day and end <= start and "DURATION" not in event:
+        end = start + timedelta(days=1)  # a DTEND date not after DTSTART: one day (0074)
     if end < start:
         raise ChangeError(f"event {uid} ends before it starts", code="change.bad_event")
     return start, end
@@ -259,7 +263,10 @@ class Series:
 def series_of(calendar: Calendar, uid: str, floating_zone: ZoneInfo) -> Series | None:
     """The series ``uid`` of ``calendar``, or ``None`` when no ``VEVENT`` has that ``UID``.
     Of several masters the highest ``SEQUENCE`` is the current one (RFC 5546 section
-    2.1.4)."""
+    2.1.4); several masters with that highest ``SEQUENCE``, or several overrides of one
+    ``RECURRENCE-ID`` with their highest, are ``change.ambiguous_uid``: a ``UID`` names one
+    event (RFC 5545 section 3.8.4.7) and nothing tells which of them a change is to
+    (decision 0073; the busy-time reader keeps them all and warns ``ics.duplicate_uid``)."""
     events = [
         component
         for component in calendar.subcomponents
@@ -270,5 +277,27 @@ def series_of(calendar: Calendar, uid: str, floating_zone: ZoneInfo) -> Series |
     masters = [event for event in events if "RECURRENCE-ID" not in event]
     overrides = [event for event in events if "RECURRENCE-ID" in event]
     master = max(masters, key=sequence_of, default=None)
+    if master is not None:
+        _one(uid, [m for m in masters if sequence_of(m) == sequence_of(master)], "no RECURRENCE-ID")
     kind = kind_of(master if master is not None else overrides[0], floating_zone)
-    return Series(uid, master, overrides, kind)
+    series = Series(uid, master, overrides, kind)
+    by_instant: dict[Instant, list[Event]] = {}
+    for override in overrides:
+        by_instant.setdefault(series.recurrence_instant(override), []).append(override)
+    for at, same in by_instant.items():
+        top = max(sequence_of(event) for event in same)
+        _one(uid, [e for e in same if sequence_of(e) == top], f"RECURRENCE-ID {at}")
+    return series
+
+
+def _one(uid: str, components: list[Event], which: str) -> None:
+    """``change.ambiguous_uid`` when ``components`` (of one ``UID`` and ``SEQUENCE``) are
+    more than one."""
+    if len(components) > 1:
+        raise ChangeError(
+            f"event {uid!r}: {len(components)} components have this UID, {which} and SEQUENCE "
+            f"{sequence_of(components[0])}, so which one to change is ambiguous (RFC 5545 "
+            "3.8.4.7: a UID names one event); remove or re-number the duplicates, then try "
+            "again",
+            code="change.ambiguous_uid",
+        )

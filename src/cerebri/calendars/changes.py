@@ -52,7 +52,8 @@ Rules (each from the RFC named):
   the master and every override of its ``UID`` (calendars raise moved instances above the
   master), and every change writes that plus one on each component it touches, so it never
   goes down and the messages carry the number stored. ``DTSTAMP`` and
-  ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo.
+  ``LAST-MODIFIED`` are ``stamp``. Missing ``VTIMEZONE`` components are added from zoneinfo
+  covering every instance, endless series included (:mod:`cerebri.calendars.vtimezones`).
 * ``ORGANIZER`` and ``ATTENDEE`` are stamped when the change gives them (RFC 5545 sections
   3.8.4.3 and 3.8.4.1; RFC 5546 section 3.2.2): ``ROLE=REQ-PARTICIPANT`` or
   ``OPT-PARTICIPANT``, ``CUTYPE=INDIVIDUAL``, ``RSVP=TRUE``, ``CN`` when named, and the
@@ -83,12 +84,14 @@ it, an unreadable ``RRULE``), ``change.bad_address`` and ``change.duplicate_atte
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 from datetime import date
 
 from icalendar import Calendar, Event
 
 from cerebri._guard import arguments
+from cerebri.calendars._change_answers import asks_again
 from cerebri.calendars._change_apply import (
     Edit,
     cancel_future,
@@ -112,8 +115,9 @@ from cerebri.calendars._change_model import (
 )
 from cerebri.calendars._change_people import check_people
 from cerebri.calendars._change_series import Series, sequence_of, series_of
-from cerebri.calendars._change_times import floating
+from cerebri.calendars._change_times import floating, instant_of
 from cerebri.calendars.arguments import invalid_argument
+from cerebri.calendars.vtimezones import add_zones
 from cerebri.temporal import Instant
 
 __all__ = [
@@ -129,6 +133,7 @@ __all__ = [
     "already_applied",
     "apply_change",
     "find_event",
+    "reschedules",
     "resource_etag",
     "resource_sequence",
     "split_uid",
@@ -173,6 +178,27 @@ def resource_sequence(resource: Calendar, uid: str) -> int:
         ),
         default=0,
     )
+
+
+@arguments(invalid_argument, event=Event, previous=(Calendar, type(None)))
+def reschedules(event: Event, previous: Calendar | None) -> bool:
+    """Whether writing ``event`` (one ``VEVENT``: a master or an override) moves the
+    instance(s) it describes away from where ``previous`` (a resource holding its ``UID``
+    before, or ``None``) had them: the component of the same ``RECURRENCE-ID``, else the
+    master's instance there (RFC 6638 section 3.2.8's reschedule: ``DTSTART`` or the end
+    changed, or an instance the series did not have). Then the attendees' answers no longer
+    hold and go back to ``PARTSTAT=NEEDS-ACTION`` (decision 0073). Dates and floating times
+    are compared as read in UTC. ``True`` when ``previous`` is ``None`` or lacks the ``UID``.
+
+    Raises:
+        ChangeError: ``change.bad_event`` (unreadable times in either).
+        InvalidArgumentError: ``calendars.invalid_argument``.
+    """
+    utc = floating("UTC")
+    before = None if previous is None else series_of(previous, str(event.get("UID", "")), utc)
+    rid = getattr(event.get("RECURRENCE-ID"), "dt", None)
+    at = instant_of(rid, utc) if isinstance(rid, date) else None
+    return asks_again(event, before, at)
 
 
 def _text_argument(value: object, what: str) -> str:
@@ -322,11 +348,31 @@ def apply_change(
     )
     if already_applied(resource, change):
         return _replayed(series, change, new_uid)
-    outcome = _dispatch(Edit(calendar, series, change, moment), new_uid)
+    change = _point_kept(series, change)
+    before = series_of(resource, change.uid, zone)
+    assert before is not None  # the copy has the UID, so has the resource
+    outcome = _dispatch(Edit(calendar, series, change, moment, before), new_uid)
     for _, written in outcome.writes:
         if written is not None:
-            _add_zones(written)
+            add_zones(written)
     return outcome
+
+
+_POINT_NS = 1_000_000_000
+
+
+def _point_kept(series: Series, change: EventChange) -> EventChange:
+    """``change`` without its range when it is an update of an event without length (RFC
+    5545 section 3.6.1: a date-time ``DTSTART`` alone ends where it starts) over the one
+    second after its start, the range such an event is planned with (CPIR ranges are not
+    empty; decision 0074): its times stay as they are. Any other range is written."""
+    start, end = change.start, change.end
+    if change.action != "update" or start is None or end is None or end - start != _POINT_NS:
+        return change
+    view = series.view(change.recurrence_id)
+    if view is None or view.all_day or not view.start == view.end == start:
+        return change
+    return dataclasses.replace(change, start=None, end=None)
 
 
 def _replayed(series: Series, change: EventChange, new_uid: str | None) -> ChangeOutcome:
@@ -336,22 +382,6 @@ def _replayed(series: Series, change: EventChange, new_uid: str | None) -> Chang
     sequence = highest_sequence(series)
     split = new_uid is not None and change.action != "cancel" and at is not None
     return ChangeOutcome((), (), sequence, new_uid if split else None, replayed=True)
-
-
-def _add_zones(calendar: Calendar) -> None:
-    """The ``VTIMEZONE`` of every ``TZID`` used and not defined (RFC 5545 section 3.6.5),
-    from zoneinfo, covering the years from the earliest ``DTSTART`` to two years on."""
-    years = [
-        value.year
-        for event in calendar.walk("VEVENT")
-        for value in [getattr(event.get("DTSTART"), "dt", None)]
-        if isinstance(value, date)
-    ]
-    if years:
-        first = min(years)
-        calendar.add_missing_timezones(
-            first_date=date(first, 1, 1), last_date=date(min(first + 2, 9999), 1, 1)
-        )
 
 
 def _dispatch(edit: Edit, new_uid: str | None) -> ChangeOutcome:

@@ -10,7 +10,8 @@
 :func:`plan_event_change` reads the calendars with the caller's ``load`` (a
 :data:`~cerebri.calendars.slot_search.SourceLoader`, as find-slot does: this module does no
 I/O), finds the event by ``UID`` in the organizer's calendar (``SlotSearch.calendar``, else
-the first calendar read) with :func:`cerebri.calendars.changes.find_event` (RFC 5545 section
+the calendar holding the ``UID`` whose owner is its ``ORGANIZER``, RFC 5546 section 2.1.2,
+decision 0074) with :func:`cerebri.calendars.changes.find_event` (RFC 5545 section
 3.8.4.4: master plus overrides), and builds the CPIR request of contract C1
 (:mod:`cerebri.calendars.change_request`):
 
@@ -55,7 +56,9 @@ later instance is not free is left out of the answer's candidates and listed in
 ``series_check``; the request does not change.
 
 Refusals: ``calendar.not_found`` (no event with that ``UID``, or no instance at ``at``, in the
-organizer's calendar), ``calendars.no_calendar`` (``calendar`` is not one of those read),
+organizer's calendar), ``calendars.no_calendar`` (``calendar`` is not one of those read; no
+``calendar`` and the organizer's copy cannot be told: two calendars of its owner hold it, or
+only attendees' calendars do),
 ``input.invalid_option`` (options that do not fit the operation or the event: an instance
 of an event that does not recur, a reschedule without a window, an update that changes
 nothing...), and the codes of the readers, :mod:`cerebri.calendars.changes` and the planner.
@@ -70,6 +73,7 @@ from icalendar import Calendar
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
+from cerebri.calendars._change_clock import local_reading
 from cerebri.calendars.answer import SlotAnswer, answer_for
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.attendee_hours import attendee_zones, check_hours_ids
@@ -183,11 +187,26 @@ def _locate(
             )
         view = find_event(plain, ask.uid, ask.at, floating_zone=ask.zone)
         if view is None:
-            shown = ask.at.format() if ask.at is not None else "?"
+            assert ask.at is not None  # a recurring event asked for without at is the series
+            shown, gap = local_reading(ask.at, ask.zone)
             raise CerebriError(
-                f"event {ask.uid!r} has no instance starting originally at {shown} in "
-                f"calendar {organizer!r}",
+                f"event {ask.uid!r} has no instance starting originally at {ask.at.format()} "
+                f"({shown}) in calendar {organizer!r}" + ("" if gap is None else f": {gap}"),
                 code="calendar.not_found",
+            )
+        if (
+            scope is ChangeScope.THIS_AND_FUTURE
+            and ask.operation is not ChangeOperation.CANCEL
+            and ask.at is not None
+            and view.start != ask.at
+        ):
+            # A this-and-future move or update measures the new series from this instance's
+            # original start; an instance moved on its own would show one time and write
+            # another (decision 0073).
+            raise invalid_option(
+                f"event {ask.uid!r}: the instance originally at {ask.at.format()} was moved on "
+                f"its own (now {view.start.format()}); change it alone with --instance, or "
+                "start --this-and-future at an instance that was not moved"
             )
         return resource, view
     raise CerebriError(
@@ -269,10 +288,11 @@ def _future_ask(resource: Calendar, ask: EventChangeAsk) -> EventChangeAsk:
     return ask if kept <= start else replace(ask, window=(kept, end))
 
 
-def _organizer(search: SlotSearch, sources: NamedCalendars) -> tuple[str, str]:
-    """``(calendar id, integration id)`` of the organizer's calendar."""
+def _organizer(search: SlotSearch, sources: NamedCalendars, uid: str) -> tuple[str, str]:
+    """``(calendar id, integration id)`` of the organizer's calendar: ``search.calendar``,
+    else :func:`_organizer_copy` of the calendars holding ``uid``."""
     names = list(dict.fromkeys(name for name, _ in sources))
-    chosen = search.calendar if search.calendar is not None else (names[0] if names else None)
+    chosen = search.calendar if search.calendar is not None else _organizer_copy(sources, uid)
     if chosen is None or chosen not in names:
         raise CerebriError(
             f"--calendar {chosen!r} is not one of the calendars read ({', '.join(names)})"
@@ -304,6 +324,48 @@ def _warn_unwritable(search: SlotSearch, sources: NamedCalendars, organizer: str
                 ),
             )
         return
+
+
+def _organizer_copy(sources: NamedCalendars, uid: str) -> str | None:
+    """The calendar holding the organizer's copy of ``uid`` (RFC 5546 section 2.1.2: only
+    the organizer changes an event; decision 0074): of the calendars holding the ``UID``,
+    the one whose owner (:func:`calendar_owners`, decision 0028) is its ``ORGANIZER``; else
+    the first holder whose owner is unknown (a holder owned by someone else is an
+    attendee's copy). An event without ``ORGANIZER`` is changed in the first calendar
+    holding it. No holder: the first calendar read (``calendar.not_found`` follows).
+    ``calendars.no_calendar`` when two holders are the organizer's, or every holder is
+    someone else's."""
+    holders = [
+        (name, calendar)
+        for name, calendar in sources
+        if any(str(event.get("UID")) == uid for event in calendar.walk("VEVENT"))
+    ]
+    if not holders:
+        return sources[0][0] if sources else None
+    boss = next(
+        (
+            event["ORGANIZER"]
+            for event in holders[0][1].walk("VEVENT")
+            if str(event.get("UID")) == uid and "ORGANIZER" in event
+        ),
+        None,
+    )
+    if boss is None:
+        return holders[0][0]
+    address = _email(str(boss), "ORGANIZER")
+    owners = {name: _email(owner, "owner") for name, owner in calendar_owners(holders).items()}
+    mine = [name for name, _ in holders if owners.get(name) == address]
+    unknown = [name for name, _ in holders if name not in owners]
+    if len(mine) == 1 or (not mine and unknown):
+        return (mine or unknown)[0]
+    held = ", ".join(f"{name} ({owners.get(name, 'owner unknown')})" for name, _ in holders)
+    why = "several of them are" if mine else "none of them is"
+    raise CerebriError(
+        f"event {uid!r} is in calendars {held}, and {why} the organizer's ({address}; only "
+        "the organizer's copy is changed, RFC 5546 section 2.1.2): pass --calendar ID, or "
+        "read the organizer's calendar",
+        code="calendars.no_calendar",
+    )
 
 
 def _email(address: str, what: str) -> str:
@@ -373,12 +435,30 @@ def _midnight(instant: Instant, zone_name: str) -> datetime | None:
     return datetime.combine(local.date(), time(0), local.tzinfo)
 
 
+_POINT_SECONDS = 1
+
+
+def _planned_end(view: EventView) -> Instant:
+    """The end the plan gives ``view``: its own, or for an event without length (a
+    date-time ``DTSTART`` without ``DTEND``/``DURATION``, RFC 5545 section 3.6.1) one second
+    after its start: CPIR's ``TimeRange`` needs ``start < end`` and its ``Duration`` at least
+    one second. An update over that second keeps the event's times
+    (:func:`cerebri.calendars.changes.apply_change`; decision 0074)."""
+    if view.end > view.start:
+        return view.end
+    end = view.start.plus_seconds(_POINT_SECONDS)
+    if end is None:
+        raise invalid_option(f"event {view.uid!r} starts at the end of the year 9999")
+    return end
+
+
 def _query(ask: EventChangeAsk, view: EventView) -> SlotQuery:
     """The find-slot query of the change (module doc: the window per operation; an all-day
     event is searched a day apart from a local midnight)."""
-    duration = ask.duration_seconds or (view.end - view.start) // 1_000_000_000
-    if duration <= 0:
-        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")
+    duration = ask.duration_seconds or (_planned_end(view) - view.start) // 1_000_000_000
+    moves = ask.operation is ChangeOperation.RESCHEDULE
+    if moves and not view.end > view.start and ask.duration_seconds is None:
+        raise invalid_option(f"event {ask.uid!r} has no length: pass --duration")  # (0074)
     if view.all_day and ask.duration_seconds is not None and duration % _DAY:
         raise invalid_option(  # DATE values count whole days (RFC 5545 3.3.4, 3.6.1)
             f"event {ask.uid!r} is an all-day event and an all-day event lasts whole days: "
@@ -456,7 +536,7 @@ def plan_event_change(
     optional = (
         load(search.optional_ics, search.optional_caldav, optional_ids) if optional_ids else []
     )
-    organizer, integration = _organizer(search, sources)
+    organizer, integration = _organizer(search, sources, ask.uid)
     resource, view = _locate(sources, organizer, ask)
     searched = _future_ask(resource, ask)
     if searched is not ask:
@@ -467,7 +547,13 @@ def plan_event_change(
     period = target_period(resource, view, ask.zone)
     revision = resource_sequence(resource, ask.uid)  # every component's highest (0050)
     target = ChangeTarget(
-        object_id(period), organizer, integration, view.start, view.end, revision, ask.zone
+        object_id(period),
+        organizer,
+        integration,
+        view.start,
+        _planned_end(view),
+        revision,
+        ask.zone,
     )
     itself = Itself(ask.uid, scope, target.object_id, ask.at, ask.zone)
     owners = calendar_owners([*sources, *optional])
@@ -504,7 +590,9 @@ def plan_event_change(
                     end,
                     floating_zone=query.zone,
                     max_occurrences=search.max_occurrences,
-                ),
+                )
+                if ask.operation is not ChangeOperation.CANCEL  # a cancel frees time (0074)
+                else [],
             )
             for name, calendar in sources
         )

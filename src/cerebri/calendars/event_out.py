@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 from email.utils import parseaddr
 
 from icalendar import Calendar, Component, Event, vCalAddress
@@ -40,6 +39,7 @@ from cerebri._guard import arguments
 from cerebri.calendars.answer import SlotAnswer
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.owners import invitation_people
+from cerebri.calendars.vtimezones import add_zones
 from cerebri.cpir import PlanningRequest, PlanningResult, parse_request
 from cerebri.errors import CerebriError
 from cerebri.temporal import Instant, zone
@@ -219,10 +219,7 @@ def slot_event(
         chair.params.update({"CUTYPE": "INDIVIDUAL", "ROLE": "CHAIR", "PARTSTAT": "ACCEPTED"})
         event.add("ATTENDEE", chair)
     calendar.add_component(event)
-    first = local_start.astimezone(tz).date()
-    calendar.add_missing_timezones(
-        first_date=date(first.year, 1, 1), last_date=date(min(first.year + 2, 9999), 1, 1)
-    )
+    add_zones(calendar)
     return bytes(calendar.to_ical())
 
 

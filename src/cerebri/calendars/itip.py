@@ -18,13 +18,17 @@ of them (RFC 5546 section 2.1.5 leaves the transport to iMIP, RFC 6047):
   ``DTEND``/``DURATION``, the event's other properties (``SUMMARY``, ``RRULE``, ``EXDATE``,
   ``LOCATION``...), ``STATUS`` (``CANCELLED`` for a CANCEL, else the event's own if it has
   one), ``ORGANIZER`` (``mailto:``), and one ``ATTENDEE`` per attendee sorted by address
-  (``CUTYPE=INDIVIDUAL``, ``ROLE=REQ-PARTICIPANT`` or ``OPT-PARTICIPANT``,
-  ``PARTSTAT=NEEDS-ACTION``, ``RSVP=TRUE``, ``CN`` when a name was given). Properties are
+  (``CUTYPE=INDIVIDUAL``, ``ROLE=REQ-PARTICIPANT`` or ``OPT-PARTICIPANT``, ``RSVP=TRUE``,
+  ``CN`` when a name was given, and the ``PARTSTAT`` the event's own line for that address
+  has, ``NEEDS-ACTION`` when it has none: the message says what the organizer's copy says,
+  decision 0073). The organizer, when also named as an attendee, keeps a line (RFC 5546
+  section 3.2.2: a REQUEST carries the full attendee list) with its ``PARTSTAT``
+  (``ACCEPTED`` when the event has none) and no ``RSVP``, and receives no message. Properties are
   written in icalendar's own fixed order. The event's own ``DTSTAMP``, ``SEQUENCE``,
   ``ORGANIZER``, ``ATTENDEE``, ``STATUS`` and any ``METHOD`` are replaced; its
   sub-components (``VALARM``) are left out: alarms are the owner's, not the attendees'.
-  The ``VTIMEZONE`` rules cover the years from the earlier of ``DTSTART`` and
-  ``RECURRENCE-ID`` to two years on (as in :mod:`cerebri.calendars.event_out`).
+  The ``VTIMEZONE`` rules cover every instance the ``VEVENT`` describes, an endless series
+  with the zone's yearly ``RRULE``\\ s (:mod:`cerebri.calendars.vtimezones`, decision 0065).
 
 That satisfies RFC 5546 section 3.2.2 (REQUEST: ``ATTENDEE``, ``DTSTAMP``, ``DTSTART``,
 ``ORGANIZER``, ``SEQUENCE``, ``SUMMARY``, ``UID``) and section 3.2.5 (CANCEL: ``ATTENDEE``,
@@ -51,7 +55,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
 from enum import StrEnum
 
 from icalendar import Calendar, Event, vCalAddress
@@ -59,6 +62,7 @@ from icalendar import Calendar, Event, vCalAddress
 from cerebri._guard import arguments
 from cerebri.calendars.arguments import invalid_argument
 from cerebri.calendars.event_out import _address, _email
+from cerebri.calendars.vtimezones import add_zones
 from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.temporal import Instant
 
@@ -125,10 +129,24 @@ def _person(text: str, what: str) -> vCalAddress:
         raise ItipError(error.message, code="itip.bad_address") from None
 
 
+def _answers(event: Event) -> dict[str, str]:
+    """Bare address -> ``PARTSTAT`` of every readable ``ATTENDEE`` line of ``event``."""
+    found = event.get("ATTENDEE")
+    out: dict[str, str] = {}
+    for line in [] if found is None else found if isinstance(found, list) else [found]:
+        try:
+            key = _email(_address(str(line), "attendee"))
+        except InvalidArgumentError:
+            continue
+        out[key] = str(getattr(line, "params", {}).get("PARTSTAT", "NEEDS-ACTION")).upper()
+    return out
+
+
 def _attendee_lines(
-    organizer: vCalAddress, attendees: Sequence[Attendee | str]
+    organizer: vCalAddress, attendees: Sequence[Attendee | str], event: Event
 ) -> list[vCalAddress]:
     boss = _email(organizer)
+    answers = _answers(event)
     people: dict[str, vCalAddress] = {}
     for item in attendees:
         attendee = Attendee(item) if isinstance(item, str) else item
@@ -136,18 +154,19 @@ def _attendee_lines(
             raise invalid_argument("attendees must be Attendee values or address texts")
         person = _person(attendee.address, "attendee")
         email = _email(person)
-        if email == boss:
-            continue  # the organizer sends, it does not receive
         if email in people:
             raise ItipError(
                 f"attendee {email!r} is named more than once", code="itip.duplicate_attendee"
             )
         person.params["CUTYPE"] = "INDIVIDUAL"
         person.params["ROLE"] = "REQ-PARTICIPANT" if attendee.required else "OPT-PARTICIPANT"
-        person.params["PARTSTAT"] = "NEEDS-ACTION"
-        person.params["RSVP"] = "TRUE"
+        if email == boss:  # listed (RFC 5546 3.2.2: the full list), never asked to reply
+            person.params["PARTSTAT"] = answers.get(email, "ACCEPTED")
+        else:
+            person.params["PARTSTAT"] = answers.get(email, "NEEDS-ACTION")
+            person.params["RSVP"] = "TRUE"
         people[email] = person
-    if not people:
+    if not set(people) - {boss}:
         raise ItipError(
             "an iTIP message needs at least one attendee besides the organizer",
             code="itip.no_attendees",
@@ -197,7 +216,7 @@ def _event(
     if stamp is None:
         raise invalid_argument("DTSTAMP must lie within the years 1-9999")
     boss = _person(organizer, "organizer")
-    people = _attendee_lines(boss, attendees)
+    people = _attendee_lines(boss, attendees, event)
     out = Event()
     for name in _HEAD:
         if name == "DTSTAMP":
@@ -216,18 +235,7 @@ def _event(
     out.add("ORGANIZER", boss)
     for person in people:
         out.add("ATTENDEE", person)
-    return out, [_email(person) for person in people]
-
-
-def _first_day(event: Event) -> date | None:
-    days: list[date] = []
-    for name in ("DTSTART", "RECURRENCE-ID"):
-        value = getattr(event.get(name), "dt", None)
-        if isinstance(value, datetime):
-            days.append(value.date())
-        elif isinstance(value, date):
-            days.append(value)
-    return min(days, default=None)
+    return out, [_email(person) for person in people if _email(person) != _email(boss)]
 
 
 def _calendar(method: ItipMethod | None, event: Event) -> bytes:
@@ -238,11 +246,7 @@ def _calendar(method: ItipMethod | None, event: Event) -> bytes:
     if method is not None:
         calendar.add("METHOD", method.value)
     calendar.add_component(event)
-    first = _first_day(event)
-    if first is not None:  # the zones' rules from the event's year on, as event_out does
-        calendar.add_missing_timezones(
-            first_date=date(first.year, 1, 1), last_date=date(min(first.year + 2, 9999), 1, 1)
-        )
+    add_zones(calendar)
     return bytes(calendar.to_ical())
 
 
@@ -270,7 +274,8 @@ def itip_messages(
         method: ``REQUEST`` (create, move, update) or ``CANCEL``.
         event: the ``VEVENT`` as it is after the change (whole event, ``RECURRENCE-ID``
             override, or ``RANGE=THISANDFUTURE`` override); not modified.
-        organizer: the ``ORGANIZER`` address; left out of the attendees if named there.
+        organizer: the ``ORGANIZER`` address; listed among the attendees when named there,
+            never a recipient.
         attendees: :class:`Attendee` values or address texts (a text is required).
         sequence: the ``SEQUENCE`` to write; at least the event's own ``SEQUENCE``
             (callers add 1 for a change attendees must see, RFC 5546 section 2.1.4).

@@ -2,8 +2,8 @@
 event already on the calendars (issue #23; docs/decisions/0055).
 
 Each reads the calendars as ``find-slot`` does (``--ics``, ``--caldav``, ``--optional-*``),
-finds the event by ``UID`` in the organizer's calendar (``--calendar``, else the first read)
-and plans the change with
+finds the event by ``UID`` in the organizer's calendar (``--calendar``, else the calendar
+whose owner is the event's ``ORGANIZER``, decision 0074) and plans the change with
 :func:`cerebri.calendars.event_change.plan_event_change`. ``--emit-request`` prints the CPIR
 request (``cerebri plan --limits local`` replays it to the same answer), ``--json`` the
 answer (:func:`cerebri.calendars.change_wire.change_document`); otherwise the event before,
@@ -99,7 +99,8 @@ CalendarOption = Annotated[
     typer.Option(
         "--calendar",
         metavar="ID",
-        help="The organizer's calendar id, where the event is (default: the first read).",
+        help="The organizer's calendar id, where the event is (default: the calendar whose "
+        "owner is the event's ORGANIZER).",
     ),
 ]
 OptionalIcsOption = Annotated[

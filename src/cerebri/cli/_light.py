@@ -22,7 +22,8 @@ from typing import NoReturn
 from cerebri.cli._io import EXIT_INPUT, error_line, load_request
 from cerebri.cli._plan_text import write_plan_json
 from cerebri.errors import CerebriError
-from cerebri.planner import DEFAULT_LIMITS, plan
+from cerebri.optimize import plan
+from cerebri.planner import DEFAULT_LIMITS
 
 __all__ = ["plain_plan", "run_plan"]
 

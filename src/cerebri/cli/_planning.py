@@ -27,8 +27,8 @@ from cerebri.cli.render import render_result
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError
-from cerebri.planner import plan as plan_request
-from cerebri.planner import validate as validate_request
+from cerebri.optimize import plan as plan_request
+from cerebri.optimize import validate as validate_request
 
 __all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
 

@@ -4,6 +4,18 @@ Parse input with :func:`parse_request`; it raises :class:`cerebri.errors.ParseEr
 stable code and a JSON pointer for anything that is not a well-formed request.
 """
 
+from cerebri.cpir.batch import (
+    Batch,
+    BatchAfter,
+    BatchHours,
+    BatchMeeting,
+    BatchPerson,
+    BatchRoom,
+    BatchRoomNeed,
+    BatchSolver,
+    BatchTravel,
+    BatchWeights,
+)
 from cerebri.cpir.change import Change, ChangeAttendee, ChangeScope, EventUid, MailtoAddress
 from cerebri.cpir.constraints import (
     AvailabilityWindow,
@@ -145,6 +157,16 @@ __all__ = [
     "Assessment",
     "AvailabilityKind",
     "AvailabilityWindow",
+    "Batch",
+    "BatchAfter",
+    "BatchHours",
+    "BatchMeeting",
+    "BatchPerson",
+    "BatchRoom",
+    "BatchRoomNeed",
+    "BatchSolver",
+    "BatchTravel",
+    "BatchWeights",
     "Buffers",
     "BusyEntry",
     "Change",

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from cerebri.cpir._base import WireModel
+from cerebri.cpir.batch import Batch
 from cerebri.cpir.change import Change
 from cerebri.cpir.constraints import ConstraintSpec, Fact
 from cerebri.cpir.enums import ANALYSIS_OPERATIONS, Operation, PreferenceSource
@@ -142,7 +143,8 @@ class PlanningRequest(WireModel):
     ``change`` (a cerebri extension, decision 0049) is the changed event's iCalendar
     identity for ``RESCHEDULE``/``CANCEL``/``UPDATE`` (and the invitation data of a
     ``CREATE``); absent, it is left out of the request's serialisation, so a request without
-    it keeps its byte size and plan ids.
+    it keeps its byte size and plan ids. ``batch`` (decision 0070) is the same kind of
+    extension for ``OPTIMIZE``: absent, it is left out as well.
     """
 
     schema_version: SchemaVersion
@@ -167,6 +169,16 @@ class PlanningRequest(WireModel):
             "cerebri extension (decision 0049): the changed event's iCalendar identity "
             "(UID, scope, RECURRENCE-ID, ETag, SEQUENCE) and an UPDATE's new values; "
             "allowed with CREATE, RESCHEDULE, CANCEL and UPDATE. Omitted or null: absent."
+        ),
+    )
+    batch: Batch | None = Field(
+        default=None,
+        exclude_if=_is_none,
+        description=(
+            "cerebri extension (decision 0070): the meetings an OPTIMIZE places at once and "
+            "the existing events it may move, with people, rooms, travel, weights and the "
+            "solver's counted work limit; required with OPTIMIZE, refused otherwise. "
+            "Omitted or null: absent."
         ),
     )
 

@@ -334,7 +334,9 @@ class PlanningResult:
     """The planner's answer (planner.md 8.1). A refusal is an answer too.
 
     ``compilation`` is the compiled CPIR 0.2 snapshot in wire form, or None.
-    ``dependency_graph`` is the graph's wire form.
+    ``dependency_graph`` is the graph's wire form. ``batch`` is the batch optimiser's
+    report for an ``OPTIMIZE`` (decision 0070), or None: then the key is left out, so every
+    other answer keeps its bytes.
     """
 
     outcome: Outcome
@@ -345,10 +347,12 @@ class PlanningResult:
     search_space: SearchSpace
     compilation: JSONValue
     dependency_graph: JSONValue
+    batch: JSONValue = None
 
     def to_wire(self) -> dict[str, JSONValue]:
-        """The ``PlanningResult`` JSON object, keys in the reference's order."""
-        return {
+        """The ``PlanningResult`` JSON object, keys in the reference's order (then
+        ``batch`` when present)."""
+        wire: dict[str, JSONValue] = {
             "outcome": self.outcome.value,
             "assessment": self.assessment.value,
             "validation": self.validation.to_wire(),
@@ -358,3 +362,6 @@ class PlanningResult:
             "compilation": self.compilation,
             "dependency_graph": self.dependency_graph,
         }
+        if self.batch is not None:
+            wire["batch"] = self.batch
+        return wire

@@ -89,6 +89,7 @@ _INSTANT: Schema = {
 _DATE: Schema = {"type": "string", "pattern": r"^([0-9]{4}|[+-][0-9]{4,})-[0-9]{2}-[0-9]{2}$"}
 _LOCAL_TIME: Schema = {"type": "string", "pattern": r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$"}
 _REVISION: Schema = {"type": "integer", "minimum": 0}
+_NULLABLE_ID: Schema = {"oneOf": [_ID, {"type": "null"}]}
 
 _TEMPORAL_ERRORS = (
     "InvalidRange",
@@ -188,6 +189,40 @@ def _temporal() -> dict[str, Schema]:
 _CHANGE_FIELDS = ("scope", "recurrence_id", "etag", "sequence", "attendees", "previous_attendees")
 """The ``change`` fields an ``InvalidChange`` issue names (decisions 0049, 0061)."""
 
+_BATCH_FIELDS = (
+    "meeting",
+    "target",
+    "person",
+    "room",
+    "duration",
+    "window",
+    "after",
+    "not_same_day_as",
+    "travel",
+    "time",
+    "movable",
+    "preferred_start",
+    "dependency",
+)
+"""What an ``InvalidBatch`` issue names (decision 0070)."""
+
+_CONSTRAINT_KINDS = (
+    "NO_OVERLAP",
+    "EXPLICIT_TIME",
+    "EXPLICIT_DATE",
+    "EARLIEST_START",
+    "LATEST_END",
+    "DEADLINE",
+    "MIN_DURATION",
+    "FIXED_DURATION",
+    "AVAILABILITY_WINDOW",
+    "DEPENDENCY_ORDER",
+    "REQUIRED_BUFFER",
+    "RECURRENCE_RULE",
+    "TIMEZONE_INTEGRITY",
+    "EXTERNAL_LOCK",
+)
+
 
 def _validation() -> dict[str, Schema]:
     by_id = (
@@ -221,6 +256,14 @@ def _validation() -> dict[str, Schema]:
                 "ChangeNotAllowed": _ref("CpirOperation"),
                 "RequiredRecurrenceId": _enum("INSTANCE", "THIS_AND_FUTURE"),
                 "InvalidChange": _enum(*_CHANGE_FIELDS),
+                # the batch member of OPTIMIZE (decision 0070)
+                "BatchRequired": _enum("OPTIMIZE"),
+                "BatchNotAllowed": _ref("CpirOperation"),
+                "InvalidBatch": _object({"id": _ID, "field": _enum(*_BATCH_FIELDS)}),
+                "UnsupportedBatchConstraint": _object(
+                    {"object_id": _ID, "kind": _enum(*_CONSTRAINT_KINDS)}
+                ),
+                "BatchLimit": _enum("max_mutations"),
                 "RequiredDuration": _enum(*_REQUIRED_FIELD_ERRORS),
                 "RequiredTime": _object(
                     {"object_id": _ID, "reason": _enum(*_REQUIRED_FIELD_ERRORS)}
@@ -324,6 +367,17 @@ def _candidates() -> dict[str, Schema]:
             ),
             {
                 "PreferredStart": sources,
+                # OPTIMIZE's score and its named terms (decision 0070)
+                "BatchScore": _object({"hard": _COUNT, "medium": _COUNT, "soft": _COUNT}),
+                "BatchTerm": _object(
+                    {
+                        "name": {"type": "string"},
+                        "meeting_id": _ID,
+                        "other": _NULLABLE_ID,
+                        "person": _NULLABLE_ID,
+                        "amount": _COUNT,
+                    }
+                ),
                 # RESCHEDULE's least-disruption rank (decision 0049)
                 "Disruption": _object(
                     {
@@ -442,6 +496,20 @@ _OUTCOME_ASSESSMENTS = {
 
 
 def _planning() -> dict[str, Schema]:
+    result = _object(
+        {
+            "outcome": _enum(*_OUTCOME_ASSESSMENTS),
+            "assessment": _enum("ProvenOptimal", "Complete", "BestFound"),
+            "validation": _ref("ValidationReport"),
+            "candidates": _array(_ref("RankedCandidate")),
+            "conflicts": _object({"rejections": _array(_ref("CandidateRejection"))}),
+            "search_space": _ref("SearchSpace"),
+            "compilation": {"oneOf": [_ref("CompiledContextSnapshot"), {"type": "null"}]},
+            "dependency_graph": _ref("DependencyGraph"),
+        }
+    )
+    # OPTIMIZE only (decision 0070): present when the batch was solved, absent otherwise
+    result["properties"] = {**result["properties"], "batch": _ref("BatchReport")}
     return {
         "SearchSpace": _object(
             {
@@ -452,19 +520,9 @@ def _planning() -> dict[str, Schema]:
                 "exhausted": {"type": "boolean"},
             }
         ),
+        **_batch(),
         "PlanningResult": {
-            **_object(
-                {
-                    "outcome": _enum(*_OUTCOME_ASSESSMENTS),
-                    "assessment": _enum("ProvenOptimal", "Complete", "BestFound"),
-                    "validation": _ref("ValidationReport"),
-                    "candidates": _array(_ref("RankedCandidate")),
-                    "conflicts": _object({"rejections": _array(_ref("CandidateRejection"))}),
-                    "search_space": _ref("SearchSpace"),
-                    "compilation": {"oneOf": [_ref("CompiledContextSnapshot"), {"type": "null"}]},
-                    "dependency_graph": _ref("DependencyGraph"),
-                }
-            ),
+            **result,
             "allOf": [
                 {
                     "if": {"properties": {"outcome": {"const": outcome}}},
@@ -473,6 +531,55 @@ def _planning() -> dict[str, Schema]:
                 for outcome, assessments in _OUTCOME_ASSESSMENTS.items()
             ],
         },
+    }
+
+
+def _batch() -> dict[str, Schema]:
+    """The ``batch`` member of an OPTIMIZE answer (decision 0070)."""
+    return {
+        "BatchReport": _object(
+            {
+                "status": _enum("OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN"),
+                "score": {
+                    "oneOf": [
+                        _object({"hard": _COUNT, "medium": _COUNT, "soft": _COUNT}),
+                        {"type": "null"},
+                    ]
+                },
+                "bound": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+                "assignments": _array(
+                    _object(
+                        {
+                            "object_id": _ID,
+                            "range": _ref("UtcRange"),
+                            "room_id": _NULLABLE_ID,
+                            "moved": {"type": "boolean"},
+                            "new": {"type": "boolean"},
+                        }
+                    )
+                ),
+                "terms": _array(
+                    _object(
+                        {
+                            "name": {"type": "string"},
+                            "meeting_id": _ID,
+                            "other": _NULLABLE_ID,
+                            "person": _NULLABLE_ID,
+                            "amount": _COUNT,
+                            "cost": _COUNT,
+                        }
+                    )
+                ),
+                "conflict": _array(_object({"kind": {"type": "string"}, "ids": _array(_ID)})),
+                "stats": _object(
+                    {
+                        "deterministic_time": {"type": "number", "minimum": 0},
+                        "branches": _COUNT,
+                        "conflicts": _COUNT,
+                    }
+                ),
+            }
+        )
     }
 
 

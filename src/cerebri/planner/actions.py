@@ -76,6 +76,8 @@ class Action:
     ``MOVE_EVENT`` (``placement`` = the new range), ``UPDATE`` → ``UPDATE_EVENT`` (the range
     after the update: current start, new duration), ``CANCEL`` → ``DELETE_EVENT``
     (``placement`` = the range the event occupies when planned: what is removed).
+    ``room_id``: the room an ``OPTIMIZE`` placed the meeting in (decision 0070), written as
+    ``action.room_id`` only when set; None for every other plan.
     """
 
     id: str
@@ -88,12 +90,19 @@ class Action:
     confirmation_required: bool
     kind: MutationKind
     placement: Placement
+    room_id: str | None = None
 
     def to_wire(self) -> dict[str, JSONValue]:
         """The reference ``Action`` object; ``action`` is ``{"kind": …, "range": {…}}`` for
         every kind, ``DELETE_EVENT`` included (its range names what is removed; decision
         0049)."""
         span = self.placement.range
+        change: dict[str, JSONValue] = {
+            "kind": self.kind.value,
+            "range": range_wire(span.start, span.end),
+        }
+        if self.room_id is not None:
+            change["room_id"] = self.room_id
         return {
             "id": self.id,
             "source_plan": self.source_plan,
@@ -103,7 +112,7 @@ class Action:
             "calendar_id": self.calendar_id,
             "integration_id": self.integration_id,
             "confirmation_required": self.confirmation_required,
-            "action": {"kind": self.kind.value, "range": range_wire(span.start, span.end)},
+            "action": change,
         }
 
 

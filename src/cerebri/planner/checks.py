@@ -56,8 +56,10 @@ class BusyOccurrence:
 class PlacementChecker:
     """Checks placements of the objects ``placed_ids`` (planner.md 6, steps 2-8).
 
-    The change operations (decision 0049) adjust step 5: ``UPDATE`` may resize an existing
-    event (no "a move may not resize" check) and, like ``CANCEL``, must keep its current
+    The change operations (decision 0049) adjust step 5: ``UPDATE`` and ``RESCHEDULE`` may
+    resize an existing event (no "a move may not resize" check: the request's ``duration``
+    is the new length, decision 0073; ``MOVE`` keeps it), ``UPDATE``, like ``CANCEL``, must
+    keep its current
     start (``{"StartChanged": id}``); ``CANCEL`` is checked for limits, scope, its current
     range and permissions only (removing an event can break no overlap or constraint).
 
@@ -212,8 +214,8 @@ class PlacementChecker:
         fixed_start = None
         if keeps_start and original is not None and obj.is_existing:
             fixed_start = original.start.ns
-        if operation is Operation.UPDATE:
-            original_len = None  # an update may change the length (decision 0049)
+        if operation is Operation.UPDATE or operation is Operation.RESCHEDULE:
+            original_len = None  # both may give a new length (decisions 0049, 0073)
         checks_duration = operation is not Operation.CANCEL
         static: list[Tagged] = []
         if not request.analysis_only:

@@ -170,9 +170,16 @@ def _admits_work(request: PlanningRequest, limits: PlannerLimits) -> bool:
 
 
 def validate_request(
-    request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS
+    request: PlanningRequest, limits: PlannerLimits = DEFAULT_LIMITS, *, batch: bool = False
 ) -> Validation:
     """Validate a parsed request (planner.md 2.3, without the plan-only target count rule).
+
+    ``batch=True`` is the batch optimiser's view (decision 0070, :mod:`cerebri.optimize`):
+    ``OPTIMIZE`` is then a supported operation whose targets must be prospective, and its
+    ``budget.max_repairs``/``max_depth`` may be non-zero; the ``batch`` member's own rules
+    are checked by the optimiser. Without it (the reference planner) ``OPTIMIZE`` stays
+    ``{"UnsupportedOperation": "OPTIMIZE"}``. Either way a ``batch`` member with another
+    operation is ``{"BatchNotAllowed": "<OPERATION>"}``.
 
     Never raises for well-typed input: every problem is an issue in the report.
     """
@@ -186,7 +193,8 @@ def validate_request(
         version == (0, 1) and request.context.temporal is not None
     ):
         issues.append(Tagged("UnsupportedSchema"))
-    if request.operation not in SUPPORTED_OPERATIONS:
+    optimize = batch and request.operation is Operation.OPTIMIZE
+    if request.operation not in SUPPORTED_OPERATIONS and not optimize:
         issues.append(Tagged("UnsupportedOperation", request.operation.value))
     capability = request.planning_capability
     if not (capability.read and capability.plan):
@@ -194,7 +202,7 @@ def validate_request(
     if not _admits_work(request, limits):
         return _input_limit_only(graph)
     budget = request.budget
-    if budget.max_depth != 0 or budget.max_repairs != 0:
+    if (budget.max_depth != 0 or budget.max_repairs != 0) and not optimize:
         issues.append(Tagged("UnsupportedSearchBudget"))
 
     analysis_only = request.analysis_only
@@ -209,9 +217,8 @@ def validate_request(
 
     objects = first_by_id(request.context.objects)
     issues.extend(_object_issues(request))
-    issues.extend(_target_issues(request, objects))
-    if request.change is not None:
-        issues.extend(_change_issues(request, request.change, objects))
+    issues.extend(_target_issues(request, objects, optimize=optimize))
+    issues.extend(_member_issues(request, objects))
     issues.extend(_fact_issues(request, objects))
     issues.extend(
         Tagged("UnknownObject", c.object_id)
@@ -277,7 +284,9 @@ def _object_issues(request: PlanningRequest) -> list[Tagged]:
     return issues
 
 
-def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject]) -> list[Tagged]:
+def _target_issues(
+    request: PlanningRequest, objects: dict[str, PlanningObject], *, optimize: bool = False
+) -> list[Tagged]:
     issues: list[Tagged] = []
     if not request.target_ids:
         issues.append(Tagged("NoTargets"))
@@ -298,7 +307,7 @@ def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject])
         if not request.scope.selects(obj):
             issues.append(Tagged("ScopeViolation", target_id))
         op = request.operation
-        if (op is Operation.CREATE and obj.is_existing) or (
+        if ((op is Operation.CREATE or optimize) and obj.is_existing) or (
             (op is Operation.MOVE or op in CHANGE_OPERATIONS) and not obj.is_existing
         ):
             issues.append(Tagged("InvalidTargetState", target_id))
@@ -314,6 +323,17 @@ def _target_issues(request: PlanningRequest, objects: dict[str, PlanningObject])
 
 
 _CHANGE_ALLOWED = frozenset({Operation.CREATE, *CHANGE_OPERATIONS})
+
+
+def _member_issues(request: PlanningRequest, objects: dict[str, PlanningObject]) -> list[Tagged]:
+    """Issues of the extension members: ``change`` (decision 0049) and ``batch`` (decision
+    0070: ``{"BatchNotAllowed": op}`` with an operation other than OPTIMIZE)."""
+    issues: list[Tagged] = []
+    if request.batch is not None and request.operation is not Operation.OPTIMIZE:
+        issues.append(Tagged("BatchNotAllowed", request.operation.value))
+    if request.change is not None:
+        issues.extend(_change_issues(request, request.change, objects))
+    return issues
 
 
 def _change_issues(

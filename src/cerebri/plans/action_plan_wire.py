@@ -29,6 +29,7 @@ class _Strict(BaseModel):
 class _Change(_Strict):
     kind: Literal["CREATE_EVENT", "MOVE_EVENT", "UPDATE_EVENT", "DELETE_EVENT"]
     range: dict[str, str]
+    room_id: str | None = None
 
 
 class _Action(_Strict):
@@ -80,6 +81,7 @@ def parse_action_plan(data: bytes) -> ActionPlan:
                     confirmation_required=item.confirmation_required,
                     kind=MutationKind(item.action.kind),
                     placement=Placement(item.target, span),
+                    room_id=item.action.room_id,
                 )
             )
     except ValidationError as exc:

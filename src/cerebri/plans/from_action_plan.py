@@ -46,6 +46,7 @@ from cerebri.plans.batch_steps import BatchApprovals, batch_steps
 from cerebri.plans.change_facts import ChangeFacts, read_change
 from cerebri.plans.change_steps import (
     CHANGE_WRITES,
+    DELIVER_CAPABILITY,
     EXPECTED_CONFIDENCE,
     VERIFY_INTERVAL_SECONDS,
     VERIFY_WITHIN_SECONDS,
@@ -347,16 +348,31 @@ def _zoned(steps: list[StepSpec], zones: Mapping[str, str]) -> list[StepSpec]:
     """``steps`` with ``params.timezone`` on every write step whose target has an IANA zone
     in ``zones`` (the zone its times are meant in, for the people who approve and for the
     adapter reading all-day and floating times), and on the ``calendar.event.get`` checks
-    of their preconditions and read-backs."""
+    of their preconditions and read-backs, and of the read-backs of the attendee copies
+    their ``calendar.itip.deliver`` steps write (``copied-i-j``, whose target is the event's
+    UID: the copy of an all-day event has no instant of its own either, decision 0073)."""
     for target, name in zones.items():
         if not (isinstance(target, str) and isinstance(name, str)):
             raise draft_argument_error("zones maps object ids (str) to IANA zone names (str)")
     writers = {capability for _, capability in CHANGE_WRITES.values()}
-    return [_zoned_step(step, zones, writers) for step in steps]
+    by_key = {step.key: step for step in steps}
+    of_step: dict[str, str] = {}  # a deliver step's key -> the zone of the write it copies
+    for step in steps:
+        if step.capability != DELIVER_CAPABILITY:
+            continue
+        for after in step.depends_on:  # verify-i, which reads write-i back
+            read = by_key.get(after)
+            write = None if read is None or read.verify is None else by_key.get(read.verify.of)
+            zone = None if write is None else zones.get(write.target or "")
+            if zone is not None:
+                of_step[step.key] = zone
+    return [_zoned_step(step, zones, writers, of_step) for step in steps]
 
 
-def _zoned_step(step: StepSpec, zones: Mapping[str, str], writers: set[str]) -> StepSpec:
-    """One step of :func:`_zoned`."""
+def _zoned_step(
+    step: StepSpec, zones: Mapping[str, str], writers: set[str], of_step: Mapping[str, str]
+) -> StepSpec:
+    """One step of :func:`_zoned`; ``of_step`` maps a deliver step's key to its zone."""
     name = zones.get(step.target or "")
     update: dict[str, Any] = {}
     if name is not None and step.capability in writers:
@@ -365,7 +381,12 @@ def _zoned_step(step: StepSpec, zones: Mapping[str, str], writers: set[str]) -> 
             check = _zoned_check(step.precondition.check, zones)
             update["precondition"] = step.precondition.model_copy(update={"check": check})
     if step.verify is not None:
-        check = _zoned_check(step.verify.check, zones)
+        copied = of_step.get(step.verify.of)
+        check = (
+            _zoned_check(step.verify.check, zones)
+            if copied is None
+            else _zoned_check(step.verify.check, {step.verify.check.target or "": copied})
+        )
         update["verify"] = step.verify.model_copy(update={"check": check})
     return step.model_copy(update=update) if update else step
 

@@ -115,8 +115,21 @@ def check_slot_times(
         needed = -(-(latest.ns - proposed_at.ns) // 1_000_000_000)
         raise ProposalError(
             f"expires-at {expires_at} is before the slot starting at {latest}: the envelope "
-            f"must stay valid until its latest slot starts; pass --expires-in {needed} "
-            "(seconds) or more",
+            f"must stay valid until its latest slot starts; pass --expires-in "
+            f"{_readable(needed)} or more (the slot starts {needed} s after proposed-at)",
             code="proposal.expires_before_slot",
             path="/expires-at",
         )
+
+
+_UNITS = (("d", 86_400), ("h", 3_600), ("m", 60))
+
+
+def _readable(seconds: int) -> str:
+    """``seconds`` rounded up to whole days, hours or minutes (the largest unit it reaches),
+    in the ``--expires-in`` grammar: 1 093 626 s is ``13d``, 61 200 s ``17h``, 90 s ``2m``,
+    under a minute ``Ns`` (decision 0074)."""
+    for unit, size in _UNITS:
+        if seconds >= size:
+            return f"{-(-seconds // size)}{unit}"
+    return f"{seconds}s"

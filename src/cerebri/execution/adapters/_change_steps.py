@@ -113,8 +113,17 @@ def find(
         raise _refused(error) from None
 
 
+_AGAIN = (
+    "; the event changed after the change was planned (the ETag covers the whole event, "
+    "every instance of a series: an earlier change to another instance counts): run the "
+    "change command (reschedule, cancel-event or update-event) again and propose the new "
+    "request"
+)
+
+
 def _mismatch(message: str) -> AdapterError:
-    return AdapterError(message, code="calendar.revision_mismatch")
+    """``calendar.revision_mismatch``: ``message`` and what to do next (decision 0074)."""
+    return AdapterError(message + _AGAIN, code="calendar.revision_mismatch")
 
 
 def _result(

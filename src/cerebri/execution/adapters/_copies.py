@@ -14,7 +14,10 @@ stored calendar object resource (RFC 4791 4.1) and the attendee's current copy (
 * the attendee's own ``ATTENDEE`` line keeps the ``PARTSTAT`` of their current copy: that of
   the component with the same ``RECURRENCE-ID``, else of their copy's master (their answer to
   the series), else the organizer's (``NEEDS-ACTION`` for an attendee just added, RFC 5546
-  3.2.2);
+  3.2.2); but a component that reschedules what their copy holds
+  (:func:`cerebri.calendars.changes.reschedules`, RFC 6638 3.2.8) takes the organizer's line,
+  which the change set back to ``NEEDS-ACTION`` (decision 0073): their answer was to the old
+  time;
 * every ``VTIMEZONE`` of the organizer's resource, under ``PRODID`` :data:`COPY_PRODID`;
 * ``None`` when no component names the attendee (removed, or never invited): the copy is to
   be deleted.
@@ -31,7 +34,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from icalendar import Calendar, Component
+from icalendar import Calendar, Component, Event
+
+from cerebri.calendars.changes import reschedules
+from cerebri.errors import CerebriError
 
 __all__ = [
     "COPY_PRODID",
@@ -114,13 +120,26 @@ def _cleaned(event: Component) -> Component:
     return kept
 
 
-def _keep_partstat(event: Component, key: str, answers: dict[str | None, str]) -> None:
+def _keep_partstat(
+    event: Component, key: str, answers: dict[str | None, str], existing: Calendar | None
+) -> None:
     answer = answers.get(_rid(event), answers.get(None))
-    if answer is None:
+    if answer is None or _moved(event, existing):
         return
     for line in _attendee_lines(event):
         if normal_address(str(line)) == key:
             line.params["PARTSTAT"] = answer  # type: ignore[attr-defined]
+
+
+def _moved(event: Component, existing: Calendar | None) -> bool:
+    """Whether ``event`` reschedules the attendee's current copy (an unreadable one counts as
+    moved: the organizer's line is then taken)."""
+    if not isinstance(event, Event):
+        return True
+    try:
+        return reschedules(event, existing)
+    except CerebriError:
+        return True
 
 
 def mirror(source: Calendar, attendee: str, existing: Calendar | None) -> Calendar | None:
@@ -146,7 +165,7 @@ def mirror(source: Calendar, attendee: str, existing: Calendar | None) -> Calend
         if component.name == "VTIMEZONE":
             result.add_component(copy.deepcopy(component))
     for event in chosen:
-        _keep_partstat(event, key, answers)
+        _keep_partstat(event, key, answers, existing)
         result.add_component(event)
     return result
 

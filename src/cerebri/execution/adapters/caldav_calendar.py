@@ -195,15 +195,30 @@ def _never_sent(exc: BaseException) -> bool:
     return False
 
 
+_NO_UID_CONFLICT: Final = "{urn:ietf:params:xml:ns:caldav}no-uid-conflict"
+"""The precondition a server names when a UID is already used by another resource."""
+
+
 @contextmanager
 def _transport_errors(what: str) -> Iterator[None]:
-    """Refused credentials (``calendar.unauthorized``), a request past its deadline, a
+    """A ``CALDAV:no-uid-conflict`` refusal (``calendar.uid_conflict``, any status, RFC 4791
+    5.3.2.1), refused credentials (``calendar.unauthorized``), a request past its deadline, a
     transport failure and an answer that is not WebDAV (``adapter.unavailable``, retryable;
     ``before_effect`` when the request was never sent) raised in the block, as
     :class:`AdapterError` naming ``what``."""
     try:
         yield
-    except dav_error.AuthorizationError as exc:
+    except dav_error.DAVError as exc:
+        if _NO_UID_CONFLICT in getattr(exc, "preconditions", ()):
+            raise AdapterError(  # Cyrus sends it as HTTP 403 (decision 0073)
+                f"{what}: the calendar already holds another resource with this UID (RFC "
+                "4791 5.3.2.1, CALDAV:no-uid-conflict); nothing was written: remove the other "
+                "copy or change that event instead",
+                code="calendar.uid_conflict",
+                before_effect=True,
+            ) from None
+        if not isinstance(exc, dav_error.AuthorizationError):
+            raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
         raise AdapterError(
             f"{what}: the server refused the credentials (HTTP {exc.status or '401/403'})",
             code="calendar.unauthorized",
@@ -212,7 +227,7 @@ def _transport_errors(what: str) -> Iterator[None]:
         raise _unavailable(what, str(exc)) from None
     except OSError as exc:
         raise _unavailable(what, _cause(exc), before_effect=_never_sent(exc)) from None
-    except (dav_error.DAVError, etree.XMLSyntaxError) as exc:
+    except etree.XMLSyntaxError as exc:
         raise _unavailable(what, f"not a WebDAV answer: {_excerpt(str(exc))}") from None
 
 
