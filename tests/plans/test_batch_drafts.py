@@ -5,10 +5,12 @@ dependencies and idempotency keys, written out by hand for the batch of
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
 from cerebri.cpir import MutationKind
+from cerebri.cpir.batch import Batch
 from cerebri.plans import (
     BatchApprovals,
     DraftError,
@@ -177,4 +179,37 @@ def test_bad_batch_arguments_are_refused(arguments: dict[str, object]) -> None:
 def test_a_batch_is_not_a_change() -> None:
     with pytest.raises(DraftError) as refused:
         draft_from_action_plan(batch.action_plan(), batch=batch.approvals(), change={})
+    assert refused.value.code == "draft.invalid_argument"
+
+
+def test_approvals_from_an_optimize_batch() -> None:
+    wire = {
+        "meetings": [{"object_id": "batch-interview-1", "duration": 3600, "required": ["alice"]}],
+        "people": [
+            {"id": "alice", "calendar_id": "alice", "timezone": "Europe/Berlin"},
+            {"id": "bob", "calendar_id": "bob", "timezone": "Europe/Berlin"},
+        ],
+        "rooms": [{"id": "r1", "calendar_id": "room-a", "capacity": 4}],
+    }
+    plan = batch.action_plan()
+    actions = (dataclasses.replace(plan.actions[0], room_id="r1"), *plan.actions[1:])
+    approvals = BatchApprovals.from_batch(
+        Batch.model_validate_json(json.dumps(wire)), actions, requester="principal:alice"
+    )
+    assert approvals == BatchApprovals(
+        requester="principal:alice",
+        owners={"alice": "principal:alice", "bob": "principal:bob"},
+        rooms={"batch-interview-1": "room-a"},
+    )
+    # the same graph as the hand-made approvals give
+    assert draft_from_action_plan(
+        dataclasses.replace(plan, actions=actions), batch=approvals, titles=batch.TITLES
+    ) == draft_from_action_plan(
+        dataclasses.replace(plan, actions=actions), batch=batch.approvals(), titles=batch.TITLES
+    )
+    unknown = (dataclasses.replace(plan.actions[0], room_id="r9"),)
+    with pytest.raises(DraftError) as refused:
+        BatchApprovals.from_batch(
+            Batch.model_validate_json(json.dumps(wire)), unknown, requester="principal:alice"
+        )
     assert refused.value.code == "draft.invalid_argument"

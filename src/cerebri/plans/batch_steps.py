@@ -35,11 +35,12 @@ found already at its range is skipped (its precondition), not repeated.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from cerebri.cpir import MutationKind
+from cerebri.cpir.batch import Batch
 from cerebri.planner import Action
 from cerebri.plans.draft import InternalSpec, StepSpec
 from cerebri.plans.report import draft_argument_error
@@ -91,6 +92,29 @@ class BatchApprovals:
         owners = {c: _person(p, f"the owner of {c!r}") for c, p in self.owners.items()}
         object.__setattr__(self, "owners", dict(sorted(owners.items())))
         object.__setattr__(self, "rooms", dict(sorted(self.rooms.items())))
+
+    @classmethod
+    def from_batch(
+        cls, batch: Batch, actions: Iterable[Action], *, requester: str
+    ) -> BatchApprovals:
+        """The approvals of an ``OPTIMIZE`` request's ``batch`` (decision 0070) carried out
+        as ``actions``: each person owns their calendar (``batch.people[].calendar_id`` →
+        ``principal:<person id>``), and each created action with a ``room_id`` is booked in
+        that room's calendar (``batch.rooms[].calendar_id``). Raises
+        :class:`~cerebri.plans.DraftError` ``draft.invalid_argument`` for a ``room_id`` the
+        batch does not list, or as the constructor."""
+        room_calendars = {room.id: room.calendar_id for room in batch.rooms}
+        rooms: dict[str, str] = {}
+        for action in actions:
+            if action.room_id is None or action.kind is not MutationKind.CREATE_EVENT:
+                continue
+            if action.room_id not in room_calendars:
+                raise draft_argument_error(
+                    f"action {action.id} names unknown room {action.room_id!r}"
+                )
+            rooms[action.target] = room_calendars[action.room_id]
+        owners = {person.calendar_id: f"principal:{person.id}" for person in batch.people}
+        return cls(requester=requester, owners=owners, rooms=rooms)
 
     def owner_to_ask(self, action: Action) -> str | None:
         """The owner who must approve ``action`` too: for a move of an event in a calendar
