@@ -21,8 +21,9 @@ from cerebri.execution import (
 from cerebri.execution.adapters import Adapters, NoopAdapter
 from cerebri.execution.store import METADATA, init, open_engine, parse_store_url
 from cerebri.execution.store.schema import sandboxes
-from cerebri.plans import Capability, Risk, builtin_registry
+from cerebri.plans import Capability, Risk, builtin_registry, draft_from_action_plan
 from cerebri.temporal import Instant
+from tests.plans import batch
 
 START = Instant.parse("2026-12-01T09:00:00Z")
 
@@ -151,3 +152,18 @@ def test_a_disabled_sandbox_shows_in_a_stored_preview(store_url: str) -> None:
         "read": (True, "allowed"),
         "create": (False, "sandbox_disabled"),
     }
+
+
+def test_a_batch_previews_its_gates_and_the_effects_they_cover() -> None:
+    draft = draft_from_action_plan(batch.action_plan(), batch=batch.approvals())
+    why = {s["key"]: s["why"] for s in preview_draft(draft)["steps"]}  # type: ignore[index,union-attr]
+    assert why["approve-batch"] == (
+        "needs_approval: asks an approver other than the requester; the effects after it "
+        "act on that approval"
+    )
+    assert why["approve-owner-2"].startswith("needs_approval: asks principal:bob;")
+    for key in ("create-0", "room-0", "create-1", "move-2", "create-3"):
+        assert why[key] == (
+            "needs_approval: acts on the approval of approve-batch, approve-owner-2, given "
+            "before it"
+        ), key

@@ -643,6 +643,13 @@ VALID: dict[str, dict[str, Any]] = {
     ),
     "internal_summarise": with_steps(internal_step("s", "summarise_findings")),
     "internal_record": with_steps(internal_step("r", "record_procedure")),
+    "internal_await_approval": with_steps(
+        {
+            **internal_step("g", "await_approval"),
+            "require_approval": True,
+            "approver": "principal:bob",
+        }
+    ),
     "free_target": with_steps(
         step(key="x", kind="capability", capability="x.write", target="anything"),
         step(key="y", kind="capability", capability="x.write"),

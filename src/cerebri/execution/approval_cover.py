@@ -13,6 +13,12 @@ its own ``require_approval``, not its capability's ``requires_approval``) is cov
 step it depends on, directly or through others, in the same plan revision, has consumed an
 approval (``kind: approval``, not a grant). Nothing else changes: a capability declared
 ``requires_approval`` still asks every time, and a step with no approved ancestor asks.
+
+An approval **gate** (an ``internal`` step ``await_approval``, decision 0076: the one
+approval of an optimised batch, and each calendar owner's approval of a move of their
+event) is asked for the effects that depend on it, by name: its approval (``gate: true`` in
+the request) also covers an effect whose capability is declared ``requires_approval``, when
+the effect depends on it. The effect's own ``require_approval`` still asks.
 """
 
 from __future__ import annotations
@@ -27,15 +33,18 @@ from cerebri.execution.store.connection import Connection
 __all__ = ["covering_approval"]
 
 
-def covering_approval(connection: Connection, plan_id: str, spec: dict[str, Any]) -> str | None:
+def covering_approval(
+    connection: Connection, plan_id: str, spec: dict[str, Any], *, gates_only: bool = False
+) -> str | None:
     """The id of the approval consumed by a step that a step of plan ``plan_id`` with spec
-    ``spec`` depends on (directly or through other steps), or ``None`` (module doc). The
-    step then acts on that approval: a governed store checks its signed decision again
+    ``spec`` depends on (directly or through other steps), or ``None`` (module doc); with
+    ``gates_only``, only a gate's approval counts. The step then acts on that approval: a
+    governed store checks its signed decision again
     (:func:`~cerebri.execution.decisions.authority_refusal`)."""
     consumed = {
         row.step_id: row.id
         for row in approval_store.approved_of_plan(connection, plan_id)
-        if row.consumed_at is not None and (loads(row.request) or {}).get("kind") == "approval"
+        if row.consumed_at is not None and _counts(loads(row.request) or {}, gates_only)
     }
     if not consumed:
         return None
@@ -54,3 +63,8 @@ def covering_approval(connection: Connection, plan_id: str, spec: dict[str, Any]
             return str(found)
         todo.extend(needs.get(key, ()))
     return None
+
+
+def _counts(request: dict[str, Any], gates_only: bool) -> bool:
+    """Whether an approval with ``request`` may cover a later effect."""
+    return request.get("kind") == "approval" and (not gates_only or request.get("gate") is True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from cerebri._guard import arguments
 from cerebri._json import JSONValue
-from cerebri.execution._rows import dumps
+from cerebri.execution._rows import dumps, loads
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.decisions import check_signed_decision
@@ -188,7 +188,9 @@ def decide(
     ``approval.not_open``, ``approval.replayed`` (this signed decision was applied before),
     ``approval.expired`` (the request is marked expired, in its own committed transaction),
     ``approval.not_governed`` (a signature given to a store without principals),
-    ``approval.self_approval``, ``approval.agent_cannot_approve``, and the signature codes of
+    ``approval.self_approval``, ``approval.agent_cannot_approve``, ``approval.not_approver``
+    (the request names its one approver, e.g. a calendar's owner, and ``by`` is someone
+    else; decision 0076), and the signature codes of
     :func:`~cerebri.execution.decisions.check_signed_decision`; :class:`ExecutionError`
     ``execution.not_found``, ``execution.invalid_principal``.
     """
@@ -213,6 +215,7 @@ def decide(
                 raise ApprovalError(
                     f"approval {approval_id} is {row.status}, not open", code="approval.not_open"
                 )
+            _named_approver_only(row, by)
             if by in (row.requester, row.author):
                 role = "asked for this approval" if by == row.requester else "authored the proposal"
                 raise ApprovalError(
@@ -272,6 +275,18 @@ def decide(
             f"approval {approval_id} expired before it was decided", code="approval.expired"
         )
     return _view(executor, approval_id)
+
+
+def _named_approver_only(row: Any, by: str) -> None:
+    """Refuse ``by`` when the request names its one approver (a calendar's owner, decision
+    0076) and ``by`` is someone else: :class:`ApprovalError` ``approval.not_approver``."""
+    approver = (loads(row.request) or {}).get("approver")
+    if approver is not None and by != approver:
+        raise ApprovalError(
+            f"only {approver} may decide approval {row.id} (the owner of the calendar it "
+            f"changes, decision 0076), not {by}",
+            code="approval.not_approver",
+        )
 
 
 @arguments(execution_argument_error, executor=Executor, approval_id=str, by=str)
@@ -360,6 +375,9 @@ def consume(connection: Connection, executor: Executor, held: Claim) -> str | No
         return "the approval is not for this step"
     if row.status != ApprovalStatus.APPROVED.value:
         return f"the approval is {row.status}"
+    approver = (loads(row.request) or {}).get("approver")
+    if approver is not None and row.decided_by != approver:
+        return f"the approval was decided by {row.decided_by}, not by {approver}"
     approval_store.consume(connection, row.id, executor.now_ns())
     return None
 

@@ -26,7 +26,8 @@ In a governed store (one with registered principals, decision 0023) a decision i
 * ``approval.unknown_key``, ``approval.key_revoked``: the key is not registered, or revoked;
 * ``approval.wrong_key``: the key belongs to another principal;
 * ``approval.bad_signature``: not a valid Ed25519 signature of the decision payload;
-* ``approval.not_approver``: the principal is unknown, disabled or lacks the role ``approver``;
+* ``approval.not_approver``: the principal is unknown, disabled or lacks the role ``approver``,
+  or the request names its one approver (a calendar's owner, decision 0076) and it is another;
 * ``approval.replayed``: a decision already applied was presented again;
 * ``approval.not_governed``: a signed decision in a store without registered principals
   (no key could be checked).

@@ -11,7 +11,10 @@ runner) and moves it to its next state through the run's conditional updates:
   halved, the step fails and the plan replans;
 * :func:`wait` parks the step ``waiting`` until ``seconds`` have passed (a time in the store);
 * :func:`monitor` needs its check to hold for ``stable_seconds`` before ``deadline_seconds``;
-* :func:`internal` summarises the findings of its dependencies or records a procedure;
+* :func:`internal` summarises the findings of its dependencies, records a procedure, or
+  (``await_approval``, decision 0076) asks for an approval and completes once it is
+  approved: a gate that effects depend on, covered by its approval
+  (:mod:`cerebri.execution.approval_cover`);
 * :func:`request_capability` asks for a grant as an approval row and completes with it.
 """
 
@@ -21,6 +24,7 @@ from typing import Any, Protocol
 
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
+from cerebri.execution.approvals import consume
 from cerebri.execution.claims import Claim
 from cerebri.execution.context import NS, Executor
 from cerebri.execution.progress import finish
@@ -164,6 +168,9 @@ def internal(run: StepRun) -> None:
     """Run an ``internal`` step: summarise its dependencies' findings or record a procedure."""
     spec = run.spec.internal
     assert spec is not None
+    if spec.action == InternalAction.AWAIT_APPROVAL.value:
+        _await_approval(run)
+        return
     with run.ex.engine.connect() as connection:
         rows = step_store.of_plan(connection, run.held.plan_id, keys=run.spec.depends_on)
     findings: list[JSONValue] = [
@@ -179,6 +186,31 @@ def internal(run: StepRun) -> None:
         _record_procedure(run, findings)
         return
     run.finish(StepStatus.COMPLETED, result={"findings": findings})
+
+
+def _await_approval(run: StepRun) -> None:
+    """An approval gate (decision 0076): ask (first claim; for ``approver`` only, when the
+    step names one), then consume the approval once and complete with its id and decider.
+    A rejection never reaches here: it fails the step when it is decided."""
+    if run.held.approval_id is None:
+        request: dict[str, JSONValue] = {
+            "kind": "approval",
+            "gate": True,
+            "step": run.spec.to_wire(),
+        }
+        if run.spec.approver is not None:
+            request["approver"] = run.spec.approver.strip().casefold()  # canonical form
+        run._ask(StepStatus.AWAITING_APPROVAL, request)
+        return
+    with run.ex.transaction() as connection:
+        refused = consume(connection, run.ex, run.held)
+        if refused is None:
+            row = approval_store.get(connection, run.held.approval_id)
+            assert row is not None  # consume found it
+            result: dict[str, JSONValue] = {"approval": row.id, "decided_by": row.decided_by}
+            finish(connection, run.ex, run.held, StepStatus.COMPLETED, result=result)
+            return
+    run.finish(StepStatus.FAILED, reason=f"approval: {refused}")
 
 
 def _record_procedure(run: StepRun, findings: list[JSONValue]) -> None:

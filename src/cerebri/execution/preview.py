@@ -33,6 +33,7 @@ from cerebri.execution.submit import limits_of
 from cerebri.plans import (
     TERMINAL_STEP_STATUSES,
     CapabilityRegistry,
+    InternalAction,
     Origin,
     PlanDraft,
     PlanStatus,
@@ -57,6 +58,7 @@ def _capability_decision(
     registry: CapabilityRegistry,
     adapters: Adapters | None,
     plan_requires_approval: bool,
+    gates: tuple[str, ...] = (),
 ) -> tuple[bool, str]:
     name = spec.capability or ""
     capability = registry.get(name)
@@ -67,6 +69,9 @@ def _capability_decision(
     if adapters is not None and adapters.get(name) is None:
         return False, f"no_adapter: this worker cannot carry out {name}"
     acts = not capability.read_only
+    if gates and acts and not spec.require_approval:
+        named = ", ".join(gates)
+        return True, f"needs_approval: acts on the approval of {named}, given before it"
     if spec.require_approval or capability.requires_approval or (plan_requires_approval and acts):
         return True, f"needs_approval: {name} acts only after a person approves this step"
     if capability.read_only:
@@ -91,6 +96,9 @@ def _kind_decision(spec: StepSpec) -> str:
             f"allowed: checks every {m.interval_seconds} s until it holds {m.stable_seconds} s, "
             f"at most {m.deadline_seconds} s"
         )
+    if spec.internal is not None and spec.internal.action == InternalAction.AWAIT_APPROVAL:
+        who = spec.approver or "an approver other than the requester"
+        return f"needs_approval: asks {who}; the effects after it act on that approval"
     if spec.internal is not None:
         return f"allowed: internal {spec.internal.action}"
     if spec.request is not None:
@@ -106,6 +114,7 @@ def _decide(
     refusal: str | None,
     plan_requires_approval: bool,
     sandbox_blocks: str | None,
+    gates: tuple[str, ...] = (),
 ) -> dict[str, JSONValue]:
     acts = False
     if spec.kind == StepKind.CAPABILITY:
@@ -116,7 +125,7 @@ def _decide(
     elif acts and sandbox_blocks is not None:
         allowed, why = False, sandbox_blocks
     elif spec.kind == StepKind.CAPABILITY:
-        allowed, why = _capability_decision(spec, registry, adapters, plan_requires_approval)
+        allowed, why = _capability_decision(spec, registry, adapters, plan_requires_approval, gates)
     else:
         allowed, why = True, _kind_decision(spec)
     notes: list[JSONValue] = []
@@ -137,6 +146,26 @@ def _decide(
         "why": why,
         "notes": notes,
     }
+
+
+def _gates_before(draft: PlanDraft, spec: StepSpec) -> tuple[str, ...]:
+    """The approval gates (``await_approval`` steps, decision 0076) ``spec`` depends on,
+    directly or through other steps, in draft order."""
+    needs = {s.key: s.depends_on for s in draft.steps}
+    seen: set[str] = set()
+    todo = list(spec.depends_on)
+    while todo:
+        key = todo.pop()
+        if key not in seen:
+            seen.add(key)
+            todo.extend(needs.get(key, ()))
+    return tuple(
+        s.key
+        for s in draft.steps
+        if s.key in seen
+        and s.internal is not None
+        and s.internal.action == InternalAction.AWAIT_APPROVAL
+    )
 
 
 def _plan_refusal(origin: Origin, status: str) -> str | None:
@@ -195,6 +224,7 @@ def preview_draft(
             refusal=refusal,
             plan_requires_approval=draft.require_approval,
             sandbox_blocks=blocks,
+            gates=_gates_before(draft, spec),
         )
         for spec in draft.steps
     ]
@@ -242,6 +272,7 @@ def preview_plan(
             refusal=refusal,
             plan_requires_approval=draft.require_approval,
             sandbox_blocks=blocks,
+            gates=_gates_before(draft, spec),
         )
         row = state.get(spec.key)
         if row is not None:

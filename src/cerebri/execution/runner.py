@@ -18,7 +18,9 @@ outcome by conditional updates on the claim's lease token. In order:
    effects that need approval (the step's, the capability's or the plan's
    ``require_approval``) wait for an approval row and consume it once; reads are allowed.
    An effect that needs it only by the plan's ``require_approval`` is covered by an
-   approval a step it depends on consumed (:mod:`cerebri.execution.approval_cover`).
+   approval a step it depends on consumed, and any effect not asking by its own
+   ``require_approval`` by an approval gate it depends on (decision 0076;
+   :mod:`cerebri.execution.approval_cover`).
 4. **Preconditions** that do not hold skip the step; for a step that needs approval they are
    checked before anyone is asked, and again when it acts. One that could not be read (an
    :class:`AdapterError`) never skips: it is retried like a refusal before any effect, then
@@ -358,8 +360,13 @@ class StepRun:
         """The approval that covers this step, when only the plan asks for one (decision
         0056, :mod:`cerebri.execution.approval_cover`)."""
         capability = self.ex.registry.get(self.spec.capability or "")
-        if self.spec.require_approval or capability is None or capability.requires_approval:
+        if self.spec.require_approval or capability is None:
             return None
+        if capability.requires_approval:  # only a gate asked for this effect covers it
+            with self.ex.engine.connect() as connection:
+                return covering_approval(
+                    connection, self.held.plan_id, self.held.spec, gates_only=True
+                )
         if not (self.limits.get("require_approval") and self._acts()):
             return None
         with self.ex.engine.connect() as connection:
@@ -399,9 +406,10 @@ class StepRun:
             refused = self._authority(None)
             if refused is not None:
                 return refused
-            return self._ask(
-                StepStatus.AWAITING_APPROVAL, {"kind": "approval", "step": self.spec.to_wire()}
-            )
+            request: dict[str, JSONValue] = {"kind": "approval", "step": self.spec.to_wire()}
+            if self.spec.approver is not None:  # only this principal decides (0076)
+                request["approver"] = self.spec.approver.strip().casefold()
+            return self._ask(StepStatus.AWAITING_APPROVAL, request)
         with self.ex.transaction() as connection:
             self.hold(connection)
             refused = consume(connection, self.ex, self.held)

@@ -12,6 +12,9 @@
                                                      with a request's change (issue #23):
                                                      move/update/cancel + one iTIP message
                                                      per attendee (decision 0056)
+                                                     with batch=BatchApprovals(...): one
+                                                     approval, owners' approvals, then
+                                                     every write (decision 0076)
     change_inputs(request, action_plan) -> dict      that change and the events' ranges
     choose_strategy(failed) -> Strategy | None       deterministic strategy order (section 4)
     PlanDraft, StepSpec, Check, ...                  frozen, strict models of sections 1-2
@@ -23,6 +26,7 @@ capability, and permission is checked when a step acts. Errors: :class:`DraftErr
 not raised, in a :class:`DraftReport`.
 """
 
+from cerebri.plans.batch_steps import BatchApprovals
 from cerebri.plans.capabilities import (
     BUILTIN_CAPABILITIES,
     Capability,
@@ -101,6 +105,7 @@ __all__ = [
     "VERIFY_WITHIN_SECONDS",
     "Alternative",
     "Assumption",
+    "BatchApprovals",
     "Budget",
     "Capability",
     "CapabilityError",

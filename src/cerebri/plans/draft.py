@@ -267,6 +267,10 @@ class StepSpec(_Model):
     for the other kinds it is the member named like the kind (``request`` for
     ``request_capability``). ``max_attempts`` counts invocations, the first included.
     ``key`` matches :data:`KEY_PATTERN`; ``depends_on`` names no step twice.
+    ``approver`` names the one principal (``principal:<name>``) who may decide this step's
+    approval, compared space-trimmed and case-folded (a calendar's owner for a move of their
+    event, decision 0076); ``None``: any
+    approver but the requester and the proposal's author (decision 0022).
     """
 
     key: Annotated[str, Field(pattern=KEY_PATTERN)]
@@ -277,6 +281,7 @@ class StepSpec(_Model):
     target: str | None = None
     params: JSONObject | None = None
     require_approval: bool = False
+    approver: str | None = None
     max_attempts: int = 1
     expectation: Expectation | None = None
     precondition: Precondition | None = None

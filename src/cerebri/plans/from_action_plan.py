@@ -42,6 +42,7 @@ from typing import Any, Final
 from cerebri._guard import arguments
 from cerebri.cpir import MutationKind
 from cerebri.planner import Action, ActionPlan
+from cerebri.plans.batch_steps import BatchApprovals, batch_steps
 from cerebri.plans.change_facts import ChangeFacts, read_change
 from cerebri.plans.change_steps import (
     CHANGE_WRITES,
@@ -167,10 +168,21 @@ class _Inputs:
     actions: tuple[Action, ...]
     change: ChangeFacts | None = None
     current: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    batch: BatchApprovals | None = None
+    plan_id: str = ""
+
+
+def _effect_and_verify(index: int, action: Action) -> tuple[StepSpec, StepSpec]:
+    effect = _effect(index, action)
+    return effect, _verify(index, effect, action)
 
 
 def _direct(inputs: _Inputs) -> list[StepSpec]:
     steps: list[StepSpec] = []
+    if inputs.batch is not None:
+        steps = batch_steps(inputs.actions, inputs.batch, inputs.plan_id, _effect_and_verify)
+        verified = [s.key for s in steps if s.kind == StepKind.VERIFY]
+        return [*steps, _internal("record", InternalAction.RECORD_PROCEDURE, verified)]
     for index, action in enumerate(inputs.actions):
         if inputs.change is not None:
             steps += change_steps(index, action, inputs.change, inputs.current.get(action.target))
@@ -450,6 +462,7 @@ def _check_kinds(action_plan: ActionPlan, known: Mapping[MutationKind, Any]) -> 
     zones=(Mapping, type(None)),
     current=(Mapping, type(None)),
     previous_attendees=(list, tuple, type(None)),
+    batch=(BatchApprovals, type(None)),
 )
 def draft_from_action_plan(
     action_plan: ActionPlan,
@@ -460,6 +473,7 @@ def draft_from_action_plan(
     change: object = None,
     current: Mapping[str, Mapping[str, Any]] | None = None,
     previous_attendees: Sequence[object] | None = None,
+    batch: BatchApprovals | None = None,
 ) -> PlanDraft:
     """The plan graph carrying out ``action_plan`` with the preferred strategy.
 
@@ -482,6 +496,12 @@ def draft_from_action_plan(
     changes them (the removed ones get a CANCEL). The draft is deterministic: the same
     arguments give the same draft.
 
+    ``batch`` (decision 0076) makes the CREATE_EVENT and MOVE_EVENT actions one batch
+    (:mod:`cerebri.plans.batch_steps`): one ``approve-batch`` gate, an
+    ``approve-owner-i`` gate for each move in a calendar another principal owns, every
+    effect after every gate, a room's copy of each created meeting with a room. Without
+    it every effect asks on its own (one approval per action).
+
     Raises:
         DraftError: ``draft.no_actions`` (an empty action plan),
             ``draft.unsupported_action`` (without a change, an action that is not
@@ -493,12 +513,14 @@ def draft_from_action_plan(
             ``draft.invalid_argument`` (not an ActionPlan, ``failed`` not iterable,
             ``titles`` not a mapping of text to 1-1024 characters of text, ``zones``
             not a mapping of text to text, ``current`` not a mapping,
-            ``previous_attendees`` not a list).
+            ``previous_attendees`` not a list, ``batch`` with a ``change``).
     """
     _check_kinds(action_plan, _EFFECTS if change is None else CHANGE_WRITES)
     actions = action_plan.actions
+    if batch is not None and change is not None:
+        raise draft_argument_error("a batch is of creates and moves; a change is one event")
     inputs = (
-        _Inputs(actions)
+        _Inputs(actions, batch=batch, plan_id=action_plan.plan_id)
         if change is None
         else _change_inputs(actions, change, previous_attendees, current or {}, titles or {})
     )

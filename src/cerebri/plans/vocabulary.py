@@ -69,6 +69,7 @@ class InternalAction(StrEnum):
 
     SUMMARISE_FINDINGS = "summarise_findings"
     RECORD_PROCEDURE = "record_procedure"
+    AWAIT_APPROVAL = "await_approval"
 
 
 class CheckOp(StrEnum):
