@@ -5,8 +5,8 @@ CP-SAT solver with its explanation (named terms, a minimal conflicting set) and 
 error :class:`OptimizeError`; the mapping from CPIR requests follows.
 """
 
+from cerebri.optimize._entry import solve
 from cerebri.optimize._errors import OptimizeError
-from cerebri.optimize._solve import solve
 from cerebri.optimize.model import (
     After,
     BatchProblem,
