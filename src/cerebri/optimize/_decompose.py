@@ -144,18 +144,55 @@ class _DayModel:
             literals = {d: model.new_bool_var("") for d in sorted(facts.first[i])}
             model.add_exactly_one(list(literals.values()))
             self.x.append(literals)
+        # capacity rules: (members, day, grains); per meeting, the rules it is in
+        self.caps: list[tuple[list[int], int, int]] = []
         self.rules()
         self.objective()
+        self.greedy_hint()
 
     def day_expr(self, i: int) -> cp_model.LinearExprT:
-        return cp_model.LinearExpr.weighted_sum(
-            list(self.x[i].values()), list(self.x[i])
-        )
+        return cp_model.LinearExpr.weighted_sum(list(self.x[i].values()), list(self.x[i]))
 
     def load(self, members: list[int], d: int) -> cp_model.LinearExprT:
         prep = self.prep
         parts = [(self.x[i][d], prep.meetings[i].duration) for i in members if d in self.x[i]]
         return cp_model.LinearExpr.weighted_sum([p[0] for p in parts], [p[1] for p in parts])
+
+    def cap(self, members: list[int], d: int, grains: int) -> None:
+        """The meetings of ``members`` on day ``d`` take at most ``grains`` grains."""
+        self.caps.append((members, d, grains))
+        self.model.add(self.load(members, d) <= grains)
+
+    def greedy_hint(self) -> None:
+        """A first assignment for CP-SAT: longest meetings first (then id order), each on the
+        day its capacity rules allow with the fewest grains taken relative to the day's size
+        (then the earliest day); a meeting no day allows takes its least loaded day."""
+        prep, grains = self.prep, self.facts.grains
+        rules_of: dict[int, list[int]] = defaultdict(list)
+        for k, (members, _, _) in enumerate(self.caps):
+            for i in members:
+                rules_of[i].append(k)
+        used = [0] * len(self.caps)
+        taken: dict[int, int] = defaultdict(int)
+        days: list[int] = [0] * len(prep.meetings)
+        order = sorted(range(len(prep.meetings)), key=lambda i: (-prep.meetings[i].duration, i))
+        for i in order:
+            duration = prep.meetings[i].duration
+
+            def fits(d: int, i: int = i, duration: int = duration) -> bool:
+                return all(
+                    self.caps[k][1] != d or used[k] + duration <= self.caps[k][2]
+                    for k in rules_of[i]
+                )
+
+            options = sorted(self.x[i], key=lambda d: ((taken[d] + duration) / len(grains[d]), d))
+            day = next((d for d in options if fits(d)), options[0])
+            days[i] = day
+            taken[day] += duration
+            for k in rules_of[i]:
+                if self.caps[k][1] == day:
+                    used[k] += duration
+        self.hint(days)
 
     def rules(self) -> None:
         prep, model, grains = self.prep, self.model, self.facts.grains
@@ -167,10 +204,10 @@ class _DayModel:
             person = prep.people[person_id]
             for d in sorted(grains):
                 free = _free(grains[d], person.open_grains, person.busy_grains)
-                model.add(self.load(required[person_id], d) <= free)
+                self.cap(required[person_id], d, free)
         for clique in _cliques(prep):
             for d in sorted(grains):
-                model.add(self.load(clique, d) <= len(grains[d]))
+                self.cap(clique, d, len(grains[d]))
         for level in sorted({room.capacity for room in prep.rooms.values()}):
             big = [r for r in prep.room_ids if prep.rooms[r].capacity >= level]
             members = [
@@ -190,7 +227,7 @@ class _DayModel:
                     _free(grains[d], prep.rooms[r].open_grains, prep.rooms[r].busy_grains)
                     for r in big
                 )
-                model.add(self.load(members, d) <= free)
+                self.cap(members, d, free)
         for i, meeting in enumerate(prep.meetings):
             for other in sorted(set(meeting.not_same_day_as)):
                 j = prep.position[other]
@@ -225,8 +262,8 @@ class _DayModel:
                 for k in range(1, total // size + 1):
                     beyond = model.new_int_var(0, total, "")
                     model.add(beyond >= load - k * size)
-                    soft.append(w.overlap_any * beyond)
-                    bound += w.overlap_any * total
+                    soft.append(w.overlap_any * k * k * beyond)
+                    bound += w.overlap_any * k * k * total
         attends: dict[str, list[int]] = defaultdict(list)
         for i in range(len(prep.meetings)):
             for person in sorted(prep.attendees[i]):
