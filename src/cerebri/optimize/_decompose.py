@@ -10,8 +10,9 @@ CP-SAT call):
    day where it has a start (window, required attendees' hours and busy grains, a usable
    room); per required person and day, the meetings' grains fit in the person's free grains
    of that day; per set of meetings that pairwise share a required person (grown greedily,
-   one from each meeting), their grains fit in the day's grains; per room capacity level ``c`` and day, the meetings that can only use rooms of
-   capacity at least ``c`` fit in those rooms' free grains; ``not_same_day_as`` on different
+   one from each meeting), their grains fit in the day's grains; per room capacity level
+   ``c`` and day, the meetings that can only use rooms of capacity at least ``c`` fit in
+   those rooms' free grains; ``not_same_day_as`` on different
    days; ``after`` never on an earlier day. Every placement of the batch gives an assignment
    of days that meets them, so when this model is infeasible the batch is (the answer is then
    the monolithic model's ``INFEASIBLE`` with its conflicting set). Its objective estimates
@@ -50,6 +51,7 @@ from cerebri.optimize._cp_model import _Builder
 from cerebri.optimize._explain import Placement, score_placement
 from cerebri.optimize._prepare import Prepared, free_starts, open_starts, prepare
 from cerebri.optimize._solve import answer, infeasible, search, stats
+from cerebri.optimize.model import Meeting
 from cerebri.optimize.solution import BatchSolution, SolveStatus
 
 __all__ = ["DAYS_SHARE", "DAY_SHARE", "DECOMPOSE_ABOVE", "decomposable", "solve_decomposed"]
@@ -201,13 +203,25 @@ class _DayModel:
             for person in meeting.required:
                 required[person].append(i)
         for person_id in sorted(required):
-            person = prep.people[person_id]
+            attendee = prep.people[person_id]
             for d in sorted(grains):
-                free = _free(grains[d], person.open_grains, person.busy_grains)
+                free = _free(grains[d], attendee.open_grains, attendee.busy_grains)
                 self.cap(required[person_id], d, free)
+        self.room_rules()
         for clique in _cliques(prep):
             for d in sorted(grains):
                 self.cap(clique, d, len(grains[d]))
+        for i, meeting in enumerate(prep.meetings):
+            for other in sorted(set(meeting.not_same_day_as)):
+                j = prep.position[other]
+                for d in sorted(self.x[i].keys() & self.x[j].keys()):
+                    model.add_at_most_one([self.x[i][d], self.x[j][d]])
+            for after in meeting.after:
+                j = prep.position[after.meeting_id]
+                model.add(self.day_expr(i) >= self.day_expr(j))
+
+    def room_rules(self) -> None:
+        prep, grains = self.prep, self.facts.grains
         for level in sorted({room.capacity for room in prep.rooms.values()}):
             big = [r for r in prep.room_ids if prep.rooms[r].capacity >= level]
             members = [
@@ -228,14 +242,6 @@ class _DayModel:
                     for r in big
                 )
                 self.cap(members, d, free)
-        for i, meeting in enumerate(prep.meetings):
-            for other in sorted(set(meeting.not_same_day_as)):
-                j = prep.position[other]
-                for d in sorted(self.x[i].keys() & self.x[j].keys()):
-                    model.add_at_most_one([self.x[i][d], self.x[j][d]])
-            for after in meeting.after:
-                j = prep.position[after.meeting_id]
-                model.add(self.day_expr(i) >= self.day_expr(j))
 
     def objective(self) -> None:
         prep, model, grains = self.prep, self.model, self.facts.grains
@@ -286,7 +292,7 @@ class _DayModel:
         self.model.add_bool_or([~self.x[i][d] for i in members])
 
     def hint(self, days: list[int]) -> None:
-        self.model.clear_hints()
+        self.model.clear_hints()  # type: ignore[no-untyped-call]
         for i, lits in enumerate(self.x):
             for d, x in lits.items():
                 self.model.add_hint(x, d == days[i])
@@ -298,11 +304,25 @@ class _Run:
     def __init__(self, prep: Prepared, work: Work) -> None:
         self.prep, self.work = prep, work
         self.total = prep.problem.budget.deterministic_time
-        self.placement: Placement = {}
+        self.placement: dict[str, tuple[int, str | None]] = {}
         self.day_of: dict[str, int] = {}
 
     def left(self) -> float:
         return self.total - self.work.deterministic_time
+
+    def after_placed(self, meeting: Meeting, starts: set[int], inside: set[str]) -> set[int]:
+        """``starts`` cut by the placed meetings outside ``inside`` that ``meeting`` follows
+        (``after``) or must not share a day with."""
+        prep = self.prep
+        for after in meeting.after:
+            if after.meeting_id not in inside and after.meeting_id in self.placement:
+                j = prep.position[after.meeting_id]
+                end = self.placement[after.meeting_id][0] + prep.meetings[j].duration
+                starts = {s for s in starts if s >= end + after.gap}
+        for other in meeting.not_same_day_as:
+            if other not in inside and other in self.day_of:
+                starts = {s for s in starts if prep.day[s] != self.day_of[other]}
+        return starts
 
     def sub(self, ids: list[str], days: set[int], lower: bool = True) -> Prepared | None:
         """The batch of ``ids`` on ``days``: starts cut by the placed meetings outside it
@@ -315,14 +335,7 @@ class _Run:
             starts = {s for s in prep.fits[i] if prep.day[s] in days}
             if meeting.allowed_starts is not None:
                 starts &= meeting.allowed_starts
-            for after in meeting.after:
-                if after.meeting_id not in inside and after.meeting_id in self.placement:
-                    j = prep.position[after.meeting_id]
-                    end = self.placement[after.meeting_id][0] + prep.meetings[j].duration
-                    starts = {s for s in starts if s >= end + after.gap}
-            for other in meeting.not_same_day_as:
-                if other not in inside and other in self.day_of:
-                    starts = {s for s in starts if prep.day[s] != self.day_of[other]}
+            starts = self.after_placed(meeting, starts, inside)
             if not starts:
                 return None
             meetings.append(
@@ -333,23 +346,28 @@ class _Run:
                     not_same_day_as=tuple(o for o in meeting.not_same_day_as if o in inside),
                 )
             )
-        if lower:
-            # after, seen from the other side: a placed meeting that follows one of ``ids``
-            for other in prep.meetings:
-                if other.id in inside or other.id not in self.placement:
-                    continue
-                for after in other.after:
-                    if after.meeting_id in inside:
-                        k = ids.index(after.meeting_id)
-                        latest = self.placement[other.id][0] - after.gap - meetings[k].duration
-                        starts = {s for s in meetings[k].allowed_starts or () if s <= latest}
-                        if not starts:
-                            return None
-                        meetings[k] = dataclasses.replace(
-                            meetings[k], allowed_starts=frozenset(starts)
-                        )
+        if lower and not self.before_followers(ids, meetings):
+            return None
         problem = dataclasses.replace(self.prep.problem, meetings=tuple(meetings))
         return prepare(problem)
+
+    def before_followers(self, ids: list[str], meetings: list[Meeting]) -> bool:
+        """Cut ``meetings`` (those of ``ids``) to end before the placed meetings outside that
+        must follow them (``after`` seen from the other side); ``False`` when one has no
+        start left."""
+        inside = set(ids)
+        for follower in self.prep.meetings:
+            if follower.id in inside or follower.id not in self.placement:
+                continue
+            for after in follower.after:
+                if after.meeting_id in inside:
+                    k = ids.index(after.meeting_id)
+                    latest = self.placement[follower.id][0] - after.gap - meetings[k].duration
+                    starts = {s for s in meetings[k].allowed_starts or () if s <= latest}
+                    if not starts:
+                        return False
+                    meetings[k] = dataclasses.replace(meetings[k], allowed_starts=frozenset(starts))
+        return True
 
     def take(self, part: Placement) -> None:
         for meeting_id, (start, room) in part.items():
