@@ -16,11 +16,11 @@ CP-SAT call):
    days; ``after`` never on an earlier day. Every placement of the batch gives an assignment
    of days that meets them, so when this model is infeasible the batch is (the answer is then
    the monolithic model's ``INFEASIBLE`` with its conflicting set). Its objective estimates
-   the real one from below: per person and day, the grains of the meetings they attend beyond
-   the day's grains (medium, weighted above the rest); per day, ``overlap_any`` times the sum
-   over ``k >= 1`` of the meetings' grains beyond ``k`` times the day's grains (the least
-   pairwise overlap those grains can have); per meeting, ``early`` at its first start of the
-   day.
+   the real one: per person and day, the grains of the meetings they attend beyond the day's
+   grains (medium, weighted above the rest); per day and ``k = 1 .. 6``, ``overlap_any * k *
+   k`` times the meetings' grains beyond ``k`` times the day's grains (with weight ``k``
+   instead of ``k * k`` the sum is the least pairwise overlap that load forces; the square
+   spreads the load more); per meeting, ``early`` at its first start of the day.
 2. **Each day** (:data:`DAY_SHARE`, split by meeting count): the exact model
    (:func:`._solve.search`) of that day's meetings, days in order; an ``after`` reaching a
    meeting already placed on an earlier day cuts the starts. A day whose model is infeasible
@@ -62,6 +62,8 @@ DECOMPOSE_ABOVE = 60
 DAYS_SHARE = 0.2
 #: share for phase 2 (each day); the rest, with what phases 1 and 2 left, goes to phase 3
 DAY_SHARE = 0.3
+#: at most this many load levels per day in phase 1's overlap estimate
+_LEVELS = 6
 #: at most this many rounds of phase 1 after no-goods
 _MAX_ROUNDS = 20
 
@@ -265,11 +267,12 @@ class _DayModel:
             for d in sorted(grains):
                 size = len(grains[d])
                 load = self.load(everyone, d)
-                for k in range(1, total // size + 1):
-                    beyond = model.new_int_var(0, total, "")
+                most = sum(prep.meetings[i].duration for i in everyone if d in self.x[i])
+                for k in range(1, min(_LEVELS, most // size) + 1):
+                    beyond = model.new_int_var(0, most, "")
                     model.add(beyond >= load - k * size)
                     soft.append(w.overlap_any * k * k * beyond)
-                    bound += w.overlap_any * k * k * total
+                    bound += w.overlap_any * k * k * most
         attends: dict[str, list[int]] = defaultdict(list)
         for i in range(len(prep.meetings)):
             for person in sorted(prep.attendees[i]):
