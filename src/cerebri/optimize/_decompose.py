@@ -24,9 +24,12 @@ CP-SAT call):
 2. **Each day** (:data:`DAY_SHARE`, split by meeting count): the exact model
    (:func:`._solve.search`) of that day's meetings, days in order; an ``after`` reaching a
    meeting already placed on an earlier day cuts the starts. A day whose model is infeasible
-   or undecided adds a no-good (not all those meetings on that day) to phase 1, which runs
-   again (a no-good from an undecided day, or a day cut by another's placement, is not implied
-   by the batch: phase 1 is then no longer a relaxation, and its infeasibility proves nothing,
+   or undecided first pushes one of its meetings to a later day it can use (one without
+   ``after``/``not_same_day_as`` links, sharing required people with the most meetings of the
+   day, to the later day least loaded per grain) and is solved again; when none can move, it
+   adds a no-good (not all those meetings on that day) to phase 1, which runs again (a
+   no-good from an undecided day, or a day cut by another's placement, is not implied by the
+   batch: phase 1 is then no longer a relaxation, and its infeasibility proves nothing,
    the answer is ``UNKNOWN``).
 3. **Improvement** (the rest): large neighbourhood search over pairs of days, in a fixed order
    (days ``k`` and ``k + step`` for ``step = 1, 2, ...``): the two days' meetings are solved
@@ -415,7 +418,7 @@ def solve_decomposed(prep: Prepared) -> BatchSolution:
         phase1.hint(days)
         run.placement.clear()
         run.day_of.clear()
-        failed = _place_days(prep, run, days, tried)
+        failed = _place_days(prep, run, days, tried, facts)
         if failed is None:
             _improve(prep, run)
             return answer(
@@ -434,37 +437,74 @@ def _place_days(
     run: _Run,
     days: list[int],
     tried: dict[tuple[int, tuple[str, ...]], Placement | None],
+    facts: _Days,
 ) -> tuple[list[str], int, bool] | None:
     """Phase 2; ``None`` when every day is placed, else the failed day's meetings, the day and
-    whether its failure is a proof (infeasible with no cut from another day)."""
+    whether its failure is a proof (infeasible with no cut from another day). A day that fails
+    first pushes one of its meetings to a later day (:func:`_push`) and is tried again."""
     total = prep.problem.budget.deterministic_time
     n = len(prep.meetings)
-    for d, ids in _by_day(prep, days).items():
-        key = (d, tuple(ids))
-        cut = any(
-            a.meeting_id in run.placement
-            for m in ids
-            for a in prep.meetings[prep.position[m]].after
-        )
-        if key in tried and not cut:
-            part = tried[key]
-            if part is None:
-                return ids, d, True
-            run.take(part)
-            continue
-        sub = run.sub(ids, {d}, lower=False)
-        if sub is None:
-            return ids, d, False
-        limit = max(min(total * DAY_SHARE * len(ids) / n, run.left()), 0.01)
-        status, part, _ = search(_limited(sub, limit), limit, run.work)
-        if part is None:
-            if not cut:
-                tried[key] = None
-            return ids, d, status is SolveStatus.INFEASIBLE and not cut
-        if not cut:
-            tried[key] = part
-        run.take(part)
+    days = list(days)
+    for d in sorted(facts.grains):
+        while True:
+            ids = [prep.meetings[i].id for i in range(n) if days[i] == d]
+            if not ids:
+                break
+            key = (d, tuple(ids))
+            cut = any(
+                a.meeting_id in run.placement
+                for m in ids
+                for a in prep.meetings[prep.position[m]].after
+            )
+            part: Placement | None = None
+            proven = False
+            if key in tried and not cut:
+                part = tried[key]
+                proven = part is None
+            else:
+                sub = run.sub(ids, {d}, lower=False)
+                if sub is not None:
+                    limit = max(min(total * DAY_SHARE * len(ids) / n, run.left()), 0.01)
+                    status, part, _ = search(_limited(sub, limit), limit, run.work)
+                    proven = status is SolveStatus.INFEASIBLE and not cut
+                    if not cut:
+                        tried[key] = part
+            if part is not None:
+                run.take(part)
+                break
+            if run.left() <= 0 or not _push(prep, facts, days, d):
+                return ids, d, proven
     return None
+
+
+def _push(prep: Prepared, facts: _Days, days: list[int], d: int) -> bool:
+    """Move one meeting of day ``d`` to a later day it can use: among those without ``after``
+    or ``not_same_day_as`` links, the one sharing required people with the most meetings of
+    the day (then the longest, then id order), to the later day with the least load per
+    grain (then the earliest). ``False`` when none can move."""
+    linked = {m.id for m in prep.meetings if m.after or m.not_same_day_as}
+    linked |= {a.meeting_id for m in prep.meetings for a in m.after}
+    linked |= {o for m in prep.meetings for o in m.not_same_day_as}
+    members = [i for i in range(len(prep.meetings)) if days[i] == d]
+    load: dict[int, int] = defaultdict(int)
+    for i, day in enumerate(days):
+        load[day] += prep.meetings[i].duration
+
+    def clashes(i: int) -> int:
+        mine = set(prep.meetings[i].required)
+        return sum(1 for j in members if j != i and mine & set(prep.meetings[j].required))
+
+    movable = [
+        i
+        for i in members
+        if prep.meetings[i].id not in linked and any(e > d for e in facts.first[i])
+    ]
+    if not movable:
+        return False
+    i = min(movable, key=lambda i: (-clashes(i), -prep.meetings[i].duration, i))
+    later = [e for e in sorted(facts.first[i]) if e > d]
+    days[i] = min(later, key=lambda e: (load[e] / len(facts.grains[e]), e))
+    return True
 
 
 def _improve(prep: Prepared, run: _Run) -> None:
