@@ -83,13 +83,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from cerebri.optimize._solve import solve
+    from cerebri.optimize._entry import solve
 
 
 def __getattr__(name: str) -> object:
     """``solve`` on first use (it imports OR-Tools); any other unknown name is an error."""
     if name == "solve":
-        from cerebri.optimize._solve import solve  # noqa: PLC0415 - OR-Tools on first use
+        from cerebri.optimize._entry import solve  # noqa: PLC0415 - OR-Tools on first use
 
         return solve
     raise AttributeError(f"module 'cerebri.optimize' has no attribute {name!r}")

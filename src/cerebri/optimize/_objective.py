@@ -26,9 +26,11 @@ LinearExpr = cp_model.LinearExprT
 
 @dataclass(frozen=True, slots=True)
 class Objective:
-    """``fold``: the ``M`` of ``medium * M + soft``."""
+    """``fold``: the ``M`` of ``medium * M + soft``; ``expression``: that sum (the
+    solution's own value of it is what the recomputed score is checked against)."""
 
     fold: int
+    expression: cp_model.LinearExprT
 
 
 class _Terms:
@@ -186,5 +188,6 @@ def add_objective(prep: Prepared, built: Built) -> Objective:
     terms.pairs()
     fold = terms.soft_bound + 1
     medium = cp_model.LinearExpr.sum(terms.medium)
-    built.model.minimize(fold * medium + cp_model.LinearExpr.sum(terms.soft))
-    return Objective(fold=fold)
+    expression = fold * medium + cp_model.LinearExpr.sum(terms.soft)
+    built.model.minimize(expression)
+    return Objective(fold=fold, expression=expression)
