@@ -306,3 +306,14 @@ def test_three_meetings_on_the_dst_day() -> None:
         },
     ]
     assert [a["room_id"] for a in result["batch"]["assignments"]] == ["r1", None, "r1"]
+
+
+@pytest.mark.parametrize("request_of", [three, lambda: repair(1), lambda: repair(0)])
+def test_the_default_solver_answers_as_the_brute_force_one(request_of: Any) -> None:
+    # cerebri.plan without solver= loads the CP-SAT solver (default_solver); on these small
+    # batches it must reach the brute-force optimum: same outcome, assessment and score.
+    exact = cerebri.plan(request_of(), solver=brute_force).to_wire()
+    real = cerebri.plan(request_of()).to_wire()
+    assert (real["outcome"], real["assessment"]) == (exact["outcome"], exact["assessment"])
+    assert real["batch"]["status"] == exact["batch"]["status"]
+    assert real["batch"]["score"] == exact["batch"]["score"]

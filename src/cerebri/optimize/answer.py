@@ -87,7 +87,7 @@ def default_solver() -> Solver:
         CerebriError: ``optimize.unavailable`` when this build has no solver module.
     """
     try:
-        module = importlib.import_module("cerebri.optimize._solve")
+        module = importlib.import_module("cerebri.optimize._entry")
     except ModuleNotFoundError:
         raise CerebriError(
             "this build of cerebri has no batch solver", code="optimize.unavailable"
