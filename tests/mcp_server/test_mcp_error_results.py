@@ -52,6 +52,7 @@ def _example() -> dict[str, Any]:
 OWN_ERRORS: dict[str, tuple[dict[str, Any], str, str | None]] = {
     "validate_request": ({"request": {"bogus": 1}}, "cpir.unknown_field", "/request/bogus"),
     "plan": ({"request": {"bogus": 1}}, "cpir.unknown_field", "/request/bogus"),
+    "optimize_batch": ({"request": {"bogus": 1}}, "cpir.unknown_field", "/request/bogus"),
     "find_slot": (
         {"ics": ["/etc/hosts"], "between": WINDOW, "duration": "30m"},
         "mcp.path_not_allowed",
@@ -80,6 +81,7 @@ OWN_ERRORS: dict[str, tuple[dict[str, Any], str, str | None]] = {
 REQUIRED: dict[str, dict[str, Any]] = {
     "validate_request": {"request": {}},
     "plan": {"request": {}},
+    "optimize_batch": {"request": {}},
     "find_slot": {"between": WINDOW, "duration": "30m"},
     "freebusy": {"between": WINDOW},
     "draft_plan": {"draft": {}},
@@ -108,6 +110,7 @@ def test_every_listed_tool_has_a_forced_error(live: Live) -> None:
     assert {name for name, tool in _tools(live).items() if tool.output_schema} == {
         "validate_request",
         "plan",
+        "optimize_batch",
     }
 
 
@@ -162,6 +165,7 @@ BAD_TEXTS = ["a\x00b"]
 STRING_ARGUMENTS: dict[str, dict[str, Any]] = {
     "validate_request": {"request": {"cpir_version": "0.2"}},
     "plan": {"request": {"cpir_version": "0.2"}},
+    "optimize_batch": {"request": {"cpir_version": "0.2"}},
     "find_slot": {"between": WINDOW, "duration": "30m", "tz": "UTC"},
     "freebusy": {"between": WINDOW, "tz": "UTC"},
     "draft_plan": {"draft": "{}"},

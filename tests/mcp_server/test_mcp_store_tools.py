@@ -43,6 +43,7 @@ from cerebri.proposals import (
 )
 from cerebri.temporal import Instant
 from tests.mcp_server.support import EXAMPLE, MEETING_DRAFT, Live, error_of, live_server
+from tests.optimize_wire.test_wire_answer import three
 
 AT = "2026-10-01T00:00:00Z"
 BOT, ALICE = "agent:bot", "principal:alice"
@@ -235,6 +236,7 @@ def _every_tool_call(plan_id: str) -> list[tuple[str, dict[str, Any]]]:
         ("reschedule_event", {**window, "uid": "team-sync"}),
         ("cancel_event", {**window, "uid": "team-sync", "propose": {}}),
         ("update_event", {**window, "uid": "team-sync", "title": "Renamed"}),
+        ("optimize_batch", {"request": three()}),
     ]
 
 

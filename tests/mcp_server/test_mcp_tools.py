@@ -64,6 +64,7 @@ def test_the_tools_are_listed_and_none_approves(live: Live) -> None:
     assert names == [
         "validate_request",
         "plan",
+        "optimize_batch",
         "find_slot",
         "freebusy",
         "draft_plan",
@@ -96,6 +97,21 @@ def test_plan_answers_as_the_python_api(live: Live) -> None:
     [plan_tool] = [tool for tool in live.tools() if tool.name == "plan"]
     assert plan_tool.output_schema is not None
     jsonschema.Draft202012Validator(plan_tool.output_schema).validate(answer)
+
+
+def test_optimize_batch_answers_as_the_cli_and_refuses_other_operations(live: Live) -> None:
+    from tests.optimize_wire.test_wire_answer import three
+
+    request = three()
+    answer = live.ok("optimize_batch", {"request": request})
+    assert answer == cerebri.plan(json.dumps(request)).to_wire()
+    # by hand (tests/optimize_wire): m-a 08-09Z, m-b and m-c 09-10Z, soft 8, proven optimal
+    assert (answer["batch"]["status"], answer["batch"]["score"]["soft"]) == ("OPTIMAL", 8)
+    [tool] = [tool for tool in live.tools() if tool.name == "optimize_batch"]
+    assert tool.output_schema is not None
+    jsonschema.Draft202012Validator(tool.output_schema).validate(answer)
+    wire = live.error("optimize_batch", {"request": _example()})
+    assert (wire["code"], wire["path"]) == ("input.invalid_argument", "/request/operation")
 
 
 def test_validate_request_answers_as_the_python_api(live: Live) -> None:

@@ -98,6 +98,7 @@ def test_openapi_describes_every_route(client: TestClient) -> None:
         "/v1/validate",
         "/v1/plan",
         "/v1/temporal",
+        "/v1/optimize",
         "/v1/integration/manifest",
         "/v1/integration/suggestions",
         "/v1/examples",

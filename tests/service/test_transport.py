@@ -19,6 +19,7 @@ ROUTES = ("/v1/plan", "/v1/validate")
 CORE = {"/v1/plan": cerebri.plan, "/v1/validate": cerebri.validate}
 EXAMPLE = compact(BASE)
 LIMIT = 262_144
+LIMITS = {"/v1/optimize": 4 * 1024 * 1024}  # the optimiser's admission limit (decision 0077)
 
 
 def _problem(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
@@ -108,9 +109,10 @@ def test_extreme_date_is_no_solution(client: TestClient) -> None:
     assert expected["assessment"] == "Complete"
 
 
-@pytest.mark.parametrize("route", [*ROUTES, "/v1/temporal"])
+@pytest.mark.parametrize("route", [*ROUTES, "/v1/temporal", "/v1/optimize"])
 def test_status_codes(client: TestClient, route: str) -> None:
-    _problem(client.post(route, content=b" " * (LIMIT + 1), headers=JSON), 413, "input.too_large")
+    limit = LIMITS.get(route, LIMIT)
+    _problem(client.post(route, content=b" " * (limit + 1), headers=JSON), 413, "input.too_large")
     _problem(client.post(route, content=b"{}", headers=JSON), 422, "cpir.missing_field")
     _problem(client.post(route, content=b"[]", headers=JSON), 422, "json.not_object")
     _problem(client.post(route, content=b"private-invalid-json", headers=JSON), 400, "json.syntax")
@@ -156,7 +158,7 @@ def test_unplannable_request_is_200(client: TestClient) -> None:
     assert response.content == compact(cerebri.plan(data).to_wire())
 
 
-@pytest.mark.parametrize("route", [*ROUTES, "/v1/temporal"])
+@pytest.mark.parametrize("route", [*ROUTES, "/v1/temporal", "/v1/optimize"])
 def test_problem_path_is_a_pointer_the_root_or_null(client: TestClient, route: str) -> None:
     """``path`` is an RFC 6901 pointer to the fault: ``""`` only when the whole document is
     at fault (not an object), ``null`` when no position applies (syntax, size, media type,
@@ -170,6 +172,6 @@ def test_problem_path_is_a_pointer_the_root_or_null(client: TestClient, route: s
     assert path_of(b'{"zzz":1}', 422) == "/zzz"
     assert path_of(b"{", 400) is None
     assert path_of(b"", 400) is None
-    assert path_of(b" " * (LIMIT + 1), 413) is None
+    assert path_of(b" " * (LIMITS.get(route, LIMIT) + 1), 413) is None
     assert path_of(b"{}", 415, {"Content-Type": "text/plain"}) is None
     assert _problem(client.get("/v1/nowhere"), 404)["path"] is None

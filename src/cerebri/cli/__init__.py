@@ -48,6 +48,7 @@ _MODULES: Final = (
 COMMAND_MODULES: Final = {
     "bridge": "_bridge",
     "plan": "_planning",
+    "optimize": "_planning",
     "validate": "_planning",
     "temporal": "_planning",
     "schema": "_planning",

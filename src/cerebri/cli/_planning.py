@@ -26,11 +26,11 @@ from cerebri.cli._plan_text import limit_hint, print_notes, write_plan_json
 from cerebri.cli.render import render_result
 from cerebri.cpir.schema import request_json_schema, temporal_json_schema
 from cerebri.cpir.temporal_report import temporal_report
-from cerebri.errors import CerebriError
+from cerebri.errors import CerebriError, InvalidArgumentError
 from cerebri.optimize import plan as plan_request
 from cerebri.optimize import validate as validate_request
 
-__all__ = ["ExplainOption", "plan", "schema", "temporal", "validate"]
+__all__ = ["ExplainOption", "optimize", "plan", "schema", "temporal", "validate"]
 
 ExplainOption = Annotated[
     bool,
@@ -70,6 +70,41 @@ def plan(
         )
     else:
         write_plan_json(request, result, reference=limits is LimitSet.REFERENCE)
+
+
+@app.command(short_help="Optimise a batch of meetings (OPTIMIZE) and print it.")
+def optimize(
+    file: FileArg,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the PlanningResult JSON, as `cerebri plan` does."),
+    ] = False,
+) -> None:
+    """Optimise a CPIR OPTIMIZE request (many meetings at once, decision 0070) and print
+    the batch: status (proven optimal, best found within the budget with its bound, proven
+    infeasible with the conflicting rules, unknown), score (hard/medium/soft), one row per
+    meeting (start-end in UTC and in the request's zone, room, new/moved/kept) and the named
+    cost terms. --json prints the PlanningResult bytes `cerebri plan` prints. A request
+    whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation)."""
+    from cerebri.cli.render_batch import batch_text  # noqa: PLC0415 - fast CLI start
+    from cerebri.cpir import Operation  # noqa: PLC0415 - fast CLI start
+
+    try:
+        request = load_request(file)
+        if request.operation is not Operation.OPTIMIZE:
+            raise InvalidArgumentError(
+                f"cerebri optimize answers OPTIMIZE requests only, not "
+                f"{request.operation.value}; use cerebri plan",
+                path="/operation",
+            )
+        result = plan_request(request)
+    except CerebriError as error:
+        raise fail(error) from None
+    if as_json:
+        write_plan_json(request, result, reference=True)
+        return
+    sys.stdout.write(batch_text(request, result.to_wire()))
+    print_notes(request, result.validation.issues, warnings=False)
 
 
 @app.command()

@@ -276,6 +276,10 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
     first (draft.invalid when it breaks a rule) and wrapped as cerebri.plan-graph.v1
     (idempotency key = its digest). Nothing is stored or written unless the envelope is
     signed.
+
+    An OPTIMIZE request (many meetings at once) with --as plan-graph becomes one batch:
+    one approve-batch gate for the author (who must be a principal), an owner's gate for
+    each move in another batch person's calendar, then every create and move.
     """
     try:
         seconds = parse_duration(
@@ -301,7 +305,13 @@ def propose_command(  # noqa: PLR0917 - typer maps every option to a parameter
         signer = load_signer(key, keyid, now=now, registry=registry, author=author)
         try:
             made = proposal_artifact(
-                read_input(file), candidate, query_id, wrap, limits_for(limits), title
+                read_input(file),
+                candidate,
+                query_id,
+                wrap,
+                limits_for(limits),
+                title,
+                requester=f"{signer.author.kind.value}:{signer.author.id}",
             )
         except PlanError as error:
             raise limits_hint(error, limits) from None

@@ -25,6 +25,7 @@ __all__ = [
     "DraftArgs",
     "FindSlotArgs",
     "FreeBusyArgs",
+    "OptimizeArgs",
     "PlanStatusArgs",
     "PreviewArgs",
     "ProposeArgs",
@@ -62,6 +63,18 @@ class RequestArgs(_Args):
         Literal["reference", "local"],
         _d("reference: the CPIR service limits; local: the find-slot limits."),
     ] = "reference"
+
+
+class OptimizeArgs(_Args):
+    """A CPIR OPTIMIZE request (many meetings at once) to optimise."""
+
+    request: Annotated[
+        _Document,
+        _d(
+            "The CPIR 0.2 OPTIMIZE request (batch of meetings, people, rooms), as a JSON "
+            "object or text; checked against the optimiser's own limits."
+        ),
+    ]
 
 
 class _Window(_Args):

@@ -27,6 +27,7 @@ from cerebri.mcp.arguments import (
     DraftArgs,
     FindSlotArgs,
     FreeBusyArgs,
+    OptimizeArgs,
     PlanStatusArgs,
     PreviewArgs,
     ProposeArgs,
@@ -67,6 +68,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         "(a PlanningResult; `cerebri plan`). Large answers are summarised; read the full one "
         "from the resource the summary names.",
         RequestArgs,
+        "PlanningResult",
+    ),
+    ToolSpec(
+        "optimize_batch",
+        "Optimise many meetings at once (a CPIR OPTIMIZE request: meetings, people, rooms, "
+        "movable events): proven optimal, best found with its bound, or proven infeasible "
+        "with the conflicting rules, every cost named (a PlanningResult with a batch member; "
+        "`cerebri optimize --json`). Writes and approves nothing; propose the request to act.",
+        OptimizeArgs,
         "PlanningResult",
     ),
     ToolSpec(

@@ -52,6 +52,7 @@ Handler = Callable[[Any, McpSettings], dict[str, JSONValue]]
 _HANDLERS: Final = {
     "validate_request": ("cerebri.mcp.tools", "validate_tool"),
     "plan": ("cerebri.mcp.tools", "plan_tool"),
+    "optimize_batch": ("cerebri.mcp.tools", "optimize_batch_tool"),
     "find_slot": ("cerebri.mcp.calendar_tools", "find_slot_tool"),
     "freebusy": ("cerebri.mcp.calendar_tools", "freebusy_tool"),
     "draft_plan": ("cerebri.mcp.tools", "draft_plan_tool"),

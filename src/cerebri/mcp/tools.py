@@ -33,16 +33,18 @@ from typing import Any
 
 from cerebri._json import JSONValue
 from cerebri.calendars import FIND_SLOT_LIMITS
-from cerebri.cpir import PlanningRequest, parse_request
+from cerebri.cpir import Operation, PlanningRequest, parse_request
 from cerebri.errors import CerebriError
 from cerebri.mcp.arguments import (
     DraftArgs,
+    OptimizeArgs,
     PlanStatusArgs,
     PreviewArgs,
     ProposeArgs,
     RequestArgs,
 )
 from cerebri.mcp.settings import DEFAULT_AUTHOR, McpSettings
+from cerebri.optimize import plan_batch
 from cerebri.planner import DEFAULT_LIMITS, PlannerLimits, plan, validate
 from cerebri.plans import builtin_registry, parse_model_draft
 from cerebri.proposals import (
@@ -68,6 +70,7 @@ from cerebri.temporal import Instant
 __all__ = [
     "check_configuration",
     "draft_plan_tool",
+    "optimize_batch_tool",
     "plan_status_tool",
     "plan_tool",
     "preview_tool",
@@ -136,6 +139,22 @@ def plan_tool(args: RequestArgs, settings: McpSettings) -> dict[str, JSONValue]:
     """The PlanningResult of ``args.request``."""
     result = plan(_request(args.request), limits=_limits(args.limits))
     return result.to_wire()
+
+
+def optimize_batch_tool(args: OptimizeArgs, settings: McpSettings) -> dict[str, JSONValue]:
+    """The PlanningResult of the OPTIMIZE request ``args.request`` (the batch optimiser,
+    :func:`cerebri.optimize.plan_batch`; decision 0077): what ``cerebri optimize --json``
+    prints. It writes nothing and approves nothing; ``propose`` turns a batch into a
+    proposal. ``input.invalid_argument`` at ``/request/operation`` for another operation."""
+    request = _request(args.request)
+    if request.operation is not Operation.OPTIMIZE:
+        raise CerebriError(
+            f"optimize_batch answers OPTIMIZE requests only, not {request.operation.value}; "
+            "use the plan tool",
+            code="input.invalid_argument",
+            path="/request/operation",
+        )
+    return plan_batch(request).to_wire()
 
 
 def draft_plan_tool(args: DraftArgs, settings: McpSettings) -> dict[str, JSONValue]:

@@ -14,6 +14,13 @@ stores nothing and reads no clock. Its input is the JSON text of either
   action plan's id, the same for both wrappings, since they describe the same effects and at
   most one of them may ever act.
 
+  An ``OPTIMIZE`` request (decision 0077) is planned by the batch optimiser
+  (:func:`cerebri.optimize.batch_action_plan`; it has one candidate, so ``candidate`` must
+  be 1, else ``plan.no_candidate``); its plan graph is one batch (decision 0076,
+  ``batch=BatchApprovals.from_batch(...)``): one ``approve-batch`` gate, an owner's gate for
+  each move in a calendar another batch person owns, ``requester`` being who asks
+  (``principal:<name>``; ``draft.invalid_argument`` when it is missing or not a principal).
+
 Errors are the parsers' and the planner's (``json.*``, ``cpir.*``, ``plan.*``, ``draft.*``,
 ``proposal.canonical_json`` for what RFC 8785 cannot hold), raised before anything is made.
 """
@@ -27,9 +34,11 @@ from types import NoneType
 from typing import Any
 
 from cerebri._guard import arguments
-from cerebri.cpir import MutationKind, PlanningRequest, parse_request
-from cerebri.planner import DEFAULT_LIMITS, ActionPlan, PlannerLimits, action_plan_for
+from cerebri.cpir import MutationKind, Operation, PlanningRequest, parse_request
+from cerebri.optimize import batch_action_plan
+from cerebri.planner import DEFAULT_LIMITS, ActionPlan, PlanError, PlannerLimits, action_plan_for
 from cerebri.plans import (
+    BatchApprovals,
     DraftError,
     PlanDraft,
     builtin_registry,
@@ -110,6 +119,18 @@ def _decoded(data: bytes) -> Any:
         return None
 
 
+def _batch_actions(request: PlanningRequest, candidate: int) -> ActionPlan:
+    """The action plan of an ``OPTIMIZE``: its one candidate (``plan.no_candidate`` for any
+    other rank)."""
+    if candidate != 1:
+        raise PlanError(
+            f"an OPTIMIZE answer has one candidate, so there is no candidate {candidate}",
+            code="plan.no_candidate",
+            wire="NoCandidate",
+        )
+    return batch_action_plan(request)
+
+
 @arguments(
     proposal_argument_error,
     data=bytes,
@@ -118,6 +139,7 @@ def _decoded(data: bytes) -> Any:
     wrap=ArtifactChoice,
     limits=PlannerLimits,
     title=(str, NoneType),
+    requester=(str, NoneType),
 )
 def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
     data: bytes,
@@ -126,9 +148,11 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
     wrap: ArtifactChoice = ArtifactChoice.ACTION_PLAN,
     limits: PlannerLimits = DEFAULT_LIMITS,
     title: str | None = None,
+    requester: str | None = None,
 ) -> ProposalArtifact:
     """The artifact for ``data``, a CPIR request or a plan graph draft (rules and errors:
     the module docstring). ``candidate`` is 1-based; ``query_id`` only names a draft's query.
+    ``requester`` (``principal:<name>``) is who asks for an ``OPTIMIZE`` batch's plan graph.
     An argument of the wrong type is ``proposal.invalid_argument``.
     """
     document = _decoded(data)
@@ -137,14 +161,30 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
         digest = sha256_digest(payload)
         return ProposalArtifact(payload, ArtifactType.PLAN_GRAPH, query_id or digest, digest)
     request = parse_request(data)
-    actions = action_plan_for(request, rank=candidate, limits=limits)
+    batch = request.operation is Operation.OPTIMIZE
+    actions = (
+        _batch_actions(request, candidate)
+        if batch
+        else action_plan_for(request, rank=candidate, limits=limits)
+    )
     if wrap is ArtifactChoice.PLAN_GRAPH:
-        draft = draft_from_action_plan(
-            actions,
-            titles=created_titles(actions, title),
-            zones=target_zones(request, actions),
-            **change_inputs(request, actions),
-        )
+        if batch:
+            assert request.batch is not None  # batch_action_plan refuses a request without
+            draft = draft_from_action_plan(
+                actions,
+                titles=created_titles(actions, title),
+                zones=target_zones(request, actions),
+                batch=BatchApprovals.from_batch(
+                    request.batch, actions.actions, requester=requester or "(none given)"
+                ),
+            )
+        else:
+            draft = draft_from_action_plan(
+                actions,
+                titles=created_titles(actions, title),
+                zones=target_zones(request, actions),
+                **change_inputs(request, actions),
+            )
         graph = canonical_json(_valid_graph(draft))
         return ProposalArtifact(graph, ArtifactType.PLAN_GRAPH, request.request_id, actions.plan_id)
     return ProposalArtifact(

@@ -3,6 +3,10 @@
 Routes and status codes:
 
 * ``GET /health`` → 200.
+* ``POST /v1/optimize`` → 200 the PlanningResult of a CPIR ``OPTIMIZE`` (the batch
+  optimiser, decision 0077), the same statuses as ``/v1/plan`` but a body limit of 4 MiB
+  (:data:`OPTIMIZE_BODY_BYTES`, the optimiser's admission limit) and 422
+  ``input.invalid_argument`` for another operation.
 * ``POST /v1/validate``, ``POST /v1/plan``, ``POST /v1/temporal`` → 200 with the core
   function's JSON for every parsed request (any validation result, planning outcome or
   temporal ``EnvelopeError``); 415 ``http.unsupported_media_type``; 413 ``input.too_large``;
@@ -61,8 +65,10 @@ from cerebri import __version__
 from cerebri._files import read_bounded
 from cerebri._json import JSONValue
 from cerebri.clock import Clock, SystemClock
+from cerebri.cpir import Operation, parse_request
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, ParseError
+from cerebri.optimize import OPTIMIZE_LIMITS, plan_batch
 from cerebri.planner import plan, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
@@ -113,10 +119,34 @@ def health() -> dict[str, JSONValue]:
     }
 
 
-async def _body(request: Request, settings: ServiceSettings) -> bytes:
+async def _body(request: Request, settings: ServiceSettings, limit: int | None = None) -> bytes:
     return await read_json_body(
-        request, settings.max_request_bytes, timeout=settings.body_timeout_seconds
+        request,
+        settings.max_request_bytes if limit is None else limit,
+        timeout=settings.body_timeout_seconds,
     )
+
+
+OPTIMIZE_BODY_BYTES = OPTIMIZE_LIMITS.max_request_bytes
+"""Body limit of ``POST /v1/optimize``: the optimiser's own admission limit (4 MiB), not
+``ServiceSettings.max_request_bytes`` (256 KiB), so every request the optimiser admits
+reaches it (decision 0077)."""
+
+
+def optimize_answer(body: bytes) -> JSONValue:
+    """The ``POST /v1/optimize`` body: :func:`cerebri.optimize.plan_batch` of the CPIR
+    request ``body`` (the PlanningResult ``cerebri plan`` gives for it). Raises
+    ``ParseError`` as the parser does and ``CerebriError`` ``input.invalid_argument`` at
+    ``/operation`` (422) when the operation is not ``OPTIMIZE``."""
+    request = parse_request(body)
+    if request.operation is not Operation.OPTIMIZE:
+        raise CerebriError(
+            f"/v1/optimize answers OPTIMIZE requests only, not {request.operation.value}; "
+            "POST it to /v1/plan",
+            code="input.invalid_argument",
+            path="/operation",
+        )
+    return plan_batch(request).to_wire()
 
 
 def _problem(error: ServiceError) -> Response:
@@ -132,11 +162,11 @@ def _nobody_left() -> Response:
 
 
 def _core_route(
-    settings: ServiceSettings, run: Callable[[bytes], JSONValue]
+    settings: ServiceSettings, run: Callable[[bytes], JSONValue], limit: int | None = None
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            body = await _body(request, settings)
+            body = await _body(request, settings, limit)
             # Planning is CPU-bound: run it off the event loop so /health and other
             # connections stay responsive while a request is planned.
             return json_response(await run_in_threadpool(run, body))
@@ -177,11 +207,21 @@ def _add_core_routes(app: FastAPI, settings: ServiceSettings) -> None:
             TEMPORAL_REQUEST_REF,
             "TemporalResult (equals cerebri.temporal_report); a typed EnvelopeError is still 200.",
         ),
+        (
+            "/v1/optimize",
+            "optimize",
+            optimize_answer,
+            PLANNING_REQUEST_REF,
+            "PlanningResult of a batch (equals cerebri.plan of an OPTIMIZE request; proven "
+            "optimal, best found, proven infeasible or unknown in its batch member). Body "
+            "limit 4 MiB, the optimiser's admission limit; any other operation is 422 "
+            "input.invalid_argument at /operation.",
+        ),
     ]
     for path, name, run, ref, success in table:
         app.add_api_route(
             path,
-            _core_route(settings, run),
+            _core_route(settings, run, OPTIMIZE_BODY_BYTES if name == "optimize" else None),
             methods=["POST"],
             name=name,
             summary=success.split(" (")[0],

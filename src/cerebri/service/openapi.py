@@ -30,6 +30,7 @@ RESULT_SCHEMAS: dict[str, dict[str, Any]] = {
     "validate": {"$ref": VALIDATION_REPORT_REF},
     "plan": {"$ref": PLANNING_RESULT_REF},
     "temporal": {"$ref": TEMPORAL_RESULT_REF},
+    "optimize": {"$ref": PLANNING_RESULT_REF},
 }
 """The 200 body schema of each core route, by route name."""
 
