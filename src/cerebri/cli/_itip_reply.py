@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
+from cerebri._files import read_bounded
 from cerebri._json import JSONValue, pretty
 from cerebri.cli._app import app
 from cerebri.cli._caldav_logins import CredentialsOption, caldav_logins
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["itip_reply"]
 
 _TRIES: Final = 3
+MAX_REPLY_BYTES: Final = 16 * 1024 * 1024
+"""Largest REPLY file (.ics or .eml) read, in bytes: input.too_large above it."""
 """Reads and writes of one reply when the object changes in between (``412``)."""
 
 
@@ -117,8 +120,7 @@ def itip_reply(  # noqa: PLR0917 - typer maps every option to a parameter
         list[Path],
         typer.Argument(
             metavar="FILE",
-            exists=True,
-            dir_okay=False,
+            readable=False,  # cerebri._files judges the path: input.unreadable, not a usage box
             help="REPLY messages: .ics files or e-mails (.eml) with a text/calendar part.",
         ),
     ],
@@ -155,7 +157,9 @@ def itip_reply(  # noqa: PLR0917 - typer maps every option to a parameter
         )
         done: list[JSONValue] = []
         for path in files:
-            replies, sender = reply_messages(path.read_bytes(), str(path))
+            replies, sender = reply_messages(
+                read_bounded(path, limit=MAX_REPLY_BYTES, what="reply"), str(path)
+            )
             for reply in replies:
                 for row in _apply_one(store, calendar_id, reply, sender):
                     done.append({"file": str(path), **row})

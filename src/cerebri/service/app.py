@@ -68,8 +68,7 @@ from cerebri.clock import Clock, SystemClock
 from cerebri.cpir import Operation, parse_request
 from cerebri.cpir.temporal_report import temporal_report
 from cerebri.errors import CerebriError, ParseError
-from cerebri.optimize import OPTIMIZE_LIMITS, plan_batch
-from cerebri.planner import plan, validate
+from cerebri.optimize import OPTIMIZE_LIMITS, plan, plan_batch, validate
 from cerebri.service import integration
 from cerebri.service.auth import BearerTokenMiddleware
 from cerebri.service.body import ClientGone, parse_error_status, read_json_body
