@@ -37,6 +37,11 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "keyid": "bob-key",
         "signature": "AAAA",
     },
+    ("post", "/v1/outbox/resolve"): {
+        "key": "k-1",
+        "recipient": "bob@example.com",
+        "happened": True,
+    },
 }
 
 
@@ -52,7 +57,7 @@ def _store_operations(client: TestClient) -> list[tuple[str, str, bool]]:
 
 def _assert_every_route_unavailable(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     operations = _store_operations(client)
-    assert len(operations) == 10
+    assert len(operations) == 11
     for method, path, has_body in operations:
         url = re.sub(r"\{[^}]+\}", "s-1", path)
         caplog.clear()
