@@ -36,6 +36,7 @@ import hashlib
 import importlib.util
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -257,13 +258,15 @@ def compile_peer(jars: list[Path]) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class TimefoldResult:
-    """One Java run: what it printed, the whole process's wall seconds (JVM start, solver
-    build, solve and output) and, from Timefold's log, its move evaluation speed (moves per
-    second, ``None`` if not logged) and when its construction heuristic ended (seconds from
-    the start of solving, ``None`` if it did not)."""
+    """One Java run: what it printed; the whole process's wall seconds (JVM start, solver
+    build, solve and output) and CPU seconds (user + system, every JVM thread: on a shared
+    machine, how much of the wall time the JVM had); from Timefold's log, its move
+    evaluation speed (moves per second, ``None`` if not logged) and when its construction
+    heuristic ended (seconds from the start of solving, ``None`` if it did not)."""
 
     answer: JavaAnswer
     process_seconds: float
+    cpu_seconds: float
     move_speed: int | None
     construction_seconds: float | None
 
@@ -281,6 +284,7 @@ def solve_timefold(data: TimefoldSet, seconds: float, seed: int = 0) -> Timefold
     with tempfile.TemporaryDirectory(prefix="cerebri-timefold-") as work:
         problem = Path(work) / "input.txt"
         problem.write_text(input_text(data), encoding="utf-8")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
             ["java", "-cp", cp, MAIN_CLASS, str(problem), repr(seconds), str(seed)],
@@ -290,6 +294,8 @@ def solve_timefold(data: TimefoldSet, seconds: float, seed: int = 0) -> Timefold
             timeout=2 * seconds + 600,
         )
         process = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     speed = re.search(r"Solving ended:.*?move evaluation speed \((\d+)/sec\)", done.stderr)
@@ -299,6 +305,7 @@ def solve_timefold(data: TimefoldSet, seconds: float, seed: int = 0) -> Timefold
     return TimefoldResult(
         answer=read_output(done.stdout, data),
         process_seconds=process,
+        cpu_seconds=cpu,
         move_speed=int(speed.group(1)) if speed else None,
         construction_seconds=int(construction.group(1)) / 1000 if construction else None,
     )

@@ -119,9 +119,9 @@ def run_cpsat(data: TimefoldSet, units: float, workers: int) -> Row:
 def run_timefold(data: TimefoldSet, seconds: float) -> Row:
     """Timefold's Java solver (``_optimize_timefold``) with a ``seconds`` wall-clock budget.
     Its first-feasible and wall seconds count from its call to ``solve``; the note gives its
-    own score (flagged when it differs from the bench scorer), the whole process's seconds
-    (JVM start and solver build included), when its construction heuristic ended and its move
-    evaluation speed."""
+    own score (flagged when it differs from the bench scorer), the whole process's wall and
+    CPU seconds (JVM start and solver build included), when its construction heuristic
+    ended and its move evaluation speed."""
     from _optimize_timefold import solve_timefold  # noqa: PLC0415 - optional peer
 
     result = solve_timefold(data, seconds)
@@ -141,10 +141,11 @@ def run_timefold(data: TimefoldSet, seconds: float) -> Row:
     elif str(found) != answer.score:
         note += " (**differs from the bench scorer**)"
     if result.construction_seconds is not None:
-        note += f"; construction heuristic ended at {result.construction_seconds:.1f} s"
+        ended = "cut off" if found is None else "ended"
+        note += f"; construction heuristic {ended} at {result.construction_seconds:.1f} s"
     if result.move_speed is not None:
         note += f"; {result.move_speed} moves/s"
-    note += f"; process {result.process_seconds:.1f} s"
+    note += f"; process {result.process_seconds:.1f} s wall, {result.cpu_seconds:.1f} s CPU"
     return Row(data.name, "timefold", found, answer.feasible_seconds, answer.solve_seconds, note)
 
 
