@@ -5,9 +5,10 @@ The PyPI package ``timefold`` (``pip install -e '.[bench]'``) ships the solver's
 module finds them in site-packages, compiles ``bench/timefold_java/*.java`` with ``javac`` (Java
 17) into a cache directory (``platformdirs.user_cache_dir("cerebri")/bench-timefold-java/<key>``,
 the key a digest of the sources, the jar names and the ``javac`` version), writes the set as
-plain text and runs ``java ... cerebri.bench.timefold.PeerMain INPUT SECONDS SEED``: Timefold's
-default phases (construction heuristic, then local search), its default environment mode, a
-fixed random seed and a wall-clock spent limit.
+plain text and runs ``java ... cerebri.bench.timefold.PeerMain INPUT SECONDS SEED MOVES``:
+Timefold's default phases (construction heuristic, then local search), its default
+environment mode, a fixed random seed, a wall-clock spent limit and, when ``MOVES`` is above
+0, a limit on the moves evaluated (whichever comes first).
 
 The input, one record a line (all integers):
 
@@ -271,8 +272,12 @@ class TimefoldResult:
     construction_seconds: float | None
 
 
-def solve_timefold(data: TimefoldSet, seconds: float, seed: int = 0) -> TimefoldResult:
-    """Run the Java peer on ``data`` for ``seconds`` of wall time (Timefold's spent limit).
+def solve_timefold(
+    data: TimefoldSet, seconds: float, seed: int = 0, moves: int = 0
+) -> TimefoldResult:
+    """Run the Java peer on ``data`` for ``seconds`` of wall time (Timefold's spent limit) or,
+    when ``moves`` is above 0, until that many moves were evaluated if that comes first (a
+    budget that does not depend on the machine's load).
 
     Raises ``FileNotFoundError`` without the ``timefold`` package, ``javac`` or ``java``,
     ``subprocess.CalledProcessError`` when compiling or solving fails (the Java error is in
@@ -287,7 +292,7 @@ def solve_timefold(data: TimefoldSet, seconds: float, seed: int = 0) -> Timefold
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
-            ["java", "-cp", cp, MAIN_CLASS, str(problem), repr(seconds), str(seed)],
+            ["java", "-cp", cp, MAIN_CLASS, str(problem), repr(seconds), str(seed), str(moves)],
             capture_output=True,
             text=True,
             check=False,

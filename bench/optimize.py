@@ -116,15 +116,16 @@ def run_cpsat(data: TimefoldSet, units: float, workers: int) -> Row:
     return Row(data.name, "cpsat", found, result.first_seconds, result.wall_seconds, note)
 
 
-def run_timefold(data: TimefoldSet, seconds: float) -> Row:
-    """Timefold's Java solver (``_optimize_timefold``) with a ``seconds`` wall-clock budget.
+def run_timefold(data: TimefoldSet, seconds: float, moves: int = 0) -> Row:
+    """Timefold's Java solver (``_optimize_timefold``) with a ``seconds`` wall-clock budget
+    (and a limit of ``moves`` evaluated moves when above 0, whichever comes first).
     Its first-feasible and wall seconds count from its call to ``solve``; the note gives its
     own score (flagged when it differs from the bench scorer), the whole process's wall and
     CPU seconds (JVM start and solver build included), when its construction heuristic
     ended and its move evaluation speed."""
     from _optimize_timefold import solve_timefold  # noqa: PLC0415 - optional peer
 
-    result = solve_timefold(data, seconds)
+    result = solve_timefold(data, seconds, moves=moves)
     answer = result.answer
     hard_level = None
     for at, best in answer.improved:  # the trace of the hard level, for the reading
@@ -207,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="CP-SAT workers (both peers)")
     parser.add_argument("--timefold-seconds", type=float, default=30.0)
     parser.add_argument(
+        "--timefold-moves",
+        type=int,
+        default=0,
+        help="also stop Timefold after this many evaluated moves (0: no such limit)",
+    )
+    parser.add_argument(
         "--no-ladder", action="store_true", help="skip cerebri's first-feasible ladder"
     )
     parser.add_argument("--write", type=Path, help="also write the report (Markdown) here")
@@ -220,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     head.append(
         f"- budgets: CP-SAT {args.budget} deterministic units, {args.workers} worker(s); "
         f"Timefold {args.timefold_seconds} s wall (Java API, spent limit, seed 0)"
+        + (f" or {args.timefold_moves} moves" if args.timefold_moves > 0 else "")
     )
     if "timefold" in peers:
         from _optimize_timefold import java_version  # noqa: PLC0415 - optional peer
@@ -235,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             elif peer == "cpsat":
                 row = run_cpsat(data, args.budget, args.workers)
             else:
-                row = run_timefold(data, args.timefold_seconds)
+                row = run_timefold(data, args.timefold_seconds, args.timefold_moves)
             rows.append(row)
             print(
                 f"{row.set_name} {row.peer}: {row.score} first {_seconds(row.first_seconds)} s, "

@@ -17,15 +17,18 @@ import ai.timefold.solver.core.api.score.buildin.hardmediumsoft.HardMediumSoftSc
 import ai.timefold.solver.core.api.solver.Solver;
 import ai.timefold.solver.core.api.solver.SolverFactory;
 import ai.timefold.solver.core.config.solver.SolverConfig;
+import ai.timefold.solver.core.config.solver.termination.TerminationConfig;
 
 /**
- * The bench's Timefold peer: {@code java PeerMain INPUT SECONDS SEED}.
+ * The bench's Timefold peer: {@code java PeerMain INPUT SECONDS SEED [MOVES]}.
  *
  * <p>INPUT is the plain text that bench/_optimize_timefold.py writes, one record a line:
  * {@code slot INDEX DAY}, {@code room ID CAPACITY}, {@code meeting ID DURATION SEATS},
  * {@code shared FIRST SECOND REQUIRED PREFERRED ANY}. The solver runs with Timefold's default
  * phases (construction heuristic, then local search), its default environment mode, the given
- * random seed and a wall-clock limit of SECONDS.
+ * random seed and a wall-clock limit of SECONDS; with MOVES (above 0) also a limit on the
+ * moves evaluated, whichever comes first: with that limit alone reached, the run does not
+ * depend on the machine's speed or load.
  *
  * <p>Printed on standard output, one record a line: {@code build S} (seconds to build the
  * solver), {@code improved S SCORE} for each new best score whose hard or medium level changed,
@@ -39,13 +42,19 @@ public final class PeerMain {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: PeerMain INPUT SECONDS SEED");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: PeerMain INPUT SECONDS SEED [MOVES]");
             System.exit(2);
         }
         Timetable problem = read(Path.of(args[0]));
         double seconds = Double.parseDouble(args[1]);
         long seed = Long.parseLong(args[2]);
+        long moves = args.length == 4 ? Long.parseLong(args[3]) : 0;
+        TerminationConfig limits = new TerminationConfig()
+                .withSpentLimit(Duration.ofMillis(Math.round(seconds * 1000)));
+        if (moves > 0) {
+            limits.setMoveCountLimit(moves);
+        }
         PrintStream out = System.out;
 
         long buildStarted = System.nanoTime();
@@ -54,7 +63,7 @@ public final class PeerMain {
                 .withEntityClasses(Booking.class)
                 .withConstraintProviderClass(MeetingRules.class)
                 .withRandomSeed(seed)
-                .withTerminationSpentLimit(Duration.ofMillis(Math.round(seconds * 1000)));
+                .withTerminationConfig(limits);
         Solver<Timetable> solver = SolverFactory.<Timetable> create(config).buildSolver();
         out.printf(Locale.ROOT, "build %.3f%n", since(buildStarted));
 
