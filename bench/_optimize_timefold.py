@@ -245,10 +245,14 @@ def compile_peer(jars: list[Path]) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(dir=target, prefix="building-"))
     cp = os.pathsep.join(str(j) for j in jars)
-    subprocess.run(
-        ["javac", "-Xlint:all", "-Werror", "-d", str(building), "-cp", cp, *map(str, sources)],
-        check=True,
-    )
+    try:
+        subprocess.run(
+            ["javac", "-Xlint:all", "-Werror", "-d", str(building), "-cp", cp, *map(str, sources)],
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        shutil.rmtree(building, ignore_errors=True)
+        raise
     shutil.copy(JAVA_SOURCES / "logback.xml", building / "logback.xml")
     try:
         building.rename(classes)
