@@ -170,8 +170,10 @@ def draft_plan_tool(args: DraftArgs, settings: McpSettings) -> dict[str, JSONVal
     }
 
 
-def _payload(args: ProposeArgs) -> tuple[ProposalArtifact, str]:
-    """The artifact of the request's candidate or of the draft, and the argument's pointer."""
+def _payload(args: ProposeArgs, requester: str) -> tuple[ProposalArtifact, str]:
+    """The artifact of the request's candidate or of the draft, and the argument's pointer.
+    ``requester`` (the proposal's author, ``kind:id``) is who asks for an ``OPTIMIZE``
+    batch's plan graph (decision 0080): it must be a principal there."""
     if (args.request is None) == (args.draft is None):
         raise CerebriError(
             "pass exactly one of request (a CPIR request) and draft (a plan graph draft)",
@@ -199,6 +201,7 @@ def _payload(args: ProposeArgs) -> tuple[ProposalArtifact, str]:
             ArtifactChoice(args.wrap),
             _limits(args.limits),
             args.title,
+            requester=requester,
         )
     except CerebriError as error:
         raise relocated(error, where) from None
@@ -249,19 +252,20 @@ def propose_tool(args: ProposeArgs, settings: McpSettings) -> dict[str, JSONValu
             code="mcp.not_configured",
             path="/submit",
         )
-    made, where = _payload(args)
     now = settings.clock().now()
+    signer = _signer(settings, now)
+    author = signer.author if signer else author_subject(settings.author or DEFAULT_AUTHOR)
+    made, where = _payload(args, f"{author.kind.value}:{author.id}")
     expires = now.plus_seconds(args.expires_in)
     if expires is None:
         raise CerebriError(
             "now plus expires_in is out of range", code="input.invalid_option", path="/expires_in"
         )
     _check_slots(made.payload, now, expires, where)
-    signer = _signer(settings, now)
     done = make_proposal(
         made,
         signer=signer,
-        author=None if signer else author_subject(settings.author or DEFAULT_AUTHOR),
+        author=None if signer else author,
         origin=_ORIGIN,
         proposed_at=now,
         expires_at=expires,
