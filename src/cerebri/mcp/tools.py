@@ -21,7 +21,10 @@ document the matching command prints with ``--json`` (the same bytes through
   ENVELOPE``) and
   ``submitted`` is ``cerebri submit --json``'s answer; the plan's requester is the envelope's
   author, so with ``--author agent:NAME`` it is an agent, which can never approve. A slot
-  after expiry is ``proposal.expires_before_slot`` at ``/expires_in``;
+  after expiry is ``proposal.expires_before_slot`` at ``/expires_in``. An ``OPTIMIZE``
+  request with ``wrap: plan-graph`` becomes the batch's plan graph with the author as its
+  requester (decision 0080), so the author must be a principal (else
+  ``draft.invalid_argument`` under ``/request``);
 * ``preview``: ``cerebri preview --json`` of a draft, or of a stored plan;
 * ``plan_status``: ``cerebri plans show --json`` (:func:`cerebri.execution.show_plan`).
 """
