@@ -18,7 +18,8 @@ export type Operation =
   | "find_slot"
   | "reschedule_event"
   | "cancel_event"
-  | "update_event";
+  | "update_event"
+  | "optimize";
 
 /**
  * Stable codes: the CLI's own (`json.syntax`, `cpir.unknown_field`, `input.too_large`,
@@ -49,6 +50,8 @@ export class CerebriError extends Error {
 export const MAX_INPUT_BYTES: number;
 /** Default largest findSlot request (it carries calendars), as POST /v1/find-slot: 4 MiB. */
 export const MAX_FIND_SLOT_BYTES: number;
+/** Largest optimize request, as POST /v1/optimize: 4 MiB, the optimiser's admission limit (fixed). */
+export const MAX_OPTIMIZE_BYTES: number;
 /** Largest answer, in bytes: 16 MiB. */
 export const MAX_OUTPUT_BYTES: number;
 /** Default per-call timeout, in milliseconds: 60 000. */
@@ -102,6 +105,42 @@ export interface PlanningResult extends JSONObject {
   assessment: string;
   validation: ValidationReport;
 }
+/** One meeting of an optimised batch: where it goes, its room, and whether it is new or moved. */
+export interface BatchAssignment extends JSONObject {
+  object_id: string;
+  /** Half-open, RFC 3339 UTC instants. */
+  range: { start: string; end: string };
+  room_id: string | null;
+  moved: boolean;
+  new: boolean;
+}
+/** A named cost of the batch's score (`early`, `move`, `back_to_back`, ...). */
+export interface BatchTerm extends JSONObject {
+  name: string;
+  meeting_id: string;
+  other: string | null;
+  person: string | null;
+  amount: number;
+  cost: number;
+}
+/**
+ * The `batch` member of an OPTIMIZE answer: `status` OPTIMAL (proven), FEASIBLE (best found,
+ * `bound` the solver's bound), INFEASIBLE (`conflict`: the minimal set of conflicting rules)
+ * or UNKNOWN; `score` null when there is no placement.
+ */
+export interface BatchAnswer extends JSONObject {
+  status: "OPTIMAL" | "FEASIBLE" | "INFEASIBLE" | "UNKNOWN";
+  score: { hard: number; medium: number; soft: number } | null;
+  bound: number | null;
+  assignments: BatchAssignment[];
+  terms: BatchTerm[];
+  conflict: { kind: string; ids: string[] }[];
+  stats: { deterministic_time: number; branches: number; conflicts: number };
+}
+/** The PlanningResult of an OPTIMIZE request: `batch` is null when the request does not validate. */
+export interface BatchPlanningResult extends PlanningResult {
+  batch: BatchAnswer | null;
+}
 /** ValidationReport: state and issues. */
 export interface ValidationReport extends JSONObject {
   state: string;
@@ -142,6 +181,8 @@ export interface Client {
   rescheduleEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
   cancelEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
   updateEvent(request: Request, options?: CallOptions): Promise<EventChangeAnswer>;
+  /** A CPIR OPTIMIZE request's PlanningResult (`cerebri optimize --json`, POST /v1/optimize). */
+  optimize(request: Request, options?: CallOptions): Promise<BatchPlanningResult>;
   /**
    * Wait for the calls in flight, then end the process(es) and wait until they are gone;
    * later calls fail with `bridge.closed`, and so do queued calls if the bridge dies first.
@@ -163,6 +204,7 @@ export function findSlot(request: Request, options?: ClientOptions): Promise<Fin
 export function rescheduleEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
 export function cancelEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
 export function updateEvent(request: Request, options?: ClientOptions): Promise<EventChangeAnswer>;
+export function optimize(request: Request, options?: ClientOptions): Promise<BatchPlanningResult>;
 export function call(op: Operation, request: Request, options?: ClientOptions): Promise<Answer>;
 
 /** Close the shared client (a later call starts a new one). */

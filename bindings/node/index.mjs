@@ -1,5 +1,6 @@
-// cerebri for Node: plan, validate, temporal, findSlot and the event changes
-// (rescheduleEvent, cancelEvent, updateEvent) through the installed `cerebri` command. No planning happens in JavaScript: every call is answered by a `cerebri bridge`
+// cerebri for Node: plan, validate, temporal, findSlot, optimize (a batch of meetings) and
+// the event changes (rescheduleEvent, cancelEvent, updateEvent) through the installed
+// `cerebri` command. No planning happens in JavaScript: every call is answered by a `cerebri bridge`
 // process (protocol: src/cerebri/bridge.py; choices: docs/decisions/0032-node-bridge.md).
 //
 // Two process models:
@@ -15,6 +16,8 @@ import { fileURLToPath } from "node:url";
 
 export const MAX_INPUT_BYTES = 256 * 1024;
 export const MAX_FIND_SLOT_BYTES = 4 * 1024 * 1024;
+// the optimiser's own admission limit, fixed (as POST /v1/optimize and the bridge)
+export const MAX_OPTIMIZE_BYTES = 4 * 1024 * 1024;
 export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -29,6 +32,7 @@ const OPERATIONS = new Set([
   "reschedule_event",
   "cancel_event",
   "update_event",
+  "optimize",
 ]);
 // operations whose bodies carry calendars: limited to maxFindSlotBytes, as their HTTP routes
 const CALENDAR_OPERATIONS = new Set(["find_slot", "reschedule_event", "cancel_event", "update_event"]);
@@ -381,7 +385,9 @@ class BaseClient {
       }
       if (this.closed) throw new CerebriError("bridge.closed", "the client is closed");
       // the process was started with the client's limits: a call may lower them, not raise
-      const limit = CALENDAR_OPERATIONS.has(op) ? this.settings.maxFindSlotBytes : this.settings.maxInputBytes;
+      const limit = op === "optimize"
+        ? MAX_OPTIMIZE_BYTES
+        : CALENDAR_OPERATIONS.has(op) ? this.settings.maxFindSlotBytes : this.settings.maxInputBytes;
       const maxInputBytes = positive(callOptions.maxInputBytes ?? limit, "maxInputBytes", limit);
       const body = requestBytes(request, maxInputBytes);
       const timeoutMs = positive(callOptions.timeoutMs ?? this.settings.timeoutMs, "timeoutMs", MAX_TIMER_MS);
@@ -429,6 +435,9 @@ class BaseClient {
   }
   updateEvent(request, callOptions) {
     return this.call("update_event", request, callOptions).then((a) => a.value);
+  }
+  optimize(request, callOptions) {
+    return this.call("optimize", request, callOptions).then((a) => a.value);
   }
 }
 
@@ -600,7 +609,9 @@ function defaultClient() {
 function through(op, request, options) {
   if (options === undefined) return defaultClient().call(op, request);
   const { timeoutMs, maxInputBytes, ...clientOptions } = options;
-  const limit = CALENDAR_OPERATIONS.has(op) ? MAX_FIND_SLOT_BYTES : MAX_INPUT_BYTES;
+  const limit = op === "optimize"
+    ? MAX_OPTIMIZE_BYTES
+    : CALENDAR_OPERATIONS.has(op) ? MAX_FIND_SLOT_BYTES : MAX_INPUT_BYTES;
   if (Object.keys(clientOptions).length === 0 && !(maxInputBytes > limit)) {
     return defaultClient().call(op, request, { timeoutMs, maxInputBytes });
   }
@@ -652,6 +663,16 @@ export function cancelEvent(request, options) {
 /** The EventChangeAnswer of an update body (`POST /v1/events/update`). */
 export function updateEvent(request, options) {
   return through("update_event", request, options).then((a) => a.value);
+}
+
+/**
+ * The PlanningResult of a CPIR `OPTIMIZE` request, a batch of meetings (`cerebri optimize
+ * --json`, `POST /v1/optimize`): its `batch` member says proven optimal, best found (with
+ * the bound), infeasible (with the conflicting rules) or unknown. Another operation is
+ * refused with `input.invalid_argument` at `/operation`. Requests up to 4 MiB.
+ */
+export function optimize(request, options) {
+  return through("optimize", request, options).then((a) => a.value);
 }
 
 /** `{text, value}` of any operation: the exact answer text (the HTTP body) and its value. */

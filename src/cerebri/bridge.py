@@ -14,8 +14,9 @@ Framing (every header is one line of compact JSON, UTF-8, ended by ``\\n``)::
 The M bytes are exactly the body of the matching HTTP route (``POST /v1/plan``,
 ``/v1/validate``, ``/v1/temporal``, ``/v1/find-slot``; ``reschedule_event``, ``cancel_event``
 and ``update_event`` answer ``POST /v1/events/reschedule``, ``/cancel`` and ``/update``,
-docs/decisions/0058): :func:`cerebri._json.compact` of the answer's ``to_wire()``. Compact
-JSON holds no raw newline, so an answer is two NDJSON lines.
+docs/decisions/0058; ``optimize`` answers ``POST /v1/optimize``, the PlanningResult
+``cerebri optimize --json`` prints, docs/decisions/0080): :func:`cerebri._json.compact` of
+the answer's ``to_wire()``. Compact JSON holds no raw newline, so an answer is two NDJSON lines.
 A refusal carries the stable ``code`` and JSON ``path`` the CLI and HTTP layers report for
 the same input (``json.*``, ``cpir.*``, ``input.too_large``, ``input.invalid_option``,
 ``ics.*``), or a ``bridge.*`` code:
@@ -36,9 +37,10 @@ from collections.abc import Callable
 from typing import BinaryIO, Final
 
 from cerebri._json import JSONValue, compact
+from cerebri.cpir import Operation, parse_request
 from cerebri.cpir.temporal_report import temporal_report
-from cerebri.errors import CerebriError, InputTooLargeError
-from cerebri.planner import plan, validate
+from cerebri.errors import CerebriError, InputTooLargeError, InvalidArgumentError
+from cerebri.optimize import OPTIMIZE_LIMITS, plan, plan_batch, validate
 
 __all__ = [
     "CALENDAR_OPERATIONS",
@@ -47,6 +49,7 @@ __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "MAX_HEADER_BYTES",
     "OPERATIONS",
+    "OPTIMIZE_BYTES",
     "BridgeError",
     "answer",
     "serve",
@@ -68,8 +71,12 @@ OPERATIONS: Final = (
     "reschedule_event",
     "cancel_event",
     "update_event",
+    "optimize",
 )
 """The operations a request may name, each the body of one HTTP route."""
+OPTIMIZE_BYTES: Final = OPTIMIZE_LIMITS.max_request_bytes
+"""Largest ``optimize`` body, in bytes: the optimiser's own admission limit (4 MiB), as
+``POST /v1/optimize`` (decision 0077); not a setting."""
 CALENDAR_OPERATIONS: Final = frozenset(
     {"find_slot", "reschedule_event", "cancel_event", "update_event"}
 )
@@ -87,7 +94,18 @@ class BridgeError(CerebriError):
 
 
 def _plan(body: bytes) -> JSONValue:
+    # the router of decision 0070, as POST /v1/plan: OPTIMIZE to the batch optimiser
     return plan(body).to_wire()
+
+
+def _optimize(body: bytes) -> JSONValue:
+    request = parse_request(body)
+    if request.operation is not Operation.OPTIMIZE:
+        raise InvalidArgumentError(
+            f"optimize answers OPTIMIZE requests only, not {request.operation.value}; use plan",
+            path="/operation",
+        )
+    return plan_batch(request).to_wire()
 
 
 def _validate(body: bytes) -> JSONValue:
@@ -130,6 +148,7 @@ _RUN: Final[dict[str, Callable[[bytes], JSONValue]]] = {
     "reschedule_event": _change("RESCHEDULE"),
     "cancel_event": _change("CANCEL"),
     "update_event": _change("UPDATE"),
+    "optimize": _optimize,
 }
 
 
@@ -219,8 +238,8 @@ def serve(
     """Answer framed requests from ``stdin`` on ``stdout`` until end of input.
 
     A body over ``max_input_bytes`` (``max_find_slot_bytes`` for the
-    :data:`CALENDAR_OPERATIONS`, as the HTTP routes) is read past and refused with
-    ``input.too_large`` without being parsed.
+    :data:`CALENDAR_OPERATIONS`, :data:`OPTIMIZE_BYTES` for ``optimize``, as the HTTP
+    routes) is read past and refused with ``input.too_large`` without being parsed.
     Returns the exit status: 0 at end of input, 2 after a malformed header or a body cut
     short by end of input (the ``bridge.invalid_request`` refusal is written first).
     """
@@ -238,7 +257,11 @@ def serve(
         except BridgeError as refusal:
             _write(stdout, _refusal(None, refusal))
             return 2
-        limit = max_find_slot_bytes if op in CALENDAR_OPERATIONS else max_input_bytes
+        limit = max_input_bytes
+        if op in CALENDAR_OPERATIONS:
+            limit = max_find_slot_bytes
+        elif op == "optimize" and OPTIMIZE_BYTES is not None:
+            limit = OPTIMIZE_BYTES
         if length > limit:
             complete = _skip(stdin, length) == length
             too_large = InputTooLargeError(f"input is larger than {limit} bytes")

@@ -129,3 +129,29 @@ def test_the_command_speaks_the_protocol() -> None:
     assert json.loads(head) == {"id": 7, "ok": True, "length": len(body)}
     assert body == compact(validate(text).to_wire()).encode()
     assert done.stdout.endswith(b"\n") and done.stderr == b""
+
+
+def test_optimize_answers_the_optimize_route_with_its_own_limit() -> None:
+    """``optimize`` (decision 0080): the ``POST /v1/optimize`` body, a 4 MiB limit of its own
+    (a request padded past 256 KiB is answered, as by the route), another operation refused
+    at ``/operation``; ``plan`` of the same request answers it too, as ``POST /v1/plan``."""
+    week = EXAMPLE.with_name("interview-week.json").read_bytes()
+    padded = week + b" " * (300 * 1024)
+    client = TestClient(create_app())
+    route = client.post(
+        "/v1/optimize", content=padded, headers={"content-type": "application/json"}
+    )
+    assert route.status_code == 200, route.text
+    status, lines = run(
+        frame(1, "optimize", padded)
+        + frame(2, "plan", week)
+        + frame(3, "optimize", EXAMPLE.read_bytes())
+        + frame(4, "plan", padded)
+    )
+    assert status == 0
+    assert json.loads(lines[0]) == {"id": 1, "ok": True, "length": len(route.content)}
+    assert lines[1] == route.content
+    assert lines[3] == route.content
+    refused = json.loads(lines[4])["error"]
+    assert (refused["code"], refused["path"]) == ("input.invalid_argument", "/operation")
+    assert json.loads(lines[5])["error"]["code"] == "input.too_large"

@@ -28,7 +28,7 @@ from cerebri.calendars.find_slot_body import read_find_slot_body
 from cerebri.calendars.wire import answer_wire, plan_slots
 from cerebri.cli import app as cli_app
 from cerebri.cpir.temporal_report import temporal_report
-from cerebri.planner import plan, validate
+from cerebri.optimize import plan, validate
 from cerebri.service import create_app
 
 REPO = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def test_node_answers_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
     client = TestClient(create_app())
     cases: list[dict[str, str]] = []
     examples = sorted(EXAMPLES.glob("*.json"))
-    assert len(examples) == 7
+    assert len(examples) == 8
     for source in examples:
         text = source.read_bytes()
         for op, api in (("plan", plan), ("validate", validate)):
@@ -250,3 +250,29 @@ def test_node_event_changes_are_the_http_and_cli_bytes(tmp_path: Path) -> None:
     manifest = tmp_path / "changes.json"
     manifest.write_text(json.dumps(cases), "utf-8")
     _node("changes.test.mjs", {"CEREBRI_NODE_CHANGES": str(manifest)})
+
+
+def test_node_optimize_is_the_cli_bytes(tmp_path: Path) -> None:
+    """optimize (decision 0080): ``cerebri optimize --json``'s document, compacted, equals the
+    ``POST /v1/optimize`` body; the Node test checks its calls return exactly those bytes."""
+    from tests.optimize_wire.test_wire_answer import repair
+
+    infeasible = tmp_path / "infeasible.json"
+    infeasible.write_text(json.dumps(repair(0)), "utf-8")
+    client = TestClient(create_app())
+    cases = []
+    for name, source in (
+        ("interview-week", EXAMPLES / "interview-week.json"),
+        ("infeasible", infeasible),
+    ):
+        done = CliRunner().invoke(cli_app, ["optimize", "--json", str(source)])
+        assert done.exit_code == 0, done.output
+        http = client.post("/v1/optimize", content=source.read_bytes(), headers=JSON)
+        assert http.status_code == 200, http.text
+        assert http.content == compact(json.loads(done.stdout)).encode("utf-8")
+        expected = tmp_path / f"optimize-{name}.expected.json"
+        expected.write_bytes(http.content)
+        cases.append({"name": name, "input": str(source), "expected": str(expected)})
+    manifest = tmp_path / "optimize.json"
+    manifest.write_text(json.dumps(cases), "utf-8")
+    _node("optimize.test.mjs", {"CEREBRI_NODE_OPTIMIZE": str(manifest)})

@@ -4,6 +4,7 @@ the scenario (local times through zoneinfo, busy intervals, buffer, dependencies
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
@@ -23,6 +24,7 @@ NAMES = [
     "dependency-chain",
     "design-review",
     "infeasible-workshop",
+    "interview-week",
     "standup-across-dst",
     "team-three-time-zones",
     "unknown-coverage",
@@ -221,3 +223,64 @@ def test_infeasible_workshop_explains_every_rejected_start() -> None:
 def test_every_example_is_valid_under_the_reference_limits(name: str) -> None:
     report = cerebri.validate((PACKAGED / f"{name}.json").read_bytes())
     assert report.to_wire() == {"state": "Valid", "issues": []}
+
+
+def _open_hours(person: dict[str, Any], moment: datetime, length: timedelta) -> bool:
+    """Whether ``[moment, moment + length)`` lies inside one of ``person``'s hours entries, on
+    their own wall clock (zoneinfo)."""
+    zone = ZoneInfo(person["timezone"])
+    start, end = moment.astimezone(zone), (moment + length).astimezone(zone)
+    day = start.strftime("%a")
+    for hours in person["hours"]:
+        low = time.fromisoformat(hours["start"])
+        high = time.fromisoformat(hours["end"])
+        same_day = start.date() == end.date()
+        if day in hours["days"] and same_day and low <= start.time() and end.time() <= high:
+            return True
+    return False
+
+
+def test_interview_week_moves_the_one_to_one_for_the_design_review() -> None:
+    """The OPTIMIZE example (the Lab's week grid): every meeting inside its people's hours,
+    nobody double-booked, and the design review, whose only common hour on Wednesday is
+    bob's 10-11 Berlin, takes that hour, so the 1:1 that sat there moves; the team sync
+    stays. All recomputed from the request with zoneinfo."""
+    request = load("interview-week")
+    batch = request["batch"]
+    people = {p["id"]: p for p in batch["people"]}
+    meetings = {m["object_id"]: m for m in batch["meetings"]}
+    hour = timedelta(hours=1)
+    wednesday = [
+        datetime(2027, 1, 13, h, tzinfo=UTC)
+        for h in range(24)
+        if all(
+            _open_hours(people[p], datetime(2027, 1, 13, h, tzinfo=UTC), hour)
+            for p in meetings["design-review"]["required"]
+        )
+    ]
+    assert wednesday == [datetime(2027, 1, 13, 9, tzinfo=UTC)]  # 10:00 Berlin (CET)
+    before = known_spans(request)
+    assert before["ann-bob-1on1"][0] == wednesday[0]
+
+    answer = cerebri.plan(json.dumps(request)).to_wire()
+    assert answer["batch"]["status"] == "OPTIMAL"
+    placed = {a["object_id"]: a for a in answer["batch"]["assignments"]}
+    assert set(placed) == set(meetings)
+    spans = {k: (when(a["range"]["start"]), when(a["range"]["end"])) for k, a in placed.items()}
+    assert spans["design-review"][0] == wednesday[0]
+    assert placed["ann-bob-1on1"]["moved"] and spans["ann-bob-1on1"] != before["ann-bob-1on1"]
+    assert not placed["team-sync"]["moved"] and spans["team-sync"] == before["team-sync"]
+    busy: dict[str, list[Span]] = {p: [] for p in people}
+    calendars = {p["calendar_id"]: p["id"] for p in people.values()}
+    for obj in request["context"]["objects"]:
+        if obj["id"] not in meetings and obj["id"] in before:
+            busy[calendars[obj["calendar_id"]]].append(before[obj["id"]])
+    for name, (start, end) in spans.items():
+        for person in meetings[name]["required"]:
+            assert _open_hours(people[person], start, end - start), (name, person)
+            busy[person].append((start, end))
+    for person, taken in busy.items():
+        ordered = sorted(taken)
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(ordered)), person
+    assert spans["interview-1"][0].date() != spans["interview-2"][0].date()
+    assert spans["hiring-debrief"][0] >= spans["interview-2"][1]

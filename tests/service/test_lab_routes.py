@@ -9,6 +9,7 @@ it with WebCrypto, over the payload bytes the route hands out.
 from __future__ import annotations
 
 import base64
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -188,3 +189,34 @@ def test_a_cancel_is_prepared_with_the_title_read(world: World, tmp_path: Path) 
     # body's "title" (used only where the request has none) does not replace it
     assert cancel["params"]["current"]["title"] == "<b>Review</b>"
     assert cancel["params"]["current"]["start"] == "2026-12-08T10:00:00Z"
+
+
+def test_prepare_of_an_optimize_is_the_callers_batch(world: World) -> None:
+    """An OPTIMIZE batch prepared in the Lab (decision 0080): the caller is the batch's
+    requester, so the plan graph asks for the batch's approval (by anyone else) and for the
+    owner's approval of the move in another person's calendar, before any write."""
+    examples = Path(__file__).resolve().parents[2] / "src" / "cerebri" / "service" / "examples"
+    request = json.loads((examples / "interview-week.json").read_text(encoding="utf-8"))
+    prepared = world.client.post(
+        "/v1/proposals/prepare", json={"request": request}, headers=auth("principal:alice")
+    )
+    assert prepared.status_code == 200, prepared.text
+    body = prepared.json()
+    assert body["envelope"]["author"] == {"kind": "principal", "id": "alice"}
+    steps = {step["key"]: step for step in body["artifact"]["steps"]}
+    # by hand from the request: ann-bob-1on1 is the existing event the optimum moves (the
+    # design review takes its hour), in ann's calendar; ann owns it (batch.people)
+    moves = [s for s in steps.values() if s.get("capability") == "calendar.event.move"]
+    assert [(m["target"], m["params"]["calendar_id"]) for m in moves] == [
+        ("ann-bob-1on1", "ann-cal")
+    ]
+    index = moves[0]["key"].removeprefix("move-")
+    gates = [key for key in steps if key.startswith("approve-")]
+    assert gates == ["approve-batch", f"approve-owner-{index}"]
+    assert "requested by principal:alice" in steps["approve-batch"]["title"]
+    owner = steps[f"approve-owner-{index}"]
+    assert (owner["approver"], owner["depends_on"]) == ("principal:ann", ["approve-batch"])
+    creates = [s for s in steps.values() if s.get("capability") == "calendar.event.create"]
+    assert {s["target"] for s in creates} >= set(request["target_ids"])
+    for step in [*moves, *creates]:
+        assert step["depends_on"] == gates, step["key"]

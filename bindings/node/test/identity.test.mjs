@@ -14,9 +14,9 @@ const cases = JSON.parse(readFileSync(manifestPath, "utf8"));
 const spawned = createClient({ mode: "spawn" });
 after(() => Promise.all([close(), spawned.close()]));
 
-test("the manifest covers the seven examples for plan and validate", () => {
+test("the manifest covers the eight examples for plan and validate", () => {
   for (const op of ["plan", "validate"]) {
-    assert.equal(cases.filter((c) => c.op === op).length, 7);
+    assert.equal(cases.filter((c) => c.op === op).length, 8);
   }
   assert.ok(cases.some((c) => c.op === "temporal"));
   assert.ok(cases.some((c) => c.op === "find_slot"));

@@ -101,7 +101,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "propose",
         "Wrap a request's ranked candidate (or a draft) in a proposal envelope: signed with "
-        "the server's configured key, or unsigned when none is configured. A proposal grants "
+        "the server's configured key, or unsigned when none is configured. An OPTIMIZE batch "
+        "as a plan graph is requested by the server's author (a principal). A proposal grants "
         "nothing: a human other than the author must approve it.",
         ProposeArgs,
         read_only=False,

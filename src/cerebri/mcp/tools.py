@@ -21,7 +21,10 @@ document the matching command prints with ``--json`` (the same bytes through
   ENVELOPE``) and
   ``submitted`` is ``cerebri submit --json``'s answer; the plan's requester is the envelope's
   author, so with ``--author agent:NAME`` it is an agent, which can never approve. A slot
-  after expiry is ``proposal.expires_before_slot`` at ``/expires_in``;
+  after expiry is ``proposal.expires_before_slot`` at ``/expires_in``. An ``OPTIMIZE``
+  request with ``wrap: plan-graph`` becomes the batch's plan graph with the author as its
+  requester (decision 0080), so the author must be a principal (else
+  ``draft.invalid_argument`` under ``/request``);
 * ``preview``: ``cerebri preview --json`` of a draft, or of a stored plan;
 * ``plan_status``: ``cerebri plans show --json`` (:func:`cerebri.execution.show_plan`).
 """
@@ -170,8 +173,10 @@ def draft_plan_tool(args: DraftArgs, settings: McpSettings) -> dict[str, JSONVal
     }
 
 
-def _payload(args: ProposeArgs) -> tuple[ProposalArtifact, str]:
-    """The artifact of the request's candidate or of the draft, and the argument's pointer."""
+def _payload(args: ProposeArgs, requester: str) -> tuple[ProposalArtifact, str]:
+    """The artifact of the request's candidate or of the draft, and the argument's pointer.
+    ``requester`` (the proposal's author, ``kind:id``) is who asks for an ``OPTIMIZE``
+    batch's plan graph (decision 0080): it must be a principal there."""
     if (args.request is None) == (args.draft is None):
         raise CerebriError(
             "pass exactly one of request (a CPIR request) and draft (a plan graph draft)",
@@ -199,6 +204,7 @@ def _payload(args: ProposeArgs) -> tuple[ProposalArtifact, str]:
             ArtifactChoice(args.wrap),
             _limits(args.limits),
             args.title,
+            requester=requester,
         )
     except CerebriError as error:
         raise relocated(error, where) from None
@@ -249,19 +255,20 @@ def propose_tool(args: ProposeArgs, settings: McpSettings) -> dict[str, JSONValu
             code="mcp.not_configured",
             path="/submit",
         )
-    made, where = _payload(args)
     now = settings.clock().now()
+    signer = _signer(settings, now)
+    author = signer.author if signer else author_subject(settings.author or DEFAULT_AUTHOR)
+    made, where = _payload(args, f"{author.kind.value}:{author.id}")
     expires = now.plus_seconds(args.expires_in)
     if expires is None:
         raise CerebriError(
             "now plus expires_in is out of range", code="input.invalid_option", path="/expires_in"
         )
     _check_slots(made.payload, now, expires, where)
-    signer = _signer(settings, now)
     done = make_proposal(
         made,
         signer=signer,
-        author=None if signer else author_subject(settings.author or DEFAULT_AUTHOR),
+        author=None if signer else author,
         origin=_ORIGIN,
         proposed_at=now,
         expires_at=expires,

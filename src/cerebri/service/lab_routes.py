@@ -208,6 +208,7 @@ def _validity(expires_in: int | None, now: Instant, starts: Sequence[Instant]) -
 
 def _prepare(executor: Executor, principal: str, document: dict[str, Any]) -> dict[str, JSONValue]:
     body = read_model(_PrepareBody, document)
+    author = author_of(principal)
     try:
         made = proposal_artifact(
             canonical_json(body.request),
@@ -215,6 +216,7 @@ def _prepare(executor: Executor, principal: str, document: dict[str, Any]) -> di
             None,
             ArtifactChoice.PLAN_GRAPH,
             FIND_SLOT_LIMITS,
+            requester=f"{author.kind.value}:{author.id}",
         )
     except CerebriError as error:
         raise _relocated(error, "/request") from None
@@ -225,7 +227,7 @@ def _prepare(executor: Executor, principal: str, document: dict[str, Any]) -> di
         done = make_proposal(
             made,
             signer=None,
-            author=author_of(principal),
+            author=author,
             origin=_ORIGIN,
             proposed_at=now,
             expires_at=expires,

@@ -200,6 +200,7 @@
       setStatus("Validating…");
       const report = await call("POST", "validate", body);
       renderValidation(report);
+      window.CerebriBatch.render($("batch"), null, {});
       $("raw-json").textContent = JSON.stringify(report, null, 2);
       setStatus("Validated: " + report.state + ".", report.state === "Valid" ? "ok" : "");
     });
@@ -263,6 +264,7 @@
         ", every " + fmtDuration(space.granularity) + "; " + space.evaluated + " start(s) evaluated" +
         (space.exhausted ? ", grid exhausted" : ", grid NOT exhausted")
       : "–";
+    window.CerebriBatch.render($("batch"), lastRequest, result);
     renderTimeline(result);
     renderCandidates(result);
     renderRejections(result);
