@@ -28,7 +28,7 @@ from cerebri._guard import arguments
 from cerebri.execution._rows import loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
-from cerebri.execution.ownership import owner_refusal
+from cerebri.execution.ownership import CHANGE_CAPABILITIES, owner_refusal
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import governed, has_grant, key_owner, public_key_of
 from cerebri.execution.store import approvals as approval_store
@@ -314,6 +314,12 @@ def _owners_refusal(
 ) -> str | None:
     """Item 8 of :func:`authority_refusal` over the plan's steps still to act."""
     rows = step_store.of_plan(connection, plan.id)
+    still = {row.key for row in rows if row.status not in TERMINAL_STEP_STATUSES}
+    specs = [loads(row.spec) or {} for row in rows]
+    if not any(
+        spec.get("capability") in CHANGE_CAPABILITIES and spec.get("key") in still for spec in specs
+    ):
+        return None  # no change left to act: no owner to ask
     keys = {row.id: row.key for row in rows}
     decided = {
         keys[row.step_id]: row
@@ -322,8 +328,8 @@ def _owners_refusal(
     }
     return owner_refusal(
         connection,
-        [loads(row.spec) or {} for row in rows],
-        still=[row.key for row in rows if row.status not in TERMINAL_STEP_STATUSES],
+        specs,
+        still=still,
         requester=plan.requester,
         author=plan.author,
         acting=None if asking else step_key,
