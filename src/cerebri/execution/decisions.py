@@ -12,8 +12,10 @@ and key, the request (the step's spec) and the digest of the envelope the plan c
 When the step acts (:func:`authority_refusal`), everything is checked again at that instant
 (decision 0034): that the plan came from a signed envelope, the envelope's validity window,
 its author (enabled, the signing key still active), its requester (enabled), the capability
-grant of its author, and the approval (the approver enabled and still ``approver``, the
-signature, the approver's key not revoked since). A refusal is a reason
+grant of its author, the approval (the approver enabled and still ``approver``, the
+signature, the approver's key not revoked since) and, for a move, cancel or update in a
+calendar the store records as another person's, that owner's approval (decision 0082,
+:mod:`cerebri.execution.ownership`). A refusal is a reason
 text starting with its code (``grant.missing: ...``); the step does not act.
 """
 
