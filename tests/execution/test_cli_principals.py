@@ -198,3 +198,32 @@ def test_envelope_submit_and_signed_approval(store: str, tmp_path: Path) -> None
     [plan] = _ok("plans", "list")
     assert plan["status"] == "completed"
     assert (tmp_path / "work.ics").read_text().count("BEGIN:VEVENT") == 1
+
+
+def test_calendar_owners_on_the_command_line(store: str) -> None:
+    _ok("principals", "add", "principal:bob", "--role", "approver")
+    _ok("principals", "add", "principal:ann", "--role", "approver")
+    owned = _ok("principals", "own", "principal:Bob", "bob-cal")
+    assert (owned["principal"], owned["calendar"], owned["revoked_at"]) == (
+        "principal:bob",
+        "bob-cal",
+        None,
+    )
+    assert _error("principals", "own", "principal:ann", "bob-cal")["code"] == "auth.duplicate"
+    assert _error("principals", "own", "principal:zed", "z")["code"] == "execution.not_found"
+    text = runner.invoke(app, ["principals", "own", "principal:ann", "ann-cal"])
+    assert (text.exit_code, text.stdout) == (0, "principal:ann owns calendar ann-cal\n")
+    revoked = _ok("principals", "revoke-owner", "bob-cal")
+    assert (revoked["principal"], revoked["revoked_at"] is not None) == ("principal:bob", True)
+    assert _error("principals", "revoke-owner", "bob-cal")["code"] == "execution.not_found"
+    listed = _ok("principals", "owners")
+    assert [(o["calendar"], o["principal"], o["revoked_at"] is None) for o in listed] == [
+        ("ann-cal", "principal:ann", True),
+        ("bob-cal", "principal:bob", False),
+    ]
+    table = runner.invoke(app, ["principals", "owners"])
+    assert table.exit_code == 0
+    assert [line.split()[:2] for line in table.stdout.splitlines()[1:]] == [
+        ["ann-cal", "principal:ann"],
+        ["bob-cal", "principal:bob"],
+    ]

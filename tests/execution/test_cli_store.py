@@ -17,14 +17,14 @@ runner = CliRunner()
 def test_init_then_status_json(store_url: str) -> None:
     done = runner.invoke(app, ["store", "init", "--store", store_url])
     assert done.exit_code == 0, done.output
-    assert "revision: 0004\nhead: 0004\nstate: up to date\n" in done.stdout
+    assert "revision: 0005\nhead: 0005\nstate: up to date\n" in done.stdout
     shown = runner.invoke(app, ["store", "status", "--store", store_url, "--json"])
     assert shown.exit_code == 0, shown.output
     wire = json.loads(shown.stdout)
     assert wire == {
         "url": store.redacted(store.parse_store_url(store_url)),
-        "current_revision": "0004",
-        "head_revision": "0004",
+        "current_revision": "0005",
+        "head_revision": "0005",
         "up_to_date": True,
     }
 
@@ -37,7 +37,7 @@ def test_upgrade_and_env_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     done = runner.invoke(app, ["store", "upgrade", "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["url"] == url
-    assert store.current_revision(url) == "0004"
+    assert store.current_revision(url) == "0005"
     # --store wins over the variable
     other = tmp_path / "other.sqlite3"
     runner.invoke(app, ["store", "init", "--store", f"sqlite:///{other}"])

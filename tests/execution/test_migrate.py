@@ -17,6 +17,7 @@ EXPECTED_TABLES = {
     "attempt_history",
     "attempts",
     "beliefs",
+    "calendar_owners",
     "envelopes",
     "grants",
     "intentions",
@@ -43,23 +44,23 @@ def _tables(url: str) -> set[str]:
 def test_init_creates_every_table_and_is_idempotent(store_url: str) -> None:
     assert store.current_revision(store_url) is None
     first = store.init(store_url)
-    assert (first.current, first.head, first.up_to_date) == ("0004", "0004", True)
+    assert (first.current, first.head, first.up_to_date) == ("0005", "0005", True)
     assert _tables(store_url) == EXPECTED_TABLES
     again = store.init(store_url)
     assert again == first
     assert _tables(store_url) == EXPECTED_TABLES
-    assert store.current_revision(store_url) == "0004"
+    assert store.current_revision(store_url) == "0005"
 
 
 def test_status_reports_head_and_not_initialised(store_url: str) -> None:
     before = store.status(store_url)
-    assert (before.current, before.head, before.up_to_date) == (None, "0004", False)
+    assert (before.current, before.head, before.up_to_date) == (None, "0005", False)
     store.upgrade(store_url)
     after = store.status(store_url)
     assert after.to_wire() == {
         "url": after.url,
-        "current_revision": "0004",
-        "head_revision": "0004",
+        "current_revision": "0005",
+        "head_revision": "0005",
         "up_to_date": True,
     }
 
@@ -177,5 +178,5 @@ def test_concurrent_inits_all_succeed(store_url: str) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(store.init, [store_url] * 4))
-    assert {(r.current, r.head) for r in results} == {("0004", "0004")}
+    assert {(r.current, r.head) for r in results} == {("0005", "0005")}
     assert _tables(store_url) == EXPECTED_TABLES

@@ -1,5 +1,6 @@
-"""``cerebri principals``: people and agents in the store, their roles, API tokens, keys and
-capability grants (issue #13, decision 0023). Thin shells over :mod:`cerebri.execution`.
+"""``cerebri principals``: people and agents in the store, their roles, API tokens, keys,
+capability grants (issue #13, decision 0023) and the calendars they own (decision 0082). Thin
+shells over :mod:`cerebri.execution`.
 
 A token is shown once, when it is issued, and stored only as a digest. A key is the public
 half of an Ed25519 key made with ``cerebri keys new`` (its ``registry.json``) or read from a
@@ -36,8 +37,8 @@ TOKEN_PREFIX: Final = "cbr_"  # noqa: S105 - a prefix, not a secret
 
 principals_app = typer.Typer(
     no_args_is_help=True,
-    help="People and agents: roles, API tokens, signing keys, capability grants.",
-    short_help="People and agents: roles, tokens, keys, capability grants.",
+    help="People and agents: roles, API tokens, signing keys, capability grants, calendar owners.",
+    short_help="People and agents: roles, tokens, keys, grants, calendar owners.",
 )
 app.add_typer(principals_app, name="principals")
 
@@ -280,3 +281,64 @@ def principals_revoke_grant(
     if done is None:
         return  # printed as JSON
     _print_line(f"grant {done['id']} of {done['principal']} revoked at {done['revoked_at']}")
+
+
+CalendarArgument = Annotated[
+    str, typer.Argument(metavar="CALENDAR", help="The calendar's id (as the workers name it).")
+]
+
+
+@principals_app.command("own")
+def principals_own(
+    principal: PrincipalArgument,
+    calendar: CalendarArgument,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record PRINCIPAL as the owner of CALENDAR: a move, cancel or update of an event there
+    by another person's plan then needs PRINCIPAL's approval (checked at submit and again
+    when each step acts). One owner per calendar."""
+    from cerebri.execution import own_calendar  # noqa: PLC0415 - fast CLI start
+
+    done = answer_on_store(store, as_json, own_calendar, principal, calendar)
+    if done is None:
+        return  # printed as JSON
+    _print_line(f"{done['principal']} owns calendar {done['calendar']}")
+
+
+@principals_app.command("revoke-owner")
+def principals_revoke_owner(
+    calendar: CalendarArgument, store: StoreOption = None, as_json: JsonOption = False
+) -> None:
+    """Revoke the ownership of CALENDAR: its owner's approvals stop counting, also those not
+    acted on yet, and nobody may approve others' changes there until it has an owner again."""
+    from cerebri.execution import revoke_calendar_owner  # noqa: PLC0415 - fast CLI start
+
+    done = answer_on_store(store, as_json, revoke_calendar_owner, calendar)
+    if done is None:
+        return  # printed as JSON
+    _print_line(
+        f"{done['principal']} no longer owns calendar {done['calendar']} "
+        f"(revoked at {done['revoked_at']})"
+    )
+
+
+@principals_app.command("owners")
+def principals_owners(store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Every calendar ownership recorded, revoked ones included."""
+    from cerebri.execution import list_calendar_owners  # noqa: PLC0415 - fast CLI start
+
+    with errors_to_exit(as_json):
+        rows = list_calendar_owners(open_executor(store))
+    if as_json:
+        emit(list(rows))
+        return
+    table = new_table("calendar", "owner", "since", "revoked")
+    for row in rows:
+        table.add_row(
+            safe_text(row["calendar"]),
+            safe_text(row["principal"]),
+            safe_text(row["created_at"]),
+            safe_text(row["revoked_at"]),
+        )
+    print_table(table)

@@ -17,6 +17,7 @@ replanning (plans.md sections 5-6, issue #12).
     list_plans(executor); show_plan(executor, plan_id); stuck(executor)   # read-only views
     cancel_plan(executor, plan_id, by="principal:alice")
     set_sandbox(executor, "trial", enabled=True); recall(executor, goal_key)
+    own_calendar(executor, "principal:bob", "bob-cal")   # bob approves others' moves there
     resolve_step(executor, step_id, happened=True, by="principal:alice")
 
 Sub-packages: :mod:`cerebri.execution.store` (schema, migrations, URLs) and
@@ -37,6 +38,7 @@ from cerebri.execution.errors import ApprovalError, AuthError, ExecutionError
 from cerebri.execution.intake import submit_envelope
 from cerebri.execution.memories import recall
 from cerebri.execution.outages import OutageEvent, OutageGuard
+from cerebri.execution.owners import list_calendar_owners, own_calendar, revoke_calendar_owner
 from cerebri.execution.preview import preview_draft, preview_plan
 from cerebri.execution.registry import (
     ROLES,
@@ -104,9 +106,11 @@ __all__ = [
     "issue_token",
     "key_registry",
     "list_approvals",
+    "list_calendar_owners",
     "list_plans",
     "list_principals",
     "list_sandboxes",
+    "own_calendar",
     "preview_draft",
     "preview_plan",
     "principal_info",
@@ -114,6 +118,7 @@ __all__ = [
     "register_key",
     "require_role",
     "resolve_step",
+    "revoke_calendar_owner",
     "revoke_grant",
     "revoke_key",
     "revoke_token",

@@ -12,8 +12,10 @@ and key, the request (the step's spec) and the digest of the envelope the plan c
 When the step acts (:func:`authority_refusal`), everything is checked again at that instant
 (decision 0034): that the plan came from a signed envelope, the envelope's validity window,
 its author (enabled, the signing key still active), its requester (enabled), the capability
-grant of its author, and the approval (the approver enabled and still ``approver``, the
-signature, the approver's key not revoked since). A refusal is a reason
+grant of its author, the approval (the approver enabled and still ``approver``, the
+signature, the approver's key not revoked since) and, for a move, cancel or update in a
+calendar the store records as another person's, that owner's approval (decision 0082,
+:mod:`cerebri.execution.ownership`). A refusal is a reason
 text starting with its code (``grant.missing: ...``); the step does not act.
 """
 
@@ -28,13 +30,16 @@ from cerebri._guard import arguments
 from cerebri.execution._rows import loads
 from cerebri.execution.context import Executor
 from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
+from cerebri.execution.ownership import CHANGE_CAPABILITIES, owner_refusal
 from cerebri.execution.principals import principal_id
 from cerebri.execution.registry import governed, has_grant, key_owner, public_key_of
 from cerebri.execution.store import approvals as approval_store
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
+from cerebri.execution.store import steps as step_store
 from cerebri.execution.store.connection import Connection
 from cerebri.execution.views import instant_text
+from cerebri.plans.vocabulary import TERMINAL_STEP_STATUSES
 from cerebri.proposals import (
     APPROVAL_PAYLOAD_TYPE,
     SignatureEntry,
@@ -225,6 +230,8 @@ def authority_refusal(
     params: Mapping[str, Any],
     target: str | None,
     approval_id: str | None,
+    step_key: str | None = None,
+    asking: bool = False,
 ) -> str | None:
     """Why the step may not act now (a reason starting with its code), or ``None``.
 
@@ -243,7 +250,13 @@ def authority_refusal(
        (``params.calendar_id``, else its target; ``grant.missing``);
     7. when ``approval_id`` is given, its signed decision still holds: the approver enabled
        and an ``approver``, the signature valid, the approver's key not revoked
-       (``approval.*`` codes, as :func:`check_signed_decision`).
+       (``approval.*`` codes, as :func:`check_signed_decision`);
+    8. every move, cancel and update of the plan still to act (``step_key`` among them)
+       that changes an event in a calendar the store records as owned by someone other
+       than the requester and the author is asked of that owner, and the owner's
+       approvals hold; the step ``step_key`` acts on one (``approval.not_owner``, or the
+       approval's own code; :mod:`cerebri.execution.ownership`, decision 0082). With
+       ``asking`` (before the step's own approval is asked for) it need not have one yet.
     """
     if not governed(connection):
         return None
@@ -267,11 +280,19 @@ def authority_refusal(
     where = str(calendar) if isinstance(calendar, str) else (target or "")
     if not has_grant(connection, plan.author, capability, where):
         return f"grant.missing: {plan.author} holds no grant of {capability} on {where}"
-    if approval_id is None:
-        return None
-    row = approval_store.get(connection, approval_id)
-    if row is None or row.decided_by is None:
-        return "approval.not_approver: the approval has no decision"
+    if approval_id is not None:
+        row = approval_store.get(connection, approval_id)
+        if row is None or row.decided_by is None:
+            return "approval.not_approver: the approval has no decision"
+        refused = _decision_refusal(connection, row, now)
+        if refused is not None:
+            return refused
+    return _owners_refusal(connection, plan, step_key=step_key, asking=asking, now=now)
+
+
+def _decision_refusal(connection: Connection, row: Any, now: int) -> str | None:
+    """Why the approval ``row`` (approved) no longer holds at ``now``: its decider an
+    enabled approver, the decision signed, the key and signature valid (items 7-9)."""
     by = str(row.decided_by)
     refused = _approver_refusal(connection, by)
     if refused is not None:
@@ -288,3 +309,32 @@ def authority_refusal(
         now=now,
     )
     return None if problem is None else f"{problem[0]}: {problem[1]}"
+
+
+def _owners_refusal(
+    connection: Connection, plan: Any, *, step_key: str | None, asking: bool, now: int
+) -> str | None:
+    """Item 8 of :func:`authority_refusal` over the plan's steps still to act."""
+    rows = step_store.of_plan(connection, plan.id)
+    still = {row.key for row in rows if row.status not in TERMINAL_STEP_STATUSES}
+    specs = [loads(row.spec) or {} for row in rows]
+    if not any(
+        spec.get("capability") in CHANGE_CAPABILITIES and spec.get("key") in still for spec in specs
+    ):
+        return None  # no change left to act: no owner to ask
+    keys = {row.id: row.key for row in rows}
+    decided = {
+        keys[row.step_id]: row
+        for row in approval_store.approved_of_plan(connection, plan.id)
+        if row.step_id in keys
+    }
+    return owner_refusal(
+        connection,
+        specs,
+        still=still,
+        requester=plan.requester,
+        author=plan.author,
+        acting=None if asking else step_key,
+        decided=decided,
+        verify=lambda row: _decision_refusal(connection, row, now),
+    )

@@ -28,6 +28,11 @@ In a governed store (one with registered principals, decision 0023) a decision i
 * ``approval.bad_signature``: not a valid Ed25519 signature of the decision payload;
 * ``approval.not_approver``: the principal is unknown, disabled or lacks the role ``approver``,
   or the request names its one approver (a calendar's owner, decision 0076) and it is another;
+* ``approval.not_owner``: a move, cancel or update of an event in a calendar the store
+  records as owned by someone other than the requester and the author is not approved by
+  that owner: the plan does not ask them (refused at intake), or the calendar's ownership
+  changed, was revoked or its owner disabled since (refused when the step acts; decision
+  0082);
 * ``approval.replayed``: a decision already applied was presented again;
 * ``approval.not_governed``: a signed decision in a store without registered principals
   (no key could be checked).

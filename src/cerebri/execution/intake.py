@@ -15,7 +15,10 @@ the artifact describes, in one transaction with its replay record:
 4. the artifact type selects how the plan is made: ``cerebri.plan-graph.v1`` is the draft
    itself, ``cerebri.action-plan.v1`` becomes the draft that carries it out
    (:func:`~cerebri.plans.draft_from_action_plan`); any other type is
-   ``intake.unsupported_artifact``;
+   ``intake.unsupported_artifact``; a plan that changes (moves, cancels, updates) an
+   event in a calendar the store records as owned by someone other than the requester and
+   the author must ask that owner by name (``approval.not_owner``, decision 0082:
+   :mod:`cerebri.execution.ownership`);
 5. replay, by ``idempotency/key`` in the store's ``envelopes`` table: the same payload again
    returns the plan already stored (``replayed``), another payload under the same key is
    ``proposal.replayed``, unless the plan the key made (at its last revision) *failed*: then
@@ -41,9 +44,10 @@ from cerebri._guard import arguments
 from cerebri._json import JSONValue
 from cerebri.execution._rows import dumps, loads
 from cerebri.execution.context import Executor
-from cerebri.execution.errors import ExecutionError, execution_argument_error
+from cerebri.execution.errors import ApprovalError, ExecutionError, execution_argument_error
+from cerebri.execution.ownership import owner_refusal
 from cerebri.execution.principals import principal_id
-from cerebri.execution.registry import key_owner, registry_of, require_role
+from cerebri.execution.registry import governed, key_owner, registry_of, require_role
 from cerebri.execution.store import plans as plan_store
 from cerebri.execution.store import principals as principal_store
 from cerebri.execution.store.connection import Connection, IntegrityError
@@ -106,6 +110,20 @@ def _check_author(connection: Connection, verified: VerifiedEnvelope, author: st
             path="/author",
         )
     return sorted(authored)
+
+
+def _check_owners(executor: Executor, draft: PlanDraft, *, requester: str, author: str) -> None:
+    """Refuse a plan that changes an event in a calendar the store records as another
+    person's without asking that owner (decision 0082): :class:`ApprovalError`
+    ``approval.not_owner``, nothing stored."""
+    steps = [step.to_wire() for step in draft.steps]
+    with executor.engine.connect() as connection:
+        if not governed(connection):
+            return
+        refused = owner_refusal(connection, steps, requester=requester, author=author)
+    if refused is not None:
+        code, _, message = refused.partition(": ")
+        raise ApprovalError(message, code=code)
 
 
 def _failed_before(connection: Connection, key: str, digest: str) -> str | None:
@@ -176,6 +194,9 @@ def submit_envelope(
     envelope was taken in before). Raises, with nothing stored:
     :class:`~cerebri.proposals.ProposalError` (``proposal.*`` codes of verification,
     ``proposal.author_mismatch``, ``proposal.author_disabled``, ``proposal.replayed``);
+    :class:`ApprovalError` ``approval.not_owner`` (a move, cancel or update in a calendar
+    the store records as another person's whose owner the plan does not ask, decision
+    0082);
     :class:`ExecutionError` ``intake.executor_mode``, ``intake.unsupported_artifact``,
     ``execution.invalid_principal``; :class:`~cerebri.plans.DraftError` (an artifact that is
     not a draft / action plan); :class:`~cerebri.execution.errors.AuthError`
@@ -208,6 +229,7 @@ def submit_envelope(
     draft = _draft(verified, artifact)
     requester = author if submitted_by is None else principal_id(submitted_by)
     require_role(executor, requester, "requester")
+    _check_owners(executor, draft, requester=requester, author=author)
     provenance: dict[str, Any] = {
         "author": author,
         "envelope_digest": verified.payload_digest,

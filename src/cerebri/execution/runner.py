@@ -403,7 +403,7 @@ class StepRun:
             self._plan_status(PlanStatus.BLOCKED, f"{name} needs a grant")
             return "not_granted"
         if self.held.approval_id is None:
-            refused = self._authority(None)
+            refused = self._authority(None, asking=True)
             if refused is not None:
                 return refused
             request: dict[str, JSONValue] = {"kind": "approval", "step": self.spec.to_wire()}
@@ -418,10 +418,12 @@ class StepRun:
             return refused
         return self._authority(self.held.approval_id)
 
-    def _authority(self, approval_id: str | None) -> str | None:
-        """Governed stores (decision 0023): the envelope, the requester's grant and (with
-        ``approval_id``) the signed approval, checked now; a refusal stops the plan without
-        replanning (another revision would meet the same refusal)."""
+    def _authority(self, approval_id: str | None, *, asking: bool = False) -> str | None:
+        """Governed stores (decision 0023): the envelope, the requester's grant, (with
+        ``approval_id``) the signed approval and the calendar owners' approvals (decision
+        0082; ``asking``: before this step's own approval is asked for), checked now; a
+        refusal stops the plan without replanning (another revision would meet the same
+        refusal)."""
         with self.ex.engine.connect() as connection:
             refused = authority_refusal(
                 connection,
@@ -431,6 +433,8 @@ class StepRun:
                 params=self.spec.params or {},
                 target=self.spec.target,
                 approval_id=approval_id,
+                step_key=self.spec.key,
+                asking=asking,
             )
         if refused is not None:
             self.stop(PlanStatus.FAILED, refused, replan=False)

@@ -32,6 +32,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from cerebri.execution.store.vocabulary import (
@@ -50,6 +51,7 @@ __all__ = [
     "attempt_history",
     "attempts",
     "beliefs",
+    "calendar_owners",
     "envelopes",
     "grants",
     "intentions",
@@ -376,6 +378,29 @@ grants = Table(
 )
 """Standing capability grants: a principal's plans may use ``capability`` on ``calendar``
 (``*``: any calendar) while the grant is not revoked."""
+
+_ACTIVE = "revoked_at IS NULL"
+
+calendar_owners = Table(
+    "calendar_owners",
+    METADATA,
+    Column("id", Text, primary_key=True),
+    Column("calendar", Text, nullable=False),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    _instant("created_at", nullable=False),
+    _instant("revoked_at"),
+    # at most one owner of a calendar at a time: unique among the rows not revoked
+    Index(
+        None,
+        "calendar",
+        unique=True,
+        sqlite_where=text(_ACTIVE),
+        postgresql_where=text(_ACTIVE),
+    ),
+)
+"""Who owns which calendar (0005, decision 0082): the principal whose approval a move,
+cancel or update of an event there needs when someone else's plan makes it. One owner at a
+time (a unique index over the rows not revoked); a revoked row stays as history."""
 
 envelopes = Table(
     "envelopes",
