@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -203,7 +204,11 @@ def matrix_fixture(
         yield from start(name, tmp_path_factory.mktemp(name))
 
 
-def _xandikos(folder: Path) -> Iterator[CalDavServer]:
+@contextmanager
+def run_xandikos(folder: Path, user: str) -> Iterator[str]:
+    """``python -m xandikos.web`` on ``127.0.0.1`` and a free port, its data and state in
+    ``folder`` (deleted after), ``--defaults`` making ``user``'s principal and calendar home
+    (no authentication); yields its base URL once it answers HTTP, stops it at the end."""
     port = free_port()
     log_path = folder / "xandikos.log"
     command = [
@@ -218,7 +223,7 @@ def _xandikos(folder: Path) -> Iterator[CalDavServer]:
         str(port),
         "--defaults",
         "--current-user-principal",
-        f"/{PEOPLE[0]}/",
+        f"/{user}/",
         "--no-detect-systemd",
         "--state-dir",
         str(folder / "state"),
@@ -230,25 +235,29 @@ def _xandikos(folder: Path) -> Iterator[CalDavServer]:
             )
         try:
             wait_until_answering(process, port, log_path, "Xandikos")
-            url = f"http://127.0.0.1:{port}/"
-            with DAVClient(url=url, timeout=HTTP_TIMEOUT_SECONDS) as client:
-                for user in PEOPLE[1:]:  # alice's principal and home come from --defaults
-                    for path in (f"{user}/", f"{user}/calendars/"):
-                        _created(client.mkcol(f"{url}{path}", "").status, "MKCOL", path)
-            accounts = tuple(
-                Account(
-                    user,
-                    _UNCHECKED_PASSWORD,
-                    f"{url}{user}/calendars/",
-                    f"{url}{user}/" if user == PEOPLE[0] else None,
-                )
-                for user in PEOPLE
-            )
-            yield CalDavServer("xandikos", url, accounts)
+            yield f"http://127.0.0.1:{port}/"
         finally:
             stop(process)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _xandikos(folder: Path) -> Iterator[CalDavServer]:
+    with run_xandikos(folder, PEOPLE[0]) as url:
+        with DAVClient(url=url, timeout=HTTP_TIMEOUT_SECONDS) as client:
+            for user in PEOPLE[1:]:  # alice's principal and home come from --defaults
+                for path in (f"{user}/", f"{user}/calendars/"):
+                    _created(client.mkcol(f"{url}{path}", "").status, "MKCOL", path)
+        accounts = tuple(
+            Account(
+                user,
+                _UNCHECKED_PASSWORD,
+                f"{url}{user}/calendars/",
+                f"{url}{user}/" if user == PEOPLE[0] else None,
+            )
+            for user in PEOPLE
+        )
+        yield CalDavServer("xandikos", url, accounts)
 
 
 def cyrus_missing() -> str | None:

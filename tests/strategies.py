@@ -50,12 +50,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from datetime import time as time_of_day
-from typing import Any
+from typing import Any, get_args
 from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
 from cerebri._json import JSONValue
+from cerebri.cpir.constraints import HardConstraint
 from cerebri.cpir.parse import parse_model
 from cerebri.cpir.temporal_context import RecurrenceDefinition
 from cerebri.planner.graph import Edge
@@ -138,21 +139,10 @@ OFFSETS = (
     *(timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=14))),
 )
 INSTANT_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-CONSTRAINT_KINDS = (
-    "NO_OVERLAP",
-    "EXPLICIT_TIME",
-    "EXPLICIT_DATE",
-    "EARLIEST_START",
-    "LATEST_END",
-    "DEADLINE",
-    "MIN_DURATION",
-    "FIXED_DURATION",
-    "AVAILABILITY_WINDOW",
-    "DEPENDENCY_ORDER",
-    "REQUIRED_BUFFER",
-    "RECURRENCE_RULE",
-    "TIMEZONE_INTEGRITY",
-    "EXTERNAL_LOCK",
+# Every hard-constraint kind, read from the models' ``kind`` literals (cerebri.cpir.constraints).
+CONSTRAINT_KINDS: tuple[str, ...] = tuple(
+    get_args(model.model_fields["kind"].annotation)[0]
+    for model in get_args(get_args(HardConstraint)[0])
 )
 # Kinds that rarely reject every position are drawn more often, so candidates survive.
 WEIGHTED_KINDS = (

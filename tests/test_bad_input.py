@@ -265,6 +265,29 @@ class Parsed:
     check: Callable[[PlanningRequest], None] | None = None
 
 
+def unknown_field(pointer: str, case_id: str, key: str = "unexpected") -> Any:
+    """A case: the base document with an unknown member ``key`` added to the object at
+    ``pointer`` is rejected as ``cpir.unknown_field`` at ``pointer/key``."""
+    return pytest.param(
+        edit(extra(pointer, key)), Rejected("cpir.unknown_field", f"{pointer}/{key}"), id=case_id
+    )
+
+
+def over_and_at(over: str, limit: int, changes: Callable[[int], tuple[Change, ...]]) -> list[Any]:
+    """Two cases of an admission limit (planner.md 2.3 step 5): the base document with
+    ``changes(limit + 1)`` is ``InputLimit`` with ``over`` exceeded, id ``OVER-<limit + 1>``;
+    with ``changes(limit)`` it passes, id ``OVER-<limit>`` (``_`` in ``over`` written ``-``)."""
+    tag = over.replace("_", "-")
+    return [
+        pytest.param(
+            edit(*changes(limit + 1)),
+            Parsed(["InputLimit"], over=frozenset({over})),
+            id=f"{tag}-{limit + 1}",
+        ),
+        pytest.param(edit(*changes(limit)), Parsed([], over=NO_LIMIT), id=f"{tag}-{limit}"),
+    ]
+
+
 def _standup_range_is(start: str, end: str) -> Callable[[PlanningRequest], None]:
     def check(request: PlanningRequest) -> None:
         standup = next(o for o in request.context.objects if o.id == "standup")
@@ -287,82 +310,22 @@ WORK_ROW = (pad_objects(24), pad_constraints(15))
 
 CASES = [
     # ---- unknown keys in strict records (cpir-0.2.md 1.2) -> cpir.unknown_field
-    pytest.param(edit(extra("")), Rejected("cpir.unknown_field", "/unexpected"), id="unknown-root"),
-    pytest.param(
-        edit(extra("/scope")),
-        Rejected("cpir.unknown_field", "/scope/unexpected"),
-        id="unknown-scope",
-    ),
-    pytest.param(
-        edit(extra("/scope", "max_mutations_typo")),
-        Rejected("cpir.unknown_field", "/scope/max_mutations_typo"),
-        id="unknown-scope-typo",
-    ),
-    pytest.param(
-        edit(extra("/context")),
-        Rejected("cpir.unknown_field", "/context/unexpected"),
-        id="unknown-context",
-    ),
-    pytest.param(
-        edit(extra(STANDUP)),
-        Rejected("cpir.unknown_field", f"{STANDUP}/unexpected"),
-        id="unknown-object",
-    ),
-    pytest.param(
-        edit(extra(STANDUP_TIME)),
-        Rejected("cpir.unknown_field", f"{STANDUP_TIME}/unexpected"),
-        id="unknown-object-time-evidence-field",
-    ),
-    pytest.param(
-        edit(extra(STANDUP_KNOWLEDGE)),
-        Rejected("cpir.unknown_field", f"{STANDUP_KNOWLEDGE}/unexpected"),
-        id="unknown-time-knowledge-wrapper",
-    ),
-    pytest.param(
-        edit(extra("/duration")),
-        Rejected("cpir.unknown_field", "/duration/unexpected"),
-        id="unknown-duration",
-    ),
-    pytest.param(
-        edit(extra("/constraints/0")),
-        Rejected("cpir.unknown_field", "/constraints/0/unexpected"),
-        id="unknown-constraint",
-    ),
-    pytest.param(
-        edit(extra("/constraints/1/rule")),
-        Rejected("cpir.unknown_field", "/constraints/1/rule/unexpected"),
-        id="unknown-constraint-rule",
-    ),
-    pytest.param(
-        edit(extra("/preferences/preferences/0")),
-        Rejected("cpir.unknown_field", "/preferences/preferences/0/unexpected"),
-        id="unknown-preference-entry",
-    ),
-    pytest.param(
-        edit(extra("/policy")),
-        Rejected("cpir.unknown_field", "/policy/unexpected"),
-        id="unknown-policy",
-    ),
-    pytest.param(
-        edit(extra("/policy/snapshot")),
-        Rejected("cpir.unknown_field", "/policy/snapshot/unexpected"),
-        id="unknown-policy-snapshot",
-    ),
-    pytest.param(
-        edit(extra("/planning_capability/mutations/0")),
-        Rejected("cpir.unknown_field", "/planning_capability/mutations/0/unexpected"),
-        id="unknown-capability-grant",
-    ),
-    pytest.param(
-        edit(extra("/budget")),
-        Rejected("cpir.unknown_field", "/budget/unexpected"),
-        id="unknown-budget",
-    ),
-    pytest.param(
-        edit(extra(TIME_RANGE)),
-        Rejected("cpir.unknown_field", f"{TIME_RANGE}/unexpected"),
-        id="unknown-time-range",
-    ),
+    unknown_field("", "unknown-root"),
+    unknown_field("/scope", "unknown-scope"),
+    unknown_field("/scope", "unknown-scope-typo", key="max_mutations_typo"),
+    unknown_field("/context", "unknown-context"),
+    unknown_field(STANDUP, "unknown-object"),
+    unknown_field(STANDUP_TIME, "unknown-object-time-evidence-field"),
+    unknown_field(STANDUP_KNOWLEDGE, "unknown-time-knowledge-wrapper"),
+    unknown_field("/duration", "unknown-duration"),
+    unknown_field("/constraints/0", "unknown-constraint"),
+    unknown_field("/constraints/1/rule", "unknown-constraint-rule"),
+    unknown_field("/preferences/preferences/0", "unknown-preference-entry"),
+    unknown_field("/policy", "unknown-policy"),
+    unknown_field("/policy/snapshot", "unknown-policy-snapshot"),
+    unknown_field("/planning_capability/mutations/0", "unknown-capability-grant"),
+    unknown_field("/budget", "unknown-budget"),
+    unknown_field(TIME_RANGE, "unknown-time-range"),
     # ---- missing required fields
     pytest.param(
         edit(drop("/budget")), Rejected("cpir.missing_field", "/budget"), id="missing-budget"
@@ -635,46 +598,18 @@ CASES = [
         id="read-false",
     ),
     # ---- admission limits, exactly one over and exactly at (planner.md 2.3 step 5)
-    pytest.param(
-        edit(pad_objects(LIMITS.max_objects + 1), candidates(OBJECT_ROW_CANDIDATES)),
-        Parsed(["InputLimit"], over=frozenset({"objects"})),
-        id="objects-257",
+    *over_and_at(
+        "objects", LIMITS.max_objects, lambda n: (pad_objects(n), candidates(OBJECT_ROW_CANDIDATES))
     ),
-    pytest.param(
-        edit(pad_objects(LIMITS.max_objects), candidates(OBJECT_ROW_CANDIDATES)),
-        Parsed([], over=NO_LIMIT),
-        id="objects-256",
+    *over_and_at(
+        "facts", LIMITS.max_facts, lambda n: (pad_facts(n), candidates(FACT_ROW_CANDIDATES))
     ),
-    pytest.param(
-        edit(pad_facts(LIMITS.max_facts + 1), candidates(FACT_ROW_CANDIDATES)),
-        Parsed(["InputLimit"], over=frozenset({"facts"})),
-        id="facts-1025",
+    *over_and_at(
+        "constraints",
+        LIMITS.max_constraints,
+        lambda n: (pad_constraints(n), candidates(CONSTRAINT_ROW_CANDIDATES)),
     ),
-    pytest.param(
-        edit(pad_facts(LIMITS.max_facts), candidates(FACT_ROW_CANDIDATES)),
-        Parsed([], over=NO_LIMIT),
-        id="facts-1024",
-    ),
-    pytest.param(
-        edit(pad_constraints(LIMITS.max_constraints + 1), candidates(CONSTRAINT_ROW_CANDIDATES)),
-        Parsed(["InputLimit"], over=frozenset({"constraints"})),
-        id="constraints-1025",
-    ),
-    pytest.param(
-        edit(pad_constraints(LIMITS.max_constraints), candidates(CONSTRAINT_ROW_CANDIDATES)),
-        Parsed([], over=NO_LIMIT),
-        id="constraints-1024",
-    ),
-    pytest.param(
-        edit(candidates(LIMITS.max_candidates + 1)),
-        Parsed(["InputLimit"], over=frozenset({"max_candidates"})),
-        id="max-candidates-4097",
-    ),
-    pytest.param(
-        edit(candidates(LIMITS.max_candidates)),
-        Parsed([], over=NO_LIMIT),
-        id="max-candidates-4096",
-    ),
+    *over_and_at("max_candidates", LIMITS.max_candidates, lambda n: (candidates(n),)),
     pytest.param(
         edit(*WORK_ROW, candidates(1001)),
         Parsed(["InputLimit"], over=frozenset({"work_units"})),

@@ -129,6 +129,11 @@ def _change(action: str, scope: ChangeScope, **fields: object) -> EventChange:
     )
 
 
+def _move(scope: ChangeScope, at: Instant, start: Instant, end: Instant) -> EventChange:
+    """A move of the instance (or series, or split) recurring at ``at`` to ``[start, end)``."""
+    return _change("move", scope, recurrence_id=at, start=start, end=end)
+
+
 def _events(resource: Calendar | None) -> list[Event]:
     assert resource is not None
     return [event for event in resource.walk("VEVENT") if isinstance(event, Event)]
@@ -161,12 +166,8 @@ def test_the_oracle_reads_the_series_as_written_down(series: Calendar) -> None:
 
 def test_move_one_instance_writes_an_override(series: Calendar) -> None:
     day = date(2026, 3, 9)
-    change = _change(
-        "move",
-        INSTANCE,
-        recurrence_id=_at(day, 9),
-        start=_at(date(2026, 3, 10), 11),
-        end=_at(date(2026, 3, 10), 12, 30),
+    change = _move(
+        INSTANCE, _at(day, 9), _at(date(2026, 3, 10), 11), _at(date(2026, 3, 10), 12, 30)
     )
     outcome = apply_change(series, change, stamp=STAMP)
     expected = [item for item in _base() if item[1] != "2026-03-09 09:00"]
@@ -198,13 +199,7 @@ def test_move_one_instance_writes_an_override(series: Calendar) -> None:
 
 
 def test_move_an_overridden_instance_rewrites_its_override(series: Calendar) -> None:
-    change = _change(
-        "move",
-        INSTANCE,
-        recurrence_id=_at(OVERRIDDEN, 9),
-        start=_at(date(2026, 4, 7), 8),
-        end=_at(date(2026, 4, 7), 9),
-    )
+    change = _move(INSTANCE, _at(OVERRIDDEN, 9), _at(date(2026, 4, 7), 8), _at(date(2026, 4, 7), 9))
     outcome = apply_change(series, change, stamp=STAMP)
     expected = [item for item in _base() if item[1] != "2026-04-06 14:00"]
     expected.append((UID, "2026-04-07 08:00", 60, "Standup late"))
@@ -280,13 +275,7 @@ def test_move_the_series_keeps_the_wall_time_across_dst(series: Calendar) -> Non
 def test_move_the_series_by_a_later_anchor(series: Calendar) -> None:
     # the instance of 03-30 (after DST) to 08:00 the same day: the whole series an hour early
     anchor = _at(date(2026, 3, 30), 9)
-    change = _change(
-        "move",
-        SERIES,
-        recurrence_id=anchor,
-        start=_at(date(2026, 3, 30), 8),
-        end=_at(date(2026, 3, 30), 9),
-    )
+    change = _move(SERIES, anchor, _at(date(2026, 3, 30), 8), _at(date(2026, 3, 30), 9))
     outcome = apply_change(series, change, stamp=STAMP)
     expected = [
         (UID, item[1].replace(" 09:00", " 08:00").replace(" 14:00", " 13:00"), 60, item[3])
@@ -362,13 +351,7 @@ def test_cancel_the_series_deletes_the_resource(series: Calendar) -> None:
 
 def test_move_this_and_future_splits_the_series(series: Calendar) -> None:
     at = _at(date(2026, 3, 30), 9)
-    change = _change(
-        "move",
-        FUTURE,
-        recurrence_id=at,
-        start=_at(date(2026, 3, 31), 10),
-        end=_at(date(2026, 3, 31), 11, 30),
-    )
+    change = _move(FUTURE, at, _at(date(2026, 3, 31), 10), _at(date(2026, 3, 31), 11, 30))
     outcome = apply_change(series, change, stamp=STAMP)
     assert outcome.new_uid == split_uid(UID, at, change.idempotency_key)
     assert [uid for uid, _ in outcome.writes] == [outcome.new_uid, UID]  # new series first
@@ -424,13 +407,7 @@ def test_update_this_and_future_attendees_goes_to_the_new_series(series: Calenda
 
 
 def test_this_and_future_from_the_first_instance_is_the_whole_series(series: Calendar) -> None:
-    change = _change(
-        "move",
-        FUTURE,
-        recurrence_id=_at(DAYS[0], 9),
-        start=_at(DAYS[0], 10),
-        end=_at(DAYS[0], 11),
-    )
+    change = _move(FUTURE, _at(DAYS[0], 9), _at(DAYS[0], 10), _at(DAYS[0], 11))
     outcome = apply_change(series, change, stamp=STAMP)
     assert outcome.new_uid is None
     assert [uid for uid, _ in outcome.writes] == [UID]
@@ -443,13 +420,7 @@ def test_this_and_future_from_the_first_instance_is_the_whole_series(series: Cal
 
 def test_a_split_is_deterministic_and_replays_safely(series: Calendar) -> None:
     at = _at(date(2026, 3, 30), 9)
-    change = _change(
-        "move",
-        FUTURE,
-        recurrence_id=at,
-        start=_at(date(2026, 3, 30), 11),
-        end=_at(date(2026, 3, 30), 12),
-    )
+    change = _move(FUTURE, at, _at(date(2026, 3, 30), 11), _at(date(2026, 3, 30), 12))
     first = apply_change(series, change, stamp=STAMP)
     # a crash after the new series was written: the old resource is unchanged, so the
     # replay computes the same two writes
@@ -685,22 +656,10 @@ def test_resource_etag_is_a_stable_digest(series: Calendar) -> None:
 @pytest.mark.parametrize(
     "change",
     [
-        _change(
-            "move",
-            INSTANCE,
-            recurrence_id=_at(DAYS[1], 9),
-            start=_at(DAYS[1], 11),
-            end=_at(DAYS[1], 12),
-        ),
+        _move(INSTANCE, _at(DAYS[1], 9), _at(DAYS[1], 11), _at(DAYS[1], 12)),
         _change("cancel", INSTANCE, recurrence_id=_at(DAYS[1], 9)),
         _change("update", SERIES, title="Renamed"),
-        _change(
-            "move",
-            FUTURE,
-            recurrence_id=_at(DAYS[4], 9),
-            start=_at(DAYS[4], 8),
-            end=_at(DAYS[4], 9),
-        ),
+        _move(FUTURE, _at(DAYS[4], 9), _at(DAYS[4], 8), _at(DAYS[4], 9)),
         _change("cancel", FUTURE, recurrence_id=_at(DAYS[4], 9)),
     ],
     ids=["move-instance", "cancel-instance", "update-series", "move-future", "cancel-future"],
@@ -937,13 +896,7 @@ def test_a_resource_of_one_override_only(series: Calendar) -> None:
     for name, value in series.items():
         lone[name] = value
     lone.add_component(next(e for e in _events(series) if "RECURRENCE-ID" in e))
-    moved = _change(
-        "move",
-        INSTANCE,
-        recurrence_id=_at(OVERRIDDEN, 9),
-        start=_at(OVERRIDDEN, 16),
-        end=_at(OVERRIDDEN, 17),
-    )
+    moved = _move(INSTANCE, _at(OVERRIDDEN, 9), _at(OVERRIDDEN, 16), _at(OVERRIDDEN, 17))
     outcome = apply_change(lone, moved, stamp=STAMP)
     assert _instances(outcome) == [(UID, "2026-04-06 16:00", 60, "Standup late")]
     assert outcome.sequence == 4
@@ -967,12 +920,8 @@ def test_rdates_go_with_the_split() -> None:
     master.add(
         "RDATE", [datetime(2026, 3, 12, 9, tzinfo=BERLIN), datetime(2026, 4, 2, 9, tzinfo=BERLIN)]
     )
-    change = _change(
-        "move",
-        FUTURE,
-        recurrence_id=_at(date(2026, 3, 23), 9),
-        start=_at(date(2026, 3, 23), 10),
-        end=_at(date(2026, 3, 23), 11),
+    change = _move(
+        FUTURE, _at(date(2026, 3, 23), 9), _at(date(2026, 3, 23), 10), _at(date(2026, 3, 23), 11)
     )
     outcome = apply_change(calendar, change, stamp=STAMP)
     got = [(item[0], item[1]) for item in _instances(outcome)]
@@ -984,12 +933,8 @@ def test_rdates_go_with_the_split() -> None:
         ("new", "2026-04-02 10:00"),  # a later RDATE moves with the new series
         ("new", "2026-04-06 15:00"),  # the override (of no rule instance) moves along too
     ]
-    rdate = _change(
-        "move",
-        FUTURE,
-        recurrence_id=_at(date(2026, 3, 12), 9),
-        start=_at(date(2026, 3, 12), 10),
-        end=_at(date(2026, 3, 12), 11),
+    rdate = _move(
+        FUTURE, _at(date(2026, 3, 12), 9), _at(date(2026, 3, 12), 10), _at(date(2026, 3, 12), 11)
     )
     with pytest.raises(ChangeError) as caught:
         apply_change(calendar, rdate, stamp=STAMP)
@@ -1037,13 +982,7 @@ def test_all_day_instances_cancel_and_the_series_moves_by_days() -> None:
 def test_a_split_of_an_endless_series() -> None:
     calendar = _series("FREQ=WEEKLY")
     at = _at(date(2026, 3, 23), 9)
-    change = _change(
-        "move",
-        FUTURE,
-        recurrence_id=at,
-        start=_at(date(2026, 3, 23), 9, 30),
-        end=_at(date(2026, 3, 23), 10, 30),
-    )
+    change = _move(FUTURE, at, _at(date(2026, 3, 23), 9, 30), _at(date(2026, 3, 23), 10, 30))
     outcome = apply_change(calendar, change, stamp=STAMP)
     new, old = (resource for _, resource in outcome.writes)
     assert new is not None and old is not None

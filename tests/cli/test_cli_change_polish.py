@@ -36,6 +36,7 @@ from tests.cli.test_cli_changes import (
     _utc,
     files,
     run,
+    run_json,
 )
 from tests.execution.test_change_approvals import _shown
 from tests.planner.change_helpers import request_for
@@ -77,9 +78,7 @@ def test_reschedule_keeps_to_each_attendees_hours_and_shows_local_times(
         "--hours",
         "carol=16:00-23:00@Asia/Tokyo",
     ]
-    answer = run(*args, "--json")
-    assert answer.exit_code == 0, answer.output
-    document = json.loads(answer.stdout)
+    document = run_json(*args, "--json")
     hour = timedelta(hours=1)
     expected = {
         _utc(s)
@@ -131,7 +130,7 @@ def test_hours_of_an_unknown_calendar_are_refused(files: dict[str, Path]) -> Non
 
 def test_update_shows_local_times_and_hours_do_not_refuse_it(files: dict[str, Path]) -> None:
     # the Sync is at 10:00 Berlin = 04:00 New York, outside bob's hours: it stays put
-    answer = run(
+    document = run_json(
         "update-event",
         "sync@example.com",
         *_ics(files),
@@ -141,8 +140,6 @@ def test_update_shows_local_times_and_hours_do_not_refuse_it(files: dict[str, Pa
         "bob=09:00-17:00@America/New_York",
         "--json",
     )
-    assert answer.exit_code == 0, answer.output
-    document = json.loads(answer.stdout)
     assert [c["start"] for c in document["candidates"]] == [_utc(_at("10:00"))]
     ny = _at("10:00").astimezone(NEW_YORK)
     assert document["local_times"] == [

@@ -85,6 +85,14 @@ def run(*args: str | Path) -> Result:
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
+def run_json(*args: str | Path) -> dict[str, Any]:
+    """``cerebri ARGS`` (which print JSON); the document. Fails the test on a non-zero exit."""
+    answer = run(*args)
+    assert answer.exit_code == 0, answer.output
+    document: dict[str, Any] = json.loads(answer.stdout)
+    return document
+
+
 def _ics(files: dict[str, Path]) -> list[str | Path]:
     return ["--ics", files["alice"], "--ics", files["bob"], "--tz", "Europe/Berlin"]
 
@@ -134,9 +142,7 @@ def test_reschedule_offers_every_free_start_least_disruption_first_and_replays(
         "--granularity",
         "30m",
     ]
-    answer = run(*args, "--json")
-    assert answer.exit_code == 0, answer.output
-    document = json.loads(answer.stdout)
+    document = run_json(*args, "--json")
     starts = [c["start"] for c in document["candidates"]]
     expected = [_utc(s) for s in _expected_starts(timedelta(hours=1)) if s != _at("10:00")]
     assert [s for s in starts if s != _utc(_at("10:00"))] == expected
@@ -154,7 +160,7 @@ def test_reschedule_offers_every_free_start_least_disruption_first_and_replays(
 
 
 def test_an_instance_of_a_series_moves_alone(files: dict[str, Path]) -> None:
-    answer = run(
+    document = run_json(
         "reschedule",
         "weekly@example.com",
         *_ics(files),
@@ -164,8 +170,6 @@ def test_an_instance_of_a_series_moves_alone(files: dict[str, Path]) -> None:
         "2026-10-12T13:00/2026-10-12T17:00",
         "--json",
     )
-    assert answer.exit_code == 0, answer.output
-    document = json.loads(answer.stdout)
     assert document["change"]["scope"] == "INSTANCE"
     assert document["change"]["recurrence_id"] == _utc(_at("14:00", 12))
     assert document["event"]["start"] == _utc(_at("14:00", 12))

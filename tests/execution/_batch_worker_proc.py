@@ -19,12 +19,18 @@ if __package__ in (None, ""):  # run by path: make ``tests`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from cerebri.clock import UuidIds
-from cerebri.execution import Executor, run_worker
+from cerebri.execution import Executor
 from cerebri.execution.adapters import Adapters, CalDavCalendar
 from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
 from cerebri.execution.store import open_engine, parse_store_url
 from cerebri.plans import builtin_registry
-from tests.execution._caldav_worker_proc import JournaledCalendar, Killer, ShiftedClock
+from tests.execution._caldav_worker_proc import (
+    JournaledCalendar,
+    Killer,
+    ShiftedClock,
+    add_kill_options,
+    run_until_idle,
+)
 
 
 def build(
@@ -50,24 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="_batch_worker_proc")
     parser.add_argument("--store", required=True)
     parser.add_argument("--calendar", action="append", required=True)
-    parser.add_argument("--journal", type=Path, required=True)
-    parser.add_argument("--clock-offset", type=float, default=0)
-    parser.add_argument("--kill-after", type=int)
-    parser.add_argument("--lease", type=float, default=10)
-    parser.add_argument("--poll", type=float, default=0.01)
+    add_kill_options(parser)
     args = parser.parse_args(argv)
     calendars = dict(item.split("=", 1) for item in args.calendar)
     killer = Killer(args.kill_after)
     executor = build(args.store, calendars, args.journal, args.clock_offset, killer)
-    report = run_worker(
-        executor,
-        lease_seconds=args.lease,
-        until_idle=True,
-        poll_seconds=args.poll,
-        hook=killer.hook(),
-    )
-    print(report.to_wire(), flush=True)
-    return 1 if report.errors else 0
+    return run_until_idle(executor, args, killer)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,31 @@ def registry() -> CapabilityRegistry:
     return table
 
 
+def add_kill_options(parser: argparse.ArgumentParser) -> None:
+    """The options every killable CalDAV worker process takes: ``--journal FILE``,
+    ``--clock-offset SECONDS`` (0), ``--kill-after N``, ``--lease SECONDS`` (10), ``--poll
+    SECONDS`` (0.01)."""
+    parser.add_argument("--journal", type=Path, required=True)
+    parser.add_argument("--clock-offset", type=float, default=0)
+    parser.add_argument("--kill-after", type=int)
+    parser.add_argument("--lease", type=float, default=10)
+    parser.add_argument("--poll", type=float, default=0.01)
+
+
+def run_until_idle(executor: Executor, args: argparse.Namespace, killer: Killer) -> int:
+    """Run the worker until idle with ``args``' lease and poll and ``killer``'s kill points;
+    print its report's wire form; 1 when it saw errors, else 0."""
+    report = run_worker(
+        executor,
+        lease_seconds=args.lease,
+        until_idle=True,
+        poll_seconds=args.poll,
+        hook=killer.hook(),
+    )
+    print(report.to_wire(), flush=True)
+    return 1 if report.errors else 0
+
+
 def build(
     store_url: str, caldav_url: str, journal: Path, offset_seconds: float, killer: Killer
 ) -> Executor:
@@ -131,23 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="_caldav_worker_proc")
     parser.add_argument("--store", required=True)
     parser.add_argument("--caldav", required=True)
-    parser.add_argument("--journal", type=Path, required=True)
-    parser.add_argument("--clock-offset", type=float, default=0)
-    parser.add_argument("--kill-after", type=int)
-    parser.add_argument("--lease", type=float, default=10)
-    parser.add_argument("--poll", type=float, default=0.01)
+    add_kill_options(parser)
     args = parser.parse_args(argv)
     killer = Killer(args.kill_after)
     executor = build(args.store, args.caldav, args.journal, args.clock_offset, killer)
-    report = run_worker(
-        executor,
-        lease_seconds=args.lease,
-        until_idle=True,
-        poll_seconds=args.poll,
-        hook=killer.hook(),
-    )
-    print(report.to_wire(), flush=True)
-    return 1 if report.errors else 0
+    return run_until_idle(executor, args, killer)
 
 
 if __name__ == "__main__":

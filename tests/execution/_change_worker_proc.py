@@ -41,7 +41,7 @@ if __package__ in (None, ""):  # run by path: make ``tests`` importable
 
 from cerebri._json import JSONValue
 from cerebri.clock import UuidIds
-from cerebri.execution import Executor, run_worker
+from cerebri.execution import Executor
 from cerebri.execution.adapters import Adapters, CalDavCalendar, Invocation
 from cerebri.execution.adapters import itip_delivery as itip_module
 from cerebri.execution.adapters.fakes import RecordingAdapter
@@ -49,7 +49,12 @@ from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
 from cerebri.execution.adapters.itip_delivery import ITIP_CAPABILITIES, ItipDelivery, SmtpSettings
 from cerebri.execution.store import open_engine, parse_store_url
 from cerebri.integrations.credentials import CalDAVLogins
-from tests.execution._caldav_worker_proc import Killer, ShiftedClock
+from tests.execution._caldav_worker_proc import (
+    Killer,
+    ShiftedClock,
+    add_kill_options,
+    run_until_idle,
+)
 
 SENDER: Final = "cerebri@kill.test"
 """The SMTP envelope sender (``MAIL FROM``) of every message."""
@@ -127,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--credentials", type=Path, required=True)
     parser.add_argument("--outbox", type=Path, required=True)
     parser.add_argument("--smtp-port", type=int, required=True)
-    parser.add_argument("--journal", type=Path, required=True)
-    parser.add_argument("--clock-offset", type=float, default=0)
-    parser.add_argument("--kill-after", type=int)
-    parser.add_argument("--lease", type=float, default=10)
-    parser.add_argument("--poll", type=float, default=0.01)
+    add_kill_options(parser)
     args = parser.parse_args(argv)
     killer = Killer(args.kill_after)
     _kill_after_smtp(killer)
@@ -146,16 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         offset_seconds=args.clock_offset,
         killer=killer,
     )
-    report = run_worker(
-        executor,
-        lease_seconds=args.lease,
-        until_idle=True,
-        poll_seconds=args.poll,
-        hook=killer.hook(),
-    )
-    print(report.to_wire(), flush=True)
+    code = run_until_idle(executor, args, killer)
     print(f"pid {os.getpid()} done", flush=True)
-    return 1 if report.errors else 0
+    return code
 
 
 def zygote() -> int:

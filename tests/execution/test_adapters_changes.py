@@ -10,9 +10,6 @@ and the instances a series has are expanded by ``recurring-ical-events``, never 
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,7 +28,8 @@ from cerebri.execution.adapters import AdapterError, CalDavCalendar, IcsFileCale
 from cerebri.execution.adapters._caldav_changes import ChangeWriter
 from cerebri.execution.adapters.base import DispatchingAdapter
 from cerebri.temporal import Instant
-from tests._radicale import RadicaleServer, free_port, stop, wait_until_answering
+from tests._dav_servers import run_xandikos
+from tests._radicale import RadicaleServer
 
 NOW = Instant.parse("2026-12-01T08:00:00Z")
 WINDOW = (datetime(2026, 12, 1, tzinfo=UTC), datetime(2027, 1, 31, tzinfo=UTC))
@@ -125,6 +123,10 @@ class Backend:
             return [self.files[calendar_id].read_text(encoding="utf-8")]
         return sorted(str(o.data) for o in self.collections[calendar_id].events())
 
+    def snapshots(self) -> dict[str, list[str]]:
+        """:meth:`snapshot` of alice's and bob's calendars, by calendar id."""
+        return {who: self.snapshot(who) for who in ("alice", "bob")}
+
     def instances(self, calendar_id: str = "alice") -> list[tuple[str, str, str]]:
         """``(uid, start, end)`` of every instance in the window, expanded by
         recurring-ical-events, sorted."""
@@ -168,33 +170,11 @@ class Backend:
         return caught.value
 
 
-def _xandikos(folder: Path) -> Iterator[str]:
-    """A Xandikos on a free port (one principal ``/alice/``, no authentication)."""
-    port = free_port()
-    log_path = folder / "xandikos.log"
-    command = [
-        sys.executable, "-m", "xandikos.web", "-d", str(folder / "data"),
-        "-l", "127.0.0.1", "-p", str(port), "--defaults",
-        "--current-user-principal", "/alice/", "--no-detect-systemd",
-        "--state-dir", str(folder / "state"),
-    ]  # fmt: skip
-    try:
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
-            )
-        try:
-            wait_until_answering(process, port, log_path, "Xandikos")
-            yield f"http://127.0.0.1:{port}/"
-        finally:
-            stop(process)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def xandikos_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from _xandikos(tmp_path_factory.mktemp("xandikos"))
+    """A Xandikos on a free port (one principal ``/alice/``, no authentication)."""
+    with run_xandikos(tmp_path_factory.mktemp("xandikos"), "alice") as url:
+        yield url
 
 
 def _on_dav(name: str, url: str, user: str) -> Iterator[Backend]:
@@ -284,14 +264,14 @@ def test_move_the_whole_series(backend: Backend) -> None:
 
 def test_move_this_and_future_splits_the_series(backend: Backend) -> None:
     backend.put("alice", STANDUP)
-    result = backend.call(
-        "calendar.event.move",
-        object_id="standup",
-        recurrence_id="2026-12-21T09:00:00Z",
-        scope="THIS_AND_FUTURE",
-        start="2026-12-21T11:00:00Z",
-        end="2026-12-21T11:30:00Z",
-    )
+    params = {
+        "object_id": "standup",
+        "recurrence_id": "2026-12-21T09:00:00Z",
+        "scope": "THIS_AND_FUTURE",
+        "start": "2026-12-21T11:00:00Z",
+        "end": "2026-12-21T11:30:00Z",
+    }
+    result = backend.call("calendar.event.move", **params)
 
     new_uid = result["new_uid"]
     assert isinstance(new_uid, str) and new_uid != "standup"
@@ -305,14 +285,7 @@ def test_move_this_and_future_splits_the_series(backend: Backend) -> None:
         ]
     )
     before = backend.snapshot("alice")
-    again = backend.call(
-        "calendar.event.move",
-        object_id="standup",
-        recurrence_id="2026-12-21T09:00:00Z",
-        scope="THIS_AND_FUTURE",
-        start="2026-12-21T11:00:00Z",
-        end="2026-12-21T11:30:00Z",
-    )
+    again = backend.call("calendar.event.move", **params)  # the step tried again
     assert (again["replayed"], again["new_uid"]) == (True, new_uid)
     assert backend.snapshot("alice") == before
 
@@ -329,7 +302,7 @@ def test_a_series_move_meeting_busy_time_in_its_third_week_writes_nothing(
 ) -> None:
     backend.put("alice", STANDUP)
     backend.put("bob", BOB_WEEK_3)
-    before = {who: backend.snapshot(who) for who in ("alice", "bob")}
+    before = backend.snapshots()
 
     # the anchor (7 December 10:00-10:30) is free; the instance of 21 December is not
     error = backend.refused(
@@ -344,7 +317,7 @@ def test_a_series_move_meeting_busy_time_in_its_third_week_writes_nothing(
     assert (error.code, error.retryable) == ("calendar.slot_taken", False)
     assert "calendar bob" in error.message and "bob-week-3" in error.message
     assert "2026-12-21T10:00:00Z" in error.message
-    assert {who: backend.snapshot(who) for who in ("alice", "bob")} == before
+    assert backend.snapshots() == before
 
 
 def test_a_this_and_future_move_meeting_busy_time_leaves_no_new_series(
@@ -354,7 +327,7 @@ def test_a_this_and_future_move_meeting_busy_time_leaves_no_new_series(
     # from 7 December on, moved to 10:00: the new series is 12-07, 12-14, 12-21 (its third
     # instance, where bob is busy), 12-28; nothing of it may be left behind
     backend.put("bob", BOB_WEEK_3)
-    before = {who: backend.snapshot(who) for who in ("alice", "bob")}
+    before = backend.snapshots()
 
     error = backend.refused(
         "calendar.event.move",
@@ -368,7 +341,7 @@ def test_a_this_and_future_move_meeting_busy_time_leaves_no_new_series(
 
     assert error.code == "calendar.slot_taken"
     assert "bob-week-3" in error.message
-    assert {who: backend.snapshot(who) for who in ("alice", "bob")} == before
+    assert backend.snapshots() == before
     # out of bob's way (10:30) the same move goes through
     done = backend.call(
         "calendar.event.move",

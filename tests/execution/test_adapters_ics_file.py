@@ -9,7 +9,7 @@ import stat
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from icalendar import Calendar
@@ -88,9 +88,7 @@ def test_create_writes_a_new_file_with_one_utc_event(tmp_path: Path) -> None:
 
 
 def test_created_event_is_busy_for_cerebri_s_reader_and_cli(tmp_path: Path) -> None:
-    adapter = calendar(tmp_path)
-    adapter.invoke(create())
-    path = tmp_path / "work.ics"
+    adapter, path = _with_one_event(tmp_path)
     window = (Instant.parse("2026-10-05T08:00:00Z"), Instant.parse("2026-10-05T10:00:00Z"))
     [busy] = busy_periods([parse_calendar(path.read_text(), source="work")], *window)
     assert (busy.uid, busy.start, busy.end) == ("e1", Instant.parse(START), Instant.parse(END))
@@ -243,18 +241,24 @@ def test_two_processes_creating_one_uid_make_one_event(tmp_path: Path) -> None:
     assert [str(e["UID"]) for e in events(path)] == ["e1"]
 
 
+def _with_one_event(tmp_path: Path) -> tuple[IcsFileCalendar, Path]:
+    """An adapter over ``work.ics`` in ``tmp_path`` after one :func:`create`; the file."""
+    adapter = calendar(tmp_path)
+    adapter.invoke(create())
+    return adapter, tmp_path / "work.ics"
+
+
+def _disk_full(*_: object) -> NoReturn:
+    """A stand-in for ``os.replace``/``os.write`` on a full disk."""
+    raise OSError(28, "No space left on device")
+
+
 def test_a_failed_replace_leaves_the_old_file_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    adapter = calendar(tmp_path)
-    adapter.invoke(create())
-    path = tmp_path / "work.ics"
+    adapter, path = _with_one_event(tmp_path)
     before = path.read_bytes()
-
-    def crash(src: object, dst: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", crash)
+    monkeypatch.setattr(os, "replace", _disk_full)
     later = create(object_id="e2", start=LATER_START, end=LATER_END)
     # os.replace failed, so nothing was written: not retryable (the executor reads a
     # retryable failure of a non-idempotent write as "may have happened")
@@ -267,15 +271,9 @@ def test_a_failed_replace_leaves_the_old_file_whole(
 def test_a_failed_write_of_the_new_bytes_is_not_retryable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    adapter = calendar(tmp_path)
-    adapter.invoke(create())
-    path = tmp_path / "work.ics"
+    adapter, path = _with_one_event(tmp_path)
     before = path.read_bytes()
-
-    def full(fd: int, data: object) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "write", full)
+    monkeypatch.setattr(os, "write", _disk_full)
     with pytest.raises(AdapterError) as caught:
         adapter.invoke(create(object_id="e2", start=LATER_START, end=LATER_END))
     monkeypatch.undo()
@@ -289,9 +287,7 @@ def test_a_failed_write_of_the_new_bytes_is_not_retryable(
 def test_a_failed_folder_sync_after_the_replace_may_have_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    adapter = calendar(tmp_path)
-    adapter.invoke(create())
-    path = tmp_path / "work.ics"
+    adapter, path = _with_one_event(tmp_path)
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:

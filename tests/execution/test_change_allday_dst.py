@@ -9,7 +9,6 @@ summer); the file is read back with icalendar.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import date
@@ -19,18 +18,13 @@ import icalendar
 import pytest
 from typer.testing import CliRunner
 
-from cerebri.calendars.changes import resource_etag
 from cerebri.cli import app
-from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.cpir.scalars import TimeRange
-from cerebri.execution import Executor, decide, list_approvals, run_worker, show_plan, submit
-from cerebri.execution import store as execution_store
-from cerebri.execution.adapters import Adapters, IcsFileCalendar
-from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
-from cerebri.plans import draft_from_action_plan
+from cerebri.execution import Executor
+from cerebri.execution.adapters import IcsFileCalendar
 from cerebri.temporal import Instant
-from tests.plans.test_change_drafts import _change, _plan
+from tests.execution._ics_change_world import carry_out, change_draft, ics_executor
 
 UID = "offsite@example.com"
 ZONE = "Europe/Berlin"
@@ -69,20 +63,8 @@ def world(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[tuple[str, Executor, IcsFileCalendar, Path]]:
     case = str(request.param)
-    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    execution_store.init(url)
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    clock = FakeClock(Instant.parse("2026-03-01T08:00:00Z"))
-    work = tmp_path / "work.ics"
-    work.write_text(_text(CASES[case][0]), encoding="utf-8", newline="")
-    calendars = IcsFileCalendar({"work": work}, clock)
-    adapters = Adapters()
-    for name in CALENDAR_CAPABILITIES:
-        adapters = adapters.with_adapter(name, calendars)
-    try:
-        yield case, Executor(engine, clock, SequentialIds("a"), adapters=adapters), calendars, work
-    finally:
-        engine.dispose()
+    with ics_executor(tmp_path, _text(CASES[case][0]), "2026-03-01T08:00:00Z") as world:
+        yield (case, *world)
 
 
 def test_two_whole_days_across_a_dst_change_are_planned_and_written_alike(
@@ -100,32 +82,19 @@ def test_two_whole_days_across_a_dst_change_are_planned_and_written_alike(
     span = candidate["proposed"]["placements"][0]["range"]
     assert (span["start"], span["end"]) == (start, end)  # plan time: the true UTC range
 
-    plan, action = _plan(MutationKind.UPDATE_EVENT)
     planned = TimeRange(start=Instant.parse(span["start"]), end=Instant.parse(span["end"]))
-    action = dataclasses.replace(
-        action, placement=dataclasses.replace(action.placement, range=planned)
-    )
-    plan = dataclasses.replace(plan, actions=(action,))
-    resource = calendars.read_resource("work", UID)
-    assert resource is not None
-    change = _change(
-        scope="SERIES", uid=UID, etag=resource_etag(resource), organizer=None, attendees=None
-    )
     before = {"start": found["event"]["start"], "end": found["event"]["end"]}
-    draft = draft_from_action_plan(
-        plan,
-        change=change,
-        current={action.target: before},
-        titles={action.target: "Offsite"},
-        zones={action.target: ZONE},
+    draft = change_draft(
+        calendars,
+        MutationKind.UPDATE_EVENT,
+        planned,
+        uid=UID,
+        current=before,
+        current_title="Offsite",
+        zone=ZONE,
+        scope="SERIES",
     )
-    plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
-    shown = show_plan(executor, plan_id)
+    shown = carry_out(executor, draft)
     assert shown["status"] == "completed", shown  # act time: no change.not_whole_days
 
     (event,) = icalendar.Calendar.from_ical(work.read_bytes()).walk("VEVENT")

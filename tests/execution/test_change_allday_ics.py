@@ -7,7 +7,6 @@ The file is read back with icalendar, the expected instants computed here with z
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -18,18 +17,13 @@ import icalendar
 import pytest
 
 from cerebri._json import JSONValue
-from cerebri.calendars.changes import resource_etag
-from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.cpir.scalars import TimeRange
-from cerebri.execution import Executor, decide, list_approvals, run_worker, show_plan, submit
-from cerebri.execution import store as execution_store
-from cerebri.execution.adapters import Adapters, IcsFileCalendar, Invocation
+from cerebri.execution import Executor
+from cerebri.execution.adapters import IcsFileCalendar, Invocation
 from cerebri.execution.adapters.base import AdapterError
-from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
-from cerebri.plans import draft_from_action_plan
 from cerebri.temporal import Instant
-from tests.plans.test_change_drafts import _change, _plan
+from tests.execution._ics_change_world import carry_out, change_draft, ics_executor
 
 UID = "offsite@example.com"
 ZONE = "Europe/Berlin"
@@ -48,53 +42,27 @@ def _midnight(day: date) -> Instant:
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path]]:
-    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    execution_store.init(url)
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    clock = FakeClock(Instant.parse("2026-10-01T08:00:00Z"))
-    work = tmp_path / "work.ics"
-    work.write_text(OFFSITE, encoding="utf-8", newline="")
-    calendars = IcsFileCalendar({"work": work}, clock)
-    adapters = Adapters()
-    for name in CALENDAR_CAPABILITIES:
-        adapters = adapters.with_adapter(name, calendars)
-    executor = Executor(engine, clock, SequentialIds("a"), adapters=adapters)
-    try:
-        yield executor, calendars, work
-    finally:
-        engine.dispose()
+    with ics_executor(tmp_path, OFFSITE, "2026-10-01T08:00:00Z") as world:
+        yield world
 
 
 def _carry_out(
     executor: Executor, calendars: IcsFileCalendar, kind: MutationKind, first: date, last: date
 ) -> dict[str, Any]:
     """Change the offsite to the whole days ``first`` to ``last`` (inclusive) in Berlin."""
-    plan, action = _plan(kind)
     span = TimeRange(start=_midnight(first), end=_midnight(date.fromordinal(last.toordinal() + 1)))
-    action = dataclasses.replace(
-        action, placement=dataclasses.replace(action.placement, range=span)
-    )
-    plan = dataclasses.replace(plan, actions=(action,))
-    resource = calendars.read_resource("work", UID)
-    assert resource is not None
-    change = _change(
-        scope="SERIES", uid=UID, etag=resource_etag(resource), organizer=None, attendees=None
-    )
     now = {"start": str(_midnight(date(2026, 10, 5))), "end": str(_midnight(date(2026, 10, 6)))}
-    draft = draft_from_action_plan(
-        plan,
-        change=change,
-        current={action.target: now},
-        titles={action.target: "Offsite"},
-        zones={action.target: ZONE},
+    draft = change_draft(
+        calendars,
+        kind,
+        span,
+        uid=UID,
+        current=now,
+        current_title="Offsite",
+        zone=ZONE,
+        scope="SERIES",
     )
-    plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
-    return show_plan(executor, plan_id)
+    return carry_out(executor, draft)
 
 
 def _dates(work: Path) -> tuple[object, object, int]:

@@ -7,7 +7,6 @@ recurring-ical-events; the instants are worked out by hand.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,17 +16,12 @@ import icalendar
 import pytest
 import recurring_ical_events
 
-from cerebri.calendars.changes import resource_etag
-from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.cpir.scalars import TimeRange
-from cerebri.execution import Executor, decide, list_approvals, run_worker, show_plan, submit
-from cerebri.execution import store as execution_store
-from cerebri.execution.adapters import Adapters, IcsFileCalendar
-from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
-from cerebri.plans import draft_from_action_plan
+from cerebri.execution import Executor
+from cerebri.execution.adapters import IcsFileCalendar
 from cerebri.temporal import Instant
-from tests.plans.test_change_drafts import _change, _plan
+from tests.execution._ics_change_world import carry_out, change_draft, ics_executor
 
 UID = "night@example.com"
 ZONE = "Europe/Berlin"
@@ -42,56 +36,27 @@ NIGHT = (
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path]]:
-    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    execution_store.init(url)
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    clock = FakeClock(Instant.parse("2026-03-01T08:00:00Z"))
-    work = tmp_path / "work.ics"
-    work.write_text(NIGHT, encoding="utf-8", newline="")
-    calendars = IcsFileCalendar({"work": work}, clock)
-    adapters = Adapters()
-    for name in CALENDAR_CAPABILITIES:
-        adapters = adapters.with_adapter(name, calendars)
-    try:
-        yield Executor(engine, clock, SequentialIds("a"), adapters=adapters), calendars, work
-    finally:
-        engine.dispose()
+    with ics_executor(tmp_path, NIGHT, "2026-03-01T08:00:00Z") as world:
+        yield world
 
 
 def _carry_out(
     executor: Executor, calendars: IcsFileCalendar, kind: MutationKind, start: str, end: str
 ) -> dict[str, Any]:
-    plan, action = _plan(kind)
     span = TimeRange(start=Instant.parse(start), end=Instant.parse(end))
-    action = dataclasses.replace(
-        action, placement=dataclasses.replace(action.placement, range=span)
-    )
-    plan = dataclasses.replace(plan, actions=(action,))
-    resource = calendars.read_resource("work", UID)
-    assert resource is not None
-    change = _change(
-        scope="INSTANCE",
+    draft = change_draft(
+        calendars,
+        kind,
+        span,
         uid=UID,
+        current={"start": GAP, "end": "2026-03-29T02:30:00Z"},
+        current_title="Night run",
+        zone=ZONE,
+        scope="INSTANCE",
         recurrence_id=GAP,
-        etag=resource_etag(resource),
         sequence=4,
-        organizer=None,
-        attendees=None,
     )
-    draft = draft_from_action_plan(
-        plan,
-        change=change,
-        current={action.target: {"start": GAP, "end": "2026-03-29T02:30:00Z"}},
-        titles={action.target: "Night run"},
-        zones={action.target: ZONE},
-    )
-    plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
-    return show_plan(executor, plan_id)
+    return carry_out(executor, draft)
 
 
 def _instances(work: Path) -> list[tuple[str, str]]:

@@ -30,9 +30,7 @@ from cerebri.cpir import MutationKind, parse_request
 from cerebri.errors import CerebriError
 from cerebri.execution import (
     Executor,
-    decide,
     list_approvals,
-    run_worker,
     show_plan,
     submit,
 )
@@ -44,6 +42,7 @@ from cerebri.execution.adapters.itip_delivery import ItipDelivery
 from cerebri.planner import action_plan_for
 from cerebri.plans import change_inputs, draft_from_action_plan
 from cerebri.temporal import Instant
+from tests.execution._ics_change_world import run_and_approve
 from tests.plans.test_change_drafts import ORGANIZER, _change, _plan
 
 UID = "weekly@example.com"
@@ -114,11 +113,7 @@ def _carry_out(
         titles={action.target: "Weekly"},
     )
     plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
+    run_and_approve(executor)
     assert len(list_approvals(executor, status=None)) == 1  # one decision for the change
     assert show_plan(executor, plan_id)["status"] == "completed"
     return plan_id
@@ -327,11 +322,7 @@ def test_a_series_move_is_anchored_on_an_instance_not_moved_on_its_own(
         actions, titles={action.target: "Monday"}, **change_inputs(request, actions)
     )
     plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
+    run_and_approve(executor)
     assert show_plan(executor, plan_id)["status"] == "completed"  # verify agreed
     calendar = icalendar.Calendar.from_ical(work.read_text(encoding="utf-8"))
     starts = sorted(

@@ -7,7 +7,6 @@ The file is read back with icalendar; the values are written down by hand.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,17 +14,12 @@ from typing import Any
 import icalendar
 import pytest
 
-from cerebri.calendars.changes import resource_etag
-from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.cpir.scalars import TimeRange
-from cerebri.execution import Executor, decide, list_approvals, run_worker, show_plan, submit
-from cerebri.execution import store as execution_store
-from cerebri.execution.adapters import Adapters, IcsFileCalendar
-from cerebri.execution.adapters.ics_file import CALENDAR_CAPABILITIES
-from cerebri.plans import draft_from_action_plan
+from cerebri.execution import Executor
+from cerebri.execution.adapters import IcsFileCalendar
 from cerebri.temporal import Instant
-from tests.plans.test_change_drafts import _change, _plan
+from tests.execution._ics_change_world import carry_out, change_draft, ics_executor
 
 UID = "remind@example.com"
 NINE, SECOND = "2027-01-05T09:00:00Z", "2027-01-05T09:00:01Z"
@@ -38,20 +32,8 @@ POINT = (
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[tuple[Executor, IcsFileCalendar, Path]]:
-    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    execution_store.init(url)
-    engine = execution_store.open_engine(execution_store.parse_store_url(url))
-    clock = FakeClock(Instant.parse("2026-12-01T08:00:00Z"))
-    work = tmp_path / "work.ics"
-    work.write_text(POINT, encoding="utf-8", newline="")
-    calendars = IcsFileCalendar({"work": work}, clock)
-    adapters = Adapters()
-    for name in CALENDAR_CAPABILITIES:
-        adapters = adapters.with_adapter(name, calendars)
-    try:
-        yield Executor(engine, clock, SequentialIds("a"), adapters=adapters), calendars, work
-    finally:
-        engine.dispose()
+    with ics_executor(tmp_path, POINT, "2026-12-01T08:00:00Z") as world:
+        yield world
 
 
 def _carry_out(
@@ -61,37 +43,20 @@ def _carry_out(
     title: str | None = None,
 ) -> dict[str, Any]:
     executor, calendars, _ = world
-    plan, action = _plan(kind)
     span = TimeRange(start=Instant.parse(NINE), end=Instant.parse(end))
-    action = dataclasses.replace(
-        action, placement=dataclasses.replace(action.placement, range=span)
-    )
-    plan = dataclasses.replace(plan, actions=(action,))
-    resource = calendars.read_resource("work", UID)
-    assert resource is not None
-    change = _change(
-        scope="SERIES",
+    draft = change_draft(
+        calendars,
+        kind,
+        span,
         uid=UID,
-        etag=resource_etag(resource),
+        current={"start": NINE, "end": SECOND},
+        current_title="Reminder",
+        zone="UTC",
+        scope="SERIES",
         sequence=4,
         title=title,
-        organizer=None,
-        attendees=None,
     )
-    draft = draft_from_action_plan(
-        plan,
-        change=change,
-        current={action.target: {"start": NINE, "end": SECOND}},
-        titles={action.target: "Reminder"},
-        zones={action.target: "UTC"},
-    )
-    plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
-    return show_plan(executor, plan_id)
+    return carry_out(executor, draft)
 
 
 def _event(work: Path) -> Any:

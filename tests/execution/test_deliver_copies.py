@@ -28,7 +28,7 @@ from cerebri.calendars.changes import resource_etag
 from cerebri.clock import FakeClock, SequentialIds
 from cerebri.cpir import MutationKind
 from cerebri.cpir.scalars import TimeRange
-from cerebri.execution import Executor, decide, list_approvals, run_worker, show_plan, submit
+from cerebri.execution import Executor, list_approvals, show_plan, submit
 from cerebri.execution import store as execution_store
 from cerebri.execution.adapters import (
     AdapterError,
@@ -43,6 +43,7 @@ from cerebri.integrations.credentials import CalDAVLogins
 from cerebri.plans import draft_from_action_plan
 from cerebri.temporal import Instant
 from tests._dav_servers import CalDavServer
+from tests.execution._ics_change_world import run_and_approve
 from tests.plans.test_change_drafts import _change, _plan
 
 UID = "weekly-copies@example.com"
@@ -251,11 +252,7 @@ def _carry_out(world: World, kind: MutationKind, scope: str, **extra: Any) -> di
     )
     executor = world.executor
     plan_id = submit(executor, draft, requester="principal:alice").plan_id
-    for _ in range(2):
-        report = run_worker(executor, until_idle=True, poll_seconds=0.01)
-        assert report.errors == 0, report.last_error
-        for asked in list_approvals(executor):
-            decide(executor, str(asked["id"]), approve=True, by="principal:bob")
+    run_and_approve(executor)
     assert len(list_approvals(executor, status=None)) == 1  # one decision for the change
     shown = show_plan(executor, plan_id)
     assert shown["status"] == "completed"

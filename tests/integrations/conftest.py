@@ -25,9 +25,6 @@ or writes the user's real cache.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +32,8 @@ from pathlib import Path
 import pytest
 
 from cerebri.integrations import CACHE_DIR_ENV
-from tests._dav_servers import PEOPLE, SERVER_NAMES, CalDavServer, matrix_fixture
-from tests._radicale import RadicaleServer, serve, stop, wait_until_answering
-from tests._radicale import free_port as _free_port
+from tests._dav_servers import PEOPLE, SERVER_NAMES, CalDavServer, matrix_fixture, run_xandikos
+from tests._radicale import RadicaleServer, serve
 from tests._smtp import SmtpRecorder, serve_smtp
 
 _HTPASSWD_USER = "alice"
@@ -92,38 +88,8 @@ _XANDIKOS_USER = "alice"
 def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
     """Xandikos serving one user's calendars from a temporary folder, no authentication."""
     folder = tmp_path_factory.mktemp("xandikos")
-    port = _free_port()
-    log_path = folder / "xandikos.log"
-    command = [
-        sys.executable,
-        "-m",
-        "xandikos.web",
-        "-d",
-        str(folder / "data"),
-        "-l",
-        "127.0.0.1",
-        "-p",
-        str(port),
-        "--defaults",
-        "--current-user-principal",
-        f"/{_XANDIKOS_USER}/",
-        "--no-detect-systemd",
-        "--state-dir",
-        str(folder / "state"),
-    ]
-    try:
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
-            )
-        try:
-            wait_until_answering(process, port, log_path, "Xandikos")
-            url = f"http://127.0.0.1:{port}/"
-            yield DavServer("xandikos", url, f"{url}{_XANDIKOS_USER}/", _XANDIKOS_USER, "unused")
-        finally:
-            stop(process)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with run_xandikos(folder, _XANDIKOS_USER) as url:
+        yield DavServer("xandikos", url, f"{url}{_XANDIKOS_USER}/", _XANDIKOS_USER, "unused")
 
 
 @pytest.fixture(scope="session", params=["radicale", "xandikos"])
