@@ -145,6 +145,22 @@ def test_a_movable_meeting_needs_move_permission_and_scope() -> None:
             {"InvalidBatch": {"id": "m-a", "field": "not_same_day_as"}},
         ),
         (
+            lambda b: b["meetings"][0].update(not_same_day_as=["m-a"]),
+            {"InvalidBatch": {"id": "m-a", "field": "not_same_day_as"}},
+        ),
+        (
+            lambda b: b["meetings"][0].update(after=[{"object_id": "m-a"}]),
+            {"InvalidBatch": {"id": "m-a", "field": "after"}},
+        ),
+        (
+            lambda b: b["meetings"][0].update(required=["ann", "ann"]),
+            {"InvalidBatch": {"id": "m-a", "field": "attendees"}},
+        ),
+        (
+            lambda b: b["meetings"][0].update(optional=list(b["meetings"][0]["required"])),
+            {"InvalidBatch": {"id": "m-a", "field": "attendees"}},
+        ),
+        (
             lambda b: b["meetings"][0].update(preferred_start=MONDAY + "17:00:00Z"),
             {"InvalidBatch": {"id": "m-a", "field": "preferred_start"}},
         ),

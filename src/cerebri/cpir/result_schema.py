@@ -194,6 +194,7 @@ _BATCH_FIELDS = (
     "target",
     "person",
     "room",
+    "attendees",
     "duration",
     "window",
     "after",

@@ -141,17 +141,24 @@ class BatchInputs:
         people = {p.id for p in self.batch.people}
         rooms = {r.id for r in self.batch.rooms}
         step = self.grain // NS
-        for person in (*meeting.required, *meeting.optional):
+        listed = (*meeting.required, *meeting.optional)
+        for person in listed:
             if person not in people:
                 self.invalid(person, "person")
+        if len(set(listed)) != len(listed):
+            self.invalid(meeting.object_id, "attendees")
         need = meeting.room
         for room in () if need is None else need.room_ids or ():
             if room not in rooms:
                 self.invalid(room, "room")
-        if any(a.object_id not in self.meetings or a.gap_seconds % step for a in meeting.after):
-            self.invalid(meeting.object_id, "after")
-        if any(other not in self.meetings for other in meeting.not_same_day_as):
-            self.invalid(meeting.object_id, "not_same_day_as")
+        mid = meeting.object_id
+        if any(
+            a.object_id not in self.meetings or a.object_id == mid or a.gap_seconds % step
+            for a in meeting.after
+        ):
+            self.invalid(mid, "after")
+        if any(other not in self.meetings or other == mid for other in meeting.not_same_day_as):
+            self.invalid(mid, "not_same_day_as")
 
     def _check_existing(self) -> None:
         mutating = not self.request.analysis_only

@@ -40,8 +40,11 @@ Issues (sorted with the planner's, de-duplicated by their JSON text):
   without an entry), ``person`` / ``room`` (an id listed twice; or named by a meeting but
   absent), ``duration`` (not a whole number of grains), ``window`` (not on the grid or not
   inside the horizon; id ``scope.time_range`` when the horizon holds no whole grain),
-  ``after`` (names no meeting, or a gap that is not whole grains),
-  ``not_same_day_as`` (names no meeting), ``travel`` (not whole grains), ``time`` (an
+  ``attendees`` (a person listed twice in one meeting, as required or optional),
+  ``after`` (names no meeting or the meeting itself, or a gap that is not whole grains),
+  ``not_same_day_as`` (names no meeting or the meeting itself), ``travel`` (not whole
+  grains; a location no meeting has is allowed and unused: a travel table may be shared
+  by many batches), ``time`` (an
   existing meeting whose current range is off the grid, outside the horizon, or not its
   duration long), ``movable`` (an existing meeting ``scope.movable_object_ids`` does not
   list), ``preferred_start`` (outside the horizon), ``dependency`` (a ``DEPENDENCY_ORDER``
