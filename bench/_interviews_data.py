@@ -2,7 +2,8 @@
 calendars and a batch file of 40 interviews (5 candidates x 8), written deterministically
 from a seed.
 
-The week is Monday 5 to Friday 9 October 2026 (Berlin CEST, London BST, New York EDT).
+The week is Monday 5 to Friday 9 October 2026 (Berlin CEST, London BST, New York EDT) unless
+another Monday is given.
 Each calendar holds what a real work calendar holds: a daily stand-up series shared by the
 team (one day skipped by ``EXDATE``, one instance moved by a ``RECURRENCE-ID`` override),
 a weekly team meeting, weekly 1:1 series (one skipped this week, one moved), all-day
@@ -39,15 +40,13 @@ __all__ = [
     "INTERVIEWERS",
     "MONDAY",
     "ROOMS",
-    "WINDOW",
     "Case",
     "write_case",
 ]
 
 BERLIN, LONDON, NEW_YORK = "Europe/Berlin", "Europe/London", "America/New_York"
 MONDAY = date(2026, 10, 5)
-WEEK = [MONDAY + timedelta(days=d) for d in range(5)]
-WINDOW = ("2026-10-04T22:00:00Z", "2026-10-09T22:00:00Z")  # Mon-Fri, Berlin midnights
+"""The default week's Monday (any Monday works: ``write_case(monday=...)``)."""
 WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
 
 # id -> (zone, start, end, days)
@@ -91,7 +90,9 @@ def _at(day: date, clock: str, zone: str) -> datetime:
     return datetime(day.year, day.month, day.day, hour, minute, tzinfo=ZoneInfo(zone))
 
 
-def _event(uid: str, title: str, start: datetime | date, end: datetime | date, **more: Any) -> Event:
+def _event(
+    uid: str, title: str, start: datetime | date, end: datetime | date, **more: Any
+) -> Event:
     event = Event()
     event.add("uid", uid)
     event.add("dtstamp", datetime(2026, 9, 1, 8, 0, tzinfo=UTC))
@@ -103,61 +104,80 @@ def _event(uid: str, title: str, start: datetime | date, end: datetime | date, *
     return event
 
 
-def _shared() -> list[Event]:
+def _shared(week: list[date]) -> list[Event]:
     """The series several calendars hold (each calendar gets its own copy)."""
     events: list[Event] = []
-    first = date(2026, 9, 7)
+    first = week[0] - timedelta(weeks=4)
     standup = _event(
-        "standup-platform.example.org", "Team stand-up",
-        _at(first, "09:30", BERLIN), _at(first, "09:45", BERLIN),
+        "standup-platform.example.org",
+        "Team stand-up",
+        _at(first, "09:30", BERLIN),
+        _at(first, "09:45", BERLIN),
         rrule={"freq": "daily", "byday": ["MO", "TU", "WE", "TH", "FR"]},
-        exdate=_at(WEEK[2], "09:30", BERLIN),  # no stand-up on Wednesday
-    )  # fmt: skip
+        exdate=_at(week[2], "09:30", BERLIN),  # no stand-up on Wednesday
+    )
     moved = _event(
-        "standup-platform.example.org", "Team stand-up (late)",
-        _at(WEEK[3], "11:00", BERLIN), _at(WEEK[3], "11:15", BERLIN),
-        recurrence_id=_at(WEEK[3], "09:30", BERLIN), sequence=1,
-    )  # fmt: skip
+        "standup-platform.example.org",
+        "Team stand-up (late)",
+        _at(week[3], "11:00", BERLIN),
+        _at(week[3], "11:15", BERLIN),
+        recurrence_id=_at(week[3], "09:30", BERLIN),
+        sequence=1,
+    )
     weekly = _event(
-        "weekly-platform.example.org", "Platform weekly",
-        _at(date(2026, 9, 1), "14:00", BERLIN), _at(date(2026, 9, 1), "15:00", BERLIN),
+        "weekly-platform.example.org",
+        "Platform weekly",
+        _at(first + timedelta(days=1), "14:00", BERLIN),
+        _at(first + timedelta(days=1), "15:00", BERLIN),
         rrule={"freq": "weekly", "byday": ["TU"]},
-    )  # fmt: skip
+    )
     events += [standup, moved, weekly]
     return events
 
 
 ONE_ON_ONES = [
-    # uid, a, b, first day, start, end, zone, skip this week, moved to (day index, clock)
-    ("1on1-anna-ben", "anna", "ben", date(2026, 9, 7), "11:00", "11:30", BERLIN, False, None),
-    ("1on1-anna-chloe", "anna", "chloe", date(2026, 9, 9), "11:00", "11:45", BERLIN, True, None),
-    ("1on1-david-elena", "david", "elena", date(2026, 9, 10), "15:00", "15:30", BERLIN, False, (4, "10:00")),
-    ("1on1-farid-grace", "farid", "grace", date(2026, 9, 7), "14:00", "14:30", LONDON, False, None),
-    ("1on1-hiro-anna", "hiro", "anna", date(2026, 9, 9), "10:00", "10:30", NEW_YORK, False, None),
-]  # fmt: skip
+    # uid, a, b, weekday (0 = Monday; the series began four weeks earlier), start, end,
+    # zone, skipped this week, moved this week to (day index, clock)
+    ("1on1-anna-ben", "anna", "ben", 0, "11:00", "11:30", BERLIN, False, None),
+    ("1on1-anna-chloe", "anna", "chloe", 2, "11:00", "11:45", BERLIN, True, None),
+    ("1on1-david-elena", "david", "elena", 3, "15:00", "15:30", BERLIN, False, (4, "10:00")),
+    ("1on1-farid-grace", "farid", "grace", 0, "14:00", "14:30", LONDON, False, None),
+    ("1on1-hiro-anna", "hiro", "anna", 2, "10:00", "10:30", NEW_YORK, False, None),
+]
 
 
-def _one_on_ones(person: str) -> list[Event]:
+def _one_on_ones(person: str, week: list[date]) -> list[Event]:
     events: list[Event] = []
-    for uid, a, b, first, start, end, zone, skip, moved in ONE_ON_ONES:
+    for uid, a, b, weekday, start, end, zone, skip, moved in ONE_ON_ONES:
         if person not in (a, b):
             continue
-        this_week = WEEK[first.weekday()]
+        this_week = week[weekday]
+        first = this_week - timedelta(weeks=4)
         more: dict[str, Any] = {"rrule": {"freq": "weekly"}}
         if skip:
             more["exdate"] = _at(this_week, start, zone)
         events.append(
-            _event(f"{uid}.example.org", f"1:1 {a}/{b}", _at(first, start, zone), _at(first, end, zone), **more)
+            _event(
+                f"{uid}.example.org",
+                f"1:1 {a}/{b}",
+                _at(first, start, zone),
+                _at(first, end, zone),
+                **more,
+            )
         )
         if moved is not None:
             day, clock = moved
-            begin = _at(WEEK[day], clock, zone)
+            begin = _at(week[day], clock, zone)
             length = _at(first, end, zone) - _at(first, start, zone)
             events.append(
                 _event(
-                    f"{uid}.example.org", f"1:1 {a}/{b} (moved)", begin, begin + length,
-                    recurrence_id=_at(this_week, start, zone), sequence=1,
-                )  # fmt: skip
+                    f"{uid}.example.org",
+                    f"1:1 {a}/{b} (moved)",
+                    begin,
+                    begin + length,
+                    recurrence_id=_at(this_week, start, zone),
+                    sequence=1,
+                )
             )
     return events
 
@@ -165,7 +185,7 @@ def _one_on_ones(person: str) -> list[Event]:
 OUT_OF_OFFICE = {"chloe": (3, 1), "ben": (4, 1), "grace": (2, 2)}  # day index, days
 
 
-def _taken(events: list[Event], zone: str) -> list[tuple[datetime, datetime]]:
+def _taken(events: list[Event], zone: str, week: list[date]) -> list[tuple[datetime, datetime]]:
     """The busy intervals (UTC) of ``events`` over the week, read by cerebri's own reader."""
     from cerebri.ics import busy_periods, parse_calendar  # noqa: PLC0415 - bench helper
     from cerebri.temporal import Instant  # noqa: PLC0415
@@ -173,8 +193,8 @@ def _taken(events: list[Event], zone: str) -> list[tuple[datetime, datetime]]:
     text = _calendar(events, "taken").to_ical()
     periods = busy_periods(
         parse_calendar(text, source="taken"),
-        Instant.parse(WINDOW[0]),
-        Instant.parse(WINDOW[1]),
+        Instant.parse(_window(week)[0]),
+        Instant.parse(_window(week)[1]),
         floating_zone=zone,
     )
     return [(_utc(p.start.format()), _utc(p.end.format())) for p in periods]
@@ -184,13 +204,18 @@ def _utc(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _singles(person: str, fixed: list[Event], rng: random.Random) -> tuple[list[Event], list[str]]:
+def _singles(
+    person: str, fixed: list[Event], rng: random.Random, week: list[date]
+) -> tuple[list[Event], list[str]]:
     """Seeded one-off meetings: one movable internal one and 4-5 fixed ones, on the
     quarter-hour grid inside the person's hours, each clear of everything already in the
     calendar (so that no event must move: a move is the optimiser's choice)."""
     zone, opens, closes, days = INTERVIEWERS[person]
-    taken = _taken(fixed, zone)
-    first, last = int(opens[:2]) * 4 + int(opens[3:]) // 15, int(closes[:2]) * 4 + int(closes[3:]) // 15
+    taken = _taken(fixed, zone, week)
+    first, last = (
+        int(opens[:2]) * 4 + int(opens[3:]) // 15,
+        int(closes[:2]) * 4 + int(closes[3:]) // 15,
+    )
     events: list[Event] = []
     movable: list[str] = []
     want = 5 + rng.randrange(2)
@@ -198,7 +223,7 @@ def _singles(person: str, fixed: list[Event], rng: random.Random) -> tuple[list[
         day = rng.randrange(len(days))
         length = rng.choice([2, 3, 4, 6])  # quarter hours
         quarter = rng.randrange(first, last - length + 1)
-        begin = _at(WEEK[day], f"{quarter // 4:02d}:{quarter % 4 * 15:02d}", zone)
+        begin = _at(week[day], f"{quarter // 4:02d}:{quarter % 4 * 15:02d}", zone)
         end = begin + timedelta(minutes=15 * length)
         if any(begin < b and a < end for a, b in taken):
             continue
@@ -228,55 +253,66 @@ def _calendar(events: list[Event], name: str) -> Calendar:
     return calendar
 
 
-def _person_events(person: str, rng: random.Random) -> tuple[list[Event], list[str]]:
+def _person_events(
+    person: str, rng: random.Random, week: list[date]
+) -> tuple[list[Event], list[str]]:
     events: list[Event] = []
-    shared = _shared()
+    shared = _shared(week)
     events += shared if person != "hiro" else shared[2:]  # hiro: the weekly only (08:00 NY)
-    events += _one_on_ones(person)
+    events += _one_on_ones(person, week)
     if person in OUT_OF_OFFICE:
         day, length = OUT_OF_OFFICE[person]
         events.append(
             _event(
-                f"ooo-{person}.example.org", "Out of office",
-                WEEK[day], WEEK[day] + timedelta(days=length), transp="OPAQUE",
-            )  # fmt: skip
+                f"ooo-{person}.example.org",
+                "Out of office",
+                week[day],
+                week[day] + timedelta(days=length),
+                transp="OPAQUE",
+            )
         )
     if person == "david":
         events.append(
             _event(
-                "lunch-david.example.org", "Lunch",
-                _at(date(2026, 9, 1), "12:30", BERLIN), _at(date(2026, 9, 1), "13:15", BERLIN),
+                "lunch-david.example.org",
+                "Lunch",
+                _at(week[0] - timedelta(weeks=5), "12:30", BERLIN),
+                _at(week[0] - timedelta(weeks=5), "13:15", BERLIN),
                 rrule={"freq": "daily", "byday": ["MO", "TU", "WE", "TH", "FR"]},
-            )  # fmt: skip
+            )
         )
     focus: list[str] = []
     if "Fri" in INTERVIEWERS[person][3] and OUT_OF_OFFICE.get(person, (0, 0))[0] != 4:
         zone, opens = INTERVIEWERS[person][:2]
         uid = f"{person}-focus-friday.example.org"
-        begin = _at(WEEK[4], max(opens, "09:00"), zone)
+        begin = _at(week[4], max(opens, "09:00"), zone)
         events.append(
             _event(uid, "Focus time", begin, begin + timedelta(hours=2), x_cerebri_movable="TRUE")
         )
         focus.append(uid)
-    singles, movable = _singles(person, events, rng)
+    singles, movable = _singles(person, events, rng, week)
     return events + singles, focus + movable
 
 
-def _room_events(room: str) -> list[Event]:
+def _room_events(room: str, week: list[date]) -> list[Event]:
     if room == "borealis":
         return [
             _event(
-                "all-hands.example.org", "All hands",
-                _at(date(2026, 9, 4), "16:00", BERLIN), _at(date(2026, 9, 4), "17:00", BERLIN),
+                "all-hands.example.org",
+                "All hands",
+                _at(week[4] - timedelta(weeks=5), "16:00", BERLIN),
+                _at(week[4] - timedelta(weeks=5), "17:00", BERLIN),
                 rrule={"freq": "weekly", "byday": ["FR"]},
-            )  # fmt: skip
+            )
         ]
     if room == "atlas":
         return [
             _event(
-                "board-prep.example.org", "Board meeting prep",
-                _at(WEEK[2], "10:00", BERLIN), _at(WEEK[2], "12:00", BERLIN),
-            )  # fmt: skip
+                "board-prep.example.org",
+                "Board meeting prep",
+                _at(week[2], "10:00", BERLIN),
+                _at(week[2], "12:00", BERLIN),
+            )
         ]
     return []
 
@@ -286,12 +322,25 @@ def _hours(person: str) -> list[dict[str, Any]]:
     return [{"days": days, "start": opens, "end": closes}]
 
 
+def _interview(
+    k: int, kind: str, title: str, minutes: int, people: list[str], **more: Any
+) -> dict[str, Any]:
+    """Candidate ``k``'s interview ``kind`` (the candidate first: the organiser)."""
+    return {
+        "object_id": f"c{k + 1}-{kind}",
+        "title": f"Interview {CANDIDATES[k]}: {title}",
+        "duration": minutes * 60,
+        "required": [CANDIDATES[k], *people],
+        **more,
+    }
+
+
 def _loops(rng: random.Random) -> list[dict[str, Any]]:
     """Five candidates' loops of eight interviews (module doc)."""
     meetings: list[dict[str, Any]] = []
     onsite = ["anna", "ben", "chloe", "david", "farid", "grace"]
     screeners = ["hiro", "grace", "farid", "hiro", "ben"]
-    for k, cand in enumerate(CANDIDATES):
+    for k in range(len(CANDIDATES)):
         manager = "anna" if k < 3 else "david"
         # cand-5 is here Thursday afternoon and Friday morning: chloe (out on Thursday,
         # no Fridays) and grace (out Wednesday and Thursday) cannot see them
@@ -303,50 +352,82 @@ def _loops(rng: random.Random) -> list[dict[str, Any]]:
         c1, c2, d1, d2, values = pool[0], pool[1], pool[2], pool[3], pool[4]
         shadow = next(p for p in ("elena", "chloe", "ben") if p not in (c1, c2, d1, d2, values))
 
-        def interview(kind: str, title: str, minutes: int, people: list[str], **more: Any) -> dict[str, Any]:
-            return {
-                "object_id": f"c{k + 1}-{kind}",
-                "title": f"Interview {cand}: {title}",
-                "duration": minutes * 60,
-                "required": [cand, *people],
-                **more,
-            }
-
         screen = f"c{k + 1}-screen"
         after_screen = [{"object_id": screen}]
         meetings += [
-            interview("screen", "screen (video)", 45, [screeners[k]]),
-            interview("coding-1", "coding 1", 60, [c1], room={}, after=after_screen,
-                      not_same_day_as=[f"c{k + 1}-coding-2"]),
-            interview("coding-2", "coding 2", 60, [c2], room={}, after=after_screen),
-            interview("design", "system design", 60, [d1, d2], optional=[shadow], room={},
-                      after=after_screen),
-            interview("values", "values", 45, [values], room={}, after=after_screen),
-            interview("manager", "hiring manager", 45, [manager], room={},
-                      after=[{"object_id": f"c{k + 1}-coding-1"}, {"object_id": f"c{k + 1}-coding-2"}]),
-            interview("team", "team chat", 30, [rng.choice(chat)],
-                      after=after_screen),
-            interview("wrap-up", "wrap-up", 30, [RECRUITER],
-                      after=[{"object_id": f"c{k + 1}-manager", "gap_seconds": 900}]),
-        ]  # fmt: skip
+            _interview(k, "screen", "screen (video)", 45, [screeners[k]]),
+            _interview(
+                k,
+                "coding-1",
+                "coding 1",
+                60,
+                [c1],
+                room={},
+                after=after_screen,
+                not_same_day_as=[f"c{k + 1}-coding-2"],
+            ),
+            _interview(k, "coding-2", "coding 2", 60, [c2], room={}, after=after_screen),
+            _interview(
+                k,
+                "design",
+                "system design",
+                60,
+                [d1, d2],
+                optional=[shadow],
+                room={},
+                after=after_screen,
+            ),
+            _interview(k, "values", "values", 45, [values], room={}, after=after_screen),
+            _interview(
+                k,
+                "manager",
+                "hiring manager",
+                45,
+                [manager],
+                room={},
+                after=[{"object_id": f"c{k + 1}-coding-1"}, {"object_id": f"c{k + 1}-coding-2"}],
+            ),
+            _interview(k, "team", "team chat", 30, [rng.choice(chat)], after=after_screen),
+            _interview(
+                k,
+                "wrap-up",
+                "wrap-up",
+                30,
+                [RECRUITER],
+                after=[{"object_id": f"c{k + 1}-manager", "gap_seconds": 900}],
+            ),
+        ]
     return meetings
 
 
-def write_case(folder: Path, *, seed: int = 0, deterministic_time: float = 4.0) -> Case:
-    """Write the calendars and ``batch.json`` into ``folder`` (created); same seed, same
-    bytes. ``deterministic_time`` is the solver's budget in CP-SAT work units."""
+def _window(week: list[date]) -> tuple[str, str]:
+    """Monday 00:00 to Saturday 00:00 in Berlin, as RFC 3339 UTC instants."""
+    start = _at(week[0], "00:00", BERLIN).astimezone(UTC)
+    end = _at(week[0] + timedelta(days=5), "00:00", BERLIN).astimezone(UTC)
+    return f"{start:%Y-%m-%dT%H:%M:%SZ}", f"{end:%Y-%m-%dT%H:%M:%SZ}"
+
+
+def write_case(
+    folder: Path, *, seed: int = 0, deterministic_time: float = 0.5, monday: date = MONDAY
+) -> Case:
+    """Write the calendars and ``batch.json`` for the week of ``monday`` into ``folder``
+    (created); the same arguments write the same bytes. ``deterministic_time`` is the
+    solver's budget in CP-SAT work units."""
+    if monday.weekday() != 0:
+        raise ValueError(f"{monday} is not a Monday")
     rng = random.Random(seed)
+    week = [monday + timedelta(days=d) for d in range(5)]
     folder.mkdir(parents=True, exist_ok=True)
     calendars: dict[str, Path] = {}
     movable: list[str] = []
     for person in INTERVIEWERS:
-        events, marked = _person_events(person, rng)
+        events, marked = _person_events(person, rng, week)
         movable += marked
         calendars[person] = folder / f"{person}.ics"
         calendars[person].write_bytes(_calendar(events, person).to_ical())
     for room in ROOMS:
         calendars[room] = folder / f"{room}.ics"
-        calendars[room].write_bytes(_calendar(_room_events(room), room).to_ical())
+        calendars[room].write_bytes(_calendar(_room_events(room, week), room).to_ical())
     for cand in CANDIDATES:
         calendars[cand] = folder / f"{cand}.ics"
         calendars[cand].write_bytes(_calendar([], cand).to_ical())
@@ -370,7 +451,7 @@ def write_case(folder: Path, *, seed: int = 0, deterministic_time: float = 4.0) 
         for k, cand in enumerate(CANDIDATES)
     ]
     batch = {
-        "window": {"start": WINDOW[0], "end": WINDOW[1]},
+        "window": {"start": _window(week)[0], "end": _window(week)[1]},
         "timezone": BERLIN,
         "granularity": 900,
         "duration": 3600,
@@ -386,3 +467,13 @@ def write_case(folder: Path, *, seed: int = 0, deterministic_time: float = 4.0) 
     path = folder / "batch.json"
     path.write_text(json.dumps(batch, indent=2) + "\n", encoding="utf-8")
     return Case(folder, path, calendars, tuple(movable))
+
+
+if __name__ == "__main__":  # python bench/_interviews_data.py FOLDER [MONDAY [SEED]]
+    import sys
+
+    day = date.fromisoformat(sys.argv[2]) if len(sys.argv) > 2 else MONDAY
+    case = write_case(
+        Path(sys.argv[1]), monday=day, seed=int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    )
+    print(" ".join(f"--ics-calendar {name}={path}" for name, path in case.calendars.items()))

@@ -36,23 +36,27 @@ byte. Errors: ``calendars.invalid_argument`` (above); ``ics.*`` from the calenda
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
 
 from icalendar import Component
 
 from cerebri._json import JSONValue
+from cerebri.calendars._batch_wire import (
+    MISSING,
+    NS,
+    batch_holders,
+    busy_objects,
+    day_window,
+    grant,
+    known,
+    object_wire,
+    request_wire,
+)
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.batch_file import CalendarBatch
-from cerebri.calendars.objects import context_objects
-from cerebri.calendars.query import INTEGRATION_ID
-from cerebri.ics import BusyPeriod, busy_periods, object_id, warnings_of
-from cerebri.temporal import Instant
-from cerebri.temporal.zones import zone
+from cerebri.ics import BusyPeriod, busy_periods, warnings_of
 
 __all__ = ["MOVABLE_PROPERTY", "MOVE_COST_PROPERTY", "BatchFromCalendars", "batch_request"]
 
@@ -64,7 +68,6 @@ MOVE_COST_PROPERTY = "X-CEREBRI-MOVE-COST"
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9._-]{1,128}", re.ASCII)
 _CONTROL = re.compile(r"[\x00-\x1F\x7F]")
-_NS = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,38 +92,17 @@ def _costs(calendar: Component) -> dict[str, int]:
     return found
 
 
-def _day_window(
-    period: BusyPeriod, zone_name: str, spec: CalendarBatch
-) -> dict[str, JSONValue] | None:
-    """The local day of ``period``'s start in ``zone_name``, cut to the batch window and
-    snapped inward to its grid (None when that is the whole window)."""
-    tz = zone(zone_name)
-    moment = period.start.to_datetime()
-    assert moment is not None  # busy periods lie in years 1-9999
-    day = moment.astimezone(tz).date()
-    first = Instant.from_datetime(datetime.combine(day, time(0), tzinfo=tz))
-    following = day.toordinal() + 1
-    last = Instant.from_datetime(
-        datetime.combine(day.fromordinal(following), time(0), tzinfo=tz)
-    )
-    origin, end, step = spec.window.start.ns, spec.window.end.ns, spec.granularity * _NS
-    low = max(first.ns, origin)
-    low = origin + -(-(low - origin) // step) * step
-    high = min(last.ns, end)
-    high = origin + (high - origin) // step * step
-    if low == origin and high == end:
-        return None
-    return {"start": Instant(low).format(), "end": Instant(high).format()}
-
-
 def _why_fixed(
-    uid: str, periods: list[tuple[str, BusyPeriod]], people: dict[str, list[str]], spec: CalendarBatch
+    uid: str,
+    periods: list[tuple[str, BusyPeriod]],
+    people: dict[str, list[str]],
+    spec: CalendarBatch,
 ) -> str | None:
     """Why the marked event ``uid`` cannot move (None: it can)."""
     if len({calendar for calendar, _ in periods}) > 1:
         return "it is in more than one calendar"
     calendar, period = periods[0]
-    origin, step = spec.window.start.ns, spec.granularity * _NS
+    origin, step = spec.window.start.ns, spec.granularity * NS
     if len(periods) > 1 or period.recurrence_id is not None:
         return "it is a recurring series (only single events move)"
     if calendar not in people:
@@ -132,46 +114,6 @@ def _why_fixed(
     if (period.start.ns - origin) % step or (period.end.ns - period.start.ns) % step:
         return f"it is not on the {spec.granularity} s grid"
     return None
-
-
-def _known(start: Instant, end: Instant) -> dict[str, JSONValue]:
-    return {
-        "value": {
-            "processing": "RESOLVED",
-            "knowledge": {"state": "KNOWN", "data": {"start": start.format(), "end": end.format()}},
-        },
-        "provenance": "INTEGRATION_FACT",
-        "confidence": None,
-        "evidence": [],
-    }
-
-
-def _object(
-    ident: str, calendar: str, zone_name: str, *, revision: int | None, time_value: JSONValue
-) -> dict[str, JSONValue]:
-    return {
-        "id": ident,
-        "revision": revision,
-        "kind": {"kind": "EVENT"},
-        "calendar_id": calendar,
-        "integration_id": INTEGRATION_ID,
-        "resource_ids": [],
-        "time": time_value,
-        "timezone": zone_name,
-        "semantics": None,
-    }
-
-
-_MISSING: JSONValue = {
-    "value": {"processing": "RESOLVED", "knowledge": {"state": "MISSING"}},
-    "provenance": "USER_EXPLICIT",
-    "confidence": None,
-    "evidence": [],
-}
-
-
-def _grant(ident: str, calendar: str, kind: str) -> dict[str, JSONValue]:
-    return {"object_id": ident, "calendar_id": calendar, "integration_id": INTEGRATION_ID, "kind": kind}
 
 
 def batch_request(
@@ -195,25 +137,69 @@ def batch_request(
     calendars = named_calendar_items(calendars, "batch_request() calendars")
     if isinstance(movable, str) or not all(isinstance(uid, str) for uid in movable):
         raise invalid_argument("batch_request() needs movable as a sequence of UIDs")
-    batch = spec.batch
-    people: dict[str, list[str]] = {}
-    for person in batch.people:
-        people.setdefault(person.calendar_id, []).append(person.id)
-    zones = {r.calendar_id: spec.timezone for r in batch.rooms}
-    zones.update({p.calendar_id: p.timezone for p in reversed(batch.people)})
+    zones = _zones(spec, calendars)
+    read: list[tuple[str, BusyPeriod]] = []
+    costs: dict[str, int] = {}
+    for name, calendar in calendars:
+        costs.update(_costs(calendar))
+        read.extend(
+            (name, period)
+            for period in busy_periods(
+                calendar, spec.window.start, spec.window.end, floating_zone=zones[name]
+            )
+        )
+    notes = [f"{w.code}: {w.message}" for w in warnings_of([c for _, c in calendars])]
+    moving = _choose(spec, calendars, read, {*spec.movable, *movable}, notes)
+    objects, grants, meetings = _targets(spec)
+    for uid, (name, period) in sorted(moving.items()):
+        objects.append(
+            object_wire(uid, name, zones[name], revision=period.sequence, time_value=known(period))
+        )
+        grants.append(grant(uid, name, "MOVE_EVENT"))
+        meetings.append(
+            _movable_meeting(
+                spec, uid=uid, name=name, period=period, cost=costs.get(uid), zone_name=zones[name]
+            )
+        )
+    objects.extend(busy_objects(read, set(moving), batch_holders(spec), zones))
+    given = {name for name, _ in calendars}
+    notes.extend(
+        f"no calendar given for {p.id} ({p.calendar_id}): free all window long"
+        for p in spec.batch.people
+        if p.calendar_id not in given
+    )
+    request = request_wire(
+        spec, objects=objects, grants=grants, meetings=meetings, movable=sorted(moving)
+    )
+    return BatchFromCalendars(request, tuple(sorted(moving)), tuple(sorted(notes)))
+
+
+def _zones(spec: CalendarBatch, calendars: Sequence[tuple[str, Component]]) -> dict[str, str]:
+    """Calendar id -> the zone its floating times and dates are read in: its (first)
+    person's, else the batch's for a room; ``calendars.invalid_argument`` for a calendar
+    no person or room names."""
+    zones = {r.calendar_id: spec.timezone for r in spec.batch.rooms}
+    zones.update({p.calendar_id: p.timezone for p in reversed(spec.batch.people)})
     for name, _ in calendars:
         if name not in zones:
             raise invalid_argument(
                 f"calendar {name} is no person's or room's calendar_id in the batch file"
             )
-    start, end = spec.window.start, spec.window.end
-    read: list[tuple[str, BusyPeriod]] = []
-    costs: dict[str, int] = {}
-    for name, calendar in calendars:
-        costs.update(_costs(calendar))
-        for period in busy_periods(calendar, start, end, floating_zone=zones[name]):
-            read.append((name, period))
-    wanted = set(spec.movable) | set(movable)
+    return zones
+
+
+def _choose(
+    spec: CalendarBatch,
+    calendars: Sequence[tuple[str, Component]],
+    read: list[tuple[str, BusyPeriod]],
+    wanted: set[str],
+    notes: list[str],
+) -> dict[str, tuple[str, BusyPeriod]]:
+    """The marked events that can move (UID -> calendar id and period); a note for each
+    marked one that cannot; ``calendars.invalid_argument`` for a wanted UID found nowhere."""
+    people: dict[str, list[str]] = {}
+    for person in spec.batch.people:
+        people.setdefault(person.calendar_id, []).append(person.id)
     by_uid: dict[str, list[tuple[str, BusyPeriod]]] = {}
     for name, period in read:
         if period.kind == "event":
@@ -221,7 +207,6 @@ def batch_request(
     for uid in sorted(wanted):
         if uid not in by_uid:
             raise invalid_argument(f"movable event {uid!r} is in no calendar over the window")
-    notes = [f"{w.code}: {w.message}" for w in warnings_of([c for _, c in calendars])]
     moving: dict[str, tuple[str, BusyPeriod]] = {}
     for uid in sorted((wanted | _flag_uids(calendars)) & set(by_uid)):
         why = _why_fixed(uid, by_uid[uid], people, spec)
@@ -229,12 +214,16 @@ def batch_request(
             moving[uid] = by_uid[uid][0]
         else:
             notes.append(f"event {uid} stays where it is: {why}")
+    return moving
+
+
+def _targets(spec: CalendarBatch) -> tuple[list[JSONValue], list[JSONValue], list[JSONValue]]:
+    """The new meetings' objects (on their organiser's calendar), grants and entries."""
+    home = {p.id: p.calendar_id for p in spec.batch.people}
     objects: list[JSONValue] = []
-    meetings: list[JSONValue] = []
     grants: list[JSONValue] = []
-    targets = [m.object_id for m in batch.meetings]
-    home = {p.id: p.calendar_id for p in batch.people}
-    for entry in batch.meetings:
+    meetings: list[JSONValue] = []
+    for entry in spec.batch.meetings:
         first = entry.required[0] if entry.required else None
         if first not in home:
             raise invalid_argument(
@@ -242,135 +231,36 @@ def batch_request(
                 "organiser, whose calendar it is written to) is not in batch.people"
             )
         objects.append(
-            _object(entry.object_id, home[first], spec.timezone, revision=None, time_value=_MISSING)
+            object_wire(
+                entry.object_id, home[first], spec.timezone, revision=None, time_value=MISSING
+            )
         )
-        grants.append(_grant(entry.object_id, home[first], "CREATE_EVENT"))
+        grants.append(grant(entry.object_id, home[first], "CREATE_EVENT"))
         meetings.append(entry.model_dump(mode="json", exclude_none=True))
-    for uid, (name, period) in sorted(moving.items()):
-        owner_zone = zones[name]
-        objects.append(
-            _object(uid, name, owner_zone, revision=period.sequence, time_value=_known(period.start, period.end))
-        )
-        grants.append(_grant(uid, name, "MOVE_EVENT"))
-        cost = costs.get(uid)
-        meeting: dict[str, JSONValue] = {
-            "object_id": uid,
-            "duration": (period.end.ns - period.start.ns) // _NS,
-            "required": list(people[name]),
-            "move_cost": spec.repairs.move_cost if cost is None else cost,
-        }
-        if period.summary:
-            meeting["title"] = _CONTROL.sub(" ", period.summary)[:1024]
-        if spec.repairs.same_day and (day := _day_window(period, owner_zone, spec)) is not None:
-            meeting["window"] = day
-        meetings.append(meeting)
-    objects.extend(_busy_objects(read, moving, batch_holders(spec), zones))
-    given = {name for name, _ in calendars}
-    for person in batch.people:
-        if person.calendar_id not in given:
-            notes.append(f"no calendar given for {person.id} ({person.calendar_id}): free all window long")
-    wire = batch.model_dump(mode="json", exclude_none=True)
-    wire["meetings"] = meetings
-    repairs = spec.repairs
-    mutations = len(targets) + repairs.max_repairs
-    body = json.dumps([spec.model_dump(mode="json"), sorted(movable), objects], sort_keys=True)
-    fingerprint = hashlib.sha256(body.encode()).hexdigest()[:16]
-    request: dict[str, JSONValue] = {
-        "schema_version": {"major": 0, "minor": 2},
-        "request_id": f"optimize-{fingerprint}",
-        "trace_id": f"optimize-{fingerprint}",
-        "principal_id": "cli-user",
-        "operation": "OPTIMIZE",
-        "scope": {
-            "time_range": {"start": start.format(), "end": end.format()},
-            "calendar_ids": None,
-            "object_ids": None,
-            "resource_ids": None,
-            "integration_ids": None,
-            "movable_object_ids": sorted(moving),
-            "max_mutations": mutations,
-        },
-        "context": {"revision": 0, "captured_at": start.format(), "objects": objects, "facts": []},
-        "target_ids": targets,
-        "duration": {
-            "value": {"processing": "RESOLVED", "knowledge": {"state": "KNOWN", "data": spec.duration}},
-            "provenance": "USER_EXPLICIT",
-            "confidence": None,
-            "evidence": [],
-        },
-        "constraints": [],
-        "preferences": {"preferences": []},
-        "policy": {
-            "policy_set_id": "optimize-calendars",
-            "policy_version": 1,
-            "snapshot": {
-                "allow_uncertain_duration": False,
-                "confirmation": {"all_mutations": True, "deletion": True},
-                "mutation": {
-                    "max_mutations": mutations,
-                    "allowed_actions": ["CREATE_EVENT", "MOVE_EVENT"],
-                },
-                "mode": "Confirmation",
-            },
-        },
-        "planning_capability": {"read": True, "plan": True, "mutations": grants},
-        "granularity": spec.granularity,
-        "budget": {
-            "max_candidates": 1,
-            "max_repairs": repairs.max_repairs,
-            "max_moved_objects": repairs.max_repairs,
-            "max_depth": repairs.max_depth,
-        },
-        "batch": wire,
+    return objects, grants, meetings
+
+
+def _movable_meeting(
+    spec: CalendarBatch,
+    *,
+    uid: str,
+    name: str,
+    period: BusyPeriod,
+    cost: int | None,
+    zone_name: str,
+) -> JSONValue:
+    """The ``batch.meetings`` entry of a movable event (module doc)."""
+    meeting: dict[str, JSONValue] = {
+        "object_id": uid,
+        "duration": (period.end.ns - period.start.ns) // NS,
+        "required": [p.id for p in spec.batch.people if p.calendar_id == name],
+        "move_cost": spec.repairs.move_cost if cost is None else cost,
     }
-    return BatchFromCalendars(request, tuple(sorted(moving)), tuple(sorted(notes)))
-
-
-def batch_holders(spec: CalendarBatch) -> dict[str, list[str]]:
-    """Calendar id -> the ids of the people and rooms whose calendar it is (people first,
-    in file order): who an event on that calendar blocks."""
-    holders: dict[str, list[str]] = {}
-    for person in spec.batch.people:
-        holders.setdefault(person.calendar_id, []).append(person.id)
-    for room in spec.batch.rooms:
-        holders.setdefault(room.calendar_id, []).append(room.id)
-    return holders
-
-
-def _busy_objects(
-    read: list[tuple[str, BusyPeriod]],
-    moving: dict[str, tuple[str, BusyPeriod]],
-    holders: dict[str, list[str]],
-    zones: dict[str, str],
-) -> list[JSONValue]:
-    """One ``EVENT`` object per distinct busy period (:func:`cerebri.ics.object_id`): the
-    same instance in several calendars (a team stand-up) is one object on the first
-    calendar read that names the other calendars' people and rooms in ``resource_ids``,
-    so it blocks every one of them; where copies disagree the latest end is kept."""
-    chosen: dict[str, tuple[str, BusyPeriod]] = {}
-    others: dict[str, set[str]] = {}
-    for name, period in read:
-        if period.uid in moving or not period.start < period.end:
-            continue
-        key = object_id(period)
-        known = chosen.get(key)
-        if known is None:
-            chosen[key] = (name, period)
-            others[key] = set()
-            continue
-        if period.end > known[1].end:
-            chosen[key] = (known[0], period)
-        if name != known[0]:
-            others[key].update(holders[name])
-    objects: list[JSONValue] = []
-    for key, (name, period) in chosen.items():
-        (obj,) = context_objects(
-            (period,), calendar_id=name, integration_id=INTEGRATION_ID, zone=zones[name]
-        )
-        wire = obj.model_dump(mode="json")
-        wire["resource_ids"] = sorted(others[key] - set(holders[name]))
-        objects.append(wire)
-    return objects
+    if period.summary:
+        meeting["title"] = _CONTROL.sub(" ", period.summary)[:1024]
+    if spec.repairs.same_day and (day := day_window(period, zone_name, spec)) is not None:
+        meeting["window"] = day
+    return meeting
 
 
 def _flag_uids(calendars: Sequence[tuple[str, Component]]) -> set[str]:

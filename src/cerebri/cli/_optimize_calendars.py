@@ -5,6 +5,7 @@ this module reads the files and checks the options."""
 from __future__ import annotations
 
 from pathlib import Path
+
 from cerebri.calendars.batch_file import CalendarBatch
 from cerebri.calendars.batch_request import BatchFromCalendars, batch_request
 from cerebri.calendars.sources import load_sources
@@ -13,6 +14,7 @@ from cerebri.cpir.parse import parse_model
 from cerebri.errors import CerebriError
 
 __all__ = ["calendars_request", "check_calendar_options"]
+
 
 def _invalid(message: str) -> CerebriError:
     return CerebriError(message, code="input.invalid_option")

@@ -94,7 +94,7 @@ MovableOption = Annotated[
 
 
 @app.command(short_help="Optimise a batch of meetings (OPTIMIZE) and print it.")
-def optimize(  # noqa: PLR0917 - typer maps every option to a parameter
+def optimize(
     file: FileArg,
     as_json: Annotated[
         bool,
