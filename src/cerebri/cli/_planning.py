@@ -77,7 +77,7 @@ IcsCalendarOption = Annotated[
     list[str] | None,
     typer.Option(
         "--ics-calendar",
-        metavar="ID=FILE",
+        metavar="ID=PATH",
         help="The .ics file of calendar ID (a person's or room's calendar_id in the batch "
         "file; repeatable). With it, FILE is a batch file, not a CPIR request.",
     ),
@@ -86,7 +86,7 @@ MovableOption = Annotated[
     list[str] | None,
     typer.Option(
         "--movable",
-        metavar="UID",
+        metavar="TEXT",
         help="With --ics-calendar: an event repairs may move, by UID (repeatable; also the "
         "batch file's `movable` and X-CEREBRI-MOVABLE:TRUE on the event).",
     ),
