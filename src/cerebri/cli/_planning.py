@@ -19,6 +19,7 @@ from cerebri.cli._app import (
     fail,
     limits_for,
     load_request,
+    printable,
     read_input,
     table_console,
 )
@@ -72,6 +73,26 @@ def plan(
         write_plan_json(request, result, reference=limits is LimitSet.REFERENCE)
 
 
+IcsCalendarOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ics-calendar",
+        metavar="ID=PATH",
+        help="The .ics file of calendar ID (a person's or room's calendar_id in the batch "
+        "file; repeatable). With it, FILE is a batch file, not a CPIR request.",
+    ),
+]
+MovableOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--movable",
+        metavar="TEXT",
+        help="With --ics-calendar: an event repairs may move, by UID (repeatable; also the "
+        "batch file's `movable` and X-CEREBRI-MOVABLE:TRUE on the event).",
+    ),
+]
+
+
 @app.command(short_help="Optimise a batch of meetings (OPTIMIZE) and print it.")
 def optimize(
     file: FileArg,
@@ -79,18 +100,52 @@ def optimize(
         bool,
         typer.Option("--json", help="Print the PlanningResult JSON, as `cerebri plan` does."),
     ] = False,
+    ics_calendars: IcsCalendarOption = None,
+    movable: MovableOption = None,
+    emit_request: Annotated[
+        bool,
+        typer.Option(
+            "--emit-request",
+            help="With --ics-calendar: print the OPTIMIZE request built from the calendars "
+            "(for `cerebri propose`) instead of planning it.",
+        ),
+    ] = False,
 ) -> None:
     """Optimise a CPIR OPTIMIZE request (many meetings at once, decision 0070) and print
     the batch: status (proven optimal, best found within the budget with its bound, proven
     infeasible with the conflicting rules, unknown), score (hard/medium/soft), one row per
     meeting (start-end in UTC and in the request's zone, room, new/moved/kept) and the named
     cost terms. --json prints the PlanningResult bytes `cerebri plan` prints. A request
-    whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation)."""
-    from cerebri.cli.render_batch import batch_text  # noqa: PLC0415 - fast CLI start
-    from cerebri.cpir import Operation  # noqa: PLC0415 - fast CLI start
+    whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation).
 
+    With --ics-calendar ID=FILE (repeatable), FILE is a batch file (decision 0081: the
+    window, the new meetings, people, rooms and repairs) and the request is built from the
+    calendars: their busy time, and the events marked movable (--movable UID, the batch
+    file's `movable`, X-CEREBRI-MOVABLE:TRUE) that repairs may move. --emit-request prints
+    that request."""
+    from cerebri.cli.render_batch import batch_text  # noqa: PLC0415 - fast CLI start
+    from cerebri.cpir import Operation, parse_request  # noqa: PLC0415 - fast CLI start
+
+    notes: tuple[str, ...] = ()
     try:
-        request = load_request(file)
+        if ics_calendars or movable or emit_request:
+            from cerebri.cli._optimize_calendars import (  # noqa: PLC0415 - fast CLI start
+                calendars_request,
+                check_calendar_options,
+            )
+
+            paths = check_calendar_options(
+                ics_calendars, movable, emit_request=emit_request, as_json=as_json
+            )
+            built = calendars_request(file, paths, movable)
+            notes = built.warnings
+            if emit_request:
+                sys.stdout.write(pretty(built.request))
+                _warn(notes)
+                return
+            request = parse_request(built.request)
+        else:
+            request = load_request(file)
         if request.operation is not Operation.OPTIMIZE:
             raise InvalidArgumentError(
                 f"cerebri optimize answers OPTIMIZE requests only, not "
@@ -100,11 +155,18 @@ def optimize(
         result = plan_request(request)
     except CerebriError as error:
         raise fail(error) from None
+    _warn(notes)
     if as_json:
         write_plan_json(request, result, reference=True)
         return
     sys.stdout.write(batch_text(request, result.to_wire()))
     print_notes(request, result.validation.issues, warnings=False)
+
+
+def _warn(notes: tuple[str, ...]) -> None:
+    """What reading the calendars noticed, one ``warning:`` line each on stderr."""
+    for note in notes:
+        sys.stderr.write(f"warning: {printable(note)}\n")
 
 
 @app.command()

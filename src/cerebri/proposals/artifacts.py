@@ -20,6 +20,8 @@ stores nothing and reads no clock. Its input is the JSON text of either
   ``batch=BatchApprovals.from_batch(...)``): one ``approve-batch`` gate, an owner's gate for
   each move in a calendar another batch person owns, ``requester`` being who asks
   (``principal:<name>``; ``draft.invalid_argument`` when it is missing or not a principal).
+  Each created meeting is titled with its ``batch.meetings[].title`` (decision 0081), and
+  ``title`` only where the batch gives none.
 
 Errors are the parsers' and the planner's (``json.*``, ``cpir.*``, ``plan.*``, ``draft.*``,
 ``proposal.canonical_json`` for what RFC 8785 cannot hold), raised before anything is made.
@@ -93,6 +95,18 @@ def target_zones(request: PlanningRequest, actions: ActionPlan) -> dict[str, str
     creates or moves, by object id; objects the request does not hold are left out."""
     zones = {obj.id: obj.timezone for obj in request.context.objects}
     return {a.target: zones[a.target] for a in actions.actions if a.target in zones}
+
+
+def _batch_titles(request: PlanningRequest, actions: ActionPlan) -> dict[str, str]:
+    """The ``batch.meetings[].title`` of every meeting the action plan creates (decision
+    0081: each interview keeps its own title; ``--title`` only fills the meetings without)."""
+    created = {a.target for a in actions.actions if a.kind is MutationKind.CREATE_EVENT}
+    meetings = request.batch.meetings if request.batch is not None else ()
+    return {
+        m.object_id: m.title
+        for m in meetings
+        if m.object_id in created and m.title is not None and m.title.strip()
+    }
 
 
 def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
@@ -172,7 +186,7 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
             assert request.batch is not None  # batch_action_plan refuses a request without
             draft = draft_from_action_plan(
                 actions,
-                titles=created_titles(actions, title),
+                titles={**created_titles(actions, title), **_batch_titles(request, actions)},
                 zones=target_zones(request, actions),
                 batch=BatchApprovals.from_batch(
                     request.batch, actions.actions, requester=requester or "(none given)"
