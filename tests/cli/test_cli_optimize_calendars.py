@@ -79,13 +79,13 @@ def _files(tmp_path: Path) -> list[str]:
 def test_the_focus_block_moves_to_make_room(tmp_path: Path) -> None:
     # By hand: ann is busy 06-07Z (stand-up) and 07-08Z (review); cand flies 09-10Z. The
     # interview fits only at 08-09Z, where ann's focus is, so focus moves to the one hour
-    # ann has left, 09-10Z. Soft: early i-1 (grain 2) 2 + early focus (grain 3) 3 + move
-    # 10 x cost 2 = 25; no other placement exists, so it is proven optimal.
+    # ann has left, 09-10Z. Soft: early i-1 (grain 2) 2 + move 10 x cost 2 = 22 (early
+    # charges new meetings only); no other placement exists, so it is proven optimal.
     done = CliRunner().invoke(app, ["optimize", *_files(tmp_path)])
     assert done.exit_code == 0, done.output
     assert done.stdout == (
         "status: proven optimal\n"
-        "score: hard 0, medium 0, soft 25\n"
+        "score: hard 0, medium 0, soft 22\n"
         "zone: Europe/Berlin\n"
         "\n"
         "meeting  title      UTC                     Europe/Berlin           room  change\n"
@@ -93,7 +93,6 @@ def test_the_focus_block_moves_to_make_room(tmp_path: Path) -> None:
         "i-1      Interview  2026-10-05 08:00-09:00  2026-10-05 10:00-11:00  -     new\n"
         "\n"
         "terms:\n"
-        "  early focus: amount 3, cost 3\n"
         "  early i-1: amount 2, cost 2\n"
         "  move focus: amount 2, cost 20\n"
     )

@@ -188,7 +188,8 @@ def _rooms(problem: BatchProblem, m: Meeting, start: int) -> list[str | None]:
 
 def brute_force(problem: BatchProblem) -> BatchSolution:
     """Every combination of starts and rooms; the least ``early``+``move`` cost wins (ties:
-    the first in meeting-id, start, room order). OPTIMAL or INFEASIBLE."""
+    the first in meeting-id, start, room order; ``early`` charges new meetings only, those
+    without ``current_start``). OPTIMAL or INFEASIBLE."""
     weights = problem.weights
     others = {
         name: getattr(weights, name) for name in weights.__slots__ if name not in {"early", "move"}
@@ -207,8 +208,7 @@ def brute_force(problem: BatchProblem) -> BatchSolution:
         if not _feasible(problem, meetings, by_id, combo):
             continue
         cost = sum(
-            weights.early * (s + m.duration - 1)
-            + (weights.move * m.move_cost if _moved(m, s, r) else 0)
+            _early(weights.early, m, s) + (weights.move * m.move_cost if _moved(m, s, r) else 0)
             for m, (s, r) in zip(meetings, combo, strict=True)
         )
         if best is None or cost < best[0]:
@@ -222,16 +222,19 @@ def brute_force(problem: BatchProblem) -> BatchSolution:
     )
     terms = []
     for m, (s, r) in zip(meetings, combo, strict=True):
-        if weights.early * (s + m.duration - 1):
-            terms.append(
-                Term("early", m.id, None, s + m.duration - 1, weights.early * (s + m.duration - 1))
-            )
+        if _early(weights.early, m, s):
+            terms.append(Term("early", m.id, None, s + m.duration - 1, _early(weights.early, m, s)))
         if _moved(m, s, r) and weights.move * m.move_cost:
             terms.append(Term("move", m.id, None, m.move_cost, weights.move * m.move_cost))
     terms.sort(key=lambda t: (t.name, t.meeting_id))
     return BatchSolution(
         SolveStatus.OPTIMAL, assignments, Score(0, 0, cost), tuple(terms), cost, (), stats
     )
+
+
+def _early(weight: int, m: Meeting, start: int) -> int:
+    """``early``'s cost of ``m`` at ``start``: its last grain for a new meeting, else 0."""
+    return 0 if m.current_start is not None else weight * (start + m.duration - 1)
 
 
 def _moved(m: Meeting, start: int, room: str | None) -> bool:

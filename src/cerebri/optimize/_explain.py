@@ -81,7 +81,8 @@ def _unary(prep: Prepared, placement: Placement, terms: _Terms) -> None:
     w = prep.problem.weights
     for meeting in prep.meetings:
         start, room = placement[meeting.id]
-        terms.add("early", w.early, meeting.id, start + meeting.duration - 1)
+        if meeting.current_start is None:
+            terms.add("early", w.early, meeting.id, start + meeting.duration - 1)
         if meeting.preferred_start is not None:
             terms.add("preference", w.preference, meeting.id, abs(start - meeting.preferred_start))
         if moved(meeting, start, room):
@@ -96,7 +97,7 @@ def _unary(prep: Prepared, placement: Placement, terms: _Terms) -> None:
                     )
         busy_grains = set(occupied(start, meeting.duration))
         for person in sorted(meeting.optional):
-            busy = len(busy_grains & prep.people[person].busy_grains)
+            busy = len(busy_grains & prep.away[person])
             terms.add(OPTIONAL_CONFLICT, 1, meeting.id, busy, person=person)
 
 

@@ -50,10 +50,7 @@ def add_hint(prep: Prepared, built: Built) -> None:
             )
             if rooms and room is None:
                 continue
-            lost = sum(
-                len(grains & (taken_by_person[p] | prep.people[p].busy_grains))
-                for p in meeting.optional
-            )
+            lost = sum(len(grains & (taken_by_person[p] | prep.away[p])) for p in meeting.optional)
             if best is None or lost < best[0]:
                 best = (lost, start, room)
             if lost == 0:

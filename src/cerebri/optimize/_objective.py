@@ -54,7 +54,7 @@ class _Terms:
         for i, meeting in enumerate(prep.meetings):
             domain = built.domains[i]
             start = built.start[i]
-            if w.early:
+            if w.early and meeting.current_start is None:
                 self.soft.append(w.early * (start + meeting.duration - 1))
                 self.soft_bound += w.early * (domain[-1] + meeting.duration - 1)
             if w.preference and meeting.preferred_start is not None:
@@ -64,8 +64,7 @@ class _Terms:
                     self.soft_bound += w.preference * max(distance.values())
             busy = {
                 s: sum(
-                    len(set(occupied(s, meeting.duration)) & prep.people[p].busy_grains)
-                    for p in meeting.optional
+                    len(set(occupied(s, meeting.duration)) & prep.away[p]) for p in meeting.optional
                 )
                 for s in domain
             }

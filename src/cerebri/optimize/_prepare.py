@@ -28,7 +28,9 @@ class Prepared:
     and continue each other. ``attendees``: per meeting, required + optional person ids.
     ``candidate_rooms``: per meeting, the rooms it may take (``room_ids`` or all), sorted.
     ``need``: per meeting, the capacity needed. ``travel``: grains between two locations,
-    both orders (a pair listed twice keeps the longer time).
+    both orders (a pair listed twice keeps the longer time). ``away``: per person, the
+    grains they cannot attend: busy, or outside their ``open_grains`` (an optional
+    attendee's lost grains).
     """
 
     problem: BatchProblem
@@ -45,6 +47,7 @@ class Prepared:
     candidate_rooms: tuple[tuple[str, ...], ...]
     need: tuple[int, ...]
     travel: dict[tuple[str, str], int]
+    away: dict[str, frozenset[int]]
 
     def travel_grains(self, i: int, j: int) -> int:
         """Travel grains between meetings ``i`` and ``j``'s locations (0 if either has none
@@ -221,6 +224,12 @@ def prepare(problem: BatchProblem) -> Prepared:
             for m in meetings
         ),
         travel=travel,
+        away={
+            p.id: p.busy_grains
+            if p.open_grains is None
+            else p.busy_grains | frozenset(range(n)) - p.open_grains
+            for p in people.values()
+        },
     )
 
 

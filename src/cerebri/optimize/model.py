@@ -24,10 +24,11 @@ Rules (decision 0069):
   ``not_same_day_as``; travel (for a person required in both meetings, on the same day, the
   gap between them is at least the travel grains between their locations, in either order;
   meetings on different days need no travel gap); the repair budget (``max_repairs``,
-  ``max_depth``). An optional attendee's hours are not a rule.
+  ``max_depth``). An optional attendee's hours are not a hard rule (see medium).
 * **Medium**: optional attendance lost, counted in grains of overlap between a meeting a
   person is optional in and another meeting they attend (required or optional; once per
-  pair of meetings and person) or their busy grains.
+  pair of meetings and person) or their busy grains or grains outside their hours
+  (``open_grains``): a grain an optional attendee cannot come is a grain lost.
 * **Soft**: the weighted terms of :class:`Weights`, each named in the answer.
 """
 
@@ -134,7 +135,9 @@ class Meeting:
 class Weights:
     """Weights of the soft terms (non-negative integers; 0 switches a term off).
 
-    * ``early``: per meeting, the index of its last grain (earlier is better).
+    * ``early``: per new meeting (one without ``current_start``), the index of its last
+      grain (earlier is better). An existing meeting a repair may move is charged ``move``
+      only, so it is never moved just to be earlier.
     * ``preference``: per meeting, ``|start - preferred_start|`` in grains.
     * ``back_to_back``: per pair of meetings sharing an attendee (required or optional) where
       one ends exactly when the other starts (no break grain), 1. "Exactly" is in time: the
