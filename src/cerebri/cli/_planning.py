@@ -85,7 +85,9 @@ def optimize(
     infeasible with the conflicting rules, unknown), score (hard/medium/soft), one row per
     meeting (start-end in UTC and in the request's zone, room, new/moved/kept) and the named
     cost terms. --json prints the PlanningResult bytes `cerebri plan` prints. A request
-    whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation)."""
+    whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation).
+    Validation warnings (e.g. budget.max_repairs with no existing meeting to move) go to
+    stderr, as `cerebri validate` prints them."""
     from cerebri.cli.render_batch import batch_text  # noqa: PLC0415 - fast CLI start
     from cerebri.cpir import Operation  # noqa: PLC0415 - fast CLI start
 
@@ -101,10 +103,10 @@ def optimize(
     except CerebriError as error:
         raise fail(error) from None
     if as_json:
-        write_plan_json(request, result, reference=True)
+        write_plan_json(request, result, reference=True, warnings=True)
         return
     sys.stdout.write(batch_text(request, result.to_wire()))
-    print_notes(request, result.validation.issues, warnings=False)
+    print_notes(request, result.validation.issues, warnings=True)
 
 
 @app.command()
