@@ -193,3 +193,17 @@ def test_max_repairs_without_an_existing_meeting_is_a_warning(tmp_path: Path) ->
     # No warning with an existing meeting to move, nor with max_repairs 0.
     request["budget"]["max_repairs"] = 0
     assert _run(tmp_path, request).stderr == ""
+
+
+def test_the_guide_table_is_what_the_example_prints(tmp_path: Path) -> None:
+    # The guide's first command runs as written, from the repository root, on the shipped
+    # example (the three() request of tests/optimize_wire, kept equal to it).
+    root = Path(__file__).resolve().parents[2]
+    example = root / "examples" / "three-interviews.json"
+    assert json.loads(example.read_text(encoding="utf-8")) == three()
+    guide = (root / "docs" / "guide" / "optimize-a-batch.md").read_text(encoding="utf-8")
+    command = "$ cerebri optimize examples/three-interviews.json\n"
+    block = guide.split(command, 1)[1].split("```", 1)[0]
+    done = CliRunner().invoke(app, ["optimize", str(example)])
+    assert done.exit_code == 0, done.output
+    assert done.stdout == block
