@@ -207,3 +207,17 @@ def test_the_guide_table_is_what_the_example_prints(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["optimize", str(example)])
     assert done.exit_code == 0, done.output
     assert done.stdout == block
+
+
+def test_the_guide_python_snippet_runs(monkeypatch: Any) -> None:
+    root = Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "guide" / "optimize-a-batch.md").read_text(encoding="utf-8")
+    (snippet,) = guide.split("```python\n")[1:]
+    monkeypatch.chdir(root)
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet.split("```", 1)[0], "optimize-a-batch.md", "exec"), namespace)
+    actions = namespace["action_plan"].actions
+    # three(): m-a, m-b, m-c are new (three creates), m-a and m-b in room r1.
+    assert sorted(a.target for a in actions) == ["m-a", "m-b", "m-c"]
+    assert {a.target: a.room_id for a in actions} == {"m-a": "r1", "m-b": "r1", "m-c": None}
+    assert namespace["draft"] is not None
