@@ -117,6 +117,8 @@ def optimize(
     meeting (start-end in UTC and in the request's zone, room, new/moved/kept) and the named
     cost terms. --json prints the PlanningResult bytes `cerebri plan` prints. A request
     whose operation is not OPTIMIZE is refused (input.invalid_argument at /operation).
+    Validation warnings (e.g. budget.max_repairs with no existing meeting to move) go to
+    stderr, as `cerebri validate` prints them.
 
     With --ics-calendar ID=FILE (repeatable), FILE is a batch file (decision 0081: the
     window, the new meetings, people, rooms and repairs) and the request is built from the
@@ -157,10 +159,10 @@ def optimize(
         raise fail(error) from None
     _warn(notes)
     if as_json:
-        write_plan_json(request, result, reference=True)
+        write_plan_json(request, result, reference=True, warnings=True)
         return
     sys.stdout.write(batch_text(request, result.to_wire()))
-    print_notes(request, result.validation.issues, warnings=False)
+    print_notes(request, result.validation.issues, warnings=True)
 
 
 def _warn(notes: tuple[str, ...]) -> None:

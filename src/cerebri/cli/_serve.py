@@ -69,13 +69,13 @@ def serve(  # noqa: PLR0917 - typer maps every option to a parameter
         ),
     ] = None,
 ) -> None:
-    """Run the HTTP API (/health, /v1/plan, /v1/validate, /v1/temporal, /v1/integration/*,
-    /lab/) and, with an execution store, /v1/plans, /v1/executions and /v1/approvals behind
-    principals' tokens. Prints CEREBRI_LISTEN_ADDR=<ip>:<port> once listening. Non-loopback
-    hosts exit 2 (serve.requires_loopback) unless --allow-remote and a token is set or the
-    store has principals; a configured token is required on every request as
-    Authorization: Bearer <token>. A request body not received within --body-timeout
-    seconds gets 408 (http.body_timeout)."""
+    """Run the HTTP API (/health, /v1/plan, /v1/optimize, /v1/validate, /v1/temporal,
+    /v1/integration/*, /lab/) and, with an execution store, /v1/plans, /v1/executions and
+    /v1/approvals behind principals' tokens. Prints CEREBRI_LISTEN_ADDR=<ip>:<port> once
+    listening. Non-loopback hosts exit 2 (serve.requires_loopback) unless --allow-remote and
+    a token is set or the store has principals; a configured token is required on every
+    request as Authorization: Bearer <token>. A request body not received within
+    --body-timeout seconds gets 408 (http.body_timeout)."""
     from cerebri.service import serve as run_server  # noqa: PLC0415 - keep CLI start fast
 
     token = os.environ.get(token_env) or None

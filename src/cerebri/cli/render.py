@@ -15,11 +15,11 @@ from rich.table import Table
 from rich.text import Text
 
 from cerebri._json import compact
+from cerebri.cli._plan_text import admission_breaches
 from cerebri.cli.render_rejections import group_rejections, print_rejections
 from cerebri.cpir import Outcome, PlanningRequest, PlanningResult, Tagged
 from cerebri.planner.limits import DEFAULT_LIMITS, PlannerLimits
 from cerebri.planner.notes import issue_note, validation_warnings
-from cerebri.planner.validate import limit_breaches
 from cerebri.temporal import Instant
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ def _issues(
         shown_issues.add(text)
         console.print(f"  issue: {text}")
         if issue.name == "InputLimit":
-            for breach in limit_breaches(request, limits):
+            for breach in admission_breaches(request, limits):
                 console.print(f"    {breach}", soft_wrap=True)
             if limit_hint is not None:
                 console.print(f"  hint: {limit_hint}", soft_wrap=True)

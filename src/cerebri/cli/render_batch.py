@@ -5,10 +5,12 @@ as plain text, without rich.
 the request (titles, the zone), so the table says exactly what ``--json`` says:
 
 * ``status:`` ``proven optimal``; ``best found within the budget (bound B)``; ``proven
-  infeasible`` followed by the conflicting rules (``  KIND: ID, ID``, the solver's minimal
-  conflicting set); ``unknown: the work limit ran out before any placement``; or, for a
-  request that does not validate, ``not planned: the request does not validate`` followed
-  by its issues.
+  infeasible`` followed by the conflicting rules (the solver's minimal conflicting set, one
+  line each: ``  KIND: MEETING[, MEETING][; person P | room R]`` and what a rule without
+  a person or room means, :mod:`cerebri.cli.render_conflict`); ``unknown: the work limit
+  ran out before any placement``; or, for a request that does not validate, ``not planned:
+  the request does not validate`` followed by its issues (an ``InputLimit`` with each
+  OPTIMIZE admission limit it breaks and a ``hint:``, decision 0084).
 * ``score: hard H, medium M, soft S`` (when there is one) and ``zone: Z``: the day zone of
   the mapping (the ``timezone`` of the target object with the smallest id, else ``UTC``).
 * one row per meeting, sorted by object id: ``id``, the title (``-`` when none), the
@@ -26,6 +28,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from cerebri._json import JSONValue
+from cerebri.cli._plan_text import optimize_breaches, optimize_fixes
+from cerebri.cli.render_conflict import conflict_text
 from cerebri.cpir import PlanningRequest
 from cerebri.temporal import Instant
 
@@ -56,14 +60,17 @@ def _span(start: str, end: str, zone: ZoneInfo) -> str:
     return f"{head}-{tail}"
 
 
-def _status(wire: Mapping[str, JSONValue], batch: Mapping[str, JSONValue] | None) -> list[str]:
+def _status(
+    request: PlanningRequest, wire: Mapping[str, JSONValue], batch: Mapping[str, JSONValue] | None
+) -> list[str]:
     if batch is None:
         lines = ["status: not planned: the request does not validate"]
         validation = wire["validation"]
         assert isinstance(validation, dict)
         issues = validation["issues"]
         assert isinstance(issues, list)
-        lines.extend(f"  {_issue(issue)}" for issue in issues)
+        for issue in issues:
+            lines.extend(_issue(request, issue))
         return lines
     status = batch["status"]
     if status == "OPTIMAL":
@@ -73,22 +80,31 @@ def _status(wire: Mapping[str, JSONValue], batch: Mapping[str, JSONValue] | None
     if status == "INFEASIBLE":
         conflict = batch["conflict"]
         assert isinstance(conflict, list)
-        lines = ["status: proven infeasible; these rules conflict:"]
+        rules: list[tuple[str, list[str]]] = []
         for rule in conflict:
             assert isinstance(rule, dict)
             ids = rule["ids"]
             assert isinstance(ids, list)
-            lines.append(f"  {rule['kind']}: {', '.join(str(i) for i in ids)}")
+            rules.append((str(rule["kind"]), [str(i) for i in ids]))
+        lines = ["status: proven infeasible; these rules conflict:"]
+        lines.extend(f"  {conflict_text(request, kind, ids, rules)}" for kind, ids in rules)
         return lines
     return ["status: unknown: the work limit ran out before any placement"]
 
 
-def _issue(issue: JSONValue) -> str:
+def _issue(request: PlanningRequest, issue: JSONValue) -> list[str]:
     if isinstance(issue, str):
-        return issue
+        if issue != "InputLimit":
+            return [f"  {issue}"]
+        breaches = optimize_breaches(request)
+        return [
+            "  InputLimit",
+            *(f"    {breach}" for breach in breaches),
+            f"  hint: {optimize_fixes(breaches)} (OPTIMIZE's own limits; docs/reference/limits.md)",
+        ]
     assert isinstance(issue, dict)
     ((name, value),) = issue.items()
-    return f"{name}: {value}"
+    return [f"  {name}: {value}"]
 
 
 def _rows(
@@ -138,7 +154,7 @@ def batch_text(request: PlanningRequest, wire: Mapping[str, JSONValue]) -> str:
     ``request``, lines ending in a newline (the module docstring gives the layout)."""
     batch = wire.get("batch")
     assert batch is None or isinstance(batch, dict)
-    lines = _status(wire, batch)
+    lines = _status(request, wire, batch)
     zone_name = batch_zone(request)
     if batch is not None:
         score = batch["score"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from cerebri._guard import arguments, invalid_argument
 from cerebri._json import JSONValue
-from cerebri.cpir import NoOverlap, PlanningRequest, Tagged, TimeRange
+from cerebri.cpir import NoOverlap, Operation, PlanningRequest, Tagged, TimeRange
 
 __all__ = ["ValidationNote", "issue_note", "validation_warnings"]
 
@@ -50,12 +50,17 @@ def validation_warnings(request: PlanningRequest) -> tuple[ValidationNote, ...]:
     object that is not placed is a real rule (that object must not overlap other busy time)
     and gets no warning.
 
+    An ``OPTIMIZE`` whose ``budget.max_repairs`` is above 0 while ``batch.meetings`` holds
+    only new meetings (no existing event to move) is accepted and planned as with no
+    repairs, with the warning ``budget.repairs_unused`` at ``/budget/max_repairs``
+    (decision 0084).
+
     Raises:
         InvalidArgumentError: ``input.invalid_argument`` unless ``request`` is a parsed
             :class:`~cerebri.cpir.PlanningRequest`.
     """
     targets = set(request.target_ids)
-    return tuple(
+    redundant = tuple(
         ValidationNote(
             "constraint.redundant",
             f"/constraints/{index}",
@@ -66,6 +71,28 @@ def validation_warnings(request: PlanningRequest) -> tuple[ValidationNote, ...]:
         )
         for index, constraint in enumerate(request.constraints)
         if isinstance(constraint.rule, NoOverlap) and constraint.object_id in targets
+    )
+    return redundant + _repairs_unused(request, targets)
+
+
+def _repairs_unused(request: PlanningRequest, targets: set[str]) -> tuple[ValidationNote, ...]:
+    """``budget.repairs_unused`` (decision 0084): an ``OPTIMIZE`` whose
+    ``budget.max_repairs`` allows moves while its batch lists no existing event to move."""
+    batch = request.batch
+    if request.operation is not Operation.OPTIMIZE or batch is None:
+        return ()
+    repairs = request.budget.max_repairs
+    if repairs == 0 or any(m.object_id not in targets for m in batch.meetings):
+        return ()
+    return (
+        ValidationNote(
+            "budget.repairs_unused",
+            "/budget/max_repairs",
+            f"budget.max_repairs is {repairs} but batch.meetings lists no existing event "
+            "(every entry is a new meeting of target_ids): only existing events listed in "
+            "batch.meetings and in scope.movable_object_ids may move, so nothing is moved. "
+            "List the events that may move, or set budget.max_repairs to 0.",
+        ),
     )
 
 
