@@ -35,6 +35,7 @@ that failed, those not needed). Instants in params are RFC 3339 UTC strings.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -519,6 +520,10 @@ def draft_from_action_plan(
     actions = action_plan.actions
     if batch is not None and change is not None:
         raise draft_argument_error("a batch is of creates and moves; a change is one event")
+    if batch is not None:  # a meeting's own title first; ``titles`` for the others
+        _titled([], titles or {})  # the same refusals
+        batch = dataclasses.replace(batch, titles={**(titles or {}), **batch.titles})
+        titles = {}
     inputs = (
         _Inputs(actions, batch=batch, plan_id=action_plan.plan_id)
         if change is None
