@@ -260,7 +260,8 @@ def batch_steps(
             gates.append(
                 _gate(
                     owner_gate(index),
-                    f"{owner} approves moving {action.target} in their calendar "
+                    f"{owner} approves moving "
+                    f"{approvals.uids.get(action.target, action.target)} in their calendar "
                     f"{action.calendar_id} to {_span(action)}",
                     after=(BATCH_GATE,),
                     approver=owner,
