@@ -127,3 +127,15 @@ def test_a_created_event_has_its_own_uid_title_organizer_and_attendees() -> None
     other_steps = {s.key: s for s in draft_from_action_plan(other, batch=approvals).steps}
     assert (other_steps["create-0"].params or {})["object_id"] != first
     assert validate_draft(draft, builtin_registry()).problems == ()
+
+
+def test_a_created_event_keeps_the_zone_of_its_meeting() -> None:
+    actions = _plan()
+    approvals = BatchApprovals.from_batch(_wire(REAL_UID), actions, requester="principal:alice")  # type: ignore[arg-type]
+    plan = dataclasses.replace(batch.action_plan(), actions=actions)
+    zones = {"batch-interview-1": "Europe/Berlin"}
+    steps = {s.key: s for s in draft_from_action_plan(plan, batch=approvals, zones=zones).steps}
+    assert (steps["create-0"].params or {})["timezone"] == "Europe/Berlin"
+    check = steps["verify-0"].verify
+    assert check is not None and (check.check.params or {})["timezone"] == "Europe/Berlin"
+    assert "timezone" not in (steps["create-1"].params or {})
