@@ -5,6 +5,7 @@ with its own idempotency key."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,11 @@ def test_an_optimize_becomes_one_batch_with_an_owner_gate(tmp_path: Path) -> Non
     owner = steps["approve-owner-1"]
     assert (owner["approver"], owner["depends_on"]) == ("principal:ann", ["approve-batch"])
     gates = ["approve-batch", "approve-owner-1"]
+    # the created event's own UID (decision 0083): the meeting id and the plan id's digest
+    uid = f"m-a-{hashlib.sha256(plan_id.encode()).hexdigest()[:12]}@cerebri"
     expected = {
-        "create-0": ("calendar.event.create", "m-a", "ann-cal", f"{plan_id}-0", "08:00:00"),
-        "room-0": ("calendar.event.create", "m-a", "r1-cal", f"{plan_id}-0-room", "08:00:00"),
+        "create-0": ("calendar.event.create", uid, "ann-cal", f"{plan_id}-0", "08:00:00"),
+        "room-0": ("calendar.event.create", uid, "r1-cal", f"{plan_id}-0-room", "08:00:00"),
         "move-1": ("calendar.event.move", "sync", "ann-cal", f"{plan_id}-1", "07:00:00"),
     }
     for key, (capability, target, calendar, idempotency, start) in expected.items():

@@ -20,6 +20,7 @@ moved once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -60,13 +61,19 @@ MAX_KILLS: Final = 6
 WRITES: Final = ("calendar.event.create", "calendar.event.move")
 OPERATOR: Final = "principal:operator"
 
+
+def _uid(meeting: str) -> str:
+    """A created event's own UID (decision 0083), computed here from its definition."""
+    return f"{meeting}-{hashlib.sha256(batch.PLAN_ID.encode()).hexdigest()[:12]}@cerebri"
+
+
 # what the server must hold at the end: (calendar, uid) -> (start, end, idempotency key)
 EXPECTED: Final = {
-    (batch.ALICE_CAL, "batch-interview-1"): ("20310505T090000Z", "20310505T100000Z", 0),
-    (batch.ROOM_CAL, "batch-interview-1"): ("20310505T090000Z", "20310505T100000Z", 0),
-    (batch.ALICE_CAL, "batch-interview-2"): ("20310505T100000Z", "20310505T110000Z", 1),
+    (batch.ALICE_CAL, _uid("batch-interview-1")): ("20310505T090000Z", "20310505T100000Z", 0),
+    (batch.ROOM_CAL, _uid("batch-interview-1")): ("20310505T090000Z", "20310505T100000Z", 0),
+    (batch.ALICE_CAL, _uid("batch-interview-2")): ("20310505T100000Z", "20310505T110000Z", 1),
     (batch.BOB_CAL, "bob-1on1"): ("20310505T140000Z", "20310505T143000Z", 2),
-    (batch.ALICE_CAL, "batch-debrief"): ("20310505T110000Z", "20310505T113000Z", 3),
+    (batch.ALICE_CAL, _uid("batch-debrief")): ("20310505T110000Z", "20310505T113000Z", 3),
 }
 
 _BOB_1ON1: Final = (
@@ -196,7 +203,7 @@ def _assert_done_once(world: World) -> None:
         idempotency = f"{batch.PLAN_ID}-{index}{suffix}"
         assert str(event["X-CEREBRI-IDEMPOTENCY-KEY"]) == idempotency, key
     assert int(events[(batch.BOB_CAL, "bob-1on1")]["SEQUENCE"]) == 1  # moved exactly once
-    assert str(events[(batch.ALICE_CAL, "batch-debrief")]["SUMMARY"]) == "Debrief"
+    assert str(events[(batch.ALICE_CAL, _uid("batch-debrief"))]["SUMMARY"]) == "Debrief"
 
 
 def test_batch_is_approved_by_the_batch_approver_and_the_owner_then_written_once(
@@ -234,10 +241,10 @@ def test_batch_is_approved_by_the_batch_approver_and_the_owner_then_written_once
     invoked = Counter((e["capability"], e["target"]) for e in world.writes())
     assert invoked == Counter(
         {
-            ("calendar.event.create", "batch-interview-1"): 2,  # alice's and the room's
-            ("calendar.event.create", "batch-interview-2"): 1,
+            ("calendar.event.create", _uid("batch-interview-1")): 2,  # alice's, the room's
+            ("calendar.event.create", _uid("batch-interview-2")): 1,
             ("calendar.event.move", "bob-1on1"): 1,
-            ("calendar.event.create", "batch-debrief"): 1,
+            ("calendar.event.create", _uid("batch-debrief")): 1,
         }
     )
     assert len(list_approvals(here, status=None)) == 2

@@ -5,6 +5,7 @@ dependencies and idempotency keys, written out by hand for the batch of
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 
 import pytest
@@ -95,7 +96,9 @@ def test_the_batch_graph_step_by_step() -> None:
     # each effect read back in the calendar it wrote, at the range it wrote
     room_check = steps["verify-room-0"].verify
     assert room_check is not None and room_check.of == "room-0"
-    assert room_check.check.params == {"calendar_id": "room-a", "object_id": "batch-interview-1"}
+    # under the created event's own UID (decision 0083), the same in both calendars
+    uid = "batch-interview-1-" + hashlib.sha256(b"p-batch0076").hexdigest()[:12] + "@cerebri"
+    assert room_check.check.params == {"calendar_id": "room-a", "object_id": uid, "uid": uid}
     assert room_check.check.value == {
         "start": "2031-05-05T09:00:00Z",
         "end": "2031-05-05T10:00:00Z",

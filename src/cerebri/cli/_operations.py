@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -200,12 +200,21 @@ def approvals_list(
             safe_text(a["status"]),
             safe_text(a["plan_id"]),
             safe_text(a["requester"]),
-            safe_text(proposed.get("title")),
+            safe_text(proposed.get("title") or _gate_title(a["request"])),
             safe_text(when_text(proposed)),
             safe_text(proposed.get("calendar_id")),
             safe_text(_asks(a["request"])),
         )
     print_table(table)
+
+
+def _gate_title(request: JSONValue) -> str | None:
+    """An approval gate's own title (what the batch or the owner approves), else None."""
+    step = request.get("step") if isinstance(request, dict) else None
+    if isinstance(step, dict) and isinstance(step.get("internal"), dict):
+        title = step.get("title")
+        return title if isinstance(title, str) else None
+    return None
 
 
 def _asks(request: JSONValue) -> str:
@@ -267,6 +276,11 @@ def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
         summary = does.split(". ", 1)[0].rstrip(".") + "." if does else ""  # first sentence
         changed = change_lines(proposed)
         existing = bool(changed) and proposed.get("capability") != "calendar.event.create"
+        covers = proposed.get("covers")
+        if isinstance(covers, list):  # an approval gate (decisions 0076, 0083)
+            lines += [f"step: {proposed['step_key']}", f"does: {does}", *_covered_lines(covers)]
+            lines += _envelope_lines(shown)
+            return lines
         lines += [
             f"step: {proposed['step_key']}",
             f"does: {proposed['capability']}" + (f": {summary}" if summary else ""),
@@ -289,6 +303,38 @@ def approval_lines(shown: dict[str, JSONValue]) -> list[str]:
             )
     else:
         lines.append(f"asks for: {_asks(shown['request'])}")
+    return lines + _envelope_lines(shown)
+
+
+def _covered_lines(covers: list[JSONValue]) -> list[str]:
+    """One line per write an approval gate covers: a create with its title, UTC range,
+    attendees and room; a move from its range as read (when known) to the new one."""
+    lines = [f"covers: {len(covers)} write(s), all written only after every approval"]
+    for row in covers:
+        c: dict[str, Any] = row if isinstance(row, dict) else {}
+        span = f"{c.get('start') or '-'} - {c.get('end') or '-'} UTC"
+        if c.get("kind") == "create":
+            people = ", ".join(str(a) for a in c.get("attendees") or []) or "none invited"
+            room = c.get("room_calendar_id") or "no room"
+            lines.append(
+                f'  create {c.get("uid")} "{c.get("title") or "-"}" {span} in calendar '
+                f"{c.get('calendar_id')}; attendees: {people}; room: {room}"
+            )
+        else:
+            was = (
+                f"{c['from_start']} - {c['from_end']} UTC"
+                if c.get("from_start") and c.get("from_end")
+                else "its current time"
+            )
+            lines.append(
+                f"  {c.get('kind')} {c.get('uid')} in calendar {c.get('calendar_id')}: "
+                f"from {was} to {span}"
+            )
+    return lines
+
+
+def _envelope_lines(shown: dict[str, JSONValue]) -> list[str]:
+    lines: list[str] = []
     if shown.get("envelope_digest"):
         lines.append(
             f"proposed by: {shown['author']} (envelope {shown['envelope_digest']}, valid "

@@ -35,6 +35,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints, model_validator
 
 from cerebri.cpir._base import WireModel
+from cerebri.cpir.change import EventUid, MailtoAddress
 from cerebri.cpir.enums import Weekday
 from cerebri.cpir.scalars import U32, DurationSeconds, Identifier, TimeRange
 from cerebri.temporal.instant import Instant
@@ -89,11 +90,16 @@ class BatchMeeting(WireModel):
     ``required``/``optional``: ids of ``batch.people``. ``room``: null = no room.
     ``window``: the meeting lies inside this range (null = the horizon).
     ``preferred_start``: a soft wish; ``move_cost``: the cost of moving an existing event
-    (null = 1; ignored for a new meeting). ``title``: carried into the answer only.
+    (null = 1; ignored for a new meeting). ``title``: the created event's ``SUMMARY``.
+    ``uid`` (an existing event only): its iCalendar ``UID`` (RFC 5545 3.8.4.7), which a
+    move addresses; a CPIR id is no UID (``cerebri reschedule --emit-request`` gives
+    ``ics-<digest>`` ids), and a batch moving an ``ics-`` object without one is refused
+    when it is proposed (decision 0083). Null: the object id is the UID.
     """
 
     object_id: Identifier
     title: _Text | None = None
+    uid: EventUid | None = None
     duration: DurationSeconds | None = None
     required: tuple[Identifier, ...]
     optional: tuple[Identifier, ...] = ()
@@ -125,12 +131,16 @@ class BatchHours(WireModel):
 
 class BatchPerson(WireModel):
     """An attendee: ``calendar_id`` is their calendar (its events are their busy time),
-    ``timezone`` the IANA zone their ``hours`` are read in. ``hours`` null = always open."""
+    ``timezone`` the IANA zone their ``hours`` are read in. ``hours`` null = always open.
+    ``address``: their calendar user address (``mailto:``, RFC 5545 3.3.3), written as the
+    ``ORGANIZER``/``ATTENDEE`` of the events a batch creates (null: no such line, decision
+    0083)."""
 
     id: Identifier
     calendar_id: Identifier
     timezone: TimeZoneId
     hours: tuple[BatchHours, ...] | None = None
+    address: MailtoAddress | None = None
 
 
 class BatchRoom(WireModel):

@@ -66,11 +66,14 @@ def proposed_by_step(
 ) -> dict[str, JSONValue] | None:
     """What the step of an approval ``request`` (``{"kind": "approval", "step": <spec>}``)
     will do: ``{"step_key", "capability", "does", "target", "object_id", "title",
-    "calendar_id", "start", "end", "timezone", "local_start", "local_end", "change"}``
+    "calendar_id", "start", "end", "timezone", "local_start", "local_end", "change",
+    "covers"}``
     (``object_id``: the event the step creates, moves or cancels; ``does``: the capability's
-    description in ``executor.registry``; absent params are ``null``; ``change``:
-    :func:`change_of_step` with the specs ``plan_steps`` of the plan's steps). ``None`` for
-    a request without a step (a grant)."""
+    description in ``executor.registry``, for an approval gate "an approval gate: <its
+    title>"; absent params are ``null``; ``change``: :func:`change_of_step` with the specs
+    ``plan_steps`` of the plan's steps; ``covers``: for a gate with ``plan_steps``, the
+    writes it covers (:func:`_covered`, decision 0083), else ``null``). ``None`` for a
+    request without a step (a grant)."""
     step: Any = request.get("step") if isinstance(request, dict) else None
     if not isinstance(step, dict):
         return None
@@ -83,10 +86,14 @@ def proposed_by_step(
         value = params.get(name)
         return value if isinstance(value, str) else None
 
+    gate = _is_gate(step)
+    does = known.description if known is not None else None
+    if gate:
+        does = f"an approval gate: {step.get('title') or step.get('key')}"
     return {
         "step_key": step.get("key"),
         "capability": capability,
-        "does": None if known is None else known.description,
+        "does": does,
         "target": step.get("target"),
         "object_id": text("object_id"),
         "title": text("title"),
@@ -97,7 +104,60 @@ def proposed_by_step(
         "local_start": local_time(params.get("start"), tz),
         "local_end": local_time(params.get("end"), tz),
         "change": change_of_step(step, plan_steps),
+        "covers": _covered(step, plan_steps) if gate and plan_steps is not None else None,
     }
+
+
+def _is_gate(step: Mapping[str, Any]) -> bool:
+    internal = step.get("internal")
+    return isinstance(internal, Mapping) and internal.get("action") == "await_approval"
+
+
+_OWNER_GATE: Final = "approve-owner-"
+
+
+def _covered(gate: Mapping[str, Any], plan_steps: Sequence[Mapping[str, Any]]) -> list[JSONValue]:
+    """The calendar writes that depend on ``gate`` (decision 0076), in step order; an
+    owner's gate ``approve-owner-<i>`` covers the move ``move-<i>`` it was asked about.
+    Each ``{"step_key", "kind", "uid", "title", "calendar_id", "start", "end", "from_start",
+    "from_end", "attendees", "room_calendar_id"}`` (UTC; ``from_*`` the range as read when
+    planned when the step says it, else null; ``attendees`` the addresses invited;
+    ``room_calendar_id`` the room a create is also booked in)."""
+    key = str(gate.get("key"))
+    rooms = {
+        str(s.get("key")).removeprefix("room-"): s["params"].get("calendar_id")
+        for s in plan_steps
+        if str(s.get("key")).startswith("room-") and isinstance(s.get("params"), Mapping)
+    }
+    rows: list[JSONValue] = []
+    for spec in plan_steps:
+        params = spec.get("params")
+        kind = _CHANGE_KINDS.get(str(spec.get("capability")))
+        name = str(spec.get("key"))
+        if kind is None or not isinstance(params, Mapping) or name.startswith("room-"):
+            continue
+        if key not in (spec.get("depends_on") or ()):
+            continue
+        if key.startswith(_OWNER_GATE) and name != "move-" + key.removeprefix(_OWNER_GATE):
+            continue
+        current = params.get("current")
+        seen: Mapping[str, Any] = current if isinstance(current, Mapping) else {}
+        rows.append(
+            {
+                "step_key": name,
+                "kind": kind,
+                "uid": _text(params, "uid") or _text(params, "object_id"),
+                "title": _text(params, "title") or _text(seen, "title"),
+                "calendar_id": _text(params, "calendar_id"),
+                "start": _text(params, "start"),
+                "end": _text(params, "end"),
+                "from_start": _text(seen, "start"),
+                "from_end": _text(seen, "end"),
+                "attendees": [p["address"] for p in _parties(params.get("attendees")) or []],
+                "room_calendar_id": rooms.get(name.split("-", 1)[-1]),
+            }
+        )
+    return rows
 
 
 @arguments(execution_argument_error, executor=Executor, approval_id=str)

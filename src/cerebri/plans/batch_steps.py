@@ -36,13 +36,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from cerebri.cpir import MutationKind
 from cerebri.cpir.batch import Batch
 from cerebri.planner import Action
-from cerebri.plans.draft import InternalSpec, StepSpec
+from cerebri.plans.batch_events import (
+    batch_titles,
+    created_facts,
+    created_uid,
+    invitations,
+    moved_uids,
+)
+from cerebri.plans.change_facts import ChangeParty
+from cerebri.plans.change_steps import change_steps
+from cerebri.plans.draft import Check, InternalSpec, StepSpec
 from cerebri.plans.report import draft_argument_error
 from cerebri.plans.vocabulary import InternalAction, StepKind
 
@@ -72,6 +81,12 @@ class BatchApprovals:
     owned by someone else needs that owner's approval too. A calendar not listed is the
     requester's (or one the requester may change on its own, e.g. a shared team calendar).
     ``rooms``: object id of a created meeting → the calendar id of its room.
+    ``uids``: object id of a moved event → its iCalendar ``UID`` (not listed: the object id).
+    ``titles``: object id of a created meeting → its own title (``SUMMARY``; a ``titles``
+    given to :func:`~cerebri.plans.draft_from_action_plan` is the default for the others).
+    ``organizer``: the requester's ``mailto:`` address (``ORGANIZER`` of created events) and
+    ``attendees``: object id of a created meeting → its attendees (``ATTENDEE`` lines, an
+    iTIP ``REQUEST`` each, a copy delivered into each attendee calendar; decision 0083).
 
     Raises :class:`~cerebri.plans.DraftError` ``draft.invalid_argument`` when a principal is
     not ``principal:<name>`` or a mapping does not map text to text.
@@ -80,10 +95,25 @@ class BatchApprovals:
     requester: str
     owners: Mapping[str, str] = field(default_factory=dict)
     rooms: Mapping[str, str] = field(default_factory=dict)
+    uids: Mapping[str, str] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
+    organizer: str | None = None
+    attendees: Mapping[str, tuple[ChangeParty, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requester", _person(self.requester, "the requester"))
-        for name in ("owners", "rooms"):
+        if self.organizer is not None and not isinstance(self.organizer, str):
+            raise draft_argument_error("the organizer is a mailto: address or None")
+        invited = self.attendees
+        if not isinstance(invited, Mapping) or not all(
+            isinstance(k, str)
+            and isinstance(v, tuple)
+            and all(isinstance(p, ChangeParty) for p in v)
+            for k, v in invited.items()
+        ):
+            raise draft_argument_error("attendees maps object ids to tuples of ChangeParty")
+        object.__setattr__(self, "attendees", dict(sorted(invited.items())))
+        for name in ("owners", "rooms", "uids", "titles"):
             table = getattr(self, name)
             if not isinstance(table, Mapping) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in table.items()
@@ -91,7 +121,8 @@ class BatchApprovals:
                 raise draft_argument_error(f"{name} maps text to text")
         owners = {c: _person(p, f"the owner of {c!r}") for c, p in self.owners.items()}
         object.__setattr__(self, "owners", dict(sorted(owners.items())))
-        object.__setattr__(self, "rooms", dict(sorted(self.rooms.items())))
+        for name in ("rooms", "uids", "titles"):
+            object.__setattr__(self, name, dict(sorted(getattr(self, name).items())))
 
     @classmethod
     def from_batch(
@@ -100,9 +131,13 @@ class BatchApprovals:
         """The approvals of an ``OPTIMIZE`` request's ``batch`` (decision 0070) carried out
         as ``actions``: each person owns their calendar (``batch.people[].calendar_id`` →
         ``principal:<person id>``), and each created action with a ``room_id`` is booked in
-        that room's calendar (``batch.rooms[].calendar_id``). Raises
-        :class:`~cerebri.plans.DraftError` ``draft.invalid_argument`` for a ``room_id`` the
-        batch does not list, or as the constructor."""
+        that room's calendar (``batch.rooms[].calendar_id``); each moved event's ``UID``,
+        each created meeting's title, organizer and attendees
+        (:mod:`cerebri.plans.batch_events`). Raises :class:`~cerebri.plans.DraftError`
+        ``draft.invalid_argument`` for a ``room_id`` the batch does not list, or as the
+        constructor; ``draft.unresolved_event`` for a move of an ``ics-`` object without a
+        ``uid`` (refused when proposed, not after the approvals)."""
+        actions = tuple(actions)
         room_calendars = {room.id: room.calendar_id for room in batch.rooms}
         rooms: dict[str, str] = {}
         for action in actions:
@@ -114,7 +149,17 @@ class BatchApprovals:
                 )
             rooms[action.target] = room_calendars[action.room_id]
         owners = {person.calendar_id: f"principal:{person.id}" for person in batch.people}
-        return cls(requester=requester, owners=owners, rooms=rooms)
+        asker = _person(requester, "the requester")
+        organizer, attendees = invitations(batch, actions, asker)
+        return cls(
+            requester=requester,
+            owners=owners,
+            rooms=rooms,
+            uids=moved_uids(batch, actions),
+            titles=dict(batch_titles(batch)),
+            organizer=organizer,
+            attendees=attendees,
+        )
 
     def owner_to_ask(self, action: Action) -> str | None:
         """The owner who must approve ``action`` too: for a move of an event in a calendar
@@ -215,7 +260,8 @@ def batch_steps(
             gates.append(
                 _gate(
                     owner_gate(index),
-                    f"{owner} approves moving {action.target} in their calendar "
+                    f"{owner} approves moving "
+                    f"{approvals.uids.get(action.target, action.target)} in their calendar "
                     f"{action.calendar_id} to {_span(action)}",
                     after=(BATCH_GATE,),
                     approver=owner,
@@ -224,10 +270,59 @@ def batch_steps(
     after = tuple(g.key for g in gates)
     steps = list(gates)
     for index, action in enumerate(actions):
-        effect, verify = write(index, action)
+        if action.kind is MutationKind.CREATE_EVENT:
+            effect, verify, *told = _create(index, action, approvals, plan_id)
+        else:
+            effect, verify = _addressed(write(index, action), approvals.uids.get(action.target))
+            told = []
         effect = effect.model_copy(update={"depends_on": after, "require_approval": False})
         steps += [effect, verify]
         room = approvals.rooms.get(action.target)
         if room is not None and action.kind is MutationKind.CREATE_EVENT:
             steps += _room_steps(effect, verify, index, room)
+        steps += told
     return steps
+
+
+def _create(index: int, action: Action, approvals: BatchApprovals, plan_id: str) -> list[StepSpec]:
+    """A created meeting's steps as a single create with attendees writes them
+    (:func:`~cerebri.plans.change_steps.change_steps`): under its own ``UID``
+    (:func:`~cerebri.plans.batch_events.created_uid`), with its title, organizer and
+    attendees, then the iTIP messages and the copies in attendee calendars."""
+    uid = created_uid(action.target, plan_id)
+    facts = created_facts(
+        uid,
+        approvals.titles.get(action.target),
+        approvals.organizer,
+        approvals.attendees.get(action.target, ()),
+    )
+    return change_steps(index, replace(action, target=uid), facts, None)
+
+
+def _with_uid(check: Check, uid: str) -> Check:
+    return check.model_copy(update={"params": {**(check.params or {}), "uid": uid}})
+
+
+def _addressed(pair: tuple[StepSpec, StepSpec], uid: str | None) -> tuple[StepSpec, StepSpec]:
+    """A move's effect and read-back addressing the event by ``uid`` (None: unchanged)."""
+    effect, verify = pair
+    if uid is None:
+        return effect, verify
+    assert effect.precondition is not None and verify.verify is not None
+    effect = effect.model_copy(
+        update={
+            "title": f"{effect.title} (UID {uid})",
+            "params": {**(effect.params or {}), "uid": uid},
+            "precondition": effect.precondition.model_copy(
+                update={"check": _with_uid(effect.precondition.check, uid)}
+            ),
+        }
+    )
+    verify = verify.model_copy(
+        update={
+            "verify": verify.verify.model_copy(
+                update={"check": _with_uid(verify.verify.check, uid)}
+            )
+        }
+    )
+    return effect, verify

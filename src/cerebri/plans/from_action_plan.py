@@ -35,6 +35,7 @@ that failed, those not needed). Instants in params are RFC 3339 UTC strings.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -42,6 +43,7 @@ from typing import Any, Final
 from cerebri._guard import arguments
 from cerebri.cpir import MutationKind
 from cerebri.planner import Action, ActionPlan
+from cerebri.plans.batch_events import created_uid
 from cerebri.plans.batch_steps import BatchApprovals, batch_steps
 from cerebri.plans.change_facts import ChangeFacts, read_change
 from cerebri.plans.change_steps import (
@@ -519,6 +521,10 @@ def draft_from_action_plan(
     actions = action_plan.actions
     if batch is not None and change is not None:
         raise draft_argument_error("a batch is of creates and moves; a change is one event")
+    if batch is not None:  # a meeting's own title first; ``titles`` for the others
+        _titled([], titles or {})  # the same refusals
+        batch = dataclasses.replace(batch, titles={**(titles or {}), **batch.titles})
+        titles = {}
     inputs = (
         _Inputs(actions, batch=batch, plan_id=action_plan.plan_id)
         if change is None
@@ -531,7 +537,12 @@ def draft_from_action_plan(
             "every deterministic strategy already failed for this intention",
             code="draft.strategies_exhausted",
         )
-    steps = _zoned(_titled(_WRITERS[strategy](inputs), titles or {}), zones or {})
+    zones = zones or {}
+    if batch is not None:  # a created meeting's steps name its own UID (decision 0083)
+        created = [a.target for a in actions if a.kind is MutationKind.CREATE_EVENT]
+        uids = {created_uid(t, action_plan.plan_id): t for t in created}
+        zones = {**zones, **{u: zones[t] for u, t in uids.items() if t in zones}}
+    steps = _zoned(_titled(_WRITERS[strategy](inputs), titles or {}), zones)
     effects = ", ".join(f"{a.kind.value} {a.target}" for a in actions)
     direct = strategy is Strategy.DIRECT_ACTION_VERIFIED
     return PlanDraft(

@@ -218,6 +218,26 @@ def _summary_properties() -> dict[str, Schema]:
     }
 
 
+def _covered_schema() -> Schema:
+    """One write an approval gate covers (decision 0083)."""
+    return _object(
+        {
+            "step_key": _TEXT,
+            "kind": _enum(["create", "reschedule", "update", "cancel"]),
+            "uid": _nullable(_TEXT),
+            "title": _nullable(_TEXT),
+            "calendar_id": _nullable(_TEXT),
+            "start": _nullable(_TEXT),
+            "end": _nullable(_TEXT),
+            "from_start": _nullable(_TEXT),
+            "from_end": _nullable(_TEXT),
+            "attendees": {"type": "array", "items": _TEXT},
+            "room_calendar_id": _nullable(_TEXT),
+        },
+        closed=True,
+    )
+
+
 def _change_schema() -> Schema:
     """``proposed.change`` of an ``ApprovalDetail``
     (:func:`cerebri.execution.approval_detail.change_of_step`)."""
@@ -354,6 +374,12 @@ def _responses() -> dict[str, Schema]:
                 "description": "For a change of an existing event, or a create that invites "
                 "attendees: what changes (null otherwise; decision 0056).",
                 "oneOf": [_change_schema(), {"type": "null"}],
+            },
+            "covers": {
+                "description": "For a batch's approval gate: the writes it covers, each "
+                "create and move with its times (UTC), title, attendees and room (null "
+                "otherwise; decision 0083).",
+                "oneOf": [{"type": "array", "items": _covered_schema()}, {"type": "null"}],
             },
         },
         closed=True,
