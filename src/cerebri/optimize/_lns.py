@@ -9,7 +9,8 @@ the sub-batch, so the placement never breaks one.
 
 :func:`repair` places the meetings the construction left out: each (in id order) with the
 meetings of one day it can use (days in order of load per grain, then day number) freed
-around it. :func:`descend` visits neighbourhoods in a fixed cycle: each day alone, then each
+around it, those free to move to the day before or after as well. :func:`descend` visits
+neighbourhoods in a fixed cycle: each day alone, then each
 pair of days one apart, two apart, three apart (days in order); each call gets
 ``step`` deterministic time, doubled after a cycle that improved nothing (at most a quarter
 of the budget); a neighbourhood CP-SAT proved optimal is skipped until one of its meetings
@@ -119,8 +120,9 @@ def repair(run: Search, unplaced: list[str], step: float) -> list[str]:
         for d in sorted(days, key=lambda d: (load[d] / size[d], d)):
             if run.left() <= 0:
                 break
+            near = {d - 1, d, d + 1} & set(run.days)
             free = [*run.on_days({d}), meeting_id]
-            if run.improve(free, {d}, min(step, run.left())):
+            if run.improve(free, near, min(step, run.left())):
                 placed = True
                 break
         if not placed:
