@@ -110,18 +110,19 @@ def test_the_construction_meets_every_hard_rule() -> None:
 
 
 def test_a_meeting_the_greedy_pass_leaves_out_is_repaired() -> None:
-    # a and b share p and q, so the greedy pass takes them first, on day 0 (earliest); c
-    # needs p for the whole of day 0, its only day, and is left out. The repair frees day 0's
-    # meetings and lets them move to day 1.
+    # a and b share p and q and have an optional attendee, so both greedy orders take them
+    # first: a on day 0 (earliest), b on day 1 (next to a it would cost 100). c needs p for
+    # the whole of day 0, its only day, and is left out. The repair frees day 0's meetings
+    # and lets them move to day 1.
     problem = BatchProblem(
         grain_seconds=900,
         grains=grid(4, 4),
         meetings=(
-            Meeting("a", 2, required=("p", "q")),
-            Meeting("b", 2, required=("p", "q")),
+            Meeting("a", 2, required=("p", "q"), optional=("o",)),
+            Meeting("b", 2, required=("p", "q"), optional=("o",)),
             Meeting("c", 4, required=("p",), allowed_starts=frozenset({0})),
         ),
-        people=(Person("p"), Person("q")),
+        people=(Person("o"), Person("p"), Person("q")),
         weights=TIMEFOLD_LIKE,
         budget=SolverBudget(deterministic_time=2.0),
     )

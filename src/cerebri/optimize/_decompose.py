@@ -37,7 +37,7 @@ from cerebri.optimize.solution import BatchSolution, SolveStatus
 __all__ = ["DECOMPOSE_ABOVE", "decomposable", "solve_decomposed"]
 
 #: batches of more meetings than this (over more than one day) take this path
-DECOMPOSE_ABOVE = 60
+DECOMPOSE_ABOVE = 40
 #: share of the budget the repair of left-out meetings may take before the proof
 REPAIR_SHARE = 0.6
 #: share of the budget the search for lost optional attendance alone may take
