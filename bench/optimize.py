@@ -74,14 +74,17 @@ def _with_budget(problem: BatchProblem, units: float, workers: int) -> BatchProb
     )
 
 
-def run_cerebri(data: TimefoldSet, units: float, workers: int, ladder: bool) -> Row:
+def run_cerebri(
+    data: TimefoldSet, units: float, workers: int, ladder: bool, ladder_start: float = 1.0
+) -> Row:
     """cerebri's ``solve`` with ``units`` of deterministic time. ``solve`` returns once, at the
     end, so the time to the first feasible placement is measured as the wall time of the
-    smallest budget of the ladder 1, 2, 4, ... (< ``units``) that returns a placement."""
+    smallest budget of the ladder ``ladder_start`` x 1, 2, 4, ... (< ``units``) that returns a
+    placement."""
     problem = to_batch_problem(data)
     first: float | None = None
     if ladder:
-        step = 1.0
+        step = ladder_start
         while step < units and first is None:
             started = time.perf_counter()
             try:
@@ -216,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-ladder", action="store_true", help="skip cerebri's first-feasible ladder"
     )
+    parser.add_argument(
+        "--ladder-start", type=float, default=1.0, help="cerebri's first ladder budget (units)"
+    )
     parser.add_argument("--write", type=Path, help="also write the report (Markdown) here")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sets.split(",")]
@@ -239,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         data = read_set(data_dir() / f"{SETS[size]}.json")
         for peer in peers:
             if peer == "cerebri":
-                row = run_cerebri(data, args.budget, args.workers, not args.no_ladder)
+                row = run_cerebri(
+                    data, args.budget, args.workers, not args.no_ladder, args.ladder_start
+                )
             elif peer == "cpsat":
                 row = run_cpsat(data, args.budget, args.workers)
             else:

@@ -59,7 +59,7 @@ def _mid_size(meetings: int, days: int, per_day: int = 12) -> BatchProblem:
         people=people,
         rooms=(Room("big", 6), Room("mid", 4), Room("small", 3)),
         weights=TIMEFOLD_LIKE,
-        budget=SolverBudget(deterministic_time=4.0),
+        budget=SolverBudget(deterministic_time=0.5),
     )
 
 

@@ -22,9 +22,10 @@ def solve(problem: BatchProblem) -> BatchSolution:
     may spend up to ``budget.deterministic_time`` more).
 
     A batch of more than :data:`~cerebri.optimize._decompose.DECOMPOSE_ABOVE` meetings over
-    more than one day (and no existing meeting) is decomposed by day
-    (:mod:`cerebri.optimize._decompose`): its answer is ``FEASIBLE`` at best, never
-    ``OPTIMAL``, with ``bound`` ``None``; ``INFEASIBLE`` is still a proof.
+    more than one day (and no existing meeting) is placed greedily and improved by large
+    neighbourhood search (:mod:`cerebri.optimize._decompose`, decision 0078): its answer is
+    ``FEASIBLE`` at best, never ``OPTIMAL``, with ``bound`` ``None``; ``INFEASIBLE`` is still a
+    proof.
 
     Raises :class:`~cerebri.optimize.OptimizeError`: ``optimize.duplicate_id``,
     ``optimize.unknown_id``, ``optimize.invalid_problem`` for a problem it cannot take;

@@ -62,9 +62,10 @@ def search(
 ) -> tuple[SolveStatus, Placement | None, int | None]:
     """One CP-SAT run of the exact model of ``prep`` with at most ``limit`` deterministic time
     (no conflict search): the status, the best placement (``None`` for ``UNKNOWN`` and
-    ``INFEASIBLE``) and the bound on the folded objective. ``hint`` (a placement) replaces the
-    greedy hint. ``work`` is added to. Raises :class:`OptimizeError` ``optimize.internal``
-    when CP-SAT rejects the model or the recomputed score differs from its objective."""
+    ``INFEASIBLE``) and the bound on the folded objective. ``hint`` (a placement, possibly of
+    some meetings only) replaces the greedy hint. ``work`` is added to. Raises
+    :class:`OptimizeError` ``optimize.internal`` when CP-SAT rejects the model or the
+    recomputed score differs from its objective."""
     built = build(prep, explain=False)
     if built.empty:
         return SolveStatus.INFEASIBLE, None, None
@@ -73,6 +74,8 @@ def search(
         add_hint(prep, built)
     else:
         for i, meeting in enumerate(prep.meetings):
+            if meeting.id not in hint:
+                continue
             start, room = hint[meeting.id]
             built.model.add_hint(built.start[i], start)
             for room_id, literal in built.room[i].items():
