@@ -165,7 +165,7 @@ class Board:
             counts = self.attends.get(person)
             if counts is not None:
                 medium += sum(counts[g] for g in grains)
-            busy = prep.people[person].busy_grains
+            busy = prep.away[person]
             if busy:
                 medium += sum(1 for g in grains if g in busy)
         for person in meeting.required:
@@ -177,7 +177,7 @@ class Board:
     def _soft(self, i: int, start: int) -> int:
         prep, meeting, w = self.prep, self.prep.meetings[i], self.prep.problem.weights
         end = start + meeting.duration
-        soft = w.early * (end - 1)
+        soft = w.early * (end - 1) if meeting.current_start is None else 0
         if meeting.preferred_start is not None:
             soft += w.preference * abs(start - meeting.preferred_start)
         if w.overlap_any:
@@ -273,7 +273,8 @@ def _best(
     best: tuple[int, int, int] | None = None  # (medium, soft, start)
     best_room: str | None = None
     for start in domain:
-        floor = prep.problem.weights.early * (start + meeting.duration - 1) + cheapest_room
+        early = 0 if meeting.current_start is not None else start + meeting.duration - 1
+        floor = prep.problem.weights.early * early + cheapest_room
         if best is not None and best[0] == 0 and floor >= best[1]:
             break  # every later start costs at least this much more
         mask = _mask(start, meeting.duration)
