@@ -7,6 +7,7 @@ Expected instants are computed here with zoneinfo, not with cerebri's readers.""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -168,6 +169,7 @@ def test_movable_events_by_property_uid_and_file_with_cost_and_day() -> None:
     # which starts at Berlin's midnight, 22:00Z) to London's midnight
     assert meetings["focus-1"] == {
         "object_id": "focus-1",
+        "uid": "focus-1",
         "duration": 5400,
         "required": ["bob"],
         "move_cost": 7,
@@ -206,17 +208,22 @@ def test_what_cannot_move_stays_busy_with_a_warning() -> None:
         [("ann-cal", ics(series, at_sign, off_grid)), ("r1-cal", ics(room))],
         movable=["odd", "held"],
     )
-    assert built.movable == ()
+    # a UID that is no CPIR id moves too: its object has the ics- digest id of the instance
+    # (sha256 of UID NUL recurrence-id NUL start, cerebri.ics.ids) and its entry the UID
+    key = f"talk@example.org\x00\x00{MONDAY[:4]}-{MONDAY[4:6]}-{MONDAY[6:]}T12:00:00Z"
+    digest_id = "ics-" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    assert built.movable == ("talk@example.org",)
+    (entry,) = [m for m in built.request["batch"]["meetings"] if m.get("uid")]
+    assert (entry["object_id"], entry["uid"]) == (digest_id, "talk@example.org")
+    assert built.request["scope"]["movable_object_ids"] == [digest_id]
     assert built.warnings == (
         "event held stays where it is: its calendar r1-cal is no person's",
         "event odd stays where it is: it is not on the 900 s grid",
         "event standup stays where it is: it is a recurring series (only single events move)",
-        "event talk@example.org stays where it is: its UID is not 1-128 characters of "
-        "[A-Za-z0-9._-]",
         "no calendar given for bob (bob-cal): free all window long",
         "no calendar given for cand (cand-cal): free all window long",
     )
-    # all four are busy time (the stand-up on Tuesday only)
+    # the other three are busy time (the stand-up on Tuesday only), talk is movable
     assert len(built.request["context"]["objects"]) == 1 + 4
 
 

@@ -14,6 +14,7 @@ length.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -127,8 +128,19 @@ def _window(batch: dict[str, Any]) -> Span:
     )
 
 
+_CREATED = re.compile(r"(?P<meeting>.+)-[0-9a-f]{12}@cerebri")
+"""The UID a batch gives a new meeting (decision 0083): ``<meeting>-<12 hex>@cerebri``."""
+
+
+def _meeting_uid(uid: str) -> str:
+    """The meeting id of a UID a batch created, else ``uid`` (an event that was there)."""
+    match = _CREATED.fullmatch(uid)
+    return uid if match is None else match["meeting"]
+
+
 def _instances(path: Path, zone: str, window: Span) -> list[tuple[str, Span, Any]]:
-    """Every busy instance of the file in the window: (UID, UTC span, the component)."""
+    """Every busy instance of the file in the window: (UID, or the meeting id for an event
+    the batch created; UTC span; the component)."""
     calendar = icalendar.Calendar.from_ical(path.read_bytes())
     found = []
     for event in recurring_ical_events.of(calendar).between(*window):
@@ -136,7 +148,7 @@ def _instances(path: Path, zone: str, window: Span) -> list[tuple[str, Span, Any
             continue
         start = _utc(event["DTSTART"].dt, zone)
         end = _utc(event["DTEND"].dt, zone)
-        found.append((str(event["UID"]), (start, end), event))
+        found.append((_meeting_uid(str(event["UID"])), (start, end), event))
     return found
 
 

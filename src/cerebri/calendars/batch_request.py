@@ -15,14 +15,16 @@ What it writes (decision 0070's wire):
   there, and in its room's calendar), granted ``CREATE_EVENT``.
 * **Movable events.** An event named in ``movable`` (the file's or ``--movable``) or
   carrying ``X-CEREBRI-MOVABLE:TRUE`` becomes an existing meeting a repair may move: CPIR
-  object id = its ``UID``, revision = its ``SEQUENCE``, attendees = the people whose
-  calendar holds it, ``move_cost`` = its ``X-CEREBRI-MOVE-COST`` or the file's, window =
-  its own local day when ``repairs.same_day``; listed in ``scope.movable_object_ids`` and
-  granted ``MOVE_EVENT``. Only a single (non-recurring), timed event in one person's
-  calendar, on the grid, inside the window and whose ``UID`` is a CPIR identifier
-  (``[A-Za-z0-9._-]{1,128}``: the worker finds it by that ``UID``) can move; any other
-  marked event stays busy time and a warning says why. A ``movable`` UID found in no
-  calendar is an error (a typo would otherwise move nothing).
+  object id = its ``UID`` when that is a CPIR identifier (``[A-Za-z0-9._-]{1,128}``), else
+  the ``ics-`` digest id of the instance (:func:`cerebri.ics.object_id`), its entry's
+  ``uid`` = the ``UID`` (the worker finds the event by it, decision 0083), revision = its
+  ``SEQUENCE``, attendees = the people whose calendar holds it, ``move_cost`` = its
+  ``X-CEREBRI-MOVE-COST`` or the file's, window = its own local day when
+  ``repairs.same_day``; listed in ``scope.movable_object_ids`` and granted ``MOVE_EVENT``.
+  Only a single (non-recurring), timed event in one person's calendar, on the grid, inside
+  the window and whose ``UID`` has no control characters (1 to 1024 characters) can move;
+  any other marked event stays busy time and a warning says why. A ``movable`` UID found
+  in no calendar is an error (a typo would otherwise move nothing).
 * **Budget.** ``max_repairs`` = ``max_moved_objects`` = ``repairs.max_repairs``,
   ``max_depth`` = ``repairs.max_depth``; ``scope.max_mutations`` and the policy allow the
   targets plus the repairs.
@@ -56,7 +58,7 @@ from cerebri.calendars._batch_wire import (
 )
 from cerebri.calendars.arguments import invalid_argument, named_calendar_items
 from cerebri.calendars.batch_file import CalendarBatch
-from cerebri.ics import BusyPeriod, busy_periods, warnings_of
+from cerebri.ics import BusyPeriod, busy_periods, object_id, warnings_of
 
 __all__ = ["MOVABLE_PROPERTY", "MOVE_COST_PROPERTY", "BatchFromCalendars", "batch_request"]
 
@@ -67,6 +69,18 @@ MOVE_COST_PROPERTY = "X-CEREBRI-MOVE-COST"
 """A ``VEVENT`` property: the cost of moving the event (a whole number, 0 … 1 000 000)."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9._-]{1,128}", re.ASCII)
+"""A UID of this shape is the movable event's CPIR object id as it is."""
+_UID_TEXT = re.compile(r"[^\x00-\x1F\x7F]{1,1024}")
+"""What ``batch.meetings[].uid`` takes (an iCalendar UID, cerebri.cpir's ``EventUid``)."""
+
+
+def _object_id(uid: str, period: BusyPeriod) -> str:
+    """The CPIR object id of the movable event ``uid``: the UID itself when it is a CPIR id,
+    else the ``ics-`` digest id find-slot and reschedule give the same instance
+    (:func:`cerebri.ics.object_id`); the meeting names the UID in ``uid`` either way."""
+    return uid if _IDENTIFIER.fullmatch(uid) else object_id(period)
+
+
 _CONTROL = re.compile(r"[\x00-\x1F\x7F]")
 
 
@@ -107,8 +121,8 @@ def _why_fixed(
         return "it is a recurring series (only single events move)"
     if calendar not in people:
         return f"its calendar {calendar} is no person's"
-    if _IDENTIFIER.fullmatch(uid) is None:
-        return "its UID is not 1-128 characters of [A-Za-z0-9._-]"
+    if _UID_TEXT.fullmatch(uid) is None:
+        return "its UID is not 1-1024 characters without control characters"
     if period.start < spec.window.start or period.end > spec.window.end:
         return "it is not inside the window"
     if (period.start.ns - origin) % step or (period.end.ns - period.start.ns) % step:
@@ -151,14 +165,23 @@ def batch_request(
     notes = [f"{w.code}: {w.message}" for w in warnings_of([c for _, c in calendars])]
     moving = _choose(spec, calendars, read, {*spec.movable, *movable}, notes)
     objects, grants, meetings = _targets(spec)
+    ids = {uid: _object_id(uid, period) for uid, (_, period) in moving.items()}
     for uid, (name, period) in sorted(moving.items()):
-        objects.append(
-            object_wire(uid, name, zones[name], revision=period.sequence, time_value=known(period))
+        ident = ids[uid]
+        wire = object_wire(
+            ident, name, zones[name], revision=period.sequence, time_value=known(period)
         )
-        grants.append(grant(uid, name, "MOVE_EVENT"))
+        objects.append(wire)
+        grants.append(grant(ident, name, "MOVE_EVENT"))
         meetings.append(
             _movable_meeting(
-                spec, uid=uid, name=name, period=period, cost=costs.get(uid), zone_name=zones[name]
+                spec,
+                ident=ident,
+                uid=uid,
+                name=name,
+                period=period,
+                cost=costs.get(uid),
+                zone_name=zones[name],
             )
         )
     objects.extend(busy_objects(read, set(moving), batch_holders(spec), zones))
@@ -169,7 +192,7 @@ def batch_request(
         if p.calendar_id not in given
     )
     request = request_wire(
-        spec, objects=objects, grants=grants, meetings=meetings, movable=sorted(moving)
+        spec, objects=objects, grants=grants, meetings=meetings, movable=sorted(ids.values())
     )
     return BatchFromCalendars(request, tuple(sorted(moving)), tuple(sorted(notes)))
 
@@ -243,15 +266,18 @@ def _targets(spec: CalendarBatch) -> tuple[list[JSONValue], list[JSONValue], lis
 def _movable_meeting(
     spec: CalendarBatch,
     *,
+    ident: str,
     uid: str,
     name: str,
     period: BusyPeriod,
     cost: int | None,
     zone_name: str,
 ) -> JSONValue:
-    """The ``batch.meetings`` entry of a movable event (module doc)."""
+    """The ``batch.meetings`` entry of a movable event (module doc): ``ident`` its CPIR
+    object id, ``uid`` its iCalendar UID (decision 0083: the move addresses the event by it)."""
     meeting: dict[str, JSONValue] = {
-        "object_id": uid,
+        "object_id": ident,
+        "uid": uid,
         "duration": (period.end.ns - period.start.ns) // NS,
         "required": [p.id for p in spec.batch.people if p.calendar_id == name],
         "move_cost": spec.repairs.move_cost if cost is None else cost,
