@@ -13,6 +13,7 @@ from typing import Any
 from cerebri.proposals import ObjectStore, load_json
 from tests.cli.test_cli_proposals import KEY_AT, PROPOSE_AT, error_code, run
 from tests.optimize_wire.test_wire_answer import repair, span
+from tests.optimize_wire.wire_helpers import MONDAY
 
 
 def _propose(tmp_path: Path, request: dict[str, Any], *extra: str) -> Any:
@@ -55,6 +56,11 @@ def test_an_optimize_becomes_one_batch_with_an_owner_gate(tmp_path: Path) -> Non
     assert "requested by principal:alice" in steps["approve-batch"]["title"]
     owner = steps["approve-owner-1"]
     assert (owner["approver"], owner["depends_on"]) == ("principal:ann", ["approve-batch"])
+    # ann is told which event moves, from where to where (sync sits at 08-09Z, MONDAY)
+    assert owner["title"].endswith(
+        f"sync in their calendar ann-cal from [{MONDAY}08:00:00Z, {MONDAY}09:00:00Z) "
+        f"to [{MONDAY}07:00:00Z, {MONDAY}08:00:00Z)"
+    )
     gates = ["approve-batch", "approve-owner-1"]
     # the created event's own UID (decision 0083): the meeting id and the plan id's digest
     uid = f"m-a-{hashlib.sha256(plan_id.encode()).hexdigest()[:12]}@cerebri"

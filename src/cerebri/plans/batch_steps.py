@@ -87,6 +87,8 @@ class BatchApprovals:
     ``organizer``: the requester's ``mailto:`` address (``ORGANIZER`` of created events) and
     ``attendees``: object id of a created meeting → its attendees (``ATTENDEE`` lines, an
     iTIP ``REQUEST`` each, a copy delivered into each attendee calendar; decision 0083).
+    ``moved_from``: object id of a moved event → its range when planned, as text
+    (``[start, end)`` in UTC), named in its owner's approval ("from ... to ...").
 
     Raises :class:`~cerebri.plans.DraftError` ``draft.invalid_argument`` when a principal is
     not ``principal:<name>`` or a mapping does not map text to text.
@@ -99,6 +101,7 @@ class BatchApprovals:
     titles: Mapping[str, str] = field(default_factory=dict)
     organizer: str | None = None
     attendees: Mapping[str, tuple[ChangeParty, ...]] = field(default_factory=dict)
+    moved_from: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requester", _person(self.requester, "the requester"))
@@ -113,7 +116,7 @@ class BatchApprovals:
         ):
             raise draft_argument_error("attendees maps object ids to tuples of ChangeParty")
         object.__setattr__(self, "attendees", dict(sorted(invited.items())))
-        for name in ("owners", "rooms", "uids", "titles"):
+        for name in ("owners", "rooms", "uids", "titles", "moved_from"):
             table = getattr(self, name)
             if not isinstance(table, Mapping) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in table.items()
@@ -121,12 +124,17 @@ class BatchApprovals:
                 raise draft_argument_error(f"{name} maps text to text")
         owners = {c: _person(p, f"the owner of {c!r}") for c, p in self.owners.items()}
         object.__setattr__(self, "owners", dict(sorted(owners.items())))
-        for name in ("rooms", "uids", "titles"):
+        for name in ("rooms", "uids", "titles", "moved_from"):
             object.__setattr__(self, name, dict(sorted(getattr(self, name).items())))
 
     @classmethod
     def from_batch(
-        cls, batch: Batch, actions: Iterable[Action], *, requester: str
+        cls,
+        batch: Batch,
+        actions: Iterable[Action],
+        *,
+        requester: str,
+        moved_from: Mapping[str, str] | None = None,
     ) -> BatchApprovals:
         """The approvals of an ``OPTIMIZE`` request's ``batch`` (decision 0070) carried out
         as ``actions``: each person owns their calendar (``batch.people[].calendar_id`` →
@@ -136,7 +144,8 @@ class BatchApprovals:
         (:mod:`cerebri.plans.batch_events`). Raises :class:`~cerebri.plans.DraftError`
         ``draft.invalid_argument`` for a ``room_id`` the batch does not list, or as the
         constructor; ``draft.unresolved_event`` for a move of an ``ics-`` object without a
-        ``uid`` (refused when proposed, not after the approvals)."""
+        ``uid`` (refused when proposed, not after the approvals). ``moved_from``: as the
+        field (the request's current ranges of the moved events; optional)."""
         actions = tuple(actions)
         room_calendars = {room.id: room.calendar_id for room in batch.rooms}
         rooms: dict[str, str] = {}
@@ -159,6 +168,7 @@ class BatchApprovals:
             titles=dict(batch_titles(batch)),
             organizer=organizer,
             attendees=attendees,
+            moved_from=dict(moved_from or {}),
         )
 
     def owner_to_ask(self, action: Action) -> str | None:
@@ -185,6 +195,12 @@ def _gate(key: str, title: str, *, after: tuple[str, ...], approver: str | None)
 def owner_gate(index: int) -> str:
     """The key of the owner's approval of action ``index``."""
     return f"approve-owner-{index}"
+
+
+def _from(approvals: BatchApprovals, action: Action) -> str:
+    """`` from [start, end)`` when the event's range when planned is known, else nothing."""
+    seen = approvals.moved_from.get(action.target)
+    return "" if seen is None else f" from {seen}"
 
 
 def _span(action: Action) -> str:
@@ -262,7 +278,7 @@ def batch_steps(
                     owner_gate(index),
                     f"{owner} approves moving "
                     f"{approvals.uids.get(action.target, action.target)} in their calendar "
-                    f"{action.calendar_id} to {_span(action)}",
+                    f"{action.calendar_id}{_from(approvals, action)} to {_span(action)}",
                     after=(BATCH_GATE,),
                     approver=owner,
                 )

@@ -109,6 +109,18 @@ def _batch_titles(request: PlanningRequest, actions: ActionPlan) -> dict[str, st
     }
 
 
+def _moved_from(request: PlanningRequest, actions: ActionPlan) -> dict[str, str]:
+    """Each moved event's range in the request (its known time), ``[start, end)`` in UTC,
+    for its owner's approval."""
+    moved = {a.target for a in actions.actions if a.kind is MutationKind.MOVE_EVENT}
+    found: dict[str, str] = {}
+    for obj in request.context.objects:
+        span = obj.known_time if obj.id in moved else None
+        if span is not None:
+            found.setdefault(obj.id, f"[{span.start}, {span.end})")
+    return found
+
+
 def _valid_graph(draft: PlanDraft) -> dict[str, Any]:
     """The draft's wire form, refused with ``draft.invalid`` when it breaks a rule."""
     report = validate_draft(draft, builtin_registry())
@@ -189,7 +201,10 @@ def proposal_artifact(  # noqa: PLR0917 - the choices that shape the artifact
                 titles={**created_titles(actions, title), **_batch_titles(request, actions)},
                 zones=target_zones(request, actions),
                 batch=BatchApprovals.from_batch(
-                    request.batch, actions.actions, requester=requester or "(none given)"
+                    request.batch,
+                    actions.actions,
+                    requester=requester or "(none given)",
+                    moved_from=_moved_from(request, actions),
                 ),
             )
         else:
