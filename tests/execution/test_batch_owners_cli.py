@@ -25,6 +25,7 @@ application, in this process: each process costs one to three seconds of imports
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import signal
@@ -305,7 +306,8 @@ def test_the_owner_of_the_store_approves_the_move_and_the_batch_is_written_once(
     [room_event] = team.events("r1-cal")
     [sync] = team.events("bob-cal")
     for event, suffix in ((meeting_event, ""), (room_event, "-room")):
-        assert str(event["UID"]) == "m-a"
+        # the created meeting's own UID (decision 0083): meeting id, 12 hex of the plan id
+        assert str(event["UID"]) == f"m-a-{hashlib.sha256(key.encode()).hexdigest()[:12]}@cerebri"
         assert (_utc(event, "DTSTART"), _utc(event, "DTEND")) == (
             f"{stamp}T080000Z",
             f"{stamp}T090000Z",

@@ -10,6 +10,7 @@ from their journals, not from the store.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,11 +156,17 @@ def test_the_owner_approves_and_the_batch_acts(env: RulesEnv) -> None:
     plan_id = _submit(env, {batch.BOB_CAL: BOB})
     _gates(env, BOB)
     env.run()
-    assert sorted(_written(env)) == [
-        ("calendar.event.create", "alice", "batch-debrief"),
-        ("calendar.event.create", "alice", "batch-interview-1"),
-        ("calendar.event.create", "alice", "batch-interview-2"),
-        ("calendar.event.create", "room-a", "batch-interview-1"),
+    # created meetings carry their own UID (decision 0083): <id>-<12 hex>@cerebri, one
+    # digest for the whole batch (the draft's plan id)
+    written = sorted(_written(env))
+    made = {re.sub(r"^.*-([0-9a-f]{12})@cerebri$", r"\1", t) for _, _, t in written[:4]}
+    assert len(made) == 1
+    (digest,) = made
+    assert written == [
+        ("calendar.event.create", "alice", f"batch-debrief-{digest}@cerebri"),
+        ("calendar.event.create", "alice", f"batch-interview-1-{digest}@cerebri"),
+        ("calendar.event.create", "alice", f"batch-interview-2-{digest}@cerebri"),
+        ("calendar.event.create", "room-a", f"batch-interview-1-{digest}@cerebri"),
         ("calendar.event.move", "bob", "bob-1on1"),
     ]
     assert env.step(plan_id, "move-2")["status"] == "completed"

@@ -38,7 +38,7 @@ TOKEN_PREFIX: Final = "cbr_"  # noqa: S105 - a prefix, not a secret
 principals_app = typer.Typer(
     no_args_is_help=True,
     help="People and agents: roles, API tokens, signing keys, capability grants, calendar owners.",
-    short_help="People and agents: roles, tokens, keys, grants, calendar owners.",
+    short_help="People and agents: roles, tokens, keys, grants, owners.",
 )
 app.add_typer(principals_app, name="principals")
 
