@@ -29,7 +29,7 @@ Two bounds are printed per set:
     calendars at once, every hard rule among their meetings kept (``core_bound``): each core
     costs at least one grain of medium among its own persons. A core is found by deletion
     from the persons not yet in a core; a check is CP-SAT on the interval model (no
-    objective), usually decided in presolve.
+    objective).
 ``exact``
     CP-SAT's ``BestObjectiveBound()`` on the whole model after ``--seconds`` of wall time,
     and its best placement, re-scored by the bench's judge (``_optimize_score``).
